@@ -1,0 +1,328 @@
+/* cgwatch: shared types and prototypes, grouped by the file that defines them. */
+#ifndef CGWATCH_H
+#define CGWATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CGW_MAX_CPUS 8192           /* cpu ids we can represent in a cpuset */
+#define CGW_COMM_MAX 64             /* kernel proc_task_name() buffer: comm + "+workqueue" */
+
+/* check exit codes (DESIGN.md, public) */
+enum { EXIT_NOTHING = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_UNREADABLE = 3 };
+
+enum cgw_sev { SEV_NONE = 0, SEV_INFO, SEV_WARNING, SEV_CRITICAL };
+
+/* ---- util.c ---- */
+
+/* Allocation that aborts on failure (a daemon that cannot allocate cannot report either). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* A growable string. */
+struct strbuf { char *s; size_t len, cap; };
+/* Append formatted text; the buffer stays NUL-terminated. */
+void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append n bytes. */
+void sb_add(struct strbuf *b, const char *s, size_t n);
+/* Release the buffer and reset it to empty. */
+void sb_free(struct strbuf *b);
+
+/* Read a whole (small) file into buf (NUL-terminated, at most cap-1 bytes).
+ * Returns bytes read or -errno. Not for files that can block: see deadline.c. */
+ssize_t read_small_file(const char *path, char *buf, size_t cap);
+
+/* Write s into out (capacity cap) C-escaped: \n \t \r \" \\ and \xNN for other control
+ * and non-ASCII bytes, so the result is printable ASCII. Truncates safely. Returns out. */
+char *cescape(const char *s, size_t n, char *out, size_t cap);
+
+/* Parse a decimal double in [min,max] from s (whole string). Returns 0 or -EINVAL/-ERANGE. */
+int parse_seconds(const char *s, double min, double max, double *out);
+
+/* Monotonic clock in microseconds. */
+uint64_t now_usec(void);
+
+/* Name of a severity ("info", "warning", "critical") and back (-1 when unknown). */
+const char *sev_name(enum cgw_sev s);
+int sev_parse(const char *s);
+
+/* ---- cpulist.c ---- */
+
+struct cgw_cpus { uint64_t bits[CGW_MAX_CPUS / 64]; };
+
+/* Parse a kernel CPU list ("0-3,8,10-11", "", "0-7:2/4" groups) into out.
+ * Returns 0 or -EINVAL (out is then undefined). */
+int cpulist_parse(const char *s, struct cgw_cpus *out);
+/* Format a set in kernel syntax ("0-3,8"); "" when empty. Returns out. */
+char *cpulist_format(const struct cgw_cpus *c, char *out, size_t cap);
+void cpus_set(struct cgw_cpus *c, unsigned cpu);
+bool cpus_test(const struct cgw_cpus *c, unsigned cpu);
+bool cpus_empty(const struct cgw_cpus *c);
+void cpus_or(struct cgw_cpus *dst, const struct cgw_cpus *src);
+void cpus_andnot(struct cgw_cpus *dst, const struct cgw_cpus *src);
+
+/* ---- parse-proc.c: pure parsers of /proc text ---- */
+
+/* /proc/TID/stat, e.g.
+ * 1765 (kworker/u768:1+cpuset_migrate_mm) D 2 0 0 0 -1 69238880 0 0 0 0 ... */
+struct cgw_stat {
+	int tid, ppid;
+	char state;
+	char comm[CGW_COMM_MAX];
+	size_t comm_len;               /* comm may hold NUL-free arbitrary bytes, even '\n' */
+	unsigned long flags;
+	unsigned long long start_ticks;
+	int cpu;
+	unsigned rt_priority, policy;
+};
+/* Parse a stat line; comm is taken between the first '(' and the LAST ')'.
+ * Returns 0 or -EINVAL. */
+int parse_stat_buf(const char *buf, size_t len, struct cgw_stat *out);
+
+/* /proc/TID/sched: "se.exec_start : 99786.458684", "nr_switches : 1", "policy : 0" */
+struct cgw_sched {
+	double exec_start_ms;
+	unsigned long long nr_switches;
+	bool have_exec_start, have_switches;
+};
+/* Returns 0 when se.exec_start was found, -EINVAL otherwise. */
+int parse_sched_buf(const char *buf, struct cgw_sched *out);
+
+/* /proc/TID/status: the fields cgwatch uses. */
+struct cgw_status {
+	int tgid, ppid;
+	unsigned uid;
+	char cpus_allowed[256];        /* Cpus_allowed_list, kernel syntax */
+	unsigned long long vol_switches, nonvol_switches;
+};
+/* Returns 0 when Tgid was found, -EINVAL otherwise. */
+int parse_status_buf(const char *buf, struct cgw_status *out);
+
+/* One kernel stack frame: "__flush_work+0x7d/0xd0" as text, "__flush_work" as name. */
+struct cgw_frame { char *text; char *name; };
+/* Parse /proc/TID/stack ("[<0>] __flush_work+0x7d/0xd0") into a new array.
+ * Returns the frame count (>= 0) or -EINVAL; free with frames_free(). */
+int parse_stack_buf(const char *buf, struct cgw_frame **out);
+void frames_free(struct cgw_frame *f, size_t n);
+/* Function name of a frame text: drops "+off/len", " [module]" and ".constprop.0"-style
+ * clone suffixes. Writes into out (cap bytes) and returns out. */
+char *frame_name(const char *text, char *out, size_t cap);
+
+/* The value of the last "key=value" on a kernel command line (before a lone "--"),
+ * or NULL when absent. "key" alone gives "". Writes into out (cap bytes). */
+const char *cmdline_get(const char *cmdline, const char *key, char *out, size_t cap);
+
+enum { ISOL_DOMAIN = 1, ISOL_NOHZ = 2, ISOL_MANAGED_IRQ = 4 };
+/* Parse an isolcpus= value ("nohz,domain,18-95" or "1-3"): flags ISOL_*, CPUs.
+ * Returns 0 or -EINVAL. With no flag the kernel means "domain". */
+int parse_isolcpus(const char *val, unsigned *flags, struct cgw_cpus *cpus);
+
+/* /proc/TID/cgroup: the path in the v2 hierarchy ("0::/x") and in the v1 hierarchy holding
+ * `controller` (e.g. "freezer"). Each out may be NULL. Returns 0 or -ENOENT. */
+int parse_cgroup_buf(const char *buf, const char *controller, char *v1, size_t v1cap,
+                     char *v2, size_t v2cap);
+
+/* /proc/self/mountinfo: mount point of the v1 hierarchy with `controller` in its super
+ * options (or "name=x"), or of cgroup2 when controller is NULL. Returns 0 or -ENOENT. */
+int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, size_t cap);
+
+/* ---- deadline.c: reads that can block on what they watch ---- */
+
+/* Read path into buf (cap, NUL-terminated) in a helper thread; give up after timeout_ms.
+ * Returns bytes read, -errno, or -ETIMEDOUT (the thread is abandoned, and finishes and
+ * frees its own state whenever the kernel lets it). */
+ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
+/* Run fn(arg) in a helper thread with a deadline. Returns 0, or -ETIMEDOUT: then the thread
+ * owns arg and calls release(arg) when fn returns. */
+int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
+/* Number of helper threads abandoned and still stuck. */
+unsigned dl_stuck(void);
+
+/* ---- conf.c ---- */
+
+struct cgw_conf {
+	double scan_interval_s;        /* [scan] interval */
+	double read_timeout_s;         /* [scan] read_timeout */
+	double check_timeout_s;        /* [scan] check_timeout */
+	double blocked_warning_s;      /* [thresholds] blocked_warning */
+	double blocked_critical_s;     /* [thresholds] blocked_critical */
+	double starved_s;              /* [thresholds] starved */
+	char *signatures_dir;          /* [signatures] shipped */
+	char *local_signatures_dir;    /* [signatures] local */
+};
+/* Fill c with built-in defaults. */
+void conf_defaults(struct cgw_conf *c);
+/* Parse path into c (on top of defaults). Errors go to err as "file:line: msg".
+ * Returns the error count, or -errno when the file cannot be opened. */
+int conf_load(struct cgw_conf *c, const char *path, FILE *err);
+void conf_free(struct cgw_conf *c);
+
+/* ---- ini.c: line-counting wrapper around inih ---- */
+
+/* Handler gets the line number of the key, and cont=true when the value is a continuation
+ * line of the previous key; it returns 0 to record an error (already printed). */
+typedef int (*ini_line_handler)(void *user, const char *section, const char *key,
+                                const char *value, int line, bool cont);
+/* Parse path with inih. Lines too long for inih are errors. Returns the number of errors
+ * reported by handler plus syntax errors (printed to err as "file:line: msg"), or -errno. */
+int ini_load(const char *path, ini_line_handler h, void *user, FILE *err);
+
+/* ---- sig.c: the signature library ---- */
+
+struct cgw_pat { char **alt; size_t n; };           /* one group: any alternative */
+struct cgw_sig {
+	char *id, *title, *summary, *explanation, *correlator;
+	enum cgw_sev severity;
+	int priority;
+	char states[8];                 /* task states it applies to, e.g. "D" */
+	struct cgw_pat *frames; size_t nframes;     /* all required, any order */
+	struct cgw_pat *order; size_t norder;       /* required in this order, innermost first */
+	struct cgw_pat *optional; size_t noptional; /* marked, never required */
+	char **remedies; size_t nremedies;
+	char **references; size_t nreferences;
+	char *file; int line;           /* where it was defined */
+};
+struct cgw_sigset { struct cgw_sig *v; size_t n; };
+
+/* Load every *.conf of dir (sorted); a later load replaces signatures by id.
+ * Errors go to err as "file:line: msg"; a bad file is skipped whole.
+ * Returns the error count, or -errno when dir cannot be read. */
+int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err);
+void sig_free(struct cgw_sigset *set);
+const struct cgw_sig *sig_find(const struct cgw_sigset *set, const char *id);
+/* Does s match the frames? When it does and marks is not NULL, marks[i] is set for every
+ * frame that matched a required, ordered or optional pattern. Returns true on a match. */
+bool sig_match(const struct cgw_sig *s, const struct cgw_frame *f, size_t n, bool *marks);
+/* Best matching signature for a task in `state` with these frames, or NULL. */
+const struct cgw_sig *sig_best(const struct cgw_sigset *set, char state,
+                               const struct cgw_frame *f, size_t n);
+
+/* ---- task.c / scan.c ---- */
+
+enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED };
+
+struct cgw_task {
+	int tid, tgid, ppid;
+	unsigned long long start_ticks;   /* with tid, the key: tids are reused */
+	char state;
+	char comm[CGW_COMM_MAX]; size_t comm_len;
+	unsigned long flags;
+	int cpu;
+	unsigned policy, rt_priority;
+	double exec_start_ms;
+	unsigned long long nr_switches;
+	double blocked_s;                 /* now - exec_start, for D and R tasks */
+	char cpus_allowed[256];
+	enum cgw_suspect suspect;
+	/* read only for suspects */
+	struct cgw_frame *frames; size_t nframes;
+	char stack_error[128];            /* why the stack is missing, "" when read */
+	char wchan[64];
+	char cgroup[256], unit[128], user[64];
+	double started_at;                /* seconds since the epoch, from libproc2 */
+	bool frozen;
+	int vfork_child;                  /* tid of the child a vfork parent waits for */
+	const struct cgw_sig *sig;
+	enum cgw_sev severity;
+	bool *marks;                      /* per frame: matched the signature */
+};
+
+struct cgw_topology {
+	struct cgw_cpus online, isolated, nohz_full, housekeeping;
+	unsigned isol_flags;
+};
+
+struct cgw_proc { int pid, ppid; unsigned long long start_ticks; };  /* every process */
+
+struct cgw_scan {
+	struct cgw_task *t; size_t n, cap;   /* D and R threads only */
+	struct cgw_proc *procs; size_t nprocs, procs_cap;
+	double now_ms;                    /* se.exec_start of the reader: "now" on the rq clock */
+	size_t threads;                   /* threads seen */
+	uint64_t scan_usec;
+	char host[128], kernel[128];
+	struct cgw_topology topo;
+	int errors;                       /* files that could not be read, besides vanished tasks */
+	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
+};
+
+struct cgw_scan_opts {
+	double blocked_s;                 /* D tasks blocked at least this long are suspects */
+	double starved_s;                 /* R tasks waiting at least this long are suspects */
+	unsigned read_timeout_ms;
+	bool all;                         /* read details for every D task */
+	int self_tgid;                    /* our own process, skipped; 0 in a replay */
+};
+
+/* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read. */
+int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
+void scan_free(struct cgw_scan *s);
+/* Read /sys and /proc/cmdline CPU layout into t. Missing files leave sets empty. */
+void topology_read(struct cgw_topology *t);
+
+/* ---- cgroup.c ---- */
+
+/* Find the v1 freezer and the cgroup2 mount points in /proc/self/mountinfo. */
+void cgroup_mounts_read(struct cgw_scan *s);
+/* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen?
+ * v1 freezer.state FROZEN or v2 cgroup.events "frozen 1"; files read with a deadline. */
+bool cgroup_frozen(const struct cgw_scan *s, const char *v1, const char *v2,
+                   unsigned timeout_ms);
+
+/* ---- procdetail.c ---- */
+
+/* Fill user, unit and started_at of the suspects through libproc2, with a deadline.
+ * Returns 0, -ETIMEDOUT or -ENOMEM; fields stay empty when it fails. */
+int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
+
+/* ---- classify.c ---- */
+
+struct cgw_finding {
+	const struct cgw_sig *sig;
+	enum cgw_sev severity;
+	size_t *tasks; size_t ntasks;     /* indexes into scan->t, longest-blocked first */
+	struct strbuf evidence;           /* lines separated by '\n' */
+	struct cgw_cpus cpus;
+};
+struct cgw_report {
+	struct cgw_scan *scan;
+	struct cgw_finding *f; size_t nf;
+	const struct cgw_conf *conf;
+	bool all;
+	double threshold_s;
+};
+
+/* Give every suspect its signature and severity, then group findings by signature,
+ * most severe first. Returns 0. */
+int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
+void report_free(struct cgw_report *r);
+/* Highest finding severity (SEV_NONE when there are none). */
+enum cgw_sev report_max_severity(const struct cgw_report *r);
+
+/* ---- report-text.c / report-json.c ---- */
+
+/* Write the report for a person. */
+void report_text(const struct cgw_report *r, FILE *out);
+/* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
+const char *policy_name(unsigned p);
+/* Write the report as cgwatch.report/1 JSON. Returns 0 or -ENOMEM. */
+int report_json(const struct cgw_report *r, FILE *out);
+
+/* ---- root.c ---- */
+
+/* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
+ * namespace. Every access to DIR runs with a deadline. Returns 0 or -errno, with a message
+ * for the user in msg. */
+int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap);
+
+/* ---- log.c ---- */
+void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int log_verbose;
+
+#endif

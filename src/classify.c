@@ -1,0 +1,168 @@
+/* classify.c: give each suspect its signature and severity, and group them into findings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+/* The vfork parent waits for its newest child process (CLONE_VFORK shares the mm, so nothing
+ * in /proc links them more precisely without CONFIG_PROC_CHILDREN). */
+static int vfork_child_of(const struct cgw_scan *s, const struct cgw_task *t)
+{
+	int best = 0;
+	unsigned long long best_start = 0;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct cgw_proc *p = &s->procs[i];
+		if (p->ppid == t->tgid && p->start_ticks >= t->start_ticks &&
+		    (best == 0 || p->start_ticks >= best_start)) {
+			best = p->pid;
+			best_start = p->start_ticks;
+		}
+	}
+	return best;
+}
+
+static enum cgw_sev task_severity(const struct cgw_task *t, const struct cgw_conf *c)
+{
+	if (t->sig->severity == SEV_INFO)
+		return SEV_INFO;
+	enum cgw_sev sev = t->sig->severity;
+	if (t->suspect == SUSPECT_BLOCKED && t->blocked_s >= c->blocked_critical_s)
+		sev = SEV_CRITICAL;
+	else if (sev < SEV_WARNING)
+		sev = SEV_WARNING;
+	return sev;
+}
+
+/* Is the task at or above the reporting threshold (not only listed by --all)? */
+static bool task_reportable(const struct cgw_task *t, const struct cgw_report *r)
+{
+	return t->suspect == SUSPECT_STARVED || t->blocked_s >= r->threshold_s;
+}
+
+static void finding_evidence(struct cgw_finding *f, const struct cgw_scan *s,
+                             const struct cgw_task *t)
+{
+	char comm[CGW_COMM_MAX * 4];
+	cescape(t->comm, t->comm_len, comm, sizeof(comm));
+	if (t->suspect == SUSPECT_STARVED)
+		sb_printf(&f->evidence, "/proc/%d/task/%d: %s is runnable (R) on CPU %d but has not "
+		          "run for %.1f s (se.exec_start %.3f ms, now %.3f ms); allowed CPUs %s\n",
+		          t->tgid, t->tid, comm, t->cpu, t->blocked_s, t->exec_start_ms, s->now_ms,
+		          t->cpus_allowed[0] ? t->cpus_allowed : "?");
+	else
+		sb_printf(&f->evidence, "/proc/%d/task/%d: %s has been in D for %.1f s "
+		          "(se.exec_start %.3f ms, now %.3f ms)\n", t->tgid, t->tid, comm,
+		          t->blocked_s, t->exec_start_ms, s->now_ms);
+	if (t->stack_error[0])
+		sb_printf(&f->evidence, "/proc/%d/task/%d/stack: %s\n", t->tgid, t->tid,
+		          t->stack_error);
+	else if (t->nframes && t->marks) {
+		sb_printf(&f->evidence, "/proc/%d/task/%d/stack:", t->tgid, t->tid);
+		int k = 0;
+		for (size_t i = 0; i < t->nframes; i++)
+			if (t->marks[i])
+				sb_printf(&f->evidence, "%s%s", k++ ? " <- " : " ", t->frames[i].name);
+		sb_printf(&f->evidence, "%s\n", k ? "" : " matches no signature in the library");
+	}
+	if (t->frozen)
+		sb_printf(&f->evidence, "cgroup %s of %d is frozen by the cgroup freezer\n",
+		          t->cgroup[0] ? t->cgroup : "?", t->tid);
+	if (t->vfork_child)
+		sb_printf(&f->evidence, "%d waits for its vfork child %d to exec or exit\n",
+		          t->tid, t->vfork_child);
+}
+
+static int cmp_blocked(const void *a, const void *b, void *ctx)
+{
+	const struct cgw_task *t = ctx;
+	double x = t[*(const size_t *)a].blocked_s, y = t[*(const size_t *)b].blocked_s;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int cmp_finding(const void *a, const void *b, void *ctx)
+{
+	const struct cgw_finding *x = a, *y = b;
+	const struct cgw_task *t = ctx;
+	if (x->severity != y->severity)
+		return x->severity < y->severity ? 1 : -1;
+	double bx = t[x->tasks[0]].blocked_s, by = t[y->tasks[0]].blocked_s;
+	if (bx != by)
+		return bx < by ? 1 : -1;
+	return strcmp(x->sig->id, y->sig->id);
+}
+
+int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
+{
+	struct cgw_scan *s = r->scan;
+	const struct cgw_sig *frozen = sig_find(sigs, "frozen");
+	const struct cgw_sig *unknown = sig_find(sigs, "unknown");
+	const struct cgw_sig *starved = sig_find(sigs, "starved");
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		const struct cgw_sig *sig;
+		if (t->frozen)
+			sig = frozen;
+		else if ((sig = sig_best(sigs, t->state, t->frames, t->nframes)) == NULL)
+			sig = t->suspect == SUSPECT_STARVED ? starved : unknown;
+		t->sig = sig;
+		if (t->nframes) {
+			t->marks = xcalloc(t->nframes, sizeof(bool));
+			sig_match(sig, t->frames, t->nframes, t->marks);
+		}
+		if (strcmp(sig->id, "vfork-wait") == 0)
+			t->vfork_child = vfork_child_of(s, t);
+		t->severity = task_severity(t, r->conf);
+	}
+
+	/* one finding per signature, for now: correlators will link chains across them */
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		if (!task_reportable(t, r))
+			continue;
+		struct cgw_finding *f = NULL;
+		for (size_t k = 0; k < r->nf && !f; k++)
+			if (r->f[k].sig == t->sig)
+				f = &r->f[k];
+		if (!f) {
+			r->f = xrealloc(r->f, (r->nf + 1) * sizeof(*r->f));
+			f = &r->f[r->nf++];
+			memset(f, 0, sizeof(*f));
+			f->sig = t->sig;
+		}
+		f->tasks = xrealloc(f->tasks, (f->ntasks + 1) * sizeof(size_t));
+		f->tasks[f->ntasks++] = i;
+		if (t->severity > f->severity)
+			f->severity = t->severity;
+		if (t->cpu >= 0)
+			cpus_set(&f->cpus, (unsigned)t->cpu);
+	}
+	for (size_t k = 0; k < r->nf; k++) {
+		struct cgw_finding *f = &r->f[k];
+		qsort_r(f->tasks, f->ntasks, sizeof(size_t), cmp_blocked, s->t);
+		for (size_t j = 0; j < f->ntasks; j++)
+			finding_evidence(f, s, &s->t[f->tasks[j]]);
+	}
+	qsort_r(r->f, r->nf, sizeof(*r->f), cmp_finding, s->t);
+	return 0;
+}
+
+enum cgw_sev report_max_severity(const struct cgw_report *r)
+{
+	enum cgw_sev m = SEV_NONE;
+	for (size_t k = 0; k < r->nf; k++)
+		if (r->f[k].severity > m)
+			m = r->f[k].severity;
+	return m;
+}
+
+void report_free(struct cgw_report *r)
+{
+	for (size_t k = 0; k < r->nf; k++) {
+		free(r->f[k].tasks);
+		sb_free(&r->f[k].evidence);
+	}
+	free(r->f);
+	r->f = NULL;
+	r->nf = 0;
+}

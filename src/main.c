@@ -1,0 +1,299 @@
+/* main.c: the command line — check, config --check, signatures. */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#ifndef CGW_CONFFILE
+#define CGW_CONFFILE "/etc/cgwatch/cgwatch.conf"
+#endif
+
+static const char *const builtin_ids[] = { "frozen", "unknown", "starved" };
+
+static void usage(FILE *out)
+{
+	fputs("usage: cgwatch check [--root DIR] [--config FILE] [--format text|json]\n"
+	      "                     [--threshold SECONDS] [--all] [--verbose]\n"
+	      "       cgwatch config --check [--config FILE]\n"
+	      "       cgwatch signatures [--check DIR] [--config FILE]\n"
+	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
+	      "2 usage or configuration error, 3 the system could not be read\n", out);
+}
+
+/* Load the config: an explicit --config must exist; the default one may be missing.
+ * Returns 0, or EXIT_USAGE after printing the errors. */
+static int load_conf(struct cgw_conf *c, const char *path)
+{
+	conf_defaults(c);
+	const char *p = path ? path : CGW_CONFFILE;
+	int r = conf_load(c, p, stderr);
+	if (r == -ENOENT && !path)
+		r = 0;
+	else if (r < 0) {
+		log_warnx("%s: %s", p, strerror(-r));
+		return EXIT_USAGE;
+	}
+	if (r > 0) {
+		log_warnx("%s: %d error%s", p, r, r == 1 ? "" : "s");
+		return EXIT_USAGE;
+	}
+	const char *env = getenv("CGWATCH_SIGNATURES_DIR");
+	if (env && *env) {
+		free(c->signatures_dir);
+		c->signatures_dir = xstrdup(env);
+	}
+	return 0;
+}
+
+/* Shipped library, then local overrides by id. Bad files are reported and skipped.
+ * Returns 0, or EXIT_USAGE when the library is missing or lacks a built-in id. */
+static int load_signatures(struct cgw_sigset *set, const struct cgw_conf *c)
+{
+	int r = sig_load_dir(set, c->signatures_dir, stderr);
+	if (r < 0) {
+		log_warnx("signature library %s: %s", c->signatures_dir, strerror(-r));
+		return EXIT_USAGE;
+	}
+	if (r > 0)
+		log_warnx("%s: %d error%s, those files skipped", c->signatures_dir, r,
+		          r == 1 ? "" : "s");
+	r = sig_load_dir(set, c->local_signatures_dir, stderr);
+	if (r > 0)
+		log_warnx("%s: %d error%s, those files skipped", c->local_signatures_dir, r,
+		          r == 1 ? "" : "s");
+	for (size_t i = 0; i < sizeof(builtin_ids) / sizeof(builtin_ids[0]); i++)
+		if (!sig_find(set, builtin_ids[i])) {
+			log_warnx("signature library %s lacks the built-in id \"%s\"",
+			          c->signatures_dir, builtin_ids[i]);
+			return EXIT_USAGE;
+		}
+	return 0;
+}
+
+static double watchdog_s;
+
+/* `check` always returns: whatever hangs, this ends the process after check_timeout. */
+static void *watchdog(void *arg)
+{
+	(void)arg;
+	usleep((useconds_t)(watchdog_s * 1e6));
+	log_warnx("check did not finish within %g s (check_timeout): a read is stuck on the "
+	          "system being diagnosed; giving up", watchdog_s);
+	_exit(EXIT_UNREADABLE);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *root = NULL, *config = NULL, *format = "text";
+	double threshold = -1;
+	bool all = false;
+	int o;
+	while ((o = getopt_long(argc, argv, "r:c:f:t:avh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'r': root = optarg; break;
+		case 'c': config = optarg; break;
+		case 'f': format = optarg; break;
+		case 't':
+			if (parse_seconds(optarg, 0, 86400, &threshold) < 0) {
+				log_warnx("--threshold: expected seconds (0..86400), got \"%s\"", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'a': all = true; break;
+		case 'v': log_verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json"))) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	struct cgw_conf conf;
+	int rc = load_conf(&conf, config);
+	if (rc) {
+		conf_free(&conf);
+		return rc;
+	}
+	if (threshold >= 0) {
+		conf.blocked_warning_s = threshold;
+		if (conf.blocked_critical_s < threshold)
+			conf.blocked_critical_s = threshold;
+	}
+	struct cgw_sigset sigs = { 0 };
+	if ((rc = load_signatures(&sigs, &conf)))
+		goto out;
+
+	watchdog_s = conf.check_timeout_s;
+	pthread_t wd;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_create(&wd, &attr, watchdog, NULL);
+	pthread_attr_destroy(&attr);
+
+	unsigned timeout_ms = (unsigned)(conf.read_timeout_s * 1000);
+	if (root) {
+		char msg[8192];
+		if (root_enter(root, timeout_ms, msg, sizeof(msg)) < 0) {
+			log_warnx("%s", msg);
+			rc = EXIT_UNREADABLE;
+			goto out;
+		}
+	}
+	struct cgw_scan scan = { 0 };
+	struct cgw_scan_opts so = {
+		.blocked_s = conf.blocked_warning_s,
+		.starved_s = conf.starved_s,
+		.read_timeout_ms = timeout_ms,
+		.all = all,
+		.self_tgid = root ? 0 : getpid(),
+	};
+	int r = scan_run(&scan, &so);
+	if (r < 0) {
+		log_warnx("cannot read %s/proc: %s", root ? root : "", strerror(-r));
+		scan_free(&scan);
+		rc = EXIT_UNREADABLE;
+		goto out;
+	}
+	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all,
+	                          .threshold_s = conf.blocked_warning_s };
+	classify(&rep, &sigs);
+	if (strcmp(format, "json") == 0)
+		report_json(&rep, stdout);
+	else
+		report_text(&rep, stdout);
+	fflush(stdout);
+	rc = report_max_severity(&rep) >= SEV_WARNING ? EXIT_FINDINGS : EXIT_NOTHING;
+	report_free(&rep);
+	scan_free(&scan);
+out:
+	sig_free(&sigs);
+	conf_free(&conf);
+	return rc;
+}
+
+static int cmd_config(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "check", no_argument, NULL, 'k' },
+		{ "config", required_argument, NULL, 'c' },
+		{ 0 }
+	};
+	const char *config = NULL;
+	bool check = false;
+	int o;
+	while ((o = getopt_long(argc, argv, "kc:", opts, NULL)) != -1) {
+		if (o == 'k')
+			check = true;
+		else if (o == 'c')
+			config = optarg;
+		else {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!check || optind < argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	struct cgw_conf conf;
+	int rc = load_conf(&conf, config);
+	conf_free(&conf);
+	if (rc == 0)
+		printf("configuration OK\n");
+	return rc;
+}
+
+static int cmd_signatures(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "check", required_argument, NULL, 'k' },
+		{ "config", required_argument, NULL, 'c' },
+		{ 0 }
+	};
+	const char *dir = NULL, *config = NULL;
+	int o;
+	while ((o = getopt_long(argc, argv, "k:c:", opts, NULL)) != -1) {
+		if (o == 'k')
+			dir = optarg;
+		else if (o == 'c')
+			config = optarg;
+		else {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	struct cgw_sigset set = { 0 };
+	int rc = 0;
+	if (dir) {
+		int r = sig_load_dir(&set, dir, stderr);
+		if (r < 0) {
+			log_warnx("%s: %s", dir, strerror(-r));
+			rc = EXIT_USAGE;
+		} else if (r > 0) {
+			log_warnx("%s: %d error%s", dir, r, r == 1 ? "" : "s");
+			rc = EXIT_USAGE;
+		} else {
+			printf("%s: %zu signatures OK\n", dir, set.n);
+		}
+		sig_free(&set);
+		return rc;
+	}
+	struct cgw_conf conf;
+	if ((rc = load_conf(&conf, config)) == 0 && (rc = load_signatures(&set, &conf)) == 0) {
+		printf("%-22s %-9s %4s  %s\n", "ID", "SEVERITY", "PRIO", "TITLE (FILE)");
+		for (size_t i = 0; i < set.n; i++)
+			printf("%-22s %-9s %4d  %s (%s)\n", set.v[i].id, sev_name(set.v[i].severity),
+			       set.v[i].priority, set.v[i].title, set.v[i].file);
+	}
+	sig_free(&set);
+	conf_free(&conf);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	argv[1] = argv[0];
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(argc - 1, argv + 1);
+	if (strcmp(cmd, "config") == 0)
+		return cmd_config(argc - 1, argv + 1);
+	if (strcmp(cmd, "signatures") == 0)
+		return cmd_signatures(argc - 1, argv + 1);
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "bundle") == 0) {
+		log_warnx("\"%s\" is not implemented yet (see the README)", cmd);
+		return EXIT_USAGE;
+	}
+	log_warnx("unknown command \"%s\"", cmd);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,385 @@
+/* parse-proc.c: pure parsers of /proc text. Each takes a buffer, never a path. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+/* 1765 (kworker/u768:1+cpuset_migrate_mm) D 2 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 20 0 1 0 77
+ * 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 3 0 0 0 0 0 ...
+ * Fields after the comm: 3 state, 4 ppid, 9 flags, 22 starttime, 39 processor,
+ * 40 rt_priority, 41 policy. */
+int parse_stat_buf(const char *buf, size_t len, struct cgw_stat *out)
+{
+	memset(out, 0, sizeof(*out));
+	const char *open = memchr(buf, '(', len);
+	const char *close = memrchr(buf, ')', len);
+	if (!open || !close || close < open)
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	long tid = strtol(buf, &end, 10);
+	if (end == buf || tid <= 0 || tid > 0x7fffffff || errno)
+		return -EINVAL;
+	out->tid = (int)tid;
+	size_t clen = (size_t)(close - open - 1);
+	if (clen >= sizeof(out->comm))
+		clen = sizeof(out->comm) - 1;
+	memcpy(out->comm, open + 1, clen);
+	out->comm[clen] = '\0';
+	out->comm_len = clen;
+
+	/* tokenise the rest; the whole line is short (< 1 KiB) */
+	char rest[1024];
+	size_t rlen = len - (size_t)(close + 1 - buf);
+	if (rlen >= sizeof(rest))
+		rlen = sizeof(rest) - 1;
+	memcpy(rest, close + 1, rlen);
+	rest[rlen] = '\0';
+	char *save, *tok;
+	int field = 3;
+	bool have_state = false, have_policy = false;
+	for (tok = strtok_r(rest, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), field++) {
+		switch (field) {
+		case 3:
+			if (strlen(tok) != 1)
+				return -EINVAL;
+			out->state = tok[0];
+			have_state = true;
+			break;
+		case 4: out->ppid = atoi(tok); break;
+		case 9: out->flags = strtoul(tok, NULL, 10); break;
+		case 22: out->start_ticks = strtoull(tok, NULL, 10); break;
+		case 39: out->cpu = atoi(tok); break;
+		case 40: out->rt_priority = (unsigned)strtoul(tok, NULL, 10); break;
+		case 41:
+			out->policy = (unsigned)strtoul(tok, NULL, 10);
+			have_policy = true;
+			break;
+		default: break;
+		}
+	}
+	return have_state && have_policy ? 0 : -EINVAL;
+}
+
+/* cat (2303, #threads: 1)
+ * -------------------------------------------------------------------
+ * se.exec_start                                :         99786.458684
+ * nr_switches                                  :                    1 */
+int parse_sched_buf(const char *buf, struct cgw_sched *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *colon = strchr(l, ':');
+		const char *nl = strchr(l, '\n');
+		if (!colon || (nl && colon > nl))
+			continue;
+		size_t klen = (size_t)(colon - l);
+		while (klen && l[klen - 1] == ' ')
+			klen--;
+		char *end;
+		if (klen == 13 && strncmp(l, "se.exec_start", 13) == 0) {
+			double v = strtod(colon + 1, &end);
+			if (end != colon + 1) {
+				out->exec_start_ms = v;
+				out->have_exec_start = true;
+			}
+		} else if (klen == 11 && strncmp(l, "nr_switches", 11) == 0) {
+			unsigned long long v = strtoull(colon + 1, &end, 10);
+			if (end != colon + 1) {
+				out->nr_switches = v;
+				out->have_switches = true;
+			}
+		}
+	}
+	return out->have_exec_start ? 0 : -EINVAL;
+}
+
+/* "Tgid:\t2395\n" style lines. */
+static const char *status_field(const char *buf, const char *key)
+{
+	size_t k = strlen(key);
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, key, k) == 0 && l[k] == ':')
+			return l + k + 1;
+	return NULL;
+}
+
+int parse_status_buf(const char *buf, struct cgw_status *out)
+{
+	memset(out, 0, sizeof(*out));
+	const char *v;
+	if (!(v = status_field(buf, "Tgid")))
+		return -EINVAL;
+	out->tgid = atoi(v);
+	if ((v = status_field(buf, "PPid")))
+		out->ppid = atoi(v);
+	if ((v = status_field(buf, "Uid")))
+		out->uid = (unsigned)strtoul(v, NULL, 10);
+	if ((v = status_field(buf, "voluntary_ctxt_switches")))
+		out->vol_switches = strtoull(v, NULL, 10);
+	if ((v = status_field(buf, "nonvoluntary_ctxt_switches")))
+		out->nonvol_switches = strtoull(v, NULL, 10);
+	if ((v = status_field(buf, "Cpus_allowed_list"))) {
+		v += strspn(v, " \t");
+		size_t n = strcspn(v, "\n");
+		if (n >= sizeof(out->cpus_allowed))
+			n = sizeof(out->cpus_allowed) - 1;
+		memcpy(out->cpus_allowed, v, n);
+		out->cpus_allowed[n] = '\0';
+	}
+	return 0;
+}
+
+char *frame_name(const char *text, char *out, size_t cap)
+{
+	size_t n = strcspn(text, "+ .\t\n");
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, text, n);
+	out[n] = '\0';
+	return out;
+}
+
+void frames_free(struct cgw_frame *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].text);
+		free(f[i].name);
+	}
+	free(f);
+}
+
+/* [<0>] __flush_work+0x7d/0xd0
+ * [<0>] fuse_get_req+0x1b2/0x2f0 [fuse]
+ * Console splats ("  __flush_work+0x7d/0xd0", "? foo+0x1/0x2") are accepted too, without
+ * the "? " frames, which are stale words the unwinder found on the stack. */
+int parse_stack_buf(const char *buf, struct cgw_frame **out)
+{
+	struct cgw_frame *f = NULL;
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *p = l;
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		const char *e = l + len;
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < e && *p == '[') {          /* "[<0>] " or "[<ffffffff81234567>] " */
+			const char *rb = memchr(p, ']', (size_t)(e - p));
+			if (!rb)
+				goto bad;
+			p = rb + 1;
+			while (p < e && *p == ' ')
+				p++;
+		}
+		if (p == e)
+			continue;
+		if (*p == '?')
+			continue;
+		size_t tl = (size_t)(e - p);
+		while (tl && (p[tl - 1] == ' ' || p[tl - 1] == '\r'))
+			tl--;
+		/* a frame starts like a C identifier */
+		if (!(isalpha((unsigned char)*p) || *p == '_'))
+			goto bad;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			f = xrealloc(f, cap * sizeof(*f));
+		}
+		f[n].text = xstrndup(p, tl);
+		char name[128];
+		f[n].name = xstrdup(frame_name(f[n].text, name, sizeof(name)));
+		n++;
+	}
+	*out = f;
+	return (int)n;
+bad:
+	frames_free(f, n);
+	return -EINVAL;
+}
+
+const char *cmdline_get(const char *cmdline, const char *key, char *out, size_t cap)
+{
+	size_t klen = strlen(key);
+	const char *found = NULL;
+	size_t flen = 0;
+	const char *p = cmdline;
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		const char *w = p;
+		bool quoted = false;
+		while (*p && (quoted || (*p != ' ' && *p != '\t' && *p != '\n'))) {
+			if (*p == '"')
+				quoted = !quoted;
+			p++;
+		}
+		size_t wl = (size_t)(p - w);
+		if (wl == 2 && w[0] == '-' && w[1] == '-')
+			break;                    /* the rest belongs to init */
+		if (wl >= klen && strncmp(w, key, klen) == 0) {
+			if (wl == klen) {
+				found = w + wl;
+				flen = 0;
+			} else if (w[klen] == '=') {
+				found = w + klen + 1;
+				flen = wl - klen - 1;
+			}
+		}
+	}
+	if (!found)
+		return NULL;
+	if (flen >= 2 && found[0] == '"' && found[flen - 1] == '"') {
+		found++;
+		flen -= 2;
+	}
+	if (flen >= cap)
+		flen = cap - 1;
+	memcpy(out, found, flen);
+	out[flen] = '\0';
+	return out;
+}
+
+/* isolcpus=[flag-list,]<cpu-list>, flags: nohz, domain, managed_irq. Since the CPU list
+ * itself has commas, a token that starts with a digit begins the list. */
+int parse_isolcpus(const char *val, unsigned *flags, struct cgw_cpus *cpus)
+{
+	*flags = 0;
+	const char *p = val;
+	while (*p && !isdigit((unsigned char)*p)) {
+		size_t n = strcspn(p, ",");
+		if (n == 4 && strncmp(p, "nohz", 4) == 0)
+			*flags |= ISOL_NOHZ;
+		else if (n == 6 && strncmp(p, "domain", 6) == 0)
+			*flags |= ISOL_DOMAIN;
+		else if (n == 11 && strncmp(p, "managed_irq", 11) == 0)
+			*flags |= ISOL_MANAGED_IRQ;
+		else
+			return -EINVAL;
+		p += n;
+		if (*p != ',')
+			return -EINVAL;
+		p++;
+	}
+	if (!(*flags & (ISOL_NOHZ | ISOL_MANAGED_IRQ)))
+		*flags |= ISOL_DOMAIN;
+	return cpulist_parse(p, cpus);
+}
+
+/* 9:name=systemd:/
+ * 6:freezer:/cgwatch-test
+ * 0::/init.scope */
+int parse_cgroup_buf(const char *buf, const char *controller, char *v1, size_t v1cap,
+                     char *v2, size_t v2cap)
+{
+	bool found = false;
+	if (v1 && v1cap)
+		v1[0] = '\0';
+	if (v2 && v2cap)
+		v2[0] = '\0';
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *c1 = strchr(l, ':');
+		const char *nl = strchr(l, '\n');
+		const char *e = nl ? nl : l + strlen(l);
+		if (!c1 || c1 > e)
+			continue;
+		const char *c2 = memchr(c1 + 1, ':', (size_t)(e - c1 - 1));
+		if (!c2)
+			continue;
+		const char *path = c2 + 1;
+		size_t plen = (size_t)(e - path);
+		size_t clen = (size_t)(c2 - c1 - 1);
+		char *dst = NULL;
+		size_t cap = 0;
+		if (clen == 0 && strncmp(l, "0:", 2) == 0) {
+			dst = v2;
+			cap = v2cap;
+		} else if (controller && clen > 0) {
+			/* "cpu,cpuacct" lists several controllers */
+			size_t k = strlen(controller);
+			for (const char *q = c1 + 1; q < c2;) {
+				size_t n = strcspn(q, ",:");
+				if (n == k && strncmp(q, controller, k) == 0) {
+					dst = v1;
+					cap = v1cap;
+					break;
+				}
+				q += n + 1;
+			}
+		}
+		if (dst && cap) {
+			if (plen >= cap)
+				plen = cap - 1;
+			memcpy(dst, path, plen);
+			dst[plen] = '\0';
+			found = true;
+		}
+	}
+	return found ? 0 : -ENOENT;
+}
+
+/* 36 25 0:31 / /sys/fs/cgroup/freezer rw,nosuid,nodev,noexec,relatime shared:14 - cgroup cgroup rw,freezer
+ * 40 25 0:35 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw
+ * Mount points escape space, tab, newline and backslash as \ooo. */
+int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, size_t cap)
+{
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		char line[1024];
+		if (len >= sizeof(line))
+			continue;
+		memcpy(line, l, len);
+		line[len] = '\0';
+		char *sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		*sep = '\0';
+		char *save, *f[6] = { 0 };
+		int i = 0;
+		for (char *t = strtok_r(line, " ", &save); t && i < 6; t = strtok_r(NULL, " ", &save))
+			f[i++] = t;
+		if (i < 5)
+			continue;
+		char *fstype = strtok_r(sep + 3, " ", &save);
+		strtok_r(NULL, " ", &save);              /* source */
+		char *sopts = strtok_r(NULL, " ", &save);
+		if (!fstype)
+			continue;
+		bool match = false;
+		if (!controller)
+			match = strcmp(fstype, "cgroup2") == 0;
+		else if (strcmp(fstype, "cgroup") == 0 && sopts) {
+			size_t k = strlen(controller);
+			for (char *q = sopts; *q;) {
+				size_t n = strcspn(q, ",");
+				if (n == k && strncmp(q, controller, k) == 0)
+					match = true;
+				q += n;
+				if (*q)
+					q++;
+			}
+		}
+		if (!match)
+			continue;
+		/* unescape \ooo in the mount point (field 5) */
+		size_t o = 0;
+		for (const char *p = f[4]; *p && o + 1 < cap; p++) {
+			if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+			    p[3] >= '0' && p[3] <= '7') {
+				out[o++] = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+				p += 3;
+			} else {
+				out[o++] = *p;
+			}
+		}
+		out[o] = '\0';
+		return 0;
+	}
+	return -ENOENT;
+}

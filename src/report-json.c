@@ -1,0 +1,166 @@
+/* report-json.c: the cgwatch.report/1 document (schema in DESIGN.md). Every string that comes
+ * from a task or the host is C-escaped first, so it is printable ASCII and valid JSON. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgwatch.h"
+
+static const char *const policy_names[] = {
+	"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_ISO", "SCHED_IDLE",
+	"SCHED_DEADLINE", "SCHED_EXT"
+};
+
+/* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
+const char *policy_name(unsigned p)
+{
+	return p < sizeof(policy_names) / sizeof(policy_names[0]) ? policy_names[p] : "SCHED_?";
+}
+
+static json_object *jstr_untrusted(const char *s, size_t n)
+{
+	char buf[4096];
+	return json_object_new_string(cescape(s, n, buf, sizeof(buf)));
+}
+
+static json_object *jstr(const char *s)
+{
+	return jstr_untrusted(s, strlen(s));
+}
+
+static json_object *jcpus(const struct cgw_cpus *c)
+{
+	char buf[8192];
+	return json_object_new_string(cpulist_format(c, buf, sizeof(buf)));
+}
+
+/* Round to 0.1 s for people, keep it a number for programs. */
+static json_object *jseconds(double s)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.1f", s);
+	return json_object_new_double_s(s, buf);
+}
+
+static json_object *task_json(const struct cgw_task *t)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "pid", json_object_new_int(t->tgid));
+	json_object_object_add(o, "tid", json_object_new_int(t->tid));
+	json_object_object_add(o, "comm", jstr_untrusted(t->comm, t->comm_len));
+	char st[2] = { t->state, 0 };
+	json_object_object_add(o, "state", json_object_new_string(st));
+	json_object_object_add(o, "blocked_s", jseconds(t->blocked_s));
+	json_object_object_add(o, "frozen", json_object_new_boolean(t->frozen));
+	json_object_object_add(o, "policy", json_object_new_string(policy_name(t->policy)));
+	json_object_object_add(o, "rt_priority", json_object_new_int((int)t->rt_priority));
+	json_object_object_add(o, "cpu", json_object_new_int(t->cpu));
+	json_object_object_add(o, "cpus_allowed", jstr(t->cpus_allowed));
+	json_object_object_add(o, "cgroup", jstr(t->cgroup));
+	json_object_object_add(o, "unit", jstr(t->unit));
+	json_object_object_add(o, "user", jstr(t->user));
+	json_object_object_add(o, "ppid", json_object_new_int(t->ppid));
+	json_object_object_add(o, "wchan", jstr(t->wchan));
+	json_object *stack = json_object_new_array();
+	for (size_t i = 0; i < t->nframes; i++)
+		json_object_array_add(stack, jstr(t->frames[i].text));
+	json_object_object_add(o, "stack", stack);
+	if (t->stack_error[0])
+		json_object_object_add(o, "stack_error", jstr(t->stack_error));
+	json_object_object_add(o, "signature", json_object_new_string(t->sig ? t->sig->id : ""));
+	json_object_object_add(o, "severity", json_object_new_string(sev_name(t->severity)));
+	if (t->vfork_child)
+		json_object_object_add(o, "vfork_child", json_object_new_int(t->vfork_child));
+	return o;
+}
+
+static json_object *strv_json(char *const *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+static json_object *finding_json(const struct cgw_report *r, const struct cgw_finding *f)
+{
+	json_object *o = json_object_new_object();
+	const struct cgw_sig *s = f->sig;
+	json_object_object_add(o, "id", json_object_new_string(s->id));
+	json_object_object_add(o, "severity", json_object_new_string(sev_name(f->severity)));
+	json_object_object_add(o, "title", json_object_new_string(s->title));
+	json_object_object_add(o, "summary", json_object_new_string(s->summary));
+	if (s->explanation)
+		json_object_object_add(o, "explanation", json_object_new_string(s->explanation));
+	json_object *tasks = json_object_new_array(), *chain = json_object_new_array();
+	for (size_t i = 0; i < f->ntasks; i++) {
+		int tid = r->scan->t[f->tasks[i]].tid;
+		json_object_array_add(tasks, json_object_new_int(tid));
+		json_object_array_add(chain, json_object_new_int(tid));
+	}
+	json_object_object_add(o, "tasks", tasks);
+	json_object_object_add(o, "chain", chain);
+	json_object_object_add(o, "cpus", jcpus(&f->cpus));
+	json_object *ev = json_object_new_array();
+	for (const char *l = f->evidence.s; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		json_object_array_add(ev, json_object_new_string_len(l, (int)n));
+		l += n + (l[n] == '\n');
+	}
+	json_object_object_add(o, "evidence", ev);
+	json_object_object_add(o, "remedies", strv_json(s->remedies, s->nremedies));
+	json_object_object_add(o, "references", strv_json(s->references, s->nreferences));
+	return o;
+}
+
+int report_json(const struct cgw_report *r, FILE *out)
+{
+	const struct cgw_scan *s = r->scan;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "schema", json_object_new_string("cgwatch.report/1"));
+	json_object_object_add(o, "host", jstr(s->host));
+	json_object_object_add(o, "kernel", jstr(s->kernel));
+	char ts[32];
+	time_t now = time(NULL);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	json_object_object_add(o, "time", json_object_new_string(ts));
+
+	json_object *topo = json_object_new_object();
+	json_object_object_add(topo, "online", jcpus(&s->topo.online));
+	json_object_object_add(topo, "isolated", jcpus(&s->topo.isolated));
+	json_object_object_add(topo, "nohz_full", jcpus(&s->topo.nohz_full));
+	json_object_object_add(topo, "housekeeping", jcpus(&s->topo.housekeeping));
+	json_object_object_add(o, "topology", topo);
+
+	json_object *tasks = json_object_new_array();
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cgw_task *t = &s->t[i];
+		bool listed = r->all;
+		for (size_t k = 0; k < r->nf && !listed; k++)
+			for (size_t j = 0; j < r->f[k].ntasks && !listed; j++)
+				listed = r->f[k].tasks[j] == i;
+		if (listed)
+			json_object_array_add(tasks, task_json(t));
+	}
+	json_object_object_add(o, "tasks", tasks);
+	json_object *fs = json_object_new_array();
+	for (size_t k = 0; k < r->nf; k++)
+		json_object_array_add(fs, finding_json(r, &r->f[k]));
+	json_object_object_add(o, "findings", fs);
+
+	json_object *sc = json_object_new_object();
+	json_object_object_add(sc, "threads", json_object_new_int64((int64_t)s->threads));
+	json_object_object_add(sc, "duration_ms",
+	                       json_object_new_double((double)s->scan_usec / 1000.0));
+	json_object_object_add(sc, "threshold_s", json_object_new_double(r->threshold_s));
+	json_object_object_add(o, "scan", sc);
+
+	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+	                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+	int rc = txt ? 0 : -ENOMEM;
+	if (txt)
+		fprintf(out, "%s\n", txt);
+	json_object_put(o);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/* report-text.c: the report for a person at 3 a.m. — findings first, most severe first, each
+ * with its tasks, how long, and the stack with the signature's frames marked; then one
+ * summary line. Task strings are C-escaped: a name cannot start a line or move the cursor. */
+#include <string.h>
+#include <time.h>
+
+#include "cgwatch.h"
+
+static const char *sev_label(enum cgw_sev s)
+{
+	switch (s) {
+	case SEV_CRITICAL: return "CRITICAL";
+	case SEV_WARNING: return "WARNING";
+	case SEV_INFO: return "INFO";
+	default: return "-";
+	}
+}
+
+static void task_line(const struct cgw_task *t, FILE *out, const char *indent)
+{
+	char comm[CGW_COMM_MAX * 4], cg[1024];
+	cescape(t->comm, t->comm_len, comm, sizeof(comm));
+	fprintf(out, "%s%s %d (%s)", indent, t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
+	if (t->tid != t->tgid)
+		fprintf(out, " of PID %d", t->tgid);
+	fprintf(out, ": %s for %.1f s, CPU %d, %s", t->state == 'D' ? "blocked (D)" :
+	        "runnable but not running (R)", t->blocked_s, t->cpu, policy_name(t->policy));
+	if (t->rt_priority)
+		fprintf(out, "/%u", t->rt_priority);
+	if (t->cgroup[0])
+		fprintf(out, ", cgroup %s", cescape(t->cgroup, strlen(t->cgroup), cg, sizeof(cg)));
+	if (t->unit[0])
+		fprintf(out, ", unit %s", cescape(t->unit, strlen(t->unit), cg, sizeof(cg)));
+	if (t->frozen)
+		fprintf(out, ", frozen");
+	if (t->vfork_child)
+		fprintf(out, ", vfork child %d", t->vfork_child);
+	fputc('\n', out);
+	if (t->stack_error[0]) {
+		fprintf(out, "%s    %s\n", indent, t->stack_error);
+		return;
+	}
+	for (size_t i = 0; i < t->nframes; i++)
+		fprintf(out, "%s  %s %s\n", indent, t->marks && t->marks[i] ? ">>" : "  ",
+		        cescape(t->frames[i].text, strlen(t->frames[i].text), cg, sizeof(cg)));
+}
+
+static void finding_text(const struct cgw_report *r, const struct cgw_finding *f, FILE *out)
+{
+	const struct cgw_sig *s = f->sig;
+	fprintf(out, "%-8s %s: %s\n", sev_label(f->severity), s->id, s->title);
+	fprintf(out, "  %s\n", s->summary);
+	for (size_t i = 0; i < f->ntasks; i++)
+		task_line(&r->scan->t[f->tasks[i]], out, "  ");
+	if (s->explanation)
+		fprintf(out, "  Why: %s\n", s->explanation);
+	if (f->evidence.len) {
+		fprintf(out, "  Evidence:\n");
+		for (const char *l = f->evidence.s; *l;) {
+			size_t n = strcspn(l, "\n");
+			fprintf(out, "    - %.*s\n", (int)n, l);
+			l += n + (l[n] == '\n');
+		}
+	}
+	if (s->nremedies) {
+		fprintf(out, "  What to do (safest first):\n");
+		for (size_t i = 0; i < s->nremedies; i++)
+			fprintf(out, "    %zu. %s\n", i + 1, s->remedies[i]);
+	}
+	for (size_t i = 0; i < s->nreferences; i++)
+		fprintf(out, "  See: %s\n", s->references[i]);
+	fputc('\n', out);
+}
+
+void report_text(const struct cgw_report *r, FILE *out)
+{
+	const struct cgw_scan *s = r->scan;
+	char host[512], ts[32], a[4096], b[4096], c[4096], d[4096];
+	time_t now = time(NULL);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+	fprintf(out, "cgwatch check on %s (kernel %s) at %s\n",
+	        cescape(s->host, strlen(s->host), host, sizeof(host)), s->kernel, ts);
+	fprintf(out, "CPUs online %s; isolated %s; nohz_full %s; housekeeping %s\n\n",
+	        cpulist_format(&s->topo.online, a, sizeof(a)),
+	        cpus_empty(&s->topo.isolated) ? "none" : cpulist_format(&s->topo.isolated, b, sizeof(b)),
+	        cpus_empty(&s->topo.nohz_full) ? "none" : cpulist_format(&s->topo.nohz_full, c, sizeof(c)),
+	        cpulist_format(&s->topo.housekeeping, d, sizeof(d)));
+
+	size_t count[4] = { 0 }, ntasks = 0;
+	for (size_t k = 0; k < r->nf; k++) {
+		finding_text(r, &r->f[k], out);
+		count[r->f[k].severity]++;
+		ntasks += r->f[k].ntasks;
+	}
+	if (r->all) {
+		bool header = false;
+		for (size_t i = 0; i < s->n; i++) {
+			bool listed = false;
+			for (size_t k = 0; k < r->nf && !listed; k++)
+				for (size_t j = 0; j < r->f[k].ntasks && !listed; j++)
+					listed = r->f[k].tasks[j] == i;
+			if (listed)
+				continue;
+			if (!header)
+				fprintf(out, "Below the %.0f s threshold:\n", r->threshold_s);
+			header = true;
+			task_line(&s->t[i], out, "  ");
+		}
+		if (header)
+			fputc('\n', out);
+	}
+	if (r->nf == 0)
+		fprintf(out, "No task blocked or starved at or above the threshold (%.0f s).\n",
+		        r->threshold_s);
+	fprintf(out, "summary: %zu finding%s (%zu critical, %zu warning, %zu info) in %zu task%s; "
+	        "%zu threads scanned in %.1f ms\n", r->nf, r->nf == 1 ? "" : "s",
+	        count[SEV_CRITICAL], count[SEV_WARNING], count[SEV_INFO], ntasks,
+	        ntasks == 1 ? "" : "s", s->threads, (double)s->scan_usec / 1000.0);
+}

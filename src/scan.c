@@ -1,0 +1,246 @@
+/* scan.c: one pass over every thread under /proc.
+ *
+ * Per thread the scan reads only task/TID/stat (state, comm, cpu, policy). D and R threads
+ * then get task/TID/sched (se.exec_start: how long since they last ran, from this one
+ * snapshot) and task/TID/status (allowed CPUs). Only suspects — D past the threshold, R not run
+ * for longer than the starvation threshold — get the reads that can block on the hang itself
+ * (stack, wchan, cgroup, freezer state), each with a deadline. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define STAT_BUF 1024
+#define FILE_BUF 8192
+#define STACK_BUF 16384
+
+/* Read dirfd-relative file; -errno on failure. */
+static ssize_t read_at(int dirfd, const char *name, char *buf, size_t cap)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t r;
+	do
+		r = read(fd, buf, cap - 1);
+	while (r < 0 && errno == EINTR);
+	int e = errno;
+	close(fd);
+	if (r < 0)
+		return -e;
+	buf[r] = '\0';
+	return r;
+}
+
+static bool vanished(ssize_t r)
+{
+	return r == -ENOENT || r == -ESRCH;
+}
+
+static struct cgw_task *scan_push(struct cgw_scan *s)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->t = xrealloc(s->t, s->cap * sizeof(*s->t));
+	}
+	struct cgw_task *t = &s->t[s->n++];
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static void proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long start)
+{
+	if (s->nprocs == s->procs_cap) {
+		s->procs_cap = s->procs_cap ? s->procs_cap * 2 : 256;
+		s->procs = xrealloc(s->procs, s->procs_cap * sizeof(*s->procs));
+	}
+	s->procs[s->nprocs++] = (struct cgw_proc){ pid, ppid, start };
+}
+
+/* One thread: stat always; sched and status for D and R. */
+static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int taskfd, int tgid,
+                        const char *tidname)
+{
+	char path[320], buf[STAT_BUF];
+	snprintf(path, sizeof(path), "%s/stat", tidname);
+	ssize_t r = read_at(taskfd, path, buf, sizeof(buf));
+	if (r < 0) {
+		if (!vanished(r))
+			s->errors++;
+		return;
+	}
+	struct cgw_stat st;
+	if (parse_stat_buf(buf, (size_t)r, &st) < 0) {
+		log_warnx("/proc/%d/task/%s/stat: cannot parse, skipping task", tgid, tidname);
+		s->errors++;
+		return;
+	}
+	s->threads++;
+	if (st.tid == tgid)
+		proc_push(s, tgid, st.ppid, st.start_ticks);
+	if (st.state != 'D' && st.state != 'R')
+		return;
+
+	char fbuf[FILE_BUF];
+	snprintf(path, sizeof(path), "%s/sched", tidname);
+	r = read_at(taskfd, path, fbuf, sizeof(fbuf));
+	struct cgw_sched sc;
+	if (r < 0 || parse_sched_buf(fbuf, &sc) < 0) {
+		if (!vanished(r)) {
+			log_warnx("/proc/%d/task/%s/sched: %s, skipping task", tgid, tidname,
+			          r < 0 ? strerror((int)-r) : "no se.exec_start");
+			s->errors++;
+		}
+		return;
+	}
+	double waited = (s->now_ms - sc.exec_start_ms) / 1000.0;
+	if (waited < 0)
+		waited = 0;                 /* ran after we read "now" */
+	enum cgw_suspect sus = SUSPECT_NONE;
+	if (st.state == 'D' && (waited >= o->blocked_s || o->all))
+		sus = SUSPECT_BLOCKED;
+	else if (st.state == 'R' && waited >= o->starved_s)
+		sus = SUSPECT_STARVED;
+	if (sus == SUSPECT_NONE)
+		return;
+
+	struct cgw_task *t = scan_push(s);
+	t->tid = st.tid;
+	t->tgid = tgid;
+	t->ppid = st.ppid;
+	t->start_ticks = st.start_ticks;
+	t->state = st.state;
+	memcpy(t->comm, st.comm, sizeof(t->comm));
+	t->comm_len = st.comm_len;
+	t->flags = st.flags;
+	t->cpu = st.cpu;
+	t->policy = st.policy;
+	t->rt_priority = st.rt_priority;
+	t->exec_start_ms = sc.exec_start_ms;
+	t->nr_switches = sc.nr_switches;
+	t->blocked_s = waited;
+	t->suspect = sus;
+
+	snprintf(path, sizeof(path), "%s/status", tidname);
+	struct cgw_status stt;
+	if (read_at(taskfd, path, fbuf, sizeof(fbuf)) >= 0 && parse_status_buf(fbuf, &stt) == 0)
+		memcpy(t->cpus_allowed, stt.cpus_allowed, sizeof(t->cpus_allowed));
+}
+
+/* The reads that can block on the hang: stack, wchan, cgroup, freezer state. */
+static void scan_suspect(const struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
+{
+	char path[128], *buf = xmalloc(STACK_BUF);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", t->tgid, t->tid);
+	ssize_t r = dl_read_file(path, buf, STACK_BUF, timeout_ms);
+	if (r == -ETIMEDOUT)
+		snprintf(t->stack_error, sizeof(t->stack_error),
+		         "stack unreadable: timed out after %g s", timeout_ms / 1000.0);
+	else if (r < 0)
+		snprintf(t->stack_error, sizeof(t->stack_error), "stack unreadable: %s",
+		         strerror((int)-r));
+	else {
+		struct cgw_frame *f;
+		int n = parse_stack_buf(buf, &f);
+		if (n < 0)
+			snprintf(t->stack_error, sizeof(t->stack_error),
+			         "stack unreadable: the file does not look like a kernel stack");
+		else if (n == 0)
+			snprintf(t->stack_error, sizeof(t->stack_error), "stack empty");
+		else {
+			t->frames = f;
+			t->nframes = (size_t)n;
+		}
+	}
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", t->tgid, t->tid);
+	r = dl_read_file(path, buf, 128, timeout_ms);
+	if (r > 0) {
+		char clean[64];
+		snprintf(t->wchan, sizeof(t->wchan), "%s", frame_name(buf, clean, sizeof(clean)));
+		if (strcmp(t->wchan, "0") == 0)
+			t->wchan[0] = '\0';
+	}
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", t->tgid, t->tid);
+	r = dl_read_file(path, buf, STACK_BUF, timeout_ms);
+	if (r >= 0) {
+		char v1[256], v2[256], sd[256];
+		parse_cgroup_buf(buf, "freezer", v1, sizeof(v1), v2, sizeof(v2));
+		parse_cgroup_buf(buf, "name=systemd", sd, sizeof(sd), NULL, 0);
+		snprintf(t->cgroup, sizeof(t->cgroup), "%s",
+		         v2[0] && strcmp(v2, "/") ? v2 : sd[0] ? sd : v2);
+		t->frozen = cgroup_frozen(s, v1, v2, timeout_ms);
+	}
+	free(buf);
+}
+
+int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
+	uint64_t t0 = now_usec();
+	char buf[FILE_BUF];
+	ssize_t r = read_small_file("/proc/self/sched", buf, sizeof(buf));
+	struct cgw_sched self;
+	if (r < 0)
+		return (int)r;
+	if (parse_sched_buf(buf, &self) < 0)
+		return -EINVAL;
+	s->now_ms = self.exec_start_ms;
+
+	if (read_small_file("/proc/sys/kernel/hostname", s->host, sizeof(s->host)) >= 0)
+		s->host[strcspn(s->host, "\n")] = '\0';
+	if (read_small_file("/proc/sys/kernel/osrelease", s->kernel, sizeof(s->kernel)) >= 0)
+		s->kernel[strcspn(s->kernel, "\n")] = '\0';
+	topology_read(&s->topo);
+	cgroup_mounts_read(s);
+
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return -errno;
+	struct dirent *de;
+	while ((de = readdir(proc))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0 || end == de->d_name)
+			continue;
+		if (o->self_tgid && pid == o->self_tgid)
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+		int taskfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (taskfd < 0)
+			continue;                 /* gone */
+		DIR *task = fdopendir(taskfd);
+		if (!task) {
+			close(taskfd);
+			continue;
+		}
+		struct dirent *te;
+		while ((te = readdir(task)))
+			if (te->d_name[0] >= '0' && te->d_name[0] <= '9')
+				scan_thread(s, o, dirfd(task), (int)pid, te->d_name);
+		closedir(task);
+	}
+	closedir(proc);
+
+	for (size_t i = 0; i < s->n; i++)
+		scan_suspect(s, &s->t[i], o->read_timeout_ms);
+	procdetail_fill(s, o->read_timeout_ms);
+	s->scan_usec = now_usec() - t0;
+	return 0;
+}
+
+void scan_free(struct cgw_scan *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		frames_free(s->t[i].frames, s->t[i].nframes);
+		free(s->t[i].marks);
+	}
+	free(s->t);
+	free(s->procs);
+	memset(s, 0, sizeof(*s));
+}

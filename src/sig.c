@@ -1,0 +1,477 @@
+/* sig.c: the signature library — INI files naming the frames of a kernel wait. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+static const char *const correlators[] = {
+	"none", "lru-drain", "workqueue", "cgroup-churn", "task-groups", "kmsg", NULL
+};
+/* ids the code assigns without a stack match; they may have no [match] section */
+static const char *const builtin_ids[] = { "frozen", "unknown", "starved", NULL };
+
+static bool in_list(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (strcmp(*l, s) == 0)
+			return true;
+	return false;
+}
+
+static void pat_free(struct cgw_pat *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < p[i].n; j++)
+			free(p[i].alt[j]);
+		free(p[i].alt);
+	}
+	free(p);
+}
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void sig_clear(struct cgw_sig *s)
+{
+	free(s->id);
+	free(s->title);
+	free(s->summary);
+	free(s->explanation);
+	free(s->correlator);
+	free(s->file);
+	pat_free(s->frames, s->nframes);
+	pat_free(s->order, s->norder);
+	pat_free(s->optional, s->noptional);
+	strv_free(s->remedies, s->nremedies);
+	strv_free(s->references, s->nreferences);
+	memset(s, 0, sizeof(*s));
+}
+
+void sig_free(struct cgw_sigset *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		sig_clear(&set->v[i]);
+	free(set->v);
+	set->v = NULL;
+	set->n = 0;
+}
+
+const struct cgw_sig *sig_find(const struct cgw_sigset *set, const char *id)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (strcmp(set->v[i].id, id) == 0)
+			return &set->v[i];
+	return NULL;
+}
+
+/* A kernel symbol: [A-Za-z_][A-Za-z0-9_]*, optionally ending in '*' (a prefix). */
+static bool valid_symbol(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; *s; s++) {
+		if (*s == '*' && s[1] == '\0')
+			return true;
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	}
+	return true;
+}
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+/* "a|b|c" into a group; returns 0 or -EINVAL naming the bad part in bad. */
+static int pat_parse(const char *text, struct cgw_pat *out, char *bad, size_t badcap)
+{
+	char *copy = xstrdup(text), *save;
+	memset(out, 0, sizeof(*out));
+	for (char *t = strtok_r(copy, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+		t = trim(t);
+		if (!valid_symbol(t)) {
+			snprintf(bad, badcap, "\"%s\"", t);
+			goto fail;
+		}
+		out->alt = xrealloc(out->alt, (out->n + 1) * sizeof(char *));
+		out->alt[out->n++] = xstrdup(t);
+	}
+	free(copy);
+	if (out->n == 0) {
+		snprintf(bad, badcap, "an empty frame group");
+		return -EINVAL;
+	}
+	return 0;
+fail:
+	free(copy);
+	for (size_t i = 0; i < out->n; i++)
+		free(out->alt[i]);
+	free(out->alt);
+	memset(out, 0, sizeof(*out));
+	return -EINVAL;
+}
+
+static void pat_push(struct cgw_pat **v, size_t *n, struct cgw_pat p)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = p;
+}
+
+static void strv_push(char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+/* Append a continuation to a text field with one space between. */
+static void text_append(char **field, const char *more)
+{
+	size_t a = strlen(*field), b = strlen(more);
+	*field = xrealloc(*field, a + b + 2);
+	if (a)
+		(*field)[a++] = ' ';
+	memcpy(*field + a, more, b + 1);
+}
+
+struct sig_ctx {
+	const char *path;
+	FILE *err;
+	struct cgw_sig *v; size_t n;  /* signatures of this file */
+	char **last;                   /* text field a continuation line extends */
+};
+
+#define SIGERR(fmt, ...) \
+	(fprintf(x->err, "%s:%d: " fmt "\n", x->path, line, __VA_ARGS__), 0)
+
+static int sig_handler(void *user, const char *section, const char *key, const char *value,
+                       int line, bool cont)
+{
+	struct sig_ctx *x = user;
+	if (cont && x->last) {
+		text_append(x->last, value);
+		return 1;
+	}
+	x->last = NULL;
+	if (strcmp(section, "signature") == 0 && strcmp(key, "id") == 0) {
+		if (!isalpha((unsigned char)value[0]))
+			return SIGERR("bad id \"%s\": it must start with a letter", value);
+		for (const char *p = value; *p; p++)
+			if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
+				return SIGERR("bad id \"%s\": use letters, digits and '-'", value);
+		x->v = xrealloc(x->v, (x->n + 1) * sizeof(*x->v));
+		struct cgw_sig *s = &x->v[x->n++];
+		memset(s, 0, sizeof(*s));
+		s->id = xstrdup(value);
+		s->file = xstrdup(x->path);
+		s->line = line;
+		s->severity = SEV_NONE;
+		strcpy(s->states, "D");
+		return 1;
+	}
+	if (x->n == 0)
+		return SIGERR("\"%s\" before \"id\": a file starts with [signature] and id = ...",
+		              key);
+	struct cgw_sig *s = &x->v[x->n - 1];
+	char bad[160];
+
+	if (strcmp(section, "signature") == 0) {
+		char **text = NULL;
+		if (strcmp(key, "title") == 0)
+			text = &s->title;
+		else if (strcmp(key, "summary") == 0)
+			text = &s->summary;
+		else if (strcmp(key, "explanation") == 0)
+			text = &s->explanation;
+		if (text) {
+			free(*text);
+			*text = xstrdup(value);
+			x->last = text;
+			return 1;
+		}
+		if (strcmp(key, "severity") == 0) {
+			int sev = sev_parse(value);
+			if (sev < 0)
+				return SIGERR("severity must be info, warning or critical, not \"%s\"",
+				              value);
+			s->severity = (enum cgw_sev)sev;
+			return 1;
+		}
+		if (strcmp(key, "priority") == 0) {
+			char *end;
+			long p = strtol(value, &end, 10);
+			if (*value == '\0' || *end || p < 0 || p > 1000)
+				return SIGERR("priority must be 0..1000, not \"%s\"", value);
+			s->priority = (int)p;
+			return 1;
+		}
+		if (strcmp(key, "states") == 0) {
+			size_t k = 0;
+			for (const char *p = value; *p; p++) {
+				if (*p == ' ' || *p == ',')
+					continue;
+				if ((*p != 'D' && *p != 'R') || k + 1 >= sizeof(s->states))
+					return SIGERR("states must list D and/or R, not \"%s\"", value);
+				s->states[k++] = *p;
+			}
+			s->states[k] = '\0';
+			if (k == 0)
+				return SIGERR("%s", "states is empty");
+			return 1;
+		}
+		if (strcmp(key, "correlator") == 0) {
+			if (!in_list(correlators, value))
+				return SIGERR("unknown correlator \"%s\" (known: none, lru-drain, "
+				              "workqueue, cgroup-churn, task-groups, kmsg)", value);
+			free(s->correlator);
+			s->correlator = xstrdup(value);
+			return 1;
+		}
+	} else if (strcmp(section, "match") == 0) {
+		struct cgw_pat p;
+		if (strcmp(key, "frame") == 0 || strcmp(key, "optional") == 0) {
+			if (pat_parse(value, &p, bad, sizeof(bad)) < 0)
+				return SIGERR("%s is not a kernel function name", bad);
+			if (key[0] == 'f')
+				pat_push(&s->frames, &s->nframes, p);
+			else
+				pat_push(&s->optional, &s->noptional, p);
+			return 1;
+		}
+		if (strcmp(key, "order") == 0) {
+			if (s->norder)
+				return SIGERR("%s", "only one \"order\" line per signature");
+			char *copy = xstrdup(value), *save;
+			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				if (pat_parse(t, &p, bad, sizeof(bad)) < 0) {
+					free(copy);
+					return SIGERR("order: %s is not a kernel function name", bad);
+				}
+				pat_push(&s->order, &s->norder, p);
+			}
+			free(copy);
+			if (s->norder < 2)
+				return SIGERR("%s", "order needs at least two groups, comma-separated");
+			return 1;
+		}
+	} else if (strcmp(section, "remedies") == 0 && strcmp(key, "remedy") == 0) {
+		strv_push(&s->remedies, &s->nremedies, value);
+		x->last = &s->remedies[s->nremedies - 1];
+		return 1;
+	} else if (strcmp(section, "references") == 0 && strcmp(key, "reference") == 0) {
+		strv_push(&s->references, &s->nreferences, value);
+		x->last = &s->references[s->nreferences - 1];
+		return 1;
+	} else if (strcmp(section, "signature") && strcmp(section, "match") &&
+	           strcmp(section, "remedies") && strcmp(section, "references")) {
+		return SIGERR("unknown section [%s]", section);
+	}
+	return SIGERR("unknown key \"%s\" in [%s]", key, section);
+}
+
+/* Whole-signature checks once its file is read. Returns the number of errors. */
+static int sig_validate(const struct cgw_sig *s, FILE *err)
+{
+	int e = 0;
+#define NEED(cond, what) \
+	do { if (!(cond)) { fprintf(err, "%s:%d: signature %s: %s\n", s->file, s->line, s->id, what); e++; } } while (0)
+	NEED(s->title && *s->title, "missing title");
+	NEED(s->summary && *s->summary, "missing summary");
+	NEED(s->severity != SEV_NONE, "missing severity");
+	NEED(s->nframes || s->norder || in_list(builtin_ids, s->id),
+	     "no [match] frame or order: it would never match");
+#undef NEED
+	return e;
+}
+
+static int sig_load_file(struct cgw_sigset *set, const char *path, FILE *err)
+{
+	struct sig_ctx x = { .path = path, .err = err };
+	int r = ini_load(path, sig_handler, &x, err);
+	if (r < 0) {
+		fprintf(err, "%s: %s\n", path, strerror(-r));
+		r = 1;
+	}
+	if (r == 0 && x.n == 0) {
+		fprintf(err, "%s:1: no [signature] with an id\n", path);
+		r = 1;
+	}
+	for (size_t i = 0; r == 0 && i < x.n; i++)
+		r += sig_validate(&x.v[i], err);
+	for (size_t i = 0; r == 0 && i < x.n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(x.v[i].id, x.v[j].id) == 0) {
+				fprintf(err, "%s:%d: duplicate id %s (also at line %d)\n", path,
+				        x.v[i].line, x.v[i].id, x.v[j].line);
+				r++;
+			}
+	if (r) {                              /* a bad file is skipped whole */
+		for (size_t i = 0; i < x.n; i++)
+			sig_clear(&x.v[i]);
+		free(x.v);
+		return r;
+	}
+	for (size_t i = 0; i < x.n; i++) {
+		struct cgw_sig *old = (struct cgw_sig *)sig_find(set, x.v[i].id);
+		if (!x.v[i].correlator)
+			x.v[i].correlator = xstrdup("none");
+		if (old) {
+			sig_clear(old);
+			*old = x.v[i];
+		} else {
+			set->v = xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
+			set->v[set->n++] = x.v[i];
+		}
+	}
+	free(x.v);
+	return 0;
+}
+
+static int conf_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+	return d->d_name[0] != '.' && n > 5 && strcmp(d->d_name + n - 5, ".conf") == 0;
+}
+
+int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, conf_filter, alphasort);
+	if (n < 0)
+		return -errno;
+	/* ids must be unique within one directory: remember who defined each */
+	struct cgw_sigset here = { 0 };
+	int errors = 0;
+	for (int i = 0; i < n; i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		free(names[i]);
+		struct cgw_sigset one = { 0 };
+		int r = sig_load_file(&one, path, err);
+		errors += r;
+		for (size_t j = 0; j < one.n; j++) {
+			const struct cgw_sig *dup = sig_find(&here, one.v[j].id);
+			if (dup) {
+				fprintf(err, "%s:%d: id %s is already defined at %s:%d, ignoring\n",
+				        one.v[j].file, one.v[j].line, one.v[j].id, dup->file, dup->line);
+				errors++;
+				continue;
+			}
+			here.v = xrealloc(here.v, (here.n + 1) * sizeof(*here.v));
+			here.v[here.n] = one.v[j];
+			memset(&one.v[j], 0, sizeof(one.v[j]));
+			here.n++;
+		}
+		sig_free(&one);
+	}
+	free(names);
+	/* merge: a later directory replaces by id */
+	for (size_t j = 0; j < here.n; j++) {
+		struct cgw_sig *old = (struct cgw_sig *)sig_find(set, here.v[j].id);
+		if (old) {
+			sig_clear(old);
+			*old = here.v[j];
+		} else {
+			set->v = xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
+			set->v[set->n++] = here.v[j];
+		}
+	}
+	free(here.v);
+	return errors;
+}
+
+static bool alt_match(const struct cgw_pat *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const char *a = p->alt[i];
+		size_t k = strlen(a);
+		if (k && a[k - 1] == '*') {
+			if (strncmp(name, a, k - 1) == 0)
+				return true;
+		} else if (strcmp(name, a) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Index of the innermost frame that matched, via *top; marks as documented. */
+static bool sig_match_top(const struct cgw_sig *s, const struct cgw_frame *f, size_t n,
+                          bool *marks, size_t *top)
+{
+	size_t best = n;
+	for (size_t g = 0; g < s->nframes; g++) {
+		size_t i;
+		for (i = 0; i < n; i++)
+			if (alt_match(&s->frames[g], f[i].name))
+				break;
+		if (i == n)
+			return false;
+		if (i < best)
+			best = i;
+	}
+	if (s->norder) {
+		size_t i = 0, g = 0;
+		for (; i < n && g < s->norder; i++)
+			if (alt_match(&s->order[g], f[i].name)) {
+				if (g == 0 && i < best)
+					best = i;
+				g++;
+			}
+		if (g < s->norder)
+			return false;
+	}
+	if (s->nframes == 0 && s->norder == 0)
+		return false;
+	if (marks) {
+		for (size_t i = 0; i < n; i++) {
+			bool m = false;
+			for (size_t g = 0; !m && g < s->nframes; g++)
+				m = alt_match(&s->frames[g], f[i].name);
+			for (size_t g = 0; !m && g < s->norder; g++)
+				m = alt_match(&s->order[g], f[i].name);
+			for (size_t g = 0; !m && g < s->noptional; g++)
+				m = alt_match(&s->optional[g], f[i].name);
+			marks[i] = m;
+		}
+	}
+	if (top)
+		*top = best;
+	return true;
+}
+
+bool sig_match(const struct cgw_sig *s, const struct cgw_frame *f, size_t n, bool *marks)
+{
+	return sig_match_top(s, f, n, marks, NULL);
+}
+
+const struct cgw_sig *sig_best(const struct cgw_sigset *set, char state,
+                               const struct cgw_frame *f, size_t n)
+{
+	const struct cgw_sig *best = NULL;
+	size_t best_top = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct cgw_sig *s = &set->v[i];
+		size_t top;
+		if (!strchr(s->states, state) || !sig_match_top(s, f, n, NULL, &top))
+			continue;
+		if (!best || s->priority > best->priority ||
+		    (s->priority == best->priority && top < best_top)) {
+			best = s;
+			best_top = top;
+		}
+	}
+	return best;
+}

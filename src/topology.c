@@ -1,0 +1,42 @@
+/* topology.c: the CPU isolation layout — online, isolated (sysfs and isolcpus=), nohz_full,
+ * and the housekeeping CPUs left for everything else. */
+#include <string.h>
+
+#include "cgwatch.h"
+
+static void read_cpus(const char *path, struct cgw_cpus *out)
+{
+	char buf[4096];
+	memset(out, 0, sizeof(*out));
+	if (read_small_file(path, buf, sizeof(buf)) >= 0 && cpulist_parse(buf, out) < 0) {
+		log_warnx("%s: not a CPU list, ignoring", path);
+		memset(out, 0, sizeof(*out));
+	}
+}
+
+void topology_read(struct cgw_topology *t)
+{
+	memset(t, 0, sizeof(*t));
+	read_cpus("/sys/devices/system/cpu/online", &t->online);
+	read_cpus("/sys/devices/system/cpu/isolated", &t->isolated);
+	read_cpus("/sys/devices/system/cpu/nohz_full", &t->nohz_full);
+
+	char cmdline[4096], val[1024];
+	if (read_small_file("/proc/cmdline", cmdline, sizeof(cmdline)) >= 0) {
+		struct cgw_cpus c;
+		if (cmdline_get(cmdline, "isolcpus", val, sizeof(val))) {
+			if (parse_isolcpus(val, &t->isol_flags, &c) == 0)
+				cpus_or(&t->isolated, &c);
+			else
+				log_warnx("/proc/cmdline: isolcpus=%s not understood, ignoring", val);
+		}
+		if (cmdline_get(cmdline, "nohz_full", val, sizeof(val)) &&
+		    cpulist_parse(val, &c) == 0)
+			cpus_or(&t->nohz_full, &c);
+	}
+	t->housekeeping = t->online;
+	cpus_andnot(&t->housekeeping, &t->isolated);
+	cpus_andnot(&t->housekeeping, &t->nohz_full);
+	if (cpus_empty(&t->housekeeping))
+		t->housekeeping = t->online;
+}

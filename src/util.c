@@ -1,0 +1,187 @@
+/* util.c: allocation, strings, small file reads, escaping, numbers, time. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+static void sb_reserve(struct strbuf *b, size_t more)
+{
+	if (b->len + more + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	b->s = xrealloc(b->s, cap);
+	b->cap = cap;
+}
+
+void sb_add(struct strbuf *b, const char *s, size_t n)
+{
+	sb_reserve(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sb_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void sb_free(struct strbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+ssize_t read_small_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0;
+	while (len + 1 < cap) {
+		ssize_t r = read(fd, buf + len, cap - 1 - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+char *cescape(const char *s, size_t n, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	if (cap == 0)
+		return out;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char tmp[4];
+		size_t k;
+		switch (c) {
+		case '\n': tmp[0] = '\\'; tmp[1] = 'n'; k = 2; break;
+		case '\t': tmp[0] = '\\'; tmp[1] = 't'; k = 2; break;
+		case '\r': tmp[0] = '\\'; tmp[1] = 'r'; k = 2; break;
+		case '"': tmp[0] = '\\'; tmp[1] = '"'; k = 2; break;
+		case '\\': tmp[0] = '\\'; tmp[1] = '\\'; k = 2; break;
+		default:
+			if (c < 0x20 || c >= 0x7f) {
+				tmp[0] = '\\'; tmp[1] = 'x';
+				tmp[2] = hex[c >> 4]; tmp[3] = hex[c & 15];
+				k = 4;
+			} else {
+				tmp[0] = (char)c;
+				k = 1;
+			}
+		}
+		if (o + k + 1 > cap)
+			break;
+		memcpy(out + o, tmp, k);
+		o += k;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+int parse_seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno)
+		return -EINVAL;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (*end || !isfinite(v))
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+uint64_t now_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static const char *const sev_names[] = { "none", "info", "warning", "critical" };
+
+const char *sev_name(enum cgw_sev s)
+{
+	return (unsigned)s < 4 ? sev_names[s] : "none";
+}
+
+int sev_parse(const char *s)
+{
+	for (int i = SEV_INFO; i <= SEV_CRITICAL; i++)
+		if (strcmp(s, sev_names[i]) == 0)
+			return i;
+	return -1;
+}
