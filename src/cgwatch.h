@@ -127,6 +127,10 @@ int parse_isolcpus(const char *val, unsigned *flags, struct cgw_cpus *cpus);
 int parse_cgroup_buf(const char *buf, const char *controller, char *v1, size_t v1cap,
                      char *v2, size_t v2cap);
 
+/* The systemd unit a cgroup path belongs to ("/system.slice/sshd.service" -> "sshd.service"),
+ * "" when none. Writes into out (cap bytes) and returns out. */
+char *cgroup_unit(const char *path, char *out, size_t cap);
+
 /* /proc/self/mountinfo: mount point of the v1 hierarchy with `controller` in its super
  * options (or "name=x"), or of cgroup2 when controller is NULL. Returns 0 or -ENOENT. */
 int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, size_t cap);

@@ -383,3 +383,36 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
 	}
 	return -ENOENT;
 }
+
+/* "/system.slice/sshd.service" -> "sshd.service"; "/user.slice/user-0.slice/session-3.scope"
+ * -> "session-3.scope"; "/system.slice" -> "system.slice"; "/" -> "". Follows systemd: the
+ * first component that is a unit other than a slice, else the innermost slice. */
+char *cgroup_unit(const char *path, char *out, size_t cap)
+{
+	static const char *const kinds[] = { ".service", ".scope", ".socket", ".mount",
+	                                     ".swap", ".device", ".target", ".timer" };
+	const char *slice = NULL, *p = path;
+	size_t slice_len = 0;
+	out[0] = '\0';
+	while (*p) {
+		p += strspn(p, "/");
+		size_t n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			size_t kl = strlen(kinds[k]);
+			if (n > kl && memcmp(p + n - kl, kinds[k], kl) == 0) {
+				snprintf(out, cap, "%.*s", (int)n, p);
+				return out;
+			}
+		}
+		if (n > 6 && memcmp(p + n - 6, ".slice", 6) == 0) {
+			slice = p;
+			slice_len = n;
+		}
+		p += n;
+	}
+	if (slice)
+		snprintf(out, cap, "%.*s", (int)slice_len, slice);
+	return out;
+}

@@ -83,7 +83,8 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms)
 			if (j->out[k].pid == s->t[i].tgid) {
 				struct cgw_task *t = &s->t[i];
 				snprintf(t->user, sizeof(t->user), "%s", j->out[k].user);
-				snprintf(t->unit, sizeof(t->unit), "%s", j->out[k].unit);
+				if (!t->unit[0])      /* the cgroup path is the same on a replay */
+					snprintf(t->unit, sizeof(t->unit), "%s", j->out[k].unit);
 				t->started_at = (double)now - j->out[k].elapsed;
 			}
 	detail_release(j);

@@ -174,6 +174,7 @@ static void scan_suspect(const struct cgw_scan *s, struct cgw_task *t, unsigned 
 		parse_cgroup_buf(buf, "name=systemd", sd, sizeof(sd), NULL, 0);
 		snprintf(t->cgroup, sizeof(t->cgroup), "%s",
 		         v2[0] && strcmp(v2, "/") ? v2 : sd[0] ? sd : v2);
+		cgroup_unit(t->cgroup, t->unit, sizeof(t->unit));
 		t->frozen = cgroup_frozen(s, v1, v2, timeout_ms);
 	}
 	free(buf);

@@ -103,7 +103,7 @@ static int pat_parse(const char *text, struct cgw_pat *out, char *bad, size_t ba
 	for (char *t = strtok_r(copy, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
 		t = trim(t);
 		if (!valid_symbol(t)) {
-			snprintf(bad, badcap, "\"%s\"", t);
+			snprintf(bad, badcap, "\"%s\" is not a kernel function name", t);
 			goto fail;
 		}
 		out->alt = xrealloc(out->alt, (out->n + 1) * sizeof(char *));
@@ -111,7 +111,7 @@ static int pat_parse(const char *text, struct cgw_pat *out, char *bad, size_t ba
 	}
 	free(copy);
 	if (out->n == 0) {
-		snprintf(bad, badcap, "an empty frame group");
+		snprintf(bad, badcap, "empty frame group");
 		return -EINVAL;
 	}
 	return 0;
@@ -243,7 +243,7 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 		struct cgw_pat p;
 		if (strcmp(key, "frame") == 0 || strcmp(key, "optional") == 0) {
 			if (pat_parse(value, &p, bad, sizeof(bad)) < 0)
-				return SIGERR("%s is not a kernel function name", bad);
+				return SIGERR("%s", bad);
 			if (key[0] == 'f')
 				pat_push(&s->frames, &s->nframes, p);
 			else
@@ -257,7 +257,7 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 				if (pat_parse(t, &p, bad, sizeof(bad)) < 0) {
 					free(copy);
-					return SIGERR("order: %s is not a kernel function name", bad);
+					return SIGERR("order: %s", bad);
 				}
 				pat_push(&s->order, &s->norder, p);
 			}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The whole test suite: unit tests (cmocka, under valgrind), config and signature golden files,
+# fixture replays (with the AddressSanitizer build), and live tests on the real kernel (root).
+# Every part prints "PASS name", "FAIL name: why" or "SKIP name: why" lines; the last line is
+# the summary "N passed, N failed, N skipped". Exit status is non-zero when anything failed.
+set -u
+cd "$(dirname "$0")/.."
+REPO=$PWD
+BUILD=${BUILD:-build}
+CGW=$REPO/$BUILD/cgwatch
+ASAN=$REPO/$BUILD/asan/cgwatch
+export CGWATCH_SIGNATURES_DIR=$REPO/conf/signatures.d
+pass=0 fail=0 skip=0
+
+tally() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		PASS*) pass=$((pass + 1)); echo "$line" ;;
+		FAIL*) fail=$((fail + 1)); echo "$line" ;;
+		SKIP*) skip=$((skip + 1)); echo "$line" ;;
+		*) [ -n "${VERBOSE:-}" ] && echo "  $line" ;;
+		esac
+	done
+}
+
+# cmocka's TAP output ("ok 3 - test_x", "not ok 4 - test_y"), each binary under valgrind.
+unit() {
+	local t name out rc vg=()
+	if command -v valgrind >/dev/null; then
+		vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
+	else
+		echo "SKIP valgrind: not installed, unit tests run without it"
+	fi
+	for t in "$BUILD"/tests/test-*; do
+		[ -x "$t" ] || continue
+		name=$(basename "$t")
+		out=$(CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "${vg[@]}" "$t" 2>&1)
+		rc=$?
+		sed -n -e "s/^ok [0-9]* - \(.*\)/PASS unit-$name:\1/p" \
+		       -e "s/^not ok [0-9]* - \(.*\)/FAIL unit-$name:\1/p" <<<"$out"
+		if [ $rc = 99 ]; then
+			echo "FAIL valgrind-$name: memory errors or leaks:"
+			grep '^==' <<<"$out" | head -20 | sed 's/^/    /'
+		elif [ $rc != 0 ] && ! grep -q '^not ok' <<<"$out"; then
+			echo "FAIL unit-$name: exit $rc"
+			tail -5 <<<"$out" | sed 's/^/    /'
+		fi
+	done
+}
+
+# Golden files: tests/conf/N.in through `config --check` must print N.ok exactly.
+golden() {
+	local in ok got
+	for in in tests/conf/*.in; do
+		ok=${in%.in}.ok
+		got=$({ "$CGW" config --check --config "$in" 2>&1; echo "exit $?"; })
+		if [ "$got" = "$(cat "$ok")" ]; then
+			echo "PASS conf-$(basename "$in")"
+		else
+			echo "FAIL conf-$(basename "$in"): output differs:"
+			diff <(echo "$got") "$ok" | sed 's/^/    /'
+		fi
+	done
+	got=$("$CGW" config --check --config cgwatch.conf 2>&1)
+	[ "$got" = "configuration OK" ] && echo "PASS conf-shipped" ||
+		echo "FAIL conf-shipped: cgwatch.conf: $got"
+	got=$("$CGW" signatures --check conf/signatures.d 2>&1)
+	[ $? = 0 ] && echo "PASS signatures-shipped" ||
+		echo "FAIL signatures-shipped: $got"
+	got=$({ "$CGW" signatures --check tests/sigs/bad 2>&1; echo "exit $?"; })
+	if [ "$got" = "$(cat tests/sigs/bad.ok)" ]; then
+		echo "PASS signatures-broken"
+	else
+		echo "FAIL signatures-broken: output differs:"
+		diff <(echo "$got") tests/sigs/bad.ok | sed 's/^/    /'
+	fi
+	# a local file replaces the shipped signature with the same id, and only that one
+	local conf
+	conf=$(mktemp) && printf '[signatures]\nlocal = %s/tests/sigs/override\n' "$REPO" >"$conf"
+	got=$("$CGW" signatures --config "$conf" 2>&1)
+	rm -f "$conf"
+	if grep -q '^fuse-wait .*Local override' <<<"$got" && grep -q '^io-wait ' <<<"$got"; then
+		echo "PASS signatures-override"
+	else
+		echo "FAIL signatures-override: listing: $(head -c 600 <<<"$got")"
+	fi
+}
+
+echo "== unit tests (cmocka, valgrind)"
+unit | tally
+echo "== configuration and signature files"
+golden | tally
+echo "== fixture replays (AddressSanitizer build)"
+if [ -x "$ASAN" ]; then
+	CGWATCH=$ASAN ASAN_OPTIONS=detect_leaks=1 tests/fixtures/run.sh | tally
+else
+	CGWATCH=$CGW tests/fixtures/run.sh | tally
+fi
+echo "== live tests on this kernel"
+CGWATCH=$CGW tests/live/run.sh | tally
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]
