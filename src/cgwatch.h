@@ -141,8 +141,8 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
  * Returns bytes read, -errno, or -ETIMEDOUT (the thread is abandoned, and finishes and
  * frees its own state whenever the kernel lets it). */
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
-/* Run fn(arg) in a helper thread with a deadline. Returns 0, or -ETIMEDOUT: then the thread
- * owns arg and calls release(arg) when fn returns. */
+/* Run fn(arg) on the worker thread with a deadline. Returns 0, or -ETIMEDOUT: then the
+ * worker is abandoned, owns arg and calls release(arg) when fn returns. One caller thread. */
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
 /* Number of helper threads abandoned and still stuck. */
 unsigned dl_stuck(void);

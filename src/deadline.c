@@ -11,15 +11,25 @@
 
 #include "cgwatch.h"
 
+/* One worker thread serves every call in turn, so what libraries keep per thread (libproc2's
+ * read buffers live in thread-local storage) is allocated once, not once per call. A worker
+ * whose job passed its deadline is abandoned: it finishes the job whenever the kernel lets
+ * it, releases it, and exits; the next call starts a fresh worker. */
 struct dl_job {
-	pthread_mutex_t lock;
-	pthread_cond_t done_cv;
-	bool done, abandoned;
 	void (*fn)(void *);
 	void *arg;
 	void (*release)(void *);
+	bool done;
 };
 
+struct dl_worker {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;               /* job posted, or job done */
+	struct dl_job *job;
+	bool abandoned;
+};
+
+static struct dl_worker *dl_current;  /* the healthy worker; one caller thread only */
 static atomic_uint dl_stuck_count;
 
 unsigned dl_stuck(void)
@@ -29,48 +39,72 @@ unsigned dl_stuck(void)
 
 static void *dl_thread(void *p)
 {
-	struct dl_job *j = p;
-	j->fn(j->arg);
-	pthread_mutex_lock(&j->lock);
-	j->done = true;
-	bool abandoned = j->abandoned;
-	pthread_cond_signal(&j->done_cv);
-	pthread_mutex_unlock(&j->lock);
-	if (abandoned) {                       /* the caller left: clean up for it */
-		if (j->release)
-			j->release(j->arg);
-		pthread_mutex_destroy(&j->lock);
-		pthread_cond_destroy(&j->done_cv);
-		free(j);
-		atomic_fetch_sub(&dl_stuck_count, 1);
+	struct dl_worker *w = p;
+	struct dl_job *j;
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->job)
+			pthread_cond_wait(&w->cv, &w->lock);
+		j = w->job;
+		pthread_mutex_unlock(&w->lock);
+		j->fn(j->arg);
+		pthread_mutex_lock(&w->lock);
+		j->done = true;
+		w->job = NULL;
+		if (w->abandoned)
+			break;
+		pthread_cond_broadcast(&w->cv);
 	}
+	/* abandoned: the caller left; the job, its argument and the worker are ours to free */
+	pthread_mutex_unlock(&w->lock);
+	if (j->release)
+		j->release(j->arg);
+	free(j);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+	atomic_fetch_sub(&dl_stuck_count, 1);
 	return NULL;
 }
 
-int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms)
+static struct dl_worker *dl_worker_get(void)
 {
-	struct dl_job *j = xcalloc(1, sizeof(*j));
+	if (dl_current)
+		return dl_current;
+	struct dl_worker *w = xcalloc(1, sizeof(*w));
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&j->done_cv, &ca);
+	pthread_cond_init(&w->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_mutex_init(&j->lock, NULL);
-	j->fn = fn;
-	j->arg = arg;
-	j->release = release;
-
+	pthread_mutex_init(&w->lock, NULL);
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
 	pthread_t t;
-	int r = pthread_create(&t, &attr, dl_thread, j);
+	int r = pthread_create(&t, &attr, dl_thread, w);
 	pthread_attr_destroy(&attr);
-	if (r != 0) {                          /* no thread: run inline rather than not at all */
-		fn(arg);
-		j->done = true;
+	if (r != 0) {
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->cv);
+		free(w);
+		return NULL;
 	}
+	return dl_current = w;
+}
+
+int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms)
+{
+	struct dl_worker *w = dl_worker_get();
+	if (!w) {                              /* no thread: run inline rather than not at all */
+		fn(arg);
+		return 0;
+	}
+	struct dl_job *j = xcalloc(1, sizeof(*j));
+	j->fn = fn;
+	j->arg = arg;
+	j->release = release;
 
 	struct timespec until;
 	clock_gettime(CLOCK_MONOTONIC, &until);
@@ -80,18 +114,19 @@ int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned tim
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000L;
 	}
-	pthread_mutex_lock(&j->lock);
+	pthread_mutex_lock(&w->lock);
+	w->job = j;
+	pthread_cond_broadcast(&w->cv);
 	while (!j->done) {
-		if (pthread_cond_timedwait(&j->done_cv, &j->lock, &until) == ETIMEDOUT && !j->done) {
-			j->abandoned = true;
+		if (pthread_cond_timedwait(&w->cv, &w->lock, &until) == ETIMEDOUT && !j->done) {
+			w->abandoned = true;
+			dl_current = NULL;
 			atomic_fetch_add(&dl_stuck_count, 1);
-			pthread_mutex_unlock(&j->lock);
-			return -ETIMEDOUT;
+			pthread_mutex_unlock(&w->lock);
+			return -ETIMEDOUT;     /* j and arg now belong to the worker */
 		}
 	}
-	pthread_mutex_unlock(&j->lock);
-	pthread_mutex_destroy(&j->lock);
-	pthread_cond_destroy(&j->done_cv);
+	pthread_mutex_unlock(&w->lock);
 	free(j);
 	return 0;
 }

@@ -35,12 +35,18 @@ static json_object *jcpus(const struct cgw_cpus *c)
 	return json_object_new_string(cpulist_format(c, buf, sizeof(buf)));
 }
 
-/* Round to 0.1 s for people, keep it a number for programs. */
+/* A number printed with `decimals` digits: 0.1 s is what a person reads, and the
+ * rq clock is no more exact than that across CPUs. */
+static json_object *jround(double v, int decimals)
+{
+	char buf[48];
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
+}
+
 static json_object *jseconds(double s)
 {
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%.1f", s);
-	return json_object_new_double_s(s, buf);
+	return jround(s, 1);
 }
 
 static json_object *task_json(const struct cgw_task *t)
@@ -151,9 +157,8 @@ int report_json(const struct cgw_report *r, FILE *out)
 
 	json_object *sc = json_object_new_object();
 	json_object_object_add(sc, "threads", json_object_new_int64((int64_t)s->threads));
-	json_object_object_add(sc, "duration_ms",
-	                       json_object_new_double((double)s->scan_usec / 1000.0));
-	json_object_object_add(sc, "threshold_s", json_object_new_double(r->threshold_s));
+	json_object_object_add(sc, "duration_ms", jround((double)s->scan_usec / 1000.0, 3));
+	json_object_object_add(sc, "threshold_s", jround(r->threshold_s, 1));
 	json_object_object_add(o, "scan", sc);
 
 	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |

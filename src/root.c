@@ -65,9 +65,9 @@ int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap)
 		         "run as root, or allow unprivileged user namespaces", dir, strerror(-e));
 		return e;
 	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    (snprintf(path, sizeof(path), "%s/proc", dir),
-	     mount(path, "/proc", NULL, MS_BIND | MS_REC, NULL) < 0)) {
+	     mount(path, "/proc", "none", MS_BIND | MS_REC, NULL) < 0)) {
 		e = -errno;
 		snprintf(msg, cap, "--root %s: cannot bind %s on /proc: %s", dir, path, strerror(-e));
 		return e;
@@ -76,7 +76,7 @@ int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap)
 	snprintf(path, sizeof(path), "%s/sys", dir);
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		r = mount(path, "/sys", NULL, MS_BIND | MS_REC, NULL);
+		r = mount(path, "/sys", "none", MS_BIND | MS_REC, NULL);
 	else
 		r = mount("cgwatch-empty", "/sys", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k");
 	if (r < 0) {

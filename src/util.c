@@ -69,8 +69,9 @@ void sb_add(struct strbuf *b, const char *s, size_t n)
 void sb_printf(struct strbuf *b, const char *fmt, ...)
 {
 	va_list ap;
+	char probe[1];
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(probe, sizeof(probe), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;

@@ -1,0 +1,13 @@
+#!/bin/bash
+# Build the live-test helpers into tests/live/bin/ (git-ignored).
+# Quiet on success; on failure prints the compiler output to stderr, exits 1.
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$here/bin" || exit 1
+rc=0
+for src in "$here"/*.c; do
+	bin="$here/bin/$(basename "$src" .c)"
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		cc -O1 -Wall -Wextra -Werror -o "$bin.tmp" "$src" && mv -f "$bin.tmp" "$bin" || { rm -f "$bin.tmp"; rc=1; }
+	fi
+done
+exit $rc

@@ -1,0 +1,110 @@
+/* fusehold: mount an uninitialised FUSE filesystem and never answer INIT.
+ *
+ *   fusehold DIR [--child] [--name NAME | --hostile]
+ *
+ * Opens /dev/fuse, mounts it on DIR (fstype fuse.x, rootmode=40000), prints
+ * "mounted\n" and then holds the fd until killed.  Closing the fd (i.e. the
+ * death of this process) aborts the connection and releases every waiter.
+ *
+ * With --child, it forks a child that closes the fuse fd, optionally renames
+ * itself (prctl PR_SET_NAME), prints "child TID SEC.NSEC\n" (CLOCK_REALTIME,
+ * taken right before the call) and stat()s DIR/x, which blocks in D state in
+ * fuse_get_req.  When the call returns it prints "released ERRNO\n" and exits.
+ * The helper dies with its parent (PR_SET_PDEATHSIG) so a killed test script
+ * never leaves the fd open.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HOSTILE "f\nb\"c\\\x1b[31m"
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n > 0 && write(STDOUT_FILENO, buf, (size_t)n) < 0)
+		_exit(111);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = NULL, *name = NULL;
+	int child = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--child"))
+			child = 1;
+		else if (!strcmp(argv[i], "--hostile"))
+			name = HOSTILE;
+		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+			name = argv[++i];
+		else if (!dir && argv[i][0] != '-')
+			dir = argv[i];
+		else {
+			fprintf(stderr, "usage: fusehold DIR [--child] [--name NAME|--hostile]\n");
+			return 2;
+		}
+	}
+	if (!dir) {
+		fprintf(stderr, "usage: fusehold DIR [--child] [--name NAME|--hostile]\n");
+		return 2;
+	}
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		perror("prctl(PR_SET_PDEATHSIG)");
+		return 1;
+	}
+	if (getppid() == 1)
+		return 1; /* parent already gone */
+
+	int fd = open("/dev/fuse", O_RDWR);
+	if (fd < 0) {
+		fprintf(stderr, "open /dev/fuse: %s\n", strerror(errno));
+		return 4;
+	}
+	char opts[128];
+	snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	if (mount("x", dir, "fuse.x", MS_NOSUID | MS_NODEV, opts) < 0) {
+		fprintf(stderr, "mount fuse on %s: %s\n", dir, strerror(errno));
+		return 5;
+	}
+	say("mounted\n");
+
+	if (child) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/x", dir);
+		pid_t pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (pid == 0) {
+			struct timespec ts;
+			struct stat st;
+			close(fd);
+			if (name && prctl(PR_SET_NAME, name) < 0)
+				_exit(6);
+			clock_gettime(CLOCK_REALTIME, &ts);
+			say("child %d %lld.%09ld\n", (int)getpid(), (long long)ts.tv_sec, ts.tv_nsec);
+			int r = stat(path, &st);
+			say("released %s\n", r == 0 ? "OK" : strerrorname_np(errno));
+			_exit(0);
+		}
+	}
+	for (;;)
+		pause();
+}

@@ -1,0 +1,251 @@
+# Shared code for the live tests; sourced by every tests/live/NAME.sh.
+#
+# A scenario script calls live_init NAME, registers cleanups with
+# live_on_exit CMD..., and ends with live_pass / live_fail MSG / live_skip MSG.
+# Whatever happens (failure, error, signal, watchdog), the EXIT trap runs the
+# cleanups in reverse order and prints exactly one line on the original stdout:
+#   PASS live-NAME | FAIL live-NAME: reason | SKIP live-NAME: reason
+# Everything else the script or its commands print goes to stderr, which is
+# discarded unless LIVE_DEBUG=1.
+#
+# Environment:
+#   CGWATCH                 binary to test (default: /work/main/build/cgwatch)
+#   CGWATCH_SIGNATURES_DIR  signatures (default: /work/main/conf/signatures.d)
+#   LIVE_DEBUG=1            keep stderr (commands' noise, cgwatch output on failure)
+
+LIVE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LIVE_BIN=$LIVE_DIR/bin
+LIVE_REPO=$(cd "$LIVE_DIR/../.." && pwd)
+CGWATCH=${CGWATCH:-$LIVE_REPO/build/cgwatch}
+export CGWATCH_SIGNATURES_DIR=${CGWATCH_SIGNATURES_DIR:-$LIVE_REPO/conf/signatures.d}
+LIVE_BUDGET=${LIVE_BUDGET:-45}   # watchdog, seconds; each step is also bounded
+
+LIVE_NAME=
+LIVE_RESULT=
+LIVE_REASON=
+LIVE_CLEANUPS=()
+LIVE_WATCHDOG=
+LIVE_TMP=
+
+live_init() {
+	LIVE_NAME=$1
+	exec 3>&1 1>&2          # fd 3: the result line; stdout noise goes to stderr
+	[ "${LIVE_DEBUG:-0}" = 1 ] || exec 2>/dev/null
+	trap _live_exit EXIT
+	trap 'live_fail "interrupted by a signal"' INT TERM HUP
+	trap 'live_fail "watchdog: script still running after ${LIVE_BUDGET} s"' USR1
+	_live_start_watchdog
+	LIVE_T0=$(date +%s.%N)
+}
+
+# Watchdog: a subshell that sends SIGUSR1 to the script after LIVE_BUDGET s.
+# Bash runs the trap once the current foreground command returns; every
+# foreground command is itself bounded (timeout), so the script ends < 60 s.
+_live_start_watchdog() {
+	(
+		trap - EXIT INT HUP USR1
+		sleep "$LIVE_BUDGET" 3>&- &
+		s=$!
+		trap 'kill $s; exit 0' TERM
+		wait $s
+		kill -USR1 $$
+	) 3>&- &
+	LIVE_WATCHDOG=$!
+}
+
+live_on_exit() { LIVE_CLEANUPS+=("$*"); }
+
+live_pass() { LIVE_RESULT=PASS; exit 0; }
+live_fail() { LIVE_RESULT=FAIL; LIVE_REASON=$*; exit 1; }
+live_skip() { LIVE_RESULT=SKIP; LIVE_REASON=$*; exit 0; }
+
+_live_exit() {
+	local rc=$? i extra=
+	trap - EXIT INT TERM HUP USR1
+	if [ -z "$LIVE_RESULT" ]; then
+		LIVE_RESULT=FAIL
+		LIVE_REASON="script ended unexpectedly (exit $rc, line ${BASH_LINENO[0]})"
+	fi
+	for ((i = ${#LIVE_CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "${LIVE_CLEANUPS[i]}"
+	done
+	if [ -n "$LIVE_WATCHDOG" ]; then
+		kill -TERM "$LIVE_WATCHDOG" 2>/dev/null
+		wait "$LIVE_WATCHDOG" 2>/dev/null
+	fi
+	if [ -n "$LIVE_CLEANUP_ERR" ]; then
+		# Something this script made is left behind: that is a failure too.
+		if [ "$LIVE_RESULT" = FAIL ]; then
+			LIVE_REASON="$LIVE_REASON; cleanup: $LIVE_CLEANUP_ERR"
+		else
+			LIVE_RESULT=FAIL LIVE_REASON="cleanup: $LIVE_CLEANUP_ERR"
+		fi
+	fi
+	# One line, whatever the reason contains.
+	LIVE_REASON=${LIVE_REASON//$'\n'/ | }
+	case $LIVE_RESULT in
+	PASS) printf 'PASS live-%s\n' "$LIVE_NAME" >&3 ;;
+	*) printf '%s live-%s: %s\n' "$LIVE_RESULT" "$LIVE_NAME" "$LIVE_REASON" >&3 ;;
+	esac
+	[ "$LIVE_RESULT" = FAIL ] && exit 1
+	exit 0
+}
+
+LIVE_CLEANUP_ERR=
+live_cleanup_error() { LIVE_CLEANUP_ERR="${LIVE_CLEANUP_ERR:+$LIVE_CLEANUP_ERR; }$*"; }
+
+# ---- preconditions -------------------------------------------------------
+
+live_require_root() {
+	[ "$(id -u)" = 0 ] || live_skip "not root"
+}
+
+live_require_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null || live_skip "missing tool: $t"
+	done
+}
+
+live_require_binary() {
+	[ -x "$CGWATCH" ] || live_fail "cgwatch binary not found at $CGWATCH (run make -C $LIVE_REPO)"
+	[ -d "$CGWATCH_SIGNATURES_DIR" ] || live_fail "signatures dir not found: $CGWATCH_SIGNATURES_DIR"
+}
+
+live_require_helpers() {
+	local h
+	"$LIVE_DIR/build.sh" || live_fail "could not build the helpers (run $LIVE_DIR/build.sh)"
+	for h in "$@"; do
+		[ -x "$LIVE_BIN/$h" ] || live_fail "helper $LIVE_BIN/$h missing after build"
+	done
+}
+
+live_require_fuse() {
+	[ -c /dev/fuse ] || live_skip "no /dev/fuse"
+	grep -qw fuse /proc/filesystems || live_skip "fuse filesystem not in /proc/filesystems"
+}
+
+# A private temp dir, removed at exit (after everything mounted in it is gone).
+live_mktemp() {
+	LIVE_TMP=$(mktemp -d /tmp/cgwatch-live-"$LIVE_NAME".XXXXXX) || live_fail "mktemp failed"
+	live_on_exit _live_rm_tmp
+}
+
+_live_rm_tmp() {
+	[ -n "$LIVE_TMP" ] && [ -d "$LIVE_TMP" ] || return 0
+	# Never descend into a mount that might still be stuck.
+	if awk -v d="$LIVE_TMP" '$5 == d || index($5, d "/") == 1 { f = 1 } END { exit !f }' /proc/self/mountinfo; then
+		live_cleanup_error "mount still present under $LIVE_TMP, left it in place"
+		return
+	fi
+	rm -rf -- "$LIVE_TMP" || live_cleanup_error "could not remove $LIVE_TMP"
+}
+
+# ---- time and processes ----------------------------------------------------
+
+live_now() { date +%s.%N; }
+
+# live_elapsed_since T: seconds (float) since live_now value T
+live_elapsed_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
+
+# live_task_state TID -> state letter, or empty if gone
+live_task_state() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	s=${s##*) }
+	printf '%s' "${s%% *}"
+}
+
+# live_wait_for SECONDS CMD...: poll CMD every 0.05 s until it succeeds.
+live_wait_for() {
+	local deadline i
+	deadline=$(awk -v s="$1" 'BEGIN { printf "%d", s * 20 }')
+	shift
+	for ((i = 0; i < deadline; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	"$@"
+}
+
+# live_kill_wait PID [SECONDS]: SIGKILL our own child PID and reap it, bounded.
+live_kill_wait() {
+	local pid=$1 secs=${2:-5}
+	[ -n "$pid" ] || return 0
+	kill -KILL "$pid" 2>/dev/null
+	if live_wait_for "$secs" _live_gone_or_zombie "$pid"; then
+		wait "$pid" 2>/dev/null
+		return 0
+	fi
+	live_cleanup_error "pid $pid did not die within ${secs} s (state $(live_task_state "$pid"))"
+	return 1
+}
+
+_live_gone_or_zombie() {
+	local s
+	s=$(live_task_state "$1")
+	[ -z "$s" ] || [ "$s" = Z ] || [ "$s" = X ]
+}
+
+# live_kill_task TID: SIGKILL a task that is not our child and wait for it to go.
+live_kill_task() {
+	local tid=$1 secs=${2:-5}
+	[ -n "$tid" ] || return 0
+	kill -KILL "$tid" 2>/dev/null
+	live_wait_for "$secs" _live_gone_or_zombie "$tid" ||
+		live_cleanup_error "task $tid did not die within ${secs} s (state $(live_task_state "$tid"))"
+}
+
+# live_umount DIR: lazy unmount if DIR is a mount point.
+live_umount() {
+	if awk -v d="$1" '$5 == d { f = 1 } END { exit !f }' /proc/self/mountinfo; then
+		timeout -k 1 5 umount -l -- "$1" || live_cleanup_error "umount -l $1 failed"
+	fi
+}
+
+# ---- running cgwatch -------------------------------------------------------
+
+# live_cgwatch OUT ERR ARGS...: run cgwatch (bounded to LIVE_CG_TIMEOUT s);
+# sets CG_RC, CG_T_BEFORE, CG_T_AFTER (epoch seconds, float).
+LIVE_CG_TIMEOUT=${LIVE_CG_TIMEOUT:-10}
+live_cgwatch() {
+	local out=$1 err=$2
+	shift 2
+	CG_T_BEFORE=$(live_now)
+	timeout -k 2 "$LIVE_CG_TIMEOUT" "$CGWATCH" "$@" >"$out" 2>"$err" 3>&-
+	CG_RC=$?
+	CG_T_AFTER=$(live_now)
+	if [ "$CG_RC" = 124 ] || [ "$CG_RC" = 137 ]; then
+		live_fail "cgwatch $* did not return within ${LIVE_CG_TIMEOUT} s (killed by timeout, rc $CG_RC); stderr: $(head -c 300 "$err")"
+	fi
+	if [ "${LIVE_DEBUG:-0}" = 1 ]; then
+		echo "--- cgwatch $* -> rc $CG_RC" >&2
+		head -c 20000 "$out" >&2
+		head -c 2000 "$err" >&2
+	fi
+}
+
+# live_json_check FILE WHAT: the output is exactly one JSON object of schema
+# cgwatch.report/1 (note: `jq .` alone accepts an empty file).
+live_json_check() {
+	local f=$1 what=$2 schema
+	[ -s "$f" ] || live_fail "$what: empty output (rc $CG_RC); stderr: $(head -c 300 "${f%.*}.err" 2>/dev/null | cat -v)"
+	jq . "$f" >/dev/null 2>&1 || live_fail "$what: output is not valid JSON (rc $CG_RC): $(head -c 300 "$f" | cat -v)"
+	jq -se 'length == 1 and (.[0] | type) == "object"' "$f" >/dev/null 2>&1 ||
+		live_fail "$what: output is not exactly one JSON object (rc $CG_RC): $(head -c 300 "$f" | cat -v)"
+	schema=$(jq -r '.schema // "missing"' "$f")
+	[ "$schema" = cgwatch.report/1 ] || live_fail "$what: schema is '$schema', want cgwatch.report/1"
+}
+
+# live_task_json FILE TID -> the task object for TID (compact), or empty
+live_task_json() { jq -c --argjson t "$2" '[.tasks[]? | select(.tid == $t)][0] // empty' "$1"; }
+
+# live_findings_for FILE TID -> "id:severity" for every finding naming TID
+live_findings_for() {
+	jq -r --argjson t "$2" '[.findings[]? | select((.tasks // []) | index($t)) | "\(.id):\(.severity)"] | join(",")' "$1"
+}
+
+# live_summary FILE: a short digest of a report for failure messages
+live_summary() {
+	jq -r '"tasks=" + ([.tasks[]? | "\(.tid)/\(.comm)/\(.state)/\(.signature)/\(.blocked_s)"] | join(",")) + " findings=" + ([.findings[]? | "\(.id):\(.severity):\(.tasks)"] | join(","))' "$1" 2>/dev/null | head -c 600
+}

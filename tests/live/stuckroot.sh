@@ -1,0 +1,53 @@
+#!/bin/bash
+# live-stuckroot: `check --root DIR` where DIR is an uninitialised FUSE mount
+# (every lookup under it blocks in fuse_get_req) must not hang: it gives up
+# after its 2 s risky-read deadline, exits 3 and says on stderr which root
+# and that it timed out; and it leaves no task of its own blocked there.
+. "$(dirname "$0")/lib.sh"
+live_init stuckroot
+live_require_root
+live_require_fuse
+live_require_tools timeout awk
+live_require_helpers fusehold
+live_require_binary
+live_mktemp
+
+ROOT=$LIVE_TMP/root
+mkdir "$ROOT" || live_fail "mkdir $ROOT"
+live_on_exit 'live_umount "$ROOT"'
+live_on_exit 'live_kill_wait "$HELPER"'
+
+"$LIVE_BIN/fusehold" "$ROOT" >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
+HELPER=$!
+mounted() { grep -q '^mounted' "$LIVE_TMP/helper.out"; }
+live_wait_for 5 mounted || live_fail "setup: fusehold output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+# Do not touch $ROOT from here on until the helper is dead: any lookup blocks.
+
+ERR=$LIVE_TMP/check.err
+T0=$(live_now)
+timeout -k 2 20 "$CGWATCH" check --root "$ROOT" >"$LIVE_TMP/check.out" 2>"$ERR" 3>&-
+RC=$?
+ELAPSED=$(live_elapsed_since "$T0")
+
+# Tasks running the cgwatch binary still blocked on the stuck mount?
+leftover() {
+	local d exe st out=
+	exe=$(readlink -f "$CGWATCH")
+	for d in /proc/[0-9]*/task/[0-9]*; do
+		[ "$(readlink "$d/exe" 2>/dev/null)" = "$exe" ] || continue
+		st=$(live_task_state "${d##*/}")
+		out+="${d##*/}($(cat "$d/comm" 2>/dev/null),$st,$(cat "$d/wchan" 2>/dev/null)) "
+	done
+	printf '%s' "$out"
+}
+no_leftover() { LEFT=$(leftover); [ -z "$LEFT" ]; }
+live_wait_for 1 no_leftover
+
+msg="rc=$RC elapsed=${ELAPSED}s stderr=$(head -c 300 "$ERR" | cat -v)"
+awk -v e="$ELAPSED" 'BEGIN { exit !(e < 6) }' || live_fail "check --root on a stuck root took too long: $msg"
+[ "$RC" = 3 ] || live_fail "exit code $RC, want 3: $msg"
+grep -qF -- "$ROOT" "$ERR" || live_fail "stderr does not name the root $ROOT: $msg"
+grep -qiE 'time[sd]? ?-?out|deadline' "$ERR" || live_fail "stderr does not mention a timeout: $msg"
+[ -z "$LEFT" ] || live_fail "cgwatch exited but left tasks behind: $LEFT ($msg)"
+
+live_pass
