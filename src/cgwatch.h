@@ -144,6 +144,9 @@ ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_m
 /* Run fn(arg) on the worker thread with a deadline. Returns 0, or -ETIMEDOUT: then the
  * worker is abandoned, owns arg and calls release(arg) when fn returns. One caller thread. */
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
+/* Retire the idle worker; the next call starts a new one. Threads keep the mount namespace
+ * they were born in, so root.c calls this after entering a new one. */
+void dl_reset(void);
 /* Number of helper threads abandoned and still stuck. */
 unsigned dl_stuck(void);
 

@@ -27,6 +27,7 @@ struct dl_worker {
 	pthread_cond_t cv;               /* job posted, or job done */
 	struct dl_job *job;
 	bool abandoned;
+	bool retire;                     /* exit when idle: dl_reset() */
 };
 
 static struct dl_worker *dl_current;  /* the healthy worker; one caller thread only */
@@ -43,8 +44,15 @@ static void *dl_thread(void *p)
 	struct dl_job *j;
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->job)
+		while (!w->job && !w->retire)
 			pthread_cond_wait(&w->cv, &w->lock);
+		if (!w->job) {                 /* retired while idle */
+			pthread_mutex_unlock(&w->lock);
+			pthread_mutex_destroy(&w->lock);
+			pthread_cond_destroy(&w->cv);
+			free(w);
+			return NULL;
+		}
 		j = w->job;
 		pthread_mutex_unlock(&w->lock);
 		j->fn(j->arg);
@@ -92,6 +100,18 @@ static struct dl_worker *dl_worker_get(void)
 		return NULL;
 	}
 	return dl_current = w;
+}
+
+void dl_reset(void)
+{
+	struct dl_worker *w = dl_current;
+	if (!w)
+		return;
+	dl_current = NULL;
+	pthread_mutex_lock(&w->lock);
+	w->retire = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->lock);
 }
 
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms)

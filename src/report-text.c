@@ -16,6 +16,33 @@ static const char *sev_label(enum cgw_sev s)
 	}
 }
 
+/* Print text word-wrapped at 100 columns, every line starting with indent (the first after
+ * `lead`). Signature texts are trusted (they come from the library, not from tasks). */
+static void wrap(FILE *out, const char *indent, const char *lead, const char *text)
+{
+	size_t col = fprintf(out, "%s%s", indent, lead) > 0 ? strlen(indent) + strlen(lead) : 0;
+	const char *p = text;
+	bool first = true;
+	while (*p) {
+		p += strspn(p, " ");
+		size_t n = strcspn(p, " ");
+		if (n == 0)
+			break;
+		if (!first && col + 1 + n > 100) {
+			fprintf(out, "\n%s%*s", indent, (int)strlen(lead), "");
+			col = strlen(indent) + strlen(lead);
+		} else if (!first) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, n, out);
+		col += n;
+		p += n;
+		first = false;
+	}
+	fputc('\n', out);
+}
+
 static void task_line(const struct cgw_task *t, FILE *out, const char *indent)
 {
 	char comm[CGW_COMM_MAX * 4], cg[1024];
@@ -49,11 +76,11 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 {
 	const struct cgw_sig *s = f->sig;
 	fprintf(out, "%-8s %s: %s\n", sev_label(f->severity), s->id, s->title);
-	fprintf(out, "  %s\n", s->summary);
+	wrap(out, "  ", "", s->summary);
 	for (size_t i = 0; i < f->ntasks; i++)
 		task_line(&r->scan->t[f->tasks[i]], out, "  ");
 	if (s->explanation)
-		fprintf(out, "  Why: %s\n", s->explanation);
+		wrap(out, "  ", "Why: ", s->explanation);
 	if (f->evidence.len) {
 		fprintf(out, "  Evidence:\n");
 		for (const char *l = f->evidence.s; *l;) {
@@ -64,8 +91,11 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 	}
 	if (s->nremedies) {
 		fprintf(out, "  What to do (safest first):\n");
-		for (size_t i = 0; i < s->nremedies; i++)
-			fprintf(out, "    %zu. %s\n", i + 1, s->remedies[i]);
+		for (size_t i = 0; i < s->nremedies; i++) {
+			char num[24];
+			snprintf(num, sizeof(num), "%zu. ", i + 1);
+			wrap(out, "    ", num, s->remedies[i]);
+		}
 	}
 	for (size_t i = 0; i < s->nreferences; i++)
 		fprintf(out, "  See: %s\n", s->references[i]);

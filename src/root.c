@@ -59,6 +59,9 @@ int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap)
 		         "(it needs DIR/proc/self/sched)", dir, path, strerror((int)-r));
 		return (int)r;
 	}
+	/* unshare() moves only this thread: the worker that ran the probe stays in the host's
+	 * namespace and would read the live /proc. Retire it; the next read starts a new one. */
+	dl_reset();
 	int e = new_mount_ns();
 	if (e < 0) {
 		snprintf(msg, cap, "--root %s: cannot make a private mount namespace (%s): "
