@@ -59,7 +59,7 @@ struct conf_ctx {
 	struct cgw_conf *c;
 	const char *path;
 	FILE *err;
-	int critical_line;             /* where blocked_critical was set, for the cross-check */
+	int threshold_line;            /* last line setting either blocked_*, for the cross-check */
 };
 
 static int conf_handler(void *user, const char *section, const char *key, const char *value,
@@ -80,8 +80,8 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 				return 0;
 			}
 			*(double *)field = v;
-			if (strcmp(key, "blocked_critical") == 0)
-				x->critical_line = line;
+			if (strncmp(key, "blocked_", 8) == 0)
+				x->threshold_line = line;
 		} else {
 			if (value[0] != '/') {
 				fprintf(x->err, "%s:%d: %s must be an absolute path, ignoring: %s\n",
@@ -106,7 +106,7 @@ int conf_load(struct cgw_conf *c, const char *path, FILE *err)
 		return r;
 	if (c->blocked_critical_s < c->blocked_warning_s) {
 		fprintf(err, "%s:%d: blocked_critical (%g s) is below blocked_warning (%g s)\n",
-		        path, x.critical_line, c->blocked_critical_s, c->blocked_warning_s);
+		        path, x.threshold_line, c->blocked_critical_s, c->blocked_warning_s);
 		r++;
 	}
 	return r;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cgwatch.h"
 
@@ -79,6 +80,11 @@ int ini_load(const char *path, ini_line_handler h, void *user, FILE *err)
 	c.f = fopen(path, "re");
 	if (!c.f)
 		return -errno;
+	struct stat st;
+	if (fstat(fileno(c.f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(c.f);
+		return -EISDIR;
+	}
 	ini_parse_stream(ini_reader_fn, &c, ini_handler_fn, &c);
 	fclose(c.f);
 	return c.errors;

@@ -151,6 +151,57 @@ void frames_free(struct cgw_frame *f, size_t n)
 	free(f);
 }
 
+/* Console splats bracket stacks with context markers since 5.16: <TASK>, </TASK>, <IRQ>... */
+static bool is_context_marker(const char *p, size_t n)
+{
+	static const char *const m[] = { "<TASK>", "</TASK>", "<IRQ>", "</IRQ>", "<NMI>",
+	                                 "</NMI>", "<SOFTIRQ>", "</SOFTIRQ>" };
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (strlen(m[i]) == n && memcmp(p, m[i], n) == 0)
+			return true;
+	return false;
+}
+
+static size_t span_hex(const char *p, const char *e)
+{
+	const char *q = p;
+	while (q < e && isxdigit((unsigned char)*q))
+		q++;
+	return (size_t)(q - p);
+}
+
+/* sym[.clone][+0xOFF/0xLEN][ [module]] and nothing else: "cat:", "Call Trace:" and
+ * "kernel: ..." are not frames. */
+static bool is_frame(const char *p, size_t n)
+{
+	const char *e = p + n, *q = p;
+	if (q == e || !(isalpha((unsigned char)*q) || *q == '_'))
+		return false;
+	while (q < e && (isalnum((unsigned char)*q) || *q == '_' || *q == '.'))
+		q++;
+	if (q < e && *q == '+') {
+		size_t h;
+		if (e - q < 3 || q[1] != '0' || q[2] != 'x' || !(h = span_hex(q + 3, e)))
+			return false;
+		q += 3 + h;
+		if (e - q < 3 || q[0] != '/' || q[1] != '0' || q[2] != 'x' || !(h = span_hex(q + 3, e)))
+			return false;
+		q += 3 + h;
+	}
+	while (q < e && *q == ' ')
+		q++;
+	if (q < e && *q == '[') {
+		while (q < e && *q != ']')
+			q++;
+		if (q == e)
+			return false;
+		q++;
+	}
+	while (q < e && *q == ' ')
+		q++;
+	return q == e;
+}
+
 /* [<0>] __flush_work+0x7d/0xd0
  * [<0>] fuse_get_req+0x1b2/0x2f0 [fuse]
  * Console splats ("  __flush_work+0x7d/0xd0", "? foo+0x1/0x2") are accepted too, without
@@ -182,8 +233,9 @@ int parse_stack_buf(const char *buf, struct cgw_frame **out)
 		size_t tl = (size_t)(e - p);
 		while (tl && (p[tl - 1] == ' ' || p[tl - 1] == '\r'))
 			tl--;
-		/* a frame starts like a C identifier */
-		if (!(isalpha((unsigned char)*p) || *p == '_'))
+		if (is_context_marker(p, tl))
+			continue;
+		if (!is_frame(p, tl))
 			goto bad;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;

@@ -351,7 +351,6 @@ int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err)
 	int n = scandir(dir, &names, conf_filter, alphasort);
 	if (n < 0)
 		return -errno;
-	/* ids must be unique within one directory: remember who defined each */
 	struct cgw_sigset here = { 0 };
 	int errors = 0;
 	for (int i = 0; i < n; i++) {
@@ -361,14 +360,18 @@ int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err)
 		struct cgw_sigset one = { 0 };
 		int r = sig_load_file(&one, path, err);
 		errors += r;
+		/* ids are unique within a directory; a file that repeats one is skipped whole */
+		bool dup_found = false;
 		for (size_t j = 0; j < one.n; j++) {
 			const struct cgw_sig *dup = sig_find(&here, one.v[j].id);
 			if (dup) {
-				fprintf(err, "%s:%d: id %s is already defined at %s:%d, ignoring\n",
+				fprintf(err, "%s:%d: id %s is already defined at %s:%d; skipping this file\n",
 				        one.v[j].file, one.v[j].line, one.v[j].id, dup->file, dup->line);
 				errors++;
-				continue;
+				dup_found = true;
 			}
+		}
+		for (size_t j = 0; !dup_found && j < one.n; j++) {
 			here.v = xrealloc(here.v, (here.n + 1) * sizeof(*here.v));
 			here.v[here.n] = one.v[j];
 			memset(&one.v[j], 0, sizeof(one.v[j]));

@@ -8,7 +8,11 @@ static void read_cpus(const char *path, struct cgw_cpus *out)
 {
 	char buf[4096];
 	memset(out, 0, sizeof(*out));
-	if (read_small_file(path, buf, sizeof(buf)) >= 0 && cpulist_parse(buf, out) < 0) {
+	ssize_t r = read_small_file(path, buf, sizeof(buf));
+	/* nohz_full reads "(null)" on kernels with off-stack cpumasks and no nohz_full= */
+	if (r < 0 || strncmp(buf, "(null)", 6) == 0)
+		return;
+	if (cpulist_parse(buf, out) < 0) {
 		log_warnx("%s: not a CPU list, ignoring", path);
 		memset(out, 0, sizeof(*out));
 	}

@@ -151,6 +151,9 @@ char *cescape(const char *s, size_t n, char *out, size_t cap)
 int parse_seconds(const char *s, double min, double max, double *out)
 {
 	char *end;
+	/* decimal only: strtod would also take hex floats, "inf" and "nan" */
+	if (s[strspn(s, "0123456789.eE+- \t")] != '\0')
+		return -EINVAL;
 	errno = 0;
 	double v = strtod(s, &end);
 	if (end == s || errno)

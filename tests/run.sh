@@ -19,6 +19,7 @@ tally() {
 		PASS*) pass=$((pass + 1)); echo "$line" ;;
 		FAIL*) fail=$((fail + 1)); echo "$line" ;;
 		SKIP*) skip=$((skip + 1)); echo "$line" ;;
+		"    "*) echo "$line" ;;              # details of a FAIL
 		*) [ -n "${VERBOSE:-}" ] && echo "  $line" ;;
 		esac
 	done
@@ -88,9 +89,9 @@ golden() {
 }
 
 echo "== unit tests (cmocka, valgrind)"
-unit | tally
+tally < <(unit)
 echo "== configuration and signature files"
-golden | tally
+tally < <(golden)
 # Replays under valgrind: leaks and memory errors of the whole check path, libproc2 included.
 # (LeakSanitizer cannot run there: it reads /proc/self/task, which a replay replaces.)
 valgrind_replays() {
@@ -119,12 +120,12 @@ valgrind_replays() {
 
 echo "== fixture replays (AddressSanitizer build), and under valgrind"
 if [ -x "$ASAN" ]; then
-	CGWATCH=$ASAN ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 tests/fixtures/run.sh | tally
+	tally < <(CGWATCH=$ASAN ASAN_OPTIONS=detect_leaks=0 tests/fixtures/run.sh -v)
 else
-	echo "FAIL asan-build: $ASAN missing (make asan)" | tally
+	tally < <(echo "FAIL asan-build: $ASAN missing (make asan)")
 fi
-valgrind_replays | tally
+tally < <(valgrind_replays)
 echo "== live tests on this kernel"
-CGWATCH=$CGW tests/live/run.sh | tally
+tally < <(CGWATCH=$CGW tests/live/run.sh)
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

@@ -1,0 +1,171 @@
+/* unit.h: what every cmocka unit test includes. */
+#ifndef CGW_UNIT_H
+#define CGW_UNIT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Compare n bytes and print both sides escaped when they differ. */
+#define assert_bytes_equal(got, want, n) do { \
+	const char *g_ = (got), *w_ = (want); size_t n_ = (n); \
+	if (memcmp(g_, w_, n_) != 0) { \
+		char eg_[512], ew_[512]; \
+		print_error("got  \"%s\"\nwant \"%s\"\n", cescape(g_, n_, eg_, sizeof(eg_)), \
+		            cescape(w_, n_, ew_, sizeof(ew_))); \
+		fail(); \
+	} \
+} while (0)
+
+/* s escaped for a TAP comment line (static buffer: one use per call). */
+static inline const char *esc(const char *s)
+{
+	static char buf[4][512];
+	static unsigned k;
+	k = (k + 1) % 4;
+	return cescape(s, strlen(s), buf[k], sizeof(buf[k]));
+}
+
+/* |got - want| <= eps (cmocka 1.1 has no assert_double_equal). */
+#define assert_near(got, want, eps) do { \
+	double g_ = (got), w_ = (want); \
+	if (!(g_ - w_ <= (eps) && w_ - g_ <= (eps))) { \
+		print_error("%.9f != %.9f\n", g_, w_); \
+		fail(); \
+	} \
+} while (0)
+
+/* A FILE* collecting what the code under test prints (open_memstream). */
+struct errbuf { FILE *f; char *s; size_t n; };
+static inline FILE *errbuf_open(struct errbuf *e)
+{
+	e->s = NULL;
+	e->n = 0;
+	e->f = open_memstream(&e->s, &e->n);
+	assert_non_null(e->f);
+	return e->f;
+}
+static inline const char *errbuf_text(struct errbuf *e)
+{
+	fflush(e->f);
+	return e->s ? e->s : "";
+}
+static inline int errbuf_lines(struct errbuf *e)
+{
+	int n = 0;
+	for (const char *p = errbuf_text(e); *p; p++)
+		n += *p == '\n';
+	return n;
+}
+static inline void errbuf_close(struct errbuf *e)
+{
+	fclose(e->f);
+	free(e->s);
+	e->s = NULL;
+}
+/* The collected text holds want; print both when it does not. */
+#define assert_err_has(e, want) do { \
+	const char *t_ = errbuf_text(e), *w_ = (want); \
+	if (!strstr(t_, w_)) { \
+		print_error("error output:\n%s\nlacks:\n%s\n", t_, w_); \
+		fail(); \
+	} \
+} while (0)
+
+/* Find rel (e.g. "conf/signatures.d") in the source tree: $CGW_SRCDIR, the current directory,
+ * or up from the test binary (BUILD/tests/test-x or BUILD/asan/tests/test-x). */
+static inline bool unit_srcpath(const char *rel, char *out, size_t cap)
+{
+	const char *env = getenv("CGW_SRCDIR");
+	if (env) {
+		return snprintf(out, cap, "%s/%s", env, rel) < (int)cap && access(out, R_OK) == 0;
+	}
+	snprintf(out, cap, "%s", rel);
+	if (access(out, R_OK) == 0)
+		return true;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	for (int up = 0; up < 5; up++) {
+		char *slash = strrchr(exe, '/');
+		if (!slash)
+			return false;
+		*slash = '\0';
+		if (snprintf(out, cap, "%s/%s", exe, rel) >= (int)cap)
+			return false;
+		if (access(out, R_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Temporary directories made so far, so that main() can remove those a failed test left. */
+struct unit_tmpdirs { char path[256][64]; int n; };
+static inline struct unit_tmpdirs *unit_tmpdirs(void)
+{
+	static struct unit_tmpdirs t;
+	return &t;
+}
+
+/* A private temporary directory of small files, removed (flat) afterwards. */
+static inline void tmpdir_make(char *path, size_t cap)
+{
+	snprintf(path, cap, "/tmp/cgw-unit-XXXXXX");
+	assert_non_null(mkdtemp(path));
+	struct unit_tmpdirs *t = unit_tmpdirs();
+	if (t->n < 256)
+		snprintf(t->path[t->n++], sizeof(t->path[0]), "%s", path);
+}
+static inline void tmpdir_put(const char *dir, const char *name, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+static inline void tmpdir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	char p[512];
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* Remove every directory tmpdir_make() made; returns the tests' result unchanged. */
+static inline int tmpdir_cleanup_all(int result)
+{
+	struct unit_tmpdirs *t = unit_tmpdirs();
+	for (int i = 0; i < t->n; i++)
+		tmpdir_remove(t->path[i]);
+	t->n = 0;
+	return result;
+}
+
+#endif
