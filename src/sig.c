@@ -281,6 +281,20 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 	return SIGERR("unknown key \"%s\" in [%s]", key, section);
 }
 
+/* Move *s into set, replacing the signature with the same id; *s is left empty. */
+static void sig_put(struct cgw_sigset *set, struct cgw_sig *s)
+{
+	struct cgw_sig *old = (struct cgw_sig *)sig_find(set, s->id);
+	if (old) {
+		sig_clear(old);
+		*old = *s;
+	} else {
+		set->v = xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
+		set->v[set->n++] = *s;
+	}
+	memset(s, 0, sizeof(*s));
+}
+
 /* Whole-signature checks once its file is read. Returns the number of errors. */
 static int sig_validate(const struct cgw_sig *s, FILE *err)
 {
@@ -324,16 +338,9 @@ static int sig_load_file(struct cgw_sigset *set, const char *path, FILE *err)
 		return r;
 	}
 	for (size_t i = 0; i < x.n; i++) {
-		struct cgw_sig *old = (struct cgw_sig *)sig_find(set, x.v[i].id);
 		if (!x.v[i].correlator)
 			x.v[i].correlator = xstrdup("none");
-		if (old) {
-			sig_clear(old);
-			*old = x.v[i];
-		} else {
-			set->v = xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
-			set->v[set->n++] = x.v[i];
-		}
+		sig_put(set, &x.v[i]);
 	}
 	free(x.v);
 	return 0;
@@ -371,26 +378,13 @@ int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err)
 				dup_found = true;
 			}
 		}
-		for (size_t j = 0; !dup_found && j < one.n; j++) {
-			here.v = xrealloc(here.v, (here.n + 1) * sizeof(*here.v));
-			here.v[here.n] = one.v[j];
-			memset(&one.v[j], 0, sizeof(one.v[j]));
-			here.n++;
-		}
+		for (size_t j = 0; !dup_found && j < one.n; j++)
+			sig_put(&here, &one.v[j]);
 		sig_free(&one);
 	}
 	free(names);
-	/* merge: a later directory replaces by id */
-	for (size_t j = 0; j < here.n; j++) {
-		struct cgw_sig *old = (struct cgw_sig *)sig_find(set, here.v[j].id);
-		if (old) {
-			sig_clear(old);
-			*old = here.v[j];
-		} else {
-			set->v = xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
-			set->v[set->n++] = here.v[j];
-		}
-	}
+	for (size_t j = 0; j < here.n; j++)      /* a later directory replaces by id */
+		sig_put(set, &here.v[j]);
 	free(here.v);
 	return errors;
 }
