@@ -12,10 +12,7 @@ DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-de
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE \
-              -DCGW_SIGDIR='"$(PREFIX)/share/cgwatch/signatures.d"' \
-              -DCGW_LOCAL_SIGDIR='"$(SYSCONFDIR)/cgwatch/signatures.d"' \
-              -DCGW_CONFFILE='"$(SYSCONFDIR)/cgwatch/cgwatch.conf"' \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -include $(BUILD)/config.h \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS       := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
@@ -25,7 +22,7 @@ LIBOBJS    := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test unit install asan clean help
+.PHONY: all deps run test unit install asan clean help FORCE
 
 all: $(BUILD)/cgwatch
 
@@ -43,7 +40,15 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_DEPS) >/dev/null
 
-$(BUILD)/obj/%.o: src/%.c src/cgwatch.h | $(BUILD)/obj
+# Installation paths compiled in; rewritten only when PREFIX or SYSCONFDIR change, so that
+# `make install PREFIX=/usr` after a plain `make` rebuilds what depends on them.
+$(BUILD)/config.h: FORCE | $(BUILD)/obj
+	@printf '#define CGW_SIGDIR "%s"\n#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n' \
+		"$(PREFIX)/share/cgwatch/signatures.d" "$(SYSCONFDIR)/cgwatch/signatures.d" \
+		"$(SYSCONFDIR)/cgwatch/cgwatch.conf" > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(BUILD)/obj/%.o: src/%.c src/cgwatch.h $(BUILD)/config.h | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/obj $(BUILD)/tests:
@@ -52,7 +57,7 @@ $(BUILD)/obj $(BUILD)/tests:
 $(BUILD)/cgwatch: $(OBJS)
 	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS) tests/unit/unit.h | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS) tests/unit/unit.h $(BUILD)/config.h | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIBOBJS) $(LIBS) $(shell pkg-config --libs cmocka)
 
 unit: $(UNIT_BINS)
@@ -79,4 +84,3 @@ install: all
 clean:
 	rm -rf $(BUILD) tests/live/bin
 
--include $(OBJS:.o=.d)

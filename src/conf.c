@@ -5,13 +5,6 @@
 
 #include "cgwatch.h"
 
-#ifndef CGW_SIGDIR
-#define CGW_SIGDIR "/usr/local/share/cgwatch/signatures.d"
-#endif
-#ifndef CGW_LOCAL_SIGDIR
-#define CGW_LOCAL_SIGDIR "/etc/cgwatch/signatures.d"
-#endif
-
 enum conf_type { CT_SECONDS, CT_PATH };
 
 struct conf_key {

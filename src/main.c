@@ -9,10 +9,6 @@
 
 #include "cgwatch.h"
 
-#ifndef CGW_CONFFILE
-#define CGW_CONFFILE "/etc/cgwatch/cgwatch.conf"
-#endif
-
 static const char *const builtin_ids[] = { "frozen", "unknown", "starved" };
 
 static void usage(FILE *out)
