@@ -66,11 +66,15 @@ asan:
 	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		$(BUILD)/asan/cgwatch
 
-run: deps all
+# run and test install the dependencies first, then build in a new make: the pkg-config
+# flags above are read when make starts, before `deps` has installed the libraries.
+run: deps
+	$(MAKE) all
 	CGWATCH_SIGNATURES_DIR=$(CURDIR)/conf/signatures.d $(BUILD)/cgwatch check; \
 	rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
-test: deps all unit asan
+test: deps
+	$(MAKE) all unit asan
 	BUILD=$(BUILD) tests/run.sh
 
 install: all
