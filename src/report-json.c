@@ -67,6 +67,12 @@ static json_object *task_json(const struct cgw_task *t)
 	json_object_object_add(o, "unit", jstr(t->unit));
 	json_object_object_add(o, "user", jstr(t->user));
 	json_object_object_add(o, "ppid", json_object_new_int(t->ppid));
+	if (t->started_at > 0) {
+		char ts[32];
+		time_t began = (time_t)t->started_at;
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&began));
+		json_object_object_add(o, "started", json_object_new_string(ts));
+	}
 	json_object_object_add(o, "wchan", jstr(t->wchan));
 	json_object *stack = json_object_new_array();
 	for (size_t i = 0; i < t->nframes; i++)
