@@ -3,6 +3,7 @@ PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 DESTDIR    ?=
 BUILD      ?= build
+UNITDIR    ?= /lib/systemd/system
 
 CC         ?= cc
 PKGS       := libsystemd libproc2 inih json-c
@@ -82,6 +83,9 @@ install: all
 	install -Dm644 cgwatch.conf $(DESTDIR)$(SYSCONFDIR)/cgwatch/cgwatch.conf
 	install -d $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d $(DESTDIR)$(SYSCONFDIR)/cgwatch/signatures.d
 	install -m644 conf/signatures.d/*.conf $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d/
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' units/cgwatch-check.service.in \
+		> $(DESTDIR)$(UNITDIR)/cgwatch-check.service
 	install -Dm644 docs/cgwatch.8 $(DESTDIR)$(PREFIX)/share/man/man8/cgwatch.8
 	install -Dm644 docs/cgwatch.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/cgwatch.conf.5
 

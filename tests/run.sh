@@ -102,6 +102,7 @@ install_layout() {
 	         usr/share/man/man5/cgwatch.conf.5; do
 		[ -e "$d/$f" ] || missing="$missing $f"
 	done
+	[ -e "$d/lib/systemd/system/cgwatch-check.service" ] || missing="$missing lib/systemd/system/cgwatch-check.service"
 	n=$(ls "$d"/usr/share/cgwatch/signatures.d/*.conf | wc -l)
 	if [ -n "$missing" ]; then
 		echo "FAIL install-layout: missing:$missing"
@@ -111,6 +112,17 @@ install_layout() {
 		echo "FAIL install-layout: $n signature files installed"
 	else
 		echo "PASS install-layout"
+	fi
+	# the unit, pointed at this build, passes systemd-analyze verify (man page from DESTDIR)
+	if ! command -v systemd-analyze >/dev/null; then
+		echo "SKIP unit-verify: no systemd-analyze"
+	else
+		sed "s|@SBINDIR@|$REPO/$BUILD|" units/cgwatch-check.service.in >"$d/cgwatch-check.service"
+		if out=$(MANPATH=$d/usr/share/man systemd-analyze verify "$d/cgwatch-check.service" 2>&1); then
+			echo "PASS unit-verify"
+		else
+			echo "FAIL unit-verify: $out"
+		fi
 	fi
 	rm -rf "$d"
 }
