@@ -92,7 +92,8 @@ golden() {
 install_layout() {
 	local d f missing=""
 	d=$(mktemp -d)
-	if ! make -s install DESTDIR="$d" PREFIX=/usr >/dev/null 2>&1; then
+	# its own build directory: installing with PREFIX=/usr must not change build/cgwatch
+	if ! make -s install BUILD="$d/build" DESTDIR="$d" PREFIX=/usr >/dev/null 2>&1; then
 		echo "FAIL install-layout: make install DESTDIR=$d failed"
 		rm -rf "$d"
 		return

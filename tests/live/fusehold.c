@@ -1,15 +1,21 @@
 /* fusehold: mount an uninitialised FUSE filesystem and never answer INIT.
  *
  *   fusehold DIR [--child] [--name NAME | --hostile]
+ *   fusehold --file FILE [--child] [--name NAME | --hostile]
  *
  * Opens /dev/fuse, mounts it on DIR (fstype fuse.x, rootmode=40000), prints
  * "mounted\n" and then holds the fd until killed.  Closing the fd (i.e. the
  * death of this process) aborts the connection and releases every waiter.
  *
+ * With --file, the mount point FILE must be an existing regular file and the
+ * filesystem is mounted with a regular-file root (rootmode=100000): any
+ * open(), read() or stat() of FILE then blocks in D state in fuse_get_req
+ * until the fd is closed.
+ *
  * With --child, it forks a child that closes the fuse fd, optionally renames
  * itself (prctl PR_SET_NAME), prints "child TID SEC.NSEC\n" (CLOCK_REALTIME,
  * taken right before the call) and stat()s DIR/x, which blocks in D state in
- * fuse_get_req.  When the call returns it prints "released ERRNO\n" and exits.
+ * fuse_get_req (with --file: stat()s FILE itself).  When the call returns it prints "released ERRNO\n" and exits.
  * The helper dies with its parent (PR_SET_PDEATHSIG) so a killed test script
  * never leaves the fd open.
  */
@@ -44,11 +50,13 @@ static void say(const char *fmt, ...)
 int main(int argc, char **argv)
 {
 	const char *dir = NULL, *name = NULL;
-	int child = 0;
+	int child = 0, file = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--child"))
 			child = 1;
+		else if (!strcmp(argv[i], "--file"))
+			file = 1;
 		else if (!strcmp(argv[i], "--hostile"))
 			name = HOSTILE;
 		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
@@ -56,13 +64,25 @@ int main(int argc, char **argv)
 		else if (!dir && argv[i][0] != '-')
 			dir = argv[i];
 		else {
-			fprintf(stderr, "usage: fusehold DIR [--child] [--name NAME|--hostile]\n");
+			fprintf(stderr, "usage: fusehold [--file] PATH [--child] [--name NAME|--hostile]\n");
 			return 2;
 		}
 	}
 	if (!dir) {
-		fprintf(stderr, "usage: fusehold DIR [--child] [--name NAME|--hostile]\n");
+		fprintf(stderr, "usage: fusehold [--file] PATH [--child] [--name NAME|--hostile]\n");
 		return 2;
+	}
+	if (file) {
+		/* Checked before the mount: afterwards a stat() of it would block. */
+		struct stat st;
+		if (lstat(dir, &st) < 0) {
+			fprintf(stderr, "--file %s: %s\n", dir, strerror(errno));
+			return 2;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "--file %s: not a regular file\n", dir);
+			return 2;
+		}
 	}
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
 		perror("prctl(PR_SET_PDEATHSIG)");
@@ -77,7 +97,8 @@ int main(int argc, char **argv)
 		return 4;
 	}
 	char opts[128];
-	snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	snprintf(opts, sizeof opts, "fd=%d,rootmode=%s,user_id=0,group_id=0", fd,
+		 file ? "100000" : "40000");
 	if (mount("x", dir, "fuse.x", MS_NOSUID | MS_NODEV, opts) < 0) {
 		fprintf(stderr, "mount fuse on %s: %s\n", dir, strerror(errno));
 		return 5;
@@ -86,7 +107,7 @@ int main(int argc, char **argv)
 
 	if (child) {
 		char path[4096];
-		snprintf(path, sizeof path, "%s/x", dir);
+		snprintf(path, sizeof path, file ? "%s" : "%s/x", dir);
 		pid_t pid = fork();
 		if (pid < 0) {
 			perror("fork");

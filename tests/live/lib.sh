@@ -205,6 +205,19 @@ live_umount() {
 
 # ---- running cgwatch -------------------------------------------------------
 
+# live_cgwatch_leftover: every task (tid(comm,state,wchan)) still running the
+# cgwatch binary, e.g. a reader thread stuck on a hung file; empty if none.
+live_cgwatch_leftover() {
+	local d exe out=
+	exe=$(readlink -f "$CGWATCH")
+	for d in /proc/[0-9]*/task/[0-9]*; do
+		[ "$d/exe" -ef "$exe" ] || continue     # same inode; no fork per task
+		out+="${d##*/}($(cat "$d/comm" 2>/dev/null),$(live_task_state "${d##*/}"),$(cat "$d/wchan" 2>/dev/null)) "
+	done
+	printf '%s' "$out"
+}
+
+
 # live_cgwatch OUT ERR ARGS...: run cgwatch (bounded to LIVE_CG_TIMEOUT s);
 # sets CG_RC, CG_T_BEFORE, CG_T_AFTER (epoch seconds, float).
 LIVE_CG_TIMEOUT=${LIVE_CG_TIMEOUT:-10}

@@ -30,17 +30,7 @@ RC=$?
 ELAPSED=$(live_elapsed_since "$T0")
 
 # Tasks running the cgwatch binary still blocked on the stuck mount?
-leftover() {
-	local d exe st out=
-	exe=$(readlink -f "$CGWATCH")
-	for d in /proc/[0-9]*/task/[0-9]*; do
-		[ "$(readlink "$d/exe" 2>/dev/null)" = "$exe" ] || continue
-		st=$(live_task_state "${d##*/}")
-		out+="${d##*/}($(cat "$d/comm" 2>/dev/null),$st,$(cat "$d/wchan" 2>/dev/null)) "
-	done
-	printf '%s' "$out"
-}
-no_leftover() { LEFT=$(leftover); [ -z "$LEFT" ]; }
+no_leftover() { LEFT=$(live_cgwatch_leftover); [ -z "$LEFT" ]; }
 live_wait_for 1 no_leftover
 
 msg="rc=$RC elapsed=${ELAPSED}s stderr=$(head -c 300 "$ERR" | cat -v)"
