@@ -180,6 +180,42 @@ static void scan_suspect(const struct cgw_scan *s, struct cgw_task *t, unsigned 
 	free(buf);
 }
 
+/* se.exec_start is when a task last ran. A task woken a moment ago from a long sleep is R
+ * with an old exec_start, yet it is not starved: it will run within milliseconds. So an R
+ * suspect is looked at again after STARVE_CONFIRM_MS and kept only if it is still runnable
+ * and has not switched since (the hung-task detector's own test, over a short window). */
+#define STARVE_CONFIRM_MS 100
+
+static void confirm_starved(struct cgw_scan *s)
+{
+	bool any = false;
+	for (size_t i = 0; i < s->n && !any; i++)
+		any = s->t[i].suspect == SUSPECT_STARVED;
+	if (!any)
+		return;
+	usleep(STARVE_CONFIRM_MS * 1000);
+	size_t k = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		if (t->suspect == SUSPECT_STARVED) {
+			char path[96], buf[FILE_BUF];
+			struct cgw_stat st;
+			struct cgw_sched sc;
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", t->tgid, t->tid);
+			ssize_t r = read_small_file(path, buf, sizeof(buf));
+			if (r < 0 || parse_stat_buf(buf, (size_t)r, &st) < 0 || st.state != 'R' ||
+			    st.start_ticks != t->start_ticks)
+				continue;               /* gone, reused, or no longer runnable */
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", t->tgid, t->tid);
+			if (read_small_file(path, buf, sizeof(buf)) < 0 ||
+			    parse_sched_buf(buf, &sc) < 0 || sc.nr_switches != t->nr_switches)
+				continue;               /* it ran */
+		}
+		s->t[k++] = *t;
+	}
+	s->n = k;
+}
+
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	uint64_t t0 = now_usec();
@@ -228,6 +264,7 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	}
 	closedir(proc);
 
+	confirm_starved(s);
 	for (size_t i = 0; i < s->n; i++)
 		scan_suspect(s, &s->t[i], o->read_timeout_ms);
 	procdetail_fill(s, o->read_timeout_ms);
