@@ -15,7 +15,8 @@
  * With --child, it forks a child that closes the fuse fd, optionally renames
  * itself (prctl PR_SET_NAME), prints "child TID SEC.NSEC\n" (CLOCK_REALTIME,
  * taken right before the call) and stat()s DIR/x, which blocks in D state in
- * fuse_get_req (with --file: stat()s FILE itself).  When the call returns it prints "released ERRNO\n" and exits.
+ * fuse_get_req (with --file: stat()s FILE itself).  When the call returns it
+ * prints "released ERRNO\n" and exits.
  * The helper dies with its parent (PR_SET_PDEATHSIG) so a killed test script
  * never leaves the fd open.
  */

@@ -217,7 +217,6 @@ live_cgwatch_leftover() {
 	printf '%s' "$out"
 }
 
-
 # live_cgwatch OUT ERR ARGS...: run cgwatch (bounded to LIVE_CG_TIMEOUT s);
 # sets CG_RC, CG_T_BEFORE, CG_T_AFTER (epoch seconds, float).
 LIVE_CG_TIMEOUT=${LIVE_CG_TIMEOUT:-10}
