@@ -1,0 +1,49 @@
+#!/bin/bash
+# live-starved: a runnable task that gets no CPU. A SCHED_FIFO/10 task spins on CPU 1; a
+# SCHED_FIFO/50 spinner then takes CPU 1 for a few seconds. The low one is runnable (R) but
+# cannot run: check (starved = 1 s) reports it as `starved`, with the time since the spinner
+# took over (within 10 %), its policy and priority; the spinner itself is not reported.
+# cgwatch and this script stay on CPU 0.
+. "$(dirname "$0")/lib.sh"
+live_init starved
+live_require_root
+live_require_tools jq timeout awk taskset
+live_require_helpers spin
+live_require_binary
+live_mktemp
+[ -d /sys/devices/system/cpu/cpu1 ] && grep -q '^1$' /sys/devices/system/cpu/cpu1/online 2>/dev/null ||
+	[ "$(nproc --all)" -ge 2 ] || live_skip "needs a second CPU"
+taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
+
+live_on_exit 'live_kill_wait "$HIGH"'
+live_on_exit 'live_kill_wait "$LOW"'
+
+"$LIVE_BIN/spin" 1 10 8 >"$LIVE_TMP/low.out" 2>&1 &
+LOW=$!
+live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/low.out" || live_fail "setup: low spinner: $(cat "$LIVE_TMP/low.out")"
+sleep 0.2
+"$LIVE_BIN/spin" 1 50 4 >"$LIVE_TMP/high.out" 2>&1 &
+HIGH=$!
+live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/high.out" || live_fail "setup: high spinner: $(cat "$LIVE_TMP/high.out")"
+T0=$(live_now)
+
+printf '[thresholds]\nstarved = 1\n' >"$LIVE_TMP/cgwatch.conf"
+sleep 2.5
+OUT=$LIVE_TMP/report.json ERR=$LIVE_TMP/report.err
+live_cgwatch "$OUT" "$ERR" check --config "$LIVE_TMP/cgwatch.conf" --format json
+truth=$(live_elapsed_since "$T0")
+live_json_check "$OUT" "check --format json"
+
+task=$(live_task_json "$OUT" "$LOW")
+[ -n "$task" ] || live_fail "low-priority task $LOW not reported (rc $CG_RC): $(live_summary "$OUT")"
+got=$(jq -r '[.signature, .state, .policy, .rt_priority, .cpu] | map(tostring) | join(" ")' <<<"$task")
+[ "$got" = "starved R SCHED_FIFO 10 1" ] ||
+	live_fail "task $LOW: signature/state/policy/prio/cpu = '$got', want 'starved R SCHED_FIFO 10 1'"
+b=$(jq -r .blocked_s <<<"$task")
+# the report was taken between T0+2.5 s and the end of the cgwatch call: allow 10 % and the
+# 100 ms second look
+awk -v b="$b" -v t="$truth" 'BEGIN { exit !(b >= 2.5 * 0.9 && b <= t * 1.1 + 0.15) }' ||
+	live_fail "task $LOW: blocked_s $b, want about 2.5..$truth s"
+[ -z "$(live_task_json "$OUT" "$HIGH")" ] || live_fail "the spinner $HIGH itself is reported: $(live_task_json "$OUT" "$HIGH")"
+[ "$CG_RC" = 1 ] || live_fail "exit code $CG_RC, want 1; $(live_summary "$OUT")"
+live_pass
