@@ -165,6 +165,7 @@ int report_json(const struct cgw_report *r, FILE *out)
 	json_object_object_add(sc, "threads", json_object_new_int64((int64_t)s->threads));
 	json_object_object_add(sc, "duration_ms", jround((double)s->scan_usec / 1000.0, 3));
 	json_object_object_add(sc, "threshold_s", jround(r->threshold_s, 1));
+	json_object_object_add(sc, "unreadable", json_object_new_int(s->errors));
 	json_object_object_add(o, "scan", sc);
 
 	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |

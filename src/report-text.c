@@ -146,4 +146,8 @@ void report_text(const struct cgw_report *r, FILE *out)
 	        "%zu threads scanned in %.1f ms\n", r->nf, r->nf == 1 ? "" : "s",
 	        count[SEV_CRITICAL], count[SEV_WARNING], count[SEV_INFO], ntasks,
 	        ntasks == 1 ? "" : "s", s->threads, (double)s->scan_usec / 1000.0);
+	if (s->errors)
+		fprintf(out, "note: %d /proc file%s could not be read or parsed (see the messages "
+		        "above); those tasks are missing from this report\n", s->errors,
+		        s->errors == 1 ? "" : "s");
 }
