@@ -123,7 +123,8 @@ enum { ISOL_DOMAIN = 1, ISOL_NOHZ = 2, ISOL_MANAGED_IRQ = 4 };
 int parse_isolcpus(const char *val, unsigned *flags, struct cgw_cpus *cpus);
 
 /* /proc/TID/cgroup: the path in the v2 hierarchy ("0::/x") and in the v1 hierarchy holding
- * `controller` (e.g. "freezer"). Each out may be NULL. Returns 0 or -ENOENT. */
+ * `controller` (e.g. "freezer"). Each out may be NULL. Returns 0, -ENOENT, or -EINVAL when
+ * a wanted hierarchy appears twice (a cgroup name with a newline forging a line). */
 int parse_cgroup_buf(const char *buf, const char *controller, char *v1, size_t v1cap,
                      char *v2, size_t v2cap);
 

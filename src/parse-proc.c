@@ -330,6 +330,7 @@ int parse_cgroup_buf(const char *buf, const char *controller, char *v1, size_t v
                      char *v2, size_t v2cap)
 {
 	bool found = false;
+	int seen_v1 = 0, seen_v2 = 0;
 	if (v1 && v1cap)
 		v1[0] = '\0';
 	if (v2 && v2cap)
@@ -365,6 +366,16 @@ int parse_cgroup_buf(const char *buf, const char *controller, char *v1, size_t v
 			}
 		}
 		if (dst && cap) {
+			/* a hierarchy appears once: a second line would be a cgroup name holding a
+			 * newline ("a\n0::/frozen") forging a path. This kernel refuses such names
+			 * (mkdir: EINVAL, checked here); a replayed tree or an old kernel may not. */
+			if (dst == v1 ? seen_v1++ : seen_v2++) {
+				if (v1 && v1cap)
+					v1[0] = '\0';
+				if (v2 && v2cap)
+					v2[0] = '\0';
+				return -EINVAL;
+			}
 			if (plen >= cap)
 				plen = cap - 1;
 			memcpy(dst, path, plen);

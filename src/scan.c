@@ -170,12 +170,18 @@ static void scan_suspect(const struct cgw_scan *s, struct cgw_task *t, unsigned 
 	r = dl_read_file(path, buf, STACK_BUF, timeout_ms);
 	if (r >= 0) {
 		char v1[256], v2[256], sd[256];
-		parse_cgroup_buf(buf, "freezer", v1, sizeof(v1), v2, sizeof(v2));
-		parse_cgroup_buf(buf, "name=systemd", sd, sizeof(sd), NULL, 0);
-		snprintf(t->cgroup, sizeof(t->cgroup), "%s",
-		         v2[0] && strcmp(v2, "/") ? v2 : sd[0] ? sd : v2);
-		cgroup_unit(t->cgroup, t->unit, sizeof(t->unit));
-		t->frozen = cgroup_frozen(s, v1, v2, timeout_ms);
+		if (parse_cgroup_buf(buf, "freezer", v1, sizeof(v1), v2, sizeof(v2)) == -EINVAL ||
+		    parse_cgroup_buf(buf, "name=systemd", sd, sizeof(sd), NULL, 0) == -EINVAL) {
+			/* never let a crafted cgroup name mark a hung task as frozen */
+			snprintf(t->cgroup, sizeof(t->cgroup), "?");
+			log_warnx("%s: a hierarchy is listed twice (a cgroup name holds a newline?); "
+			          "cgroup and freezer state of %d not trusted", path, t->tid);
+		} else {
+			snprintf(t->cgroup, sizeof(t->cgroup), "%s",
+			         v2[0] && strcmp(v2, "/") ? v2 : sd[0] ? sd : v2);
+			cgroup_unit(t->cgroup, t->unit, sizeof(t->unit));
+			t->frozen = cgroup_frozen(s, v1, v2, timeout_ms);
+		}
 	}
 	free(buf);
 }

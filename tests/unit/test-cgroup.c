@@ -198,6 +198,31 @@ static const char mi_v2[] =
 	"35 23 0:30 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 "
 	"rw,nsdelegate,memory_recursiveprot\n";
 
+/* A cgroup name may hold a newline; /proc/PID/cgroup prints it raw, so a task could add a
+ * line of its own ("6:freezer:/frozen") and pass for frozen. A hierarchy listed twice is
+ * refused, and neither path is returned. */
+static void test_cgroup_forged_line(void **state)
+{
+	(void)state;
+	static const char forged_v1[] =
+		"6:freezer:/\n"
+		"0::/user.slice/evil\n6:freezer:/frozen-by-someone\n";
+	char v1[64] = "x", v2[64] = "x";
+	assert_int_equal(parse_cgroup_buf(forged_v1, "freezer", v1, sizeof(v1), v2, sizeof(v2)),
+	                 -EINVAL);
+	assert_string_equal(v1, "");
+	assert_string_equal(v2, "");
+
+	static const char forged_v2[] = "0::/a\n0::/app.slice/frozen.scope\n";
+	assert_int_equal(parse_cgroup_buf(forged_v2, NULL, NULL, 0, v2, sizeof(v2)), -EINVAL);
+	assert_string_equal(v2, "");
+
+	/* the same hierarchy twice matters only when it is asked for */
+	char sd[64];
+	assert_int_equal(parse_cgroup_buf(forged_v2, "name=systemd", sd, sizeof(sd), NULL, 0),
+	                 -ENOENT);
+}
+
 static void test_mountinfo_cgroup(void **state)
 {
 	(void)state;
@@ -277,6 +302,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cgroup_paths),
+		cmocka_unit_test(test_cgroup_forged_line),
 		cmocka_unit_test(test_cgroup_controller_exact),
 		cmocka_unit_test(test_cgroup_null_outputs),
 		cmocka_unit_test(test_cgroup_truncates),
