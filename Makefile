@@ -1,6 +1,7 @@
 # cgwatch — build, test, run, install.  `make help` lists the targets.
 PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
+LOCALSTATEDIR ?= /var
 DESTDIR    ?=
 BUILD      ?= build
 UNITDIR    ?= /lib/systemd/system
@@ -44,9 +45,10 @@ deps:
 # Installation paths compiled in; rewritten only when PREFIX or SYSCONFDIR change, so that
 # `make install PREFIX=/usr` after a plain `make` rebuilds what depends on them.
 $(BUILD)/config.h: FORCE | $(BUILD)/obj
-	@printf '#define CGW_SIGDIR "%s"\n#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n' \
+	@printf '#define CGW_SIGDIR "%s"\n#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n#define CGW_STATEDIR "%s"\n#define CGW_REPORTDIR "%s"\n' \
 		"$(PREFIX)/share/cgwatch/signatures.d" "$(SYSCONFDIR)/cgwatch/signatures.d" \
-		"$(SYSCONFDIR)/cgwatch/cgwatch.conf" > $@.tmp
+		"$(SYSCONFDIR)/cgwatch/cgwatch.conf" "$(LOCALSTATEDIR)/lib/cgwatch" \
+		"$(LOCALSTATEDIR)/log/cgwatch" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 $(BUILD)/obj/%.o: src/%.c src/cgwatch.h $(BUILD)/config.h | $(BUILD)/obj

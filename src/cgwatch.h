@@ -160,8 +160,18 @@ struct cgw_conf {
 	double blocked_warning_s;      /* [thresholds] blocked_warning */
 	double blocked_critical_s;     /* [thresholds] blocked_critical */
 	double starved_s;              /* [thresholds] starved */
+	double update_interval_s;      /* [incidents] update_interval */
 	char *signatures_dir;          /* [signatures] shipped */
 	char *local_signatures_dir;    /* [signatures] local */
+	char *state_dir;               /* [run] state_dir */
+	char *report_dir;              /* [reports] dir */
+	double report_keep;            /* [reports] keep: files, both formats counted */
+	double report_max_mib;         /* [reports] max_size: MiB of all reports */
+	char *metrics_file;            /* [run] metrics_file, "" = off */
+	double nice;                   /* [run] nice */
+	int io_class;                  /* [run] io_class: IOPRIO_CLASS_* (0 = leave as is) */
+	bool lock_memory;              /* [run] lock_memory */
+	bool pin_housekeeping;         /* [run] pin_housekeeping */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);

@@ -5,17 +5,19 @@
 
 #include "cgwatch.h"
 
-enum conf_type { CT_SECONDS, CT_PATH };
+enum conf_type { CT_SECONDS, CT_NUMBER, CT_PATH, CT_PATH_OR_EMPTY, CT_BOOL, CT_IOCLASS };
 
 struct conf_key {
 	const char *section, *key;
 	enum conf_type type;
 	size_t off;
-	double min, max;                 /* for CT_SECONDS */
+	double min, max;                 /* for CT_SECONDS and CT_NUMBER */
 };
 
 #define SEC(s, k, field, lo, hi) { s, k, CT_SECONDS, offsetof(struct cgw_conf, field), lo, hi }
-#define PATH(s, k, field) { s, k, CT_PATH, offsetof(struct cgw_conf, field), 0, 0 }
+#define NUM(s, k, field, lo, hi) { s, k, CT_NUMBER, offsetof(struct cgw_conf, field), lo, hi }
+#define KEY(s, k, type, field) { s, k, type, offsetof(struct cgw_conf, field), 0, 0 }
+#define PATH(s, k, field) KEY(s, k, CT_PATH, field)
 
 static const struct conf_key conf_keys[] = {
 	SEC("scan", "interval", scan_interval_s, 0.1, 3600),
@@ -26,7 +28,19 @@ static const struct conf_key conf_keys[] = {
 	SEC("thresholds", "starved", starved_s, 0, 86400),
 	PATH("signatures", "shipped", signatures_dir),
 	PATH("signatures", "local", local_signatures_dir),
+	SEC("incidents", "update_interval", update_interval_s, 1, 86400),
+	PATH("reports", "dir", report_dir),
+	NUM("reports", "keep", report_keep, 2, 100000),
+	NUM("reports", "max_size", report_max_mib, 1, 1048576),
+	PATH("run", "state_dir", state_dir),
+	KEY("run", "metrics_file", CT_PATH_OR_EMPTY, metrics_file),
+	NUM("run", "nice", nice, -20, 19),
+	KEY("run", "io_class", CT_IOCLASS, io_class),
+	KEY("run", "lock_memory", CT_BOOL, lock_memory),
+	KEY("run", "pin_housekeeping", CT_BOOL, pin_housekeeping),
 };
+
+static const char *const io_classes[] = { "none", "realtime", "best-effort", "idle" };
 
 void conf_defaults(struct cgw_conf *c)
 {
@@ -37,15 +51,29 @@ void conf_defaults(struct cgw_conf *c)
 	c->blocked_warning_s = 20;
 	c->blocked_critical_s = 60;
 	c->starved_s = 10;
+	c->update_interval_s = 300;
 	c->signatures_dir = xstrdup(CGW_SIGDIR);
 	c->local_signatures_dir = xstrdup(CGW_LOCAL_SIGDIR);
+	c->state_dir = xstrdup(CGW_STATEDIR);
+	c->report_dir = xstrdup(CGW_REPORTDIR);
+	c->report_keep = 200;
+	c->report_max_mib = 64;
+	c->metrics_file = xstrdup("");
+	c->nice = 10;
+	c->io_class = 3;                 /* idle */
+	c->lock_memory = true;
+	c->pin_housekeeping = true;
 }
 
 void conf_free(struct cgw_conf *c)
 {
 	free(c->signatures_dir);
 	free(c->local_signatures_dir);
+	free(c->state_dir);
+	free(c->report_dir);
+	free(c->metrics_file);
 	c->signatures_dir = c->local_signatures_dir = NULL;
+	c->state_dir = c->report_dir = c->metrics_file = NULL;
 }
 
 struct conf_ctx {
@@ -65,24 +93,55 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 		if (strcmp(k->section, section) || strcmp(k->key, key))
 			continue;
 		void *field = (char *)x->c + k->off;
-		if (k->type == CT_SECONDS) {
-			double v;
-			if (parse_seconds(value, k->min, k->max, &v) < 0) {
-				fprintf(x->err, "%s:%d: %s must be %g..%g seconds, ignoring: %s\n",
-				        x->path, line, key, k->min, k->max, value);
+		double v;
+		switch (k->type) {
+		case CT_SECONDS:
+		case CT_NUMBER:
+			if (parse_seconds(value, k->min, k->max, &v) < 0 ||
+			    (k->type == CT_NUMBER && v != (double)(long)v)) {
+				fprintf(x->err, "%s:%d: %s must be %s%.10g..%.10g%s, ignoring: %s\n", x->path,
+				        line, key, k->type == CT_SECONDS ? "" : "a whole number ", k->min,
+				        k->max, k->type == CT_SECONDS ? " seconds" : "", value);
 				return 0;
 			}
 			*(double *)field = v;
 			if (strncmp(key, "blocked_", 8) == 0)
 				x->threshold_line = line;
-		} else {
-			if (value[0] != '/') {
-				fprintf(x->err, "%s:%d: %s must be an absolute path, ignoring: %s\n",
-				        x->path, line, key, value);
+			break;
+		case CT_PATH:
+		case CT_PATH_OR_EMPTY:
+			if (value[0] != '/' && !(k->type == CT_PATH_OR_EMPTY && value[0] == '\0')) {
+				fprintf(x->err, "%s:%d: %s must be an absolute path%s, ignoring: %s\n",
+				        x->path, line, key, k->type == CT_PATH ? "" : " (or empty: off)",
+				        value);
 				return 0;
 			}
 			free(*(char **)field);
 			*(char **)field = xstrdup(value);
+			break;
+		case CT_BOOL:
+			if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0)
+				*(bool *)field = true;
+			else if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0)
+				*(bool *)field = false;
+			else {
+				fprintf(x->err, "%s:%d: %s must be yes or no, ignoring: %s\n", x->path,
+				        line, key, value);
+				return 0;
+			}
+			break;
+		case CT_IOCLASS: {
+			int c;
+			for (c = 0; c < 4 && strcmp(value, io_classes[c]); c++)
+				;
+			if (c == 4 || c == 1) {     /* realtime I/O for a watchdog: never */
+				fprintf(x->err, "%s:%d: %s must be idle, best-effort or none, ignoring: "
+				        "%s\n", x->path, line, key, value);
+				return 0;
+			}
+			*(int *)field = c;
+			break;
+		}
 		}
 		return 1;
 	}
