@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define CGW_MAX_CPUS 8192           /* cpu ids we can represent in a cpuset */
 #define CGW_COMM_MAX 64             /* kernel proc_task_name() buffer: comm + "+workqueue" */
@@ -46,6 +47,12 @@ int parse_seconds(const char *s, double min, double max, double *out);
 
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);
+/* Wall clock, seconds since the epoch. */
+double now_epoch(void);
+/* "2026-11-30T07:16:22Z" for an epoch time, into out (cap bytes); returns out. */
+char *iso_time(double epoch, char *out, size_t cap);
+/* Is SIGTERM or SIGINT pending (blocked, as under sd-event)? Long waits give up then. */
+bool cgw_stop_pending(void);
 
 /* Name of a severity ("info", "warning", "critical") and back (-1 when unknown). */
 const char *sev_name(enum cgw_sev s);
@@ -142,8 +149,9 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
  * Returns bytes read, -errno, or -ETIMEDOUT (the thread is abandoned, and finishes and
  * frees its own state whenever the kernel lets it). */
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
-/* Run fn(arg) on the worker thread with a deadline. Returns 0, or -ETIMEDOUT: then the
- * worker is abandoned, owns arg and calls release(arg) when fn returns. One caller thread. */
+/* Run fn(arg) on the worker thread with a deadline. Returns 0, or -ETIMEDOUT (or -ECANCELED
+ * when SIGTERM/SIGINT is pending): then the worker is abandoned, owns arg and calls
+ * release(arg) when fn returns. One caller thread. */
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
 /* Retire the idle worker; the next call starts a new one. Threads keep the mount namespace
  * they were born in, so root.c calls this after entering a new one. */
@@ -280,8 +288,9 @@ struct cgw_scan_opts {
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read. */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
-/* Read /sys and /proc/cmdline CPU layout into t. Missing files leave sets empty. */
-void topology_read(struct cgw_topology *t);
+/* Read the CPU layout into t: /sys, /proc/cmdline, and the isolated cpuset partitions of the
+ * cgroup2 hierarchy at cgroup2_mnt ("" when none). Missing files leave sets empty. */
+void topology_read(struct cgw_topology *t, const char *cgroup2_mnt);
 
 /* ---- cgroup.c ---- */
 
@@ -322,14 +331,103 @@ void report_free(struct cgw_report *r);
 /* Highest finding severity (SEV_NONE when there are none). */
 enum cgw_sev report_max_severity(const struct cgw_report *r);
 
+/* ---- incident.c ---- */
+
+#define INC_MAX_TASKS 64          /* tasks remembered per incident; more are only counted */
+#define INC_MAX_TIMELINE 64       /* state changes remembered per incident */
+
+enum inc_state { INC_NONE = 0, INC_OPENED, INC_ESCALATED, INC_UPDATED, INC_RESOLVED };
+
+struct inc_task {
+	int tid, tgid;
+	unsigned long long start_ticks;
+	char comm[CGW_COMM_MAX]; size_t comm_len;
+	char unit[128];
+	double blocked_s;                 /* longest seen blocked or waiting */
+	double resolved_at;               /* epoch; 0 while still blocked */
+};
+struct inc_event { double time; enum inc_state state; enum cgw_sev severity; size_t ntasks;
+                   double blocked_s; };
+struct incident {
+	char id[128], sig[64];
+	enum cgw_sev severity;
+	bool escalated;
+	double opened_at, escalated_at, resolved_at, last_event_at;   /* epoch */
+	struct inc_task *tasks; size_t ntasks; size_t ntasks_total;
+	struct inc_event *timeline; size_t ntimeline;
+	unsigned reports;                 /* report files written for it */
+	char report[4096];                /* the last JSON report */
+};
+struct cgw_incidents { struct incident *v; size_t n; };
+struct inc_change { size_t inc; enum inc_state state; ssize_t finding; };
+
+/* Name of a state ("opened", ...). */
+const char *inc_state_name(enum inc_state s);
+/* Fold one scan's findings (warning and above) into the open incidents at time now (epoch):
+ * open, escalate, update at most every update_s, resolve. Returns the number of changes,
+ * stored in a new array *ch (free it). */
+size_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, double now,
+                        double update_s, struct inc_change **ch);
+/* Drop resolved incidents (after their changes were emitted). */
+void incidents_prune(struct cgw_incidents *in);
+void incidents_free(struct cgw_incidents *in);
+/* The task of incident i blocked longest (the one a message names). */
+const struct inc_task *incident_lead(const struct incident *i);
+/* The incident as the "incident" object of a report. */
+struct json_object *incident_json(const struct incident *i, enum inc_state state);
+/* Save the open incidents to path atomically, with this boot's id. Returns 0 or -errno. */
+int incidents_save(const struct cgw_incidents *in, const char *path, const char *boot_id);
+/* Load open incidents saved by incidents_save; those of another boot are dropped (counted
+ * in *dropped). Returns 0, -ENOENT when there is no file, or -EINVAL (message to err). */
+int incidents_load(struct cgw_incidents *in, const char *path, const char *boot_id,
+                   size_t *dropped, FILE *err);
+
+/* ---- atomic.c ---- */
+
+/* Write data to path atomically: path.tmp in the same directory, fsync, rename, fsync of
+ * the directory. Returns 0 or -errno (the temporary file is removed). */
+int atomic_write(const char *path, const char *data, size_t len);
+
+/* ---- sink-report.c, sink-journal.c, metrics.c: where incidents go ---- */
+
+/* One line for a person: "PID 1 (systemd) blocked 21.3 s in fuse-wait: incident ... opened,
+ * warning", or at the end "... was blocked 183.4 s in fuse-wait; resolved at 08:14:07". */
+char *incident_message(const struct incident *i, enum inc_state st, char *out, size_t cap);
+/* Write the text and JSON reports of one incident change under c->report_dir, atomically,
+ * then rotate. The JSON path goes to i->report. Returns 0 or -errno (nothing logged). */
+int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct incident *i,
+                enum inc_state st, ssize_t finding);
+/* Delete the oldest report files of dir until at most keep files and max_bytes remain.
+ * Returns the number deleted, or -errno. */
+int reports_rotate(const char *dir, size_t keep, uint64_t max_bytes);
+/* The fixed 128-bit journal MESSAGE_ID of a signature id, as 32 hex digits. */
+char *sig_message_id(const char *sig_id, char out[33]);
+/* Send one incident change to journald, or to stderr when there is no journald.
+ * Returns 0 when journald took it, 1 when it went to stderr. */
+int sink_journal(const struct incident *i, enum inc_state st);
+/* Print the journal catalog of every signature (journalctl --update-catalog format). */
+void catalog_print(const struct cgw_sigset *set, FILE *out);
+/* Rewrite the Prometheus text file path atomically. Returns 0 or -errno. */
+int metrics_write(const char *path, const struct cgw_report *r, const struct cgw_incidents *in,
+                  uint64_t scans);
+
 /* ---- report-text.c / report-json.c ---- */
 
 /* Write the report for a person. */
 void report_text(const struct cgw_report *r, FILE *out);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
-/* Write the report as cgwatch.report/1 JSON. Returns 0 or -ENOMEM. */
+/* Write the report as cgwatch.report/1 JSON. Returns 0, -ENOMEM or -EIO. */
 int report_json(const struct cgw_report *r, FILE *out);
+struct json_object;
+/* The cgwatch.report/1 object, with only finding `only` and its tasks when only >= 0. */
+struct json_object *report_json_build(const struct cgw_report *r, ssize_t only);
+/* Print o pretty to out. Returns 0, -ENOMEM or -EIO. */
+int json_write(struct json_object *o, FILE *out);
+/* Seconds as a JSON number printed with one decimal. */
+struct json_object *jseconds(double s);
+/* The text report of finding k alone, after a header line of the caller's. */
+void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
 
 /* ---- root.c ---- */
 
@@ -337,6 +435,21 @@ int report_json(const struct cgw_report *r, FILE *out);
  * namespace. Every access to DIR runs with a deadline. Returns 0 or -errno, with a message
  * for the user in msg. */
 int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap);
+
+/* ---- daemon.c ---- */
+
+/* cgwatch run: scan, keep incidents, report, until SIGTERM/SIGINT. Returns the exit code. */
+int daemon_run(const char *config_path);
+
+/* ---- main.c: loading shared by the commands and the daemon ---- */
+
+/* Defaults, then path (NULL: the default file, which may be absent), then
+ * CGWATCH_SIGNATURES_DIR. Returns 0, or EXIT_USAGE after printing the errors; either way the
+ * caller frees c with conf_free(). */
+int config_load(struct cgw_conf *c, const char *path);
+/* Shipped library, then local overrides by id; bad files reported and skipped. Returns 0,
+ * or EXIT_USAGE when the library is missing or lacks a built-in id. */
+int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c);
 
 /* ---- log.c ---- */
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -137,13 +137,27 @@ int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned tim
 	pthread_mutex_lock(&w->lock);
 	w->job = j;
 	pthread_cond_broadcast(&w->cv);
+	/* wait in slices of 100 ms: a daemon told to stop does not sit out the whole deadline */
 	while (!j->done) {
-		if (pthread_cond_timedwait(&w->cv, &w->lock, &until) == ETIMEDOUT && !j->done) {
+		struct timespec slice;
+		clock_gettime(CLOCK_MONOTONIC, &slice);
+		slice.tv_nsec += 100000000L;
+		if (slice.tv_nsec >= 1000000000L) {
+			slice.tv_sec++;
+			slice.tv_nsec -= 1000000000L;
+		}
+		bool last = slice.tv_sec > until.tv_sec ||
+		            (slice.tv_sec == until.tv_sec && slice.tv_nsec >= until.tv_nsec);
+		int r = pthread_cond_timedwait(&w->cv, &w->lock, last ? &until : &slice);
+		if (j->done)
+			break;
+		bool stop = cgw_stop_pending();
+		if ((r == ETIMEDOUT && last) || stop) {
 			w->abandoned = true;
 			dl_current = NULL;
 			atomic_fetch_add(&dl_stuck_count, 1);
 			pthread_mutex_unlock(&w->lock);
-			return -ETIMEDOUT;     /* j and arg now belong to the worker */
+			return stop ? -ECANCELED : -ETIMEDOUT;  /* j and arg now belong to the worker */
 		}
 	}
 	pthread_mutex_unlock(&w->lock);

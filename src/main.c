@@ -16,14 +16,15 @@ static void usage(FILE *out)
 	fputs("usage: cgwatch check [--root DIR] [--config FILE] [--format text|json]\n"
 	      "                     [--threshold SECONDS] [--all] [--verbose]\n"
 	      "       cgwatch config --check [--config FILE]\n"
-	      "       cgwatch signatures [--check DIR] [--config FILE]\n"
+	      "       cgwatch run [--config FILE]\n"
+	      "       cgwatch signatures [--check DIR | --catalog] [--config FILE]\n"
 	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
 	      "2 usage or configuration error, 3 the system could not be read\n", out);
 }
 
 /* Load the config: an explicit --config must exist; the default one may be missing.
  * Returns 0, or EXIT_USAGE after printing the errors. */
-static int load_conf(struct cgw_conf *c, const char *path)
+int config_load(struct cgw_conf *c, const char *path)
 {
 	conf_defaults(c);
 	const char *p = path ? path : CGW_CONFFILE;
@@ -48,7 +49,7 @@ static int load_conf(struct cgw_conf *c, const char *path)
 
 /* Shipped library, then local overrides by id. Bad files are reported and skipped.
  * Returns 0, or EXIT_USAGE when the library is missing or lacks a built-in id. */
-static int load_signatures(struct cgw_sigset *set, const struct cgw_conf *c)
+int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c)
 {
 	int r = sig_load_dir(set, c->signatures_dir, stderr);
 	if (r < 0) {
@@ -121,7 +122,7 @@ static int cmd_check(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	struct cgw_conf conf;
-	int rc = load_conf(&conf, config);
+	int rc = config_load(&conf, config);
 	if (rc) {
 		conf_free(&conf);
 		return rc;
@@ -132,7 +133,7 @@ static int cmd_check(int argc, char **argv)
 			conf.blocked_critical_s = threshold;
 	}
 	struct cgw_sigset sigs = { 0 };
-	if ((rc = load_signatures(&sigs, &conf)))
+	if ((rc = signatures_load(&sigs, &conf)))
 		goto out;
 
 	watchdog_s = conf.check_timeout_s;
@@ -209,7 +210,7 @@ static int cmd_config(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	struct cgw_conf conf;
-	int rc = load_conf(&conf, config);
+	int rc = config_load(&conf, config);
 	conf_free(&conf);
 	if (rc == 0)
 		printf("configuration OK\n");
@@ -221,15 +222,19 @@ static int cmd_signatures(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "check", required_argument, NULL, 'k' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "catalog", no_argument, NULL, 'C' },
 		{ 0 }
 	};
 	const char *dir = NULL, *config = NULL;
+	bool catalog = false;
 	int o;
 	while ((o = getopt_long(argc, argv, "k:c:", opts, NULL)) != -1) {
 		if (o == 'k')
 			dir = optarg;
 		else if (o == 'c')
 			config = optarg;
+		else if (o == 'C')
+			catalog = true;
 		else {
 			usage(stderr);
 			return EXIT_USAGE;
@@ -256,7 +261,10 @@ static int cmd_signatures(int argc, char **argv)
 		return rc;
 	}
 	struct cgw_conf conf;
-	if ((rc = load_conf(&conf, config)) == 0 && (rc = load_signatures(&set, &conf)) == 0) {
+	if ((rc = config_load(&conf, config)) == 0 && (rc = signatures_load(&set, &conf)) == 0 &&
+	    catalog) {
+		catalog_print(&set, stdout);
+	} else if (rc == 0) {
 		printf("%-22s %-9s %4s  %s\n", "ID", "SEVERITY", "PRIO", "TITLE (FILE)");
 		for (size_t i = 0; i < set.n; i++)
 			printf("%-22s %-9s %4d  %s (%s)\n", set.v[i].id, sev_name(set.v[i].severity),
@@ -265,6 +273,33 @@ static int cmd_signatures(int argc, char **argv)
 	sig_free(&set);
 	conf_free(&conf);
 	return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *config = NULL;
+	int o;
+	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		if (o == 'c')
+			config = optarg;
+		else if (o == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return daemon_run(config);
 }
 
 int main(int argc, char **argv)
@@ -285,7 +320,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "bundle") == 0) {
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "bundle") == 0) {
 		log_warnx("\"%s\" is not implemented yet (see the README)", cmd);
 		return EXIT_USAGE;
 	}

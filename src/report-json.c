@@ -44,7 +44,7 @@ static json_object *jround(double v, int decimals)
 	return json_object_new_double_s(v, buf);
 }
 
-static json_object *jseconds(double s)
+json_object *jseconds(double s)
 {
 	return jround(s, 1);
 }
@@ -69,9 +69,8 @@ static json_object *task_json(const struct cgw_task *t)
 	json_object_object_add(o, "ppid", json_object_new_int(t->ppid));
 	if (t->started_at > 0) {
 		char ts[32];
-		time_t began = (time_t)t->started_at;
-		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&began));
-		json_object_object_add(o, "started", json_object_new_string(ts));
+		json_object_object_add(o, "started",
+		                       json_object_new_string(iso_time(t->started_at, ts, sizeof(ts))));
 	}
 	json_object_object_add(o, "wchan", jstr(t->wchan));
 	json_object *stack = json_object_new_array();
@@ -126,7 +125,7 @@ static json_object *finding_json(const struct cgw_report *r, const struct cgw_fi
 	return o;
 }
 
-int report_json(const struct cgw_report *r, FILE *out)
+json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 {
 	const struct cgw_scan *s = r->scan;
 	json_object *o = json_object_new_object();
@@ -134,9 +133,8 @@ int report_json(const struct cgw_report *r, FILE *out)
 	json_object_object_add(o, "host", jstr(s->host));
 	json_object_object_add(o, "kernel", jstr(s->kernel));
 	char ts[32];
-	time_t now = time(NULL);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	json_object_object_add(o, "time", json_object_new_string(ts));
+	json_object_object_add(o, "time", json_object_new_string(iso_time((double)time(NULL), ts,
+	                                                                  sizeof(ts))));
 
 	json_object *topo = json_object_new_object();
 	json_object_object_add(topo, "online", jcpus(&s->topo.online));
@@ -147,18 +145,18 @@ int report_json(const struct cgw_report *r, FILE *out)
 
 	json_object *tasks = json_object_new_array();
 	for (size_t i = 0; i < s->n; i++) {
-		const struct cgw_task *t = &s->t[i];
-		bool listed = r->all;
+		bool listed = r->all && only < 0;
 		for (size_t k = 0; k < r->nf && !listed; k++)
 			for (size_t j = 0; j < r->f[k].ntasks && !listed; j++)
-				listed = r->f[k].tasks[j] == i;
+				listed = (only < 0 || (size_t)only == k) && r->f[k].tasks[j] == i;
 		if (listed)
-			json_object_array_add(tasks, task_json(t));
+			json_object_array_add(tasks, task_json(&s->t[i]));
 	}
 	json_object_object_add(o, "tasks", tasks);
 	json_object *fs = json_object_new_array();
 	for (size_t k = 0; k < r->nf; k++)
-		json_object_array_add(fs, finding_json(r, &r->f[k]));
+		if (only < 0 || (size_t)only == k)
+			json_object_array_add(fs, finding_json(r, &r->f[k]));
 	json_object_object_add(o, "findings", fs);
 
 	json_object *sc = json_object_new_object();
@@ -167,12 +165,23 @@ int report_json(const struct cgw_report *r, FILE *out)
 	json_object_object_add(sc, "threshold_s", jround(r->threshold_s, 1));
 	json_object_object_add(sc, "unreadable", json_object_new_int(s->errors));
 	json_object_object_add(o, "scan", sc);
+	return o;
+}
 
+int json_write(json_object *o, FILE *out)
+{
 	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 	                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
-	int rc = txt ? 0 : -ENOMEM;
-	if (txt)
-		fprintf(out, "%s\n", txt);
+	if (!txt)
+		return -ENOMEM;
+	fprintf(out, "%s\n", txt);
+	return ferror(out) ? -EIO : 0;
+}
+
+int report_json(const struct cgw_report *r, FILE *out)
+{
+	json_object *o = report_json_build(r, -1);
+	int rc = json_write(o, out);
 	json_object_put(o);
 	return rc;
 }

@@ -72,6 +72,13 @@ static void task_line(const struct cgw_task *t, FILE *out, const char *indent)
 		        cescape(t->frames[i].text, strlen(t->frames[i].text), cg, sizeof(cg)));
 }
 
+static void finding_text(const struct cgw_report *r, const struct cgw_finding *f, FILE *out);
+
+void report_text_finding(const struct cgw_report *r, size_t k, FILE *out)
+{
+	finding_text(r, &r->f[k], out);
+}
+
 static void finding_text(const struct cgw_report *r, const struct cgw_finding *f, FILE *out)
 {
 	const struct cgw_sig *s = f->sig;

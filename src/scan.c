@@ -238,14 +238,19 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		s->host[strcspn(s->host, "\n")] = '\0';
 	if (read_small_file("/proc/sys/kernel/osrelease", s->kernel, sizeof(s->kernel)) >= 0)
 		s->kernel[strcspn(s->kernel, "\n")] = '\0';
-	topology_read(&s->topo);
 	cgroup_mounts_read(s);
+	topology_read(&s->topo, s->cgroup2_mnt);
 
 	DIR *proc = opendir("/proc");
 	if (!proc)
 		return -errno;
 	struct dirent *de;
+	unsigned seen = 0;
 	while ((de = readdir(proc))) {
+		if ((++seen & 255) == 0 && cgw_stop_pending()) {
+			closedir(proc);
+			return -ECANCELED;        /* the daemon is stopping */
+		}
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0 || end == de->d_name)

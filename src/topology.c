@@ -18,7 +18,7 @@ static void read_cpus(const char *path, struct cgw_cpus *out)
 	}
 }
 
-void topology_read(struct cgw_topology *t)
+void topology_read(struct cgw_topology *t, const char *cgroup2_mnt)
 {
 	memset(t, 0, sizeof(*t));
 	read_cpus("/sys/devices/system/cpu/online", &t->online);
@@ -38,9 +38,25 @@ void topology_read(struct cgw_topology *t)
 		    cpulist_parse(val, &c) == 0)
 			cpus_or(&t->nohz_full, &c);
 	}
+	if (cgroup2_mnt && cgroup2_mnt[0]) {
+		/* CPUs of isolated cpuset partitions (cgroup v2, 6.x): the root lists them all */
+		char path[512];
+		struct cgw_cpus c;
+		snprintf(path, sizeof(path), "%s/cpuset.cpus.isolated", cgroup2_mnt);
+		read_cpus(path, &c);
+		cpus_or(&t->isolated, &c);
+	}
 	t->housekeeping = t->online;
 	cpus_andnot(&t->housekeeping, &t->isolated);
 	cpus_andnot(&t->housekeeping, &t->nohz_full);
 	if (cpus_empty(&t->housekeeping))
-		t->housekeeping = t->online;
+		if (cgroup2_mnt && cgroup2_mnt[0]) {
+		/* CPUs of isolated cpuset partitions (cgroup v2, 6.x): the root lists them all */
+		char path[512];
+		struct cgw_cpus c;
+		snprintf(path, sizeof(path), "%s/cpuset.cpus.isolated", cgroup2_mnt);
+		read_cpus(path, &c);
+		cpus_or(&t->isolated, &c);
+	}
+	t->housekeeping = t->online;
 }

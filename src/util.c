@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,4 +189,27 @@ int sev_parse(const char *s)
 		if (strcmp(s, sev_names[i]) == 0)
 			return i;
 	return -1;
+}
+
+char *iso_time(double epoch, char *out, size_t cap)
+{
+	time_t t = (time_t)epoch;
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(out, cap, "?");
+	return out;
+}
+
+double now_epoch(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool cgw_stop_pending(void)
+{
+	sigset_t set;
+	return sigpending(&set) == 0 && (sigismember(&set, SIGTERM) == 1 ||
+	                                 sigismember(&set, SIGINT) == 1);
 }

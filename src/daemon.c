@@ -1,0 +1,252 @@
+/* daemon.c: cgwatch run — the scan timer on sd-event, signals, systemd notify and watchdog,
+ * and the daemon's own footprint: housekeeping CPUs, low priority, locked memory. */
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define IOPRIO_WHO_PROCESS 1
+#define IOPRIO_CLASS_SHIFT 13
+
+struct cgw_daemon {
+	sd_event *event;
+	sd_event_source *scan_timer;
+	const char *config_path;          /* NULL: the default, which may be absent */
+	struct cgw_conf conf;
+	struct cgw_sigset sigs;
+	struct cgw_incidents inc;
+	struct cgw_cpus pinned;           /* the CPUs we run on now */
+	char boot_id[64];
+	char state_path[4200];
+	uint64_t scans;
+	bool ready;
+	bool report_warned, metrics_warned;
+};
+
+/* Pin every thread of ours to the housekeeping CPUs; again when they change (hotplug). */
+static void daemon_pin(struct cgw_daemon *d, const struct cgw_topology *t)
+{
+	if (!d->conf.pin_housekeeping || cpus_empty(&t->housekeeping) ||
+	    memcmp(&d->pinned, &t->housekeeping, sizeof(d->pinned)) == 0)
+		return;
+	cpu_set_t *set = CPU_ALLOC(CGW_MAX_CPUS);
+	size_t size = CPU_ALLOC_SIZE(CGW_MAX_CPUS);
+	CPU_ZERO_S(size, set);
+	for (unsigned c = 0; c < CGW_MAX_CPUS; c++)
+		if (cpus_test(&t->housekeeping, c))
+			CPU_SET_S(c, size, set);
+	int failed = 0;
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *de;
+	while (dir && (de = readdir(dir)))
+		if (de->d_name[0] != '.' && sched_setaffinity(atoi(de->d_name), size, set) < 0)
+			failed = errno;
+	if (dir)
+		closedir(dir);
+	CPU_FREE(set);
+	char list[1024];
+	cpulist_format(&t->housekeeping, list, sizeof(list));
+	if (failed)
+		log_warnx("cannot pin to the housekeeping CPUs %s: %s, running where we are", list,
+		          strerror(failed));
+	else
+		log_warnx("running on the housekeeping CPUs %s", list);
+	d->pinned = t->housekeeping;
+}
+
+/* Low priority and locked memory, before any thread exists (both are per thread, inherited). */
+static void daemon_footprint(struct cgw_daemon *d)
+{
+	if (setpriority(PRIO_PROCESS, 0, (int)d->conf.nice) < 0)
+		log_warnx("cannot set nice %g: %s, ignoring", d->conf.nice, strerror(errno));
+	if (d->conf.io_class > 0 &&
+	    syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0,
+	            (d->conf.io_class << IOPRIO_CLASS_SHIFT) | (d->conf.io_class == 3 ? 0 : 7)) < 0)
+		log_warnx("cannot set the I/O class: %s, ignoring", strerror(errno));
+	if (d->conf.lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+		log_warnx("cannot lock memory (mlockall): %s; under memory pressure the daemon may "
+		          "stall with the host", strerror(errno));
+}
+
+static void notify_status(struct cgw_daemon *d, size_t threads)
+{
+	size_t open = 0;
+	for (size_t k = 0; k < d->inc.n; k++)
+		open += d->inc.v[k].resolved_at == 0;
+	char status[256];
+	snprintf(status, sizeof(status), "%sSTATUS=watching %zu tasks; %zu open incident%s",
+	         d->ready ? "" : "READY=1\n", threads, open, open == 1 ? "" : "s");
+	sd_notify(0, status);
+	d->ready = true;
+}
+
+static void emit(struct cgw_daemon *d, const struct cgw_report *r, const struct inc_change *c)
+{
+	struct incident *i = &d->inc.v[c->inc];
+	int e = sink_report(&d->conf, r, i, c->state, c->finding);
+	if (e < 0) {
+		if (!d->report_warned)        /* once per failure streak: the disk stays full */
+			log_warnx("cannot write the report of incident %s under %s: %s; the journal "
+			          "still gets it", i->id, d->conf.report_dir, strerror(-e));
+		d->report_warned = true;
+		i->report[0] = '\0';
+	} else {
+		d->report_warned = false;
+	}
+	sink_journal(i, c->state);
+}
+
+static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)usec;
+	struct cgw_daemon *d = userdata;
+	struct cgw_scan scan = { 0 };
+	struct cgw_scan_opts so = {
+		.blocked_s = d->conf.blocked_warning_s,
+		.starved_s = d->conf.starved_s,
+		.read_timeout_ms = (unsigned)(d->conf.read_timeout_s * 1000),
+		.self_tgid = getpid(),
+	};
+	int r = scan_run(&scan, &so);
+	if (r == -ECANCELED) {
+		scan_free(&scan);
+		return 0;                     /* stopping: SIGTERM is handled next */
+	}
+	if (r < 0) {
+		log_warnx("scan failed: %s; trying again in %g s", strerror(-r), d->conf.scan_interval_s);
+	} else {
+		d->scans++;
+		daemon_pin(d, &scan.topo);
+		struct cgw_report rep = { .scan = &scan, .conf = &d->conf,
+		                          .threshold_s = d->conf.blocked_warning_s };
+		classify(&rep, &d->sigs);
+		struct inc_change *ch;
+		size_t n = incidents_update(&d->inc, &rep, now_epoch(), d->conf.update_interval_s, &ch);
+		for (size_t k = 0; k < n; k++)
+			emit(d, &rep, &ch[k]);
+		if (n) {
+			int e = incidents_save(&d->inc, d->state_path, d->boot_id);
+			if (e < 0)
+				log_warnx("cannot save open incidents to %s: %s", d->state_path,
+				          strerror(-e));
+		}
+		free(ch);
+		incidents_prune(&d->inc);
+		if (d->conf.metrics_file[0]) {
+			int e = metrics_write(d->conf.metrics_file, &rep, &d->inc, d->scans);
+			if (e < 0 && !d->metrics_warned)
+				log_warnx("cannot write metrics to %s: %s", d->conf.metrics_file,
+				          strerror(-e));
+			d->metrics_warned = e < 0;
+		}
+		notify_status(d, scan.threads);
+		report_free(&rep);
+	}
+	scan_free(&scan);
+	sd_event_source_set_time_relative(s, (uint64_t)(d->conf.scan_interval_s * 1e6));
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)s;
+	struct cgw_daemon *d = userdata;
+	log_warnx("%s: stopping", strsignal((int)si->ssi_signo));
+	sd_notify(0, "STOPPING=1");
+	return sd_event_exit(d->event, 0);
+}
+
+/* SIGHUP: a new config and signature library, or the old ones when anything is wrong. */
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)s;
+	(void)si;
+	struct cgw_daemon *d = userdata;
+	sd_notify(0, "RELOADING=1");
+	struct cgw_conf c;
+	struct cgw_sigset sigs = { 0 };
+	if (config_load(&c, d->config_path) != 0 || signatures_load(&sigs, &c) != 0) {
+		log_warnx("configuration reload failed, keeping the old one");
+		sig_free(&sigs);
+		conf_free(&c);
+	} else {
+		conf_free(&d->conf);
+		sig_free(&d->sigs);
+		d->conf = c;
+		d->sigs = sigs;
+		log_warnx("configuration reloaded");
+	}
+	sd_notify(0, "READY=1");
+	return 0;
+}
+
+static void read_boot_id(char *out, size_t cap)
+{
+	if (read_small_file("/proc/sys/kernel/random/boot_id", out, cap) < 0)
+		snprintf(out, cap, "unknown");
+	out[strcspn(out, "\n")] = '\0';
+}
+
+int daemon_run(const char *config_path)
+{
+	struct cgw_daemon d = { .config_path = config_path };
+	int rc = EXIT_USAGE;
+	if (config_load(&d.conf, config_path) != 0 || signatures_load(&d.sigs, &d.conf) != 0)
+		goto out;
+	/* sd-event takes signals through a signalfd: block them before any thread exists */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	daemon_footprint(&d);
+
+	read_boot_id(d.boot_id, sizeof(d.boot_id));
+	if (mkdir(d.conf.state_dir, 0755) < 0 && errno != EEXIST)
+		log_warnx("cannot create %s: %s; open incidents will not survive a restart",
+		          d.conf.state_dir, strerror(errno));
+	snprintf(d.state_path, sizeof(d.state_path), "%s/incidents.json", d.conf.state_dir);
+	size_t dropped = 0;
+	int r = incidents_load(&d.inc, d.state_path, d.boot_id, &dropped, stderr);
+	if (r == 0)
+		log_warnx("%zu open incident%s carried over from %s", d.inc.n, d.inc.n == 1 ? "" : "s",
+		          d.state_path);
+	if (dropped)
+		log_warnx("%zu open incident%s of a previous boot dropped", dropped,
+		          dropped == 1 ? "" : "s");
+
+	rc = EXIT_UNREADABLE;
+	if (sd_event_default(&d.event) < 0 ||
+	    sd_event_add_signal(d.event, NULL, SIGTERM, on_stop, &d) < 0 ||
+	    sd_event_add_signal(d.event, NULL, SIGINT, on_stop, &d) < 0 ||
+	    sd_event_add_signal(d.event, NULL, SIGHUP, on_reload, &d) < 0 ||
+	    sd_event_add_time_relative(d.event, &d.scan_timer, CLOCK_MONOTONIC, 0, 0, on_scan,
+	                               &d) < 0) {
+		log_warnx("cannot set up the event loop");
+		goto out;
+	}
+	sd_event_source_set_description(d.scan_timer, "cgw-scan");
+	sd_event_set_watchdog(d.event, true);   /* WATCHDOG=1 from this loop only */
+	r = sd_event_loop(d.event);
+	rc = r < 0 ? EXIT_UNREADABLE : 0;
+out:
+	sd_event_source_unref(d.scan_timer);
+	sd_event_unref(d.event);
+	incidents_free(&d.inc);
+	sig_free(&d.sigs);
+	conf_free(&d.conf);
+	return rc;
+}

@@ -1,0 +1,463 @@
+/* incident.c: findings over time. An incident opens when a finding reaches the warning
+ * threshold, escalates at the critical one, is updated at most once per update interval, and
+ * resolves when its tasks leave the state — recording how long each was stuck. Findings of
+ * the same signature are one incident (issue 4's correlators will add the wait-chain root to
+ * the key). Open incidents are saved so that a restart neither loses nor repeats them. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgwatch.h"
+
+static const char *const state_names[] = { "none", "opened", "escalated", "updated",
+                                           "resolved" };
+
+const char *inc_state_name(enum inc_state s)
+{
+	return (unsigned)s <= INC_RESOLVED ? state_names[s] : "none";
+}
+
+static enum inc_state inc_state_parse(const char *s)
+{
+	for (int i = INC_OPENED; i <= INC_RESOLVED; i++)
+		if (strcmp(s, state_names[i]) == 0)
+			return (enum inc_state)i;
+	return INC_NONE;
+}
+
+static void incident_clear(struct incident *i)
+{
+	free(i->tasks);
+	free(i->timeline);
+	memset(i, 0, sizeof(*i));
+}
+
+void incidents_free(struct cgw_incidents *in)
+{
+	for (size_t k = 0; k < in->n; k++)
+		incident_clear(&in->v[k]);
+	free(in->v);
+	in->v = NULL;
+	in->n = 0;
+}
+
+void incidents_prune(struct cgw_incidents *in)
+{
+	size_t k = 0;
+	for (size_t j = 0; j < in->n; j++) {
+		if (in->v[j].resolved_at > 0)
+			incident_clear(&in->v[j]);
+		else
+			in->v[k++] = in->v[j];
+	}
+	in->n = k;
+}
+
+const struct inc_task *incident_lead(const struct incident *i)
+{
+	const struct inc_task *lead = NULL;
+	for (size_t k = 0; k < i->ntasks; k++) {
+		const struct inc_task *t = &i->tasks[k];
+		/* an open incident is named by a task still stuck */
+		if (i->resolved_at == 0 && t->resolved_at > 0)
+			continue;
+		if (!lead || t->blocked_s > lead->blocked_s)
+			lead = t;
+	}
+	return lead ? lead : i->ntasks ? &i->tasks[0] : NULL;
+}
+
+static double incident_worst(const struct incident *i)
+{
+	double w = 0;
+	for (size_t k = 0; k < i->ntasks; k++)
+		if (i->tasks[k].blocked_s > w)
+			w = i->tasks[k].blocked_s;
+	return w;
+}
+
+static size_t incident_active(const struct incident *i)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < i->ntasks; k++)
+		n += i->tasks[k].resolved_at == 0;
+	return n;
+}
+
+static void incident_event(struct incident *i, enum inc_state st, double now)
+{
+	i->last_event_at = now;
+	if (i->ntimeline == INC_MAX_TIMELINE) {     /* keep the first and the latest */
+		memmove(&i->timeline[1], &i->timeline[2],
+		        (INC_MAX_TIMELINE - 2) * sizeof(*i->timeline));
+		i->ntimeline--;
+	}
+	i->timeline = xrealloc(i->timeline, (i->ntimeline + 1) * sizeof(*i->timeline));
+	i->timeline[i->ntimeline++] = (struct inc_event){ now, st, i->severity,
+	                                                  incident_active(i), incident_worst(i) };
+}
+
+/* Merge the finding's tasks into the incident; those no longer in it have recovered. */
+static void incident_merge(struct incident *i, const struct cgw_report *r,
+                           const struct cgw_finding *f, double now)
+{
+	bool *seen = xcalloc(i->ntasks + 1, sizeof(bool));
+	for (size_t j = 0; j < f->ntasks; j++) {
+		const struct cgw_task *t = &r->scan->t[f->tasks[j]];
+		size_t k;
+		for (k = 0; k < i->ntasks; k++)
+			if (i->tasks[k].tid == t->tid && i->tasks[k].start_ticks == t->start_ticks)
+				break;
+		if (k == i->ntasks) {
+			i->ntasks_total++;
+			if (i->ntasks == INC_MAX_TASKS)
+				continue;
+			i->tasks = xrealloc(i->tasks, (i->ntasks + 1) * sizeof(*i->tasks));
+			struct inc_task *it = &i->tasks[i->ntasks++];
+			memset(it, 0, sizeof(*it));
+			it->tid = t->tid;
+			it->tgid = t->tgid;
+			it->start_ticks = t->start_ticks;
+			memcpy(it->comm, t->comm, sizeof(it->comm));
+			it->comm_len = t->comm_len;
+			snprintf(it->unit, sizeof(it->unit), "%s", t->unit);
+			seen = xrealloc(seen, (i->ntasks + 1) * sizeof(bool));
+		}
+		struct inc_task *it = &i->tasks[k];
+		seen[k] = true;
+		if (it->resolved_at > 0)      /* stuck again after a recovery: a new wait */
+			it->blocked_s = 0;
+		it->resolved_at = 0;
+		if (t->blocked_s > it->blocked_s)
+			it->blocked_s = t->blocked_s;
+	}
+	for (size_t k = 0; k < i->ntasks; k++)
+		if (!seen[k] && i->tasks[k].resolved_at == 0)
+			i->tasks[k].resolved_at = now;
+	free(seen);
+}
+
+static void change_push(struct inc_change **ch, size_t *n, size_t inc, enum inc_state st,
+                        ssize_t finding)
+{
+	*ch = xrealloc(*ch, (*n + 1) * sizeof(**ch));
+	(*ch)[(*n)++] = (struct inc_change){ inc, st, finding };
+}
+
+static void incident_new_id(const struct cgw_incidents *in, struct incident *i, double now)
+{
+	char ts[32];
+	time_t t = (time_t)now;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	for (int n = 1;; n++) {
+		if (n == 1)
+			snprintf(i->id, sizeof(i->id), "%s-%s", ts, i->sig);
+		else
+			snprintf(i->id, sizeof(i->id), "%s-%s-%d", ts, i->sig, n);
+		bool taken = false;
+		for (size_t k = 0; k < in->n && !taken; k++)
+			taken = &in->v[k] != i && strcmp(in->v[k].id, i->id) == 0;
+		if (!taken)
+			return;
+	}
+}
+
+size_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, double now,
+                        double update_s, struct inc_change **ch)
+{
+	size_t nch = 0;
+	*ch = NULL;
+	bool *matched = xcalloc(in->n + r->nf + 1, sizeof(bool));
+	for (size_t k = 0; k < r->nf; k++) {
+		const struct cgw_finding *f = &r->f[k];
+		if (f->severity < SEV_WARNING)
+			continue;                 /* frozen, vfork-wait: not incidents */
+		size_t x;
+		for (x = 0; x < in->n; x++)
+			if (strcmp(in->v[x].sig, f->sig->id) == 0)
+				break;
+		if (x == in->n) {
+			in->v = xrealloc(in->v, (in->n + 1) * sizeof(*in->v));
+			struct incident *i = &in->v[in->n++];
+			memset(i, 0, sizeof(*i));
+			snprintf(i->sig, sizeof(i->sig), "%s", f->sig->id);
+			incident_new_id(in, i, now);
+			i->opened_at = now;
+			i->severity = f->severity;
+			i->escalated = f->severity >= SEV_CRITICAL;
+			if (i->escalated)
+				i->escalated_at = now;
+			incident_merge(i, r, f, now);
+			incident_event(i, INC_OPENED, now);
+			change_push(ch, &nch, x, INC_OPENED, (ssize_t)k);
+			matched[x] = true;
+			continue;
+		}
+		struct incident *i = &in->v[x];
+		matched[x] = true;
+		incident_merge(i, r, f, now);
+		if (f->severity > i->severity)
+			i->severity = f->severity;
+		if (!i->escalated && i->severity >= SEV_CRITICAL) {
+			i->escalated = true;
+			i->escalated_at = now;
+			incident_event(i, INC_ESCALATED, now);
+			change_push(ch, &nch, x, INC_ESCALATED, (ssize_t)k);
+		} else if (now - i->last_event_at >= update_s) {
+			incident_event(i, INC_UPDATED, now);
+			change_push(ch, &nch, x, INC_UPDATED, (ssize_t)k);
+		}
+	}
+	for (size_t x = 0; x < in->n; x++) {
+		struct incident *i = &in->v[x];
+		if (matched[x] || i->resolved_at > 0)
+			continue;
+		for (size_t k = 0; k < i->ntasks; k++)
+			if (i->tasks[k].resolved_at == 0)
+				i->tasks[k].resolved_at = now;
+		i->resolved_at = now;
+		incident_event(i, INC_RESOLVED, now);
+		change_push(ch, &nch, x, INC_RESOLVED, -1);
+	}
+	free(matched);
+	return nch;
+}
+
+/* ---- JSON: the report's "incident" object, and the state file ---- */
+
+static json_object *jtime(double epoch)
+{
+	char ts[32];
+	return epoch > 0 ? json_object_new_string(iso_time(epoch, ts, sizeof(ts))) : NULL;
+}
+
+json_object *incident_json(const struct incident *i, enum inc_state state)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_string(i->id));
+	json_object_object_add(o, "state", json_object_new_string(inc_state_name(state)));
+	json_object_object_add(o, "severity", json_object_new_string(sev_name(i->severity)));
+	json_object_object_add(o, "signature", json_object_new_string(i->sig));
+	json_object_object_add(o, "opened", jtime(i->opened_at));
+	json_object_object_add(o, "escalated", jtime(i->escalated_at));
+	json_object_object_add(o, "resolved", jtime(i->resolved_at));
+	json_object_object_add(o, "duration_s", jseconds(incident_worst(i)));
+	json_object_object_add(o, "tasks_total", json_object_new_int64((int64_t)i->ntasks_total));
+	json_object *tl = json_object_new_array();
+	for (size_t k = 0; k < i->ntimeline; k++) {
+		const struct inc_event *e = &i->timeline[k];
+		json_object *ev = json_object_new_object();
+		json_object_object_add(ev, "time", jtime(e->time));
+		json_object_object_add(ev, "state", json_object_new_string(inc_state_name(e->state)));
+		json_object_object_add(ev, "severity", json_object_new_string(sev_name(e->severity)));
+		json_object_object_add(ev, "tasks", json_object_new_int64((int64_t)e->ntasks));
+		json_object_object_add(ev, "blocked_s", jseconds(e->blocked_s));
+		json_object_array_add(tl, ev);
+	}
+	json_object_object_add(o, "timeline", tl);
+	json_object *ts = json_object_new_array();
+	for (size_t k = 0; k < i->ntasks; k++) {
+		const struct inc_task *t = &i->tasks[k];
+		char comm[CGW_COMM_MAX * 4];
+		json_object *to = json_object_new_object();
+		json_object_object_add(to, "pid", json_object_new_int(t->tgid));
+		json_object_object_add(to, "tid", json_object_new_int(t->tid));
+		json_object_object_add(to, "comm", json_object_new_string(
+			cescape(t->comm, t->comm_len, comm, sizeof(comm))));
+		json_object_object_add(to, "unit", json_object_new_string(
+			cescape(t->unit, strlen(t->unit), comm, sizeof(comm))));
+		json_object_object_add(to, "blocked_s", jseconds(t->blocked_s));
+		json_object_object_add(to, "resolved", jtime(t->resolved_at));
+		json_object_array_add(ts, to);
+	}
+	json_object_object_add(o, "tasks", ts);
+	return o;
+}
+
+/* The state file keeps raw values (comm as hex: it may hold any byte). */
+static json_object *state_incident(const struct incident *i)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_string(i->id));
+	json_object_object_add(o, "signature", json_object_new_string(i->sig));
+	json_object_object_add(o, "severity", json_object_new_int(i->severity));
+	json_object_object_add(o, "escalated", json_object_new_boolean(i->escalated));
+	json_object_object_add(o, "opened_at", json_object_new_double(i->opened_at));
+	json_object_object_add(o, "escalated_at", json_object_new_double(i->escalated_at));
+	json_object_object_add(o, "last_event_at", json_object_new_double(i->last_event_at));
+	json_object_object_add(o, "tasks_total", json_object_new_int64((int64_t)i->ntasks_total));
+	json_object_object_add(o, "reports", json_object_new_int((int)i->reports));
+	json_object_object_add(o, "report", json_object_new_string(i->report));
+	json_object *ts = json_object_new_array();
+	for (size_t k = 0; k < i->ntasks; k++) {
+		const struct inc_task *t = &i->tasks[k];
+		char hex[CGW_COMM_MAX * 2 + 1];
+		for (size_t c = 0; c < t->comm_len; c++)
+			snprintf(hex + 2 * c, 3, "%02x", (unsigned char)t->comm[c]);
+		hex[2 * t->comm_len] = '\0';
+		json_object *to = json_object_new_object();
+		json_object_object_add(to, "tid", json_object_new_int(t->tid));
+		json_object_object_add(to, "tgid", json_object_new_int(t->tgid));
+		json_object_object_add(to, "start_ticks", json_object_new_int64((int64_t)t->start_ticks));
+		json_object_object_add(to, "comm_hex", json_object_new_string(hex));
+		json_object_object_add(to, "unit", json_object_new_string(t->unit));
+		json_object_object_add(to, "blocked_s", json_object_new_double(t->blocked_s));
+		json_object_object_add(to, "resolved_at", json_object_new_double(t->resolved_at));
+		json_object_array_add(ts, to);
+	}
+	json_object_object_add(o, "tasks", ts);
+	json_object *tl = json_object_new_array();
+	for (size_t k = 0; k < i->ntimeline; k++) {
+		const struct inc_event *e = &i->timeline[k];
+		json_object *ev = json_object_new_object();
+		json_object_object_add(ev, "time", json_object_new_double(e->time));
+		json_object_object_add(ev, "state", json_object_new_string(inc_state_name(e->state)));
+		json_object_object_add(ev, "severity", json_object_new_int(e->severity));
+		json_object_object_add(ev, "tasks", json_object_new_int64((int64_t)e->ntasks));
+		json_object_object_add(ev, "blocked_s", json_object_new_double(e->blocked_s));
+		json_object_array_add(tl, ev);
+	}
+	json_object_object_add(o, "timeline", tl);
+	return o;
+}
+
+int incidents_save(const struct cgw_incidents *in, const char *path, const char *boot_id)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "schema", json_object_new_string("cgwatch.state/1"));
+	json_object_object_add(o, "boot_id", json_object_new_string(boot_id));
+	json_object *a = json_object_new_array();
+	for (size_t k = 0; k < in->n; k++)
+		if (in->v[k].resolved_at == 0)
+			json_object_array_add(a, state_incident(&in->v[k]));
+	json_object_object_add(o, "incidents", a);
+	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	int r = txt ? atomic_write(path, txt, strlen(txt)) : -ENOMEM;
+	json_object_put(o);
+	return r;
+}
+
+static double jget_d(json_object *o, const char *k)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v) : 0;
+}
+
+static int64_t jget_i(json_object *o, const char *k)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
+}
+
+static const char *jget_s(json_object *o, const char *k)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
+	       ? json_object_get_string(v) : "";
+}
+
+static bool load_incident(struct incident *i, json_object *o)
+{
+	memset(i, 0, sizeof(*i));
+	snprintf(i->id, sizeof(i->id), "%s", jget_s(o, "id"));
+	snprintf(i->sig, sizeof(i->sig), "%s", jget_s(o, "signature"));
+	if (!i->id[0] || !i->sig[0])
+		return false;
+	int64_t sev = jget_i(o, "severity");
+	i->severity = sev >= SEV_INFO && sev <= SEV_CRITICAL ? (enum cgw_sev)sev : SEV_WARNING;
+	json_object *v;
+	i->escalated = json_object_object_get_ex(o, "escalated", &v) && json_object_get_boolean(v);
+	i->opened_at = jget_d(o, "opened_at");
+	i->escalated_at = jget_d(o, "escalated_at");
+	i->last_event_at = jget_d(o, "last_event_at");
+	i->ntasks_total = (size_t)jget_i(o, "tasks_total");
+	i->reports = (unsigned)jget_i(o, "reports");
+	snprintf(i->report, sizeof(i->report), "%s", jget_s(o, "report"));
+	json_object *a;
+	if (json_object_object_get_ex(o, "tasks", &a) && json_object_is_type(a, json_type_array)) {
+		size_t n = json_object_array_length(a);
+		if (n > INC_MAX_TASKS)
+			n = INC_MAX_TASKS;
+		i->tasks = xcalloc(n + 1, sizeof(*i->tasks));
+		for (size_t k = 0; k < n; k++) {
+			json_object *to = json_object_array_get_idx(a, k);
+			struct inc_task *t = &i->tasks[i->ntasks];
+			t->tid = (int)jget_i(to, "tid");
+			t->tgid = (int)jget_i(to, "tgid");
+			t->start_ticks = (unsigned long long)jget_i(to, "start_ticks");
+			const char *hex = jget_s(to, "comm_hex");
+			size_t hl = strlen(hex) / 2;
+			for (size_t c = 0; c < hl && c + 1 < sizeof(t->comm); c++) {
+				unsigned b;
+				if (sscanf(hex + 2 * c, "%2x", &b) != 1)
+					break;
+				t->comm[c] = (char)b;
+				t->comm_len = c + 1;
+			}
+			snprintf(t->unit, sizeof(t->unit), "%s", jget_s(to, "unit"));
+			t->blocked_s = jget_d(to, "blocked_s");
+			t->resolved_at = jget_d(to, "resolved_at");
+			if (t->tid > 0)
+				i->ntasks++;
+		}
+	}
+	if (json_object_object_get_ex(o, "timeline", &a) && json_object_is_type(a, json_type_array)) {
+		size_t n = json_object_array_length(a);
+		if (n > INC_MAX_TIMELINE)
+			n = INC_MAX_TIMELINE;
+		i->timeline = xcalloc(n + 1, sizeof(*i->timeline));
+		for (size_t k = 0; k < n; k++) {
+			json_object *ev = json_object_array_get_idx(a, k);
+			int64_t es = jget_i(ev, "severity");
+			i->timeline[k] = (struct inc_event){
+				jget_d(ev, "time"), inc_state_parse(jget_s(ev, "state")),
+				es >= SEV_INFO && es <= SEV_CRITICAL ? (enum cgw_sev)es : SEV_WARNING,
+				(size_t)jget_i(ev, "tasks"), jget_d(ev, "blocked_s") };
+		}
+		i->ntimeline = n;
+	}
+	return true;
+}
+
+int incidents_load(struct cgw_incidents *in, const char *path, const char *boot_id,
+                   size_t *dropped, FILE *err)
+{
+	*dropped = 0;
+	char *buf = xmalloc(1 << 20);
+	ssize_t r = read_small_file(path, buf, 1 << 20);
+	if (r < 0) {
+		free(buf);
+		return (int)r;
+	}
+	json_object *o = json_tokener_parse(buf);
+	free(buf);
+	json_object *a;
+	if (!o || strcmp(jget_s(o, "schema"), "cgwatch.state/1") ||
+	    !json_object_object_get_ex(o, "incidents", &a) ||
+	    !json_object_is_type(a, json_type_array)) {
+		fprintf(err, "%s: not a cgwatch state file, ignoring it\n", path);
+		json_object_put(o);
+		return -EINVAL;
+	}
+	bool same_boot = strcmp(jget_s(o, "boot_id"), boot_id) == 0;
+	for (size_t k = 0; k < json_object_array_length(a); k++) {
+		struct incident i;
+		if (!load_incident(&i, json_object_array_get_idx(a, k))) {
+			fprintf(err, "%s: incident %zu is incomplete, ignoring it\n", path, k);
+			continue;
+		}
+		if (!same_boot) {                 /* its tasks died with the previous boot */
+			incident_clear(&i);
+			(*dropped)++;
+			continue;
+		}
+		in->v = xrealloc(in->v, (in->n + 1) * sizeof(*in->v));
+		in->v[in->n++] = i;
+	}
+	json_object_put(o);
+	return 0;
+}

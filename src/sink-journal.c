@@ -1,0 +1,141 @@
+/* sink-journal.c: one journal message per incident state change (never per task), with a
+ * fixed MESSAGE_ID per signature and the CGWATCH_* fields of DESIGN.md; stderr when there is
+ * no journald. Also the journal catalog that explains each MESSAGE_ID. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-journal.h>
+#include <time.h>
+
+#include "cgwatch.h"
+
+char *incident_message(const struct incident *i, enum inc_state st, char *out, size_t cap)
+{
+	const struct inc_task *t = incident_lead(i);
+	char who[CGW_COMM_MAX * 4 + 64], comm[CGW_COMM_MAX * 4], more[64] = "";
+	if (t) {
+		cescape(t->comm, t->comm_len, comm, sizeof(comm));
+		if (t->tid == t->tgid)
+			snprintf(who, sizeof(who), "PID %d (%s)", t->tid, comm);
+		else
+			snprintf(who, sizeof(who), "TID %d of PID %d (%s)", t->tid, t->tgid, comm);
+	} else {
+		snprintf(who, sizeof(who), "a task");
+	}
+	if (i->ntasks_total > 1)
+		snprintf(more, sizeof(more), " (and %zu more task%s)", i->ntasks_total - 1,
+		         i->ntasks_total == 2 ? "" : "s");
+	double b = t ? t->blocked_s : 0;
+	if (st == INC_RESOLVED) {
+		char hm[16];
+		time_t r = (time_t)i->resolved_at;
+		struct tm tm;
+		localtime_r(&r, &tm);
+		strftime(hm, sizeof(hm), "%H:%M:%S", &tm);
+		snprintf(out, cap, "%s was blocked %.1f s in %s%s; resolved at %s (incident %s)",
+		         who, b, i->sig, more, hm, i->id);
+	} else {
+		snprintf(out, cap, "%s blocked %.1f s in %s%s: incident %s %s, %s", who, b, i->sig,
+		         more, i->id, inc_state_name(st), sev_name(i->severity));
+	}
+	return out;
+}
+
+/* FNV-1a, 64 bits, from a given basis: two runs give the 128 bits of a MESSAGE_ID that is the
+ * same on every host and every release for the same signature id. */
+static uint64_t fnv1a(const char *s, uint64_t h)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+char *sig_message_id(const char *sig_id, char out[33])
+{
+	char key[128];
+	snprintf(key, sizeof(key), "cgwatch/%s", sig_id);
+	uint64_t a = fnv1a(key, 0xcbf29ce484222325ull), b = fnv1a(key, 0x84222325cbf29ce4ull);
+	/* mark it as a random (v4, RFC 4122 variant) id, as systemd-id128 new would */
+	a = (a & ~0xf000ull) | 0x4000ull;
+	b = (b & ~(0xc0ull << 56)) | (0x80ull << 56);
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)a, (unsigned long long)b);
+	return out;
+}
+
+static int priority_of(const struct incident *i, enum inc_state st)
+{
+	if (st == INC_RESOLVED)
+		return 5;                                  /* LOG_NOTICE */
+	return i->severity >= SEV_CRITICAL ? 2 : i->severity == SEV_WARNING ? 4 : 6;
+}
+
+/* libsystemd drops a message silently when journald's socket does not exist (ENOENT):
+ * look for the socket first, so that such a host gets the message on stderr instead. */
+static bool journal_present(void)
+{
+	struct stat st;
+	return stat("/run/systemd/journal/socket", &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+int sink_journal(const struct incident *i, enum inc_state st)
+{
+	char msg[1024], msgid[33], comm[CGW_COMM_MAX * 4], unit[512], blocked[32];
+	const struct inc_task *t = incident_lead(i);
+	incident_message(i, st, msg, sizeof(msg));
+	sig_message_id(i->sig, msgid);
+	cescape(t ? t->comm : "", t ? t->comm_len : 0, comm, sizeof(comm));
+	cescape(t ? t->unit : "", t ? strlen(t->unit) : 0, unit, sizeof(unit));
+	snprintf(blocked, sizeof(blocked), "%.1f", t ? t->blocked_s : 0.0);
+	int pid = t ? t->tid : 0;
+	int r = !journal_present() ? -ENOENT : sd_journal_send("MESSAGE=%s", msg,
+	                        "MESSAGE_ID=%s", msgid,
+	                        "PRIORITY=%d", priority_of(i, st),
+	                        "SYSLOG_IDENTIFIER=cgwatch",
+	                        "CGWATCH_INCIDENT=%s", i->id,
+	                        "CGWATCH_STATE=%s", inc_state_name(st),
+	                        "CGWATCH_SIGNATURE=%s", i->sig,
+	                        "CGWATCH_SEVERITY=%s", sev_name(i->severity),
+	                        "CGWATCH_PID=%d", pid,
+	                        "CGWATCH_COMM=%s", comm,
+	                        "CGWATCH_UNIT=%s", unit,
+	                        "CGWATCH_BLOCKED_SEC=%s", blocked,
+	                        "CGWATCH_TASKS=%zu", i->ntasks_total,
+	                        "CGWATCH_REPORT=%s", i->report,
+	                        "CGWATCH_BUNDLE=",
+	                        NULL);
+	if (r >= 0)
+		return 0;
+	/* no journald: the same message and fields, one line on stderr */
+	fprintf(stderr, "cgwatch: %s [CGWATCH_STATE=%s CGWATCH_INCIDENT=%s CGWATCH_SIGNATURE=%s "
+	        "CGWATCH_SEVERITY=%s CGWATCH_PID=%d CGWATCH_BLOCKED_SEC=%s CGWATCH_REPORT=%s "
+	        "MESSAGE_ID=%s PRIORITY=%d]\n", msg, inc_state_name(st), i->id, i->sig,
+	        sev_name(i->severity), pid, blocked, i->report, msgid, priority_of(i, st));
+	fflush(stderr);
+	return 1;
+}
+
+void catalog_print(const struct cgw_sigset *set, FILE *out)
+{
+	fputs("# cgwatch journal catalog: what each cgwatch incident message means.\n"
+	      "# Generated by `cgwatch signatures --catalog` from the signature library.\n\n", out);
+	for (size_t k = 0; k < set->n; k++) {
+		const struct cgw_sig *s = &set->v[k];
+		char id[33];
+		fprintf(out, "-- %s\nSubject: cgwatch incident @CGWATCH_STATE@: %s\n"
+		        "Defined-By: cgwatch\nSupport: man:cgwatch(8)\n\n", sig_message_id(s->id, id),
+		        s->title);
+		fprintf(out, "Signature %s (severity %s). @MESSAGE@\n\n%s\n\n", s->id,
+		        sev_name(s->severity), s->summary);
+		if (s->explanation)
+			fprintf(out, "%s\n\n", s->explanation);
+		if (s->nremedies) {
+			fputs("What to do, safest first:\n", out);
+			for (size_t r = 0; r < s->nremedies; r++)
+				fprintf(out, "  %zu. %s\n", r + 1, s->remedies[r]);
+			fputc('\n', out);
+		}
+		fputs("The report: @CGWATCH_REPORT@\n\n", out);
+	}
+}
