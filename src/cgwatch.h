@@ -146,8 +146,8 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
 /* ---- deadline.c: reads that can block on what they watch ---- */
 
 /* Read path into buf (cap, NUL-terminated) in a helper thread; give up after timeout_ms.
- * Returns bytes read, -errno, or -ETIMEDOUT (the thread is abandoned, and finishes and
- * frees its own state whenever the kernel lets it). */
+ * Returns bytes read, -errno, -ETIMEDOUT (the thread is abandoned, and finishes and frees
+ * its own state whenever the kernel lets it) or -ECANCELED (SIGTERM/SIGINT pending). */
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
 /* Run fn(arg) on the worker thread with a deadline. Returns 0, or -ETIMEDOUT (or -ECANCELED
  * when SIGTERM/SIGINT is pending): then the worker is abandoned, owns arg and calls

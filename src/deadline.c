@@ -116,6 +116,11 @@ void dl_reset(void)
 
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms)
 {
+	if (cgw_stop_pending()) {             /* stopping: start nothing that may block */
+		if (release)
+			release(arg);
+		return -ECANCELED;
+	}
 	struct dl_worker *w = dl_worker_get();
 	if (!w) {                              /* no thread: run inline rather than not at all */
 		fn(arg);
@@ -192,8 +197,9 @@ ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_m
 	d->path = xstrdup(path);
 	d->buf = xmalloc(cap);
 	d->cap = cap;
-	if (dl_call(dl_read_fn, d, dl_read_release, timeout_ms) < 0)
-		return -ETIMEDOUT;
+	int e = dl_call(dl_read_fn, d, dl_read_release, timeout_ms);
+	if (e < 0)
+		return e;                      /* d now belongs to the worker, or is freed */
 	ssize_t r = d->r;
 	if (r >= 0)
 		memcpy(buf, d->buf, (size_t)r + 1);

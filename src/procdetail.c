@@ -71,11 +71,12 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms)
 		if (!seen)
 			j->pids[j->n++] = (unsigned)s->t[i].tgid;
 	}
-	if (dl_call(detail_fn, j, detail_release, timeout_ms) < 0) {
+	int e = dl_call(detail_fn, j, detail_release, timeout_ms);
+	if (e == -ETIMEDOUT)
 		log_warnx("process details (libproc2) timed out after %g s, skipping",
 		          timeout_ms / 1000.0);
-		return -ETIMEDOUT;
-	}
+	if (e < 0)
+		return e;
 	int err = j->err;
 	time_t now = time(NULL);
 	for (size_t i = 0; i < s->n; i++)

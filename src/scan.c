@@ -276,8 +276,11 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	closedir(proc);
 
 	confirm_starved(s);
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
+		if (cgw_stop_pending())
+			return -ECANCELED;
 		scan_suspect(s, &s->t[i], o->read_timeout_ms);
+	}
 	procdetail_fill(s, o->read_timeout_ms);
 	s->scan_usec = now_usec() - t0;
 	return 0;

@@ -50,13 +50,5 @@ void topology_read(struct cgw_topology *t, const char *cgroup2_mnt)
 	cpus_andnot(&t->housekeeping, &t->isolated);
 	cpus_andnot(&t->housekeeping, &t->nohz_full);
 	if (cpus_empty(&t->housekeeping))
-		if (cgroup2_mnt && cgroup2_mnt[0]) {
-		/* CPUs of isolated cpuset partitions (cgroup v2, 6.x): the root lists them all */
-		char path[512];
-		struct cgw_cpus c;
-		snprintf(path, sizeof(path), "%s/cpuset.cpus.isolated", cgroup2_mnt);
-		read_cpus(path, &c);
-		cpus_or(&t->isolated, &c);
-	}
-	t->housekeeping = t->online;
+		t->housekeeping = t->online;
 }
