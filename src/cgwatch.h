@@ -228,6 +228,21 @@ bool sig_match(const struct cgw_sig *s, const struct cgw_frame *f, size_t n, boo
 const struct cgw_sig *sig_best(const struct cgw_sigset *set, char state,
                                const struct cgw_frame *f, size_t n);
 
+/* ---- fdcache.c: stat fds kept open between the daemon's scans ---- */
+
+struct cgw_fdcache;
+struct cgw_fdcache *fdcache_new(void);
+void fdcache_free(struct cgw_fdcache *c);
+/* Start and end one scan: fds of threads not seen in between are closed. */
+void fdcache_begin(struct cgw_fdcache *c);
+void fdcache_end(struct cgw_fdcache *c);
+/* Read task/TID/stat of (tgid, tid), relative to the process's task dir fd, through the
+ * cache; call in /proc's order. Returns bytes read or -errno. */
+ssize_t fdcache_read_stat(struct cgw_fdcache *c, int taskfd, int tgid, int tid,
+                          const char *tidname, char *buf, size_t cap);
+/* fds held. */
+size_t fdcache_size(const struct cgw_fdcache *c);
+
 /* ---- task.c / scan.c ---- */
 
 enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED };
@@ -283,6 +298,7 @@ struct cgw_scan_opts {
 	unsigned read_timeout_ms;
 	bool all;                         /* read details for every D task */
 	int self_tgid;                    /* our own process, skipped; 0 in a replay */
+	struct cgw_fdcache *fdcache;      /* the daemon's open stat fds; NULL: open each time */
 };
 
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read. */

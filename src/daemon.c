@@ -26,6 +26,7 @@ struct cgw_daemon {
 	struct cgw_conf conf;
 	struct cgw_sigset sigs;
 	struct cgw_incidents inc;
+	struct cgw_fdcache *fdcache;      /* stat fds kept open between scans */
 	struct cgw_cpus pinned;           /* the CPUs we run on now */
 	char boot_id[64];
 	char state_path[4200];
@@ -117,6 +118,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		.starved_s = d->conf.starved_s,
 		.read_timeout_ms = (unsigned)(d->conf.read_timeout_s * 1000),
 		.self_tgid = getpid(),
+		.fdcache = d->fdcache,
 	};
 	int r = scan_run(&scan, &so);
 	if (r == -ECANCELED) {
@@ -228,6 +230,7 @@ int daemon_run(const char *config_path)
 		log_warnx("%zu open incident%s of a previous boot dropped", dropped,
 		          dropped == 1 ? "" : "s");
 
+	d.fdcache = fdcache_new();
 	rc = EXIT_UNREADABLE;
 	if (sd_event_default(&d.event) < 0 ||
 	    sd_event_add_signal(d.event, NULL, SIGTERM, on_stop, &d) < 0 ||
@@ -246,6 +249,7 @@ out:
 	sd_event_source_unref(d.scan_timer);
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);
+	fdcache_free(d.fdcache);
 	sig_free(&d.sigs);
 	conf_free(&d.conf);
 	return rc;

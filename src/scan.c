@@ -66,8 +66,14 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
                         const char *tidname)
 {
 	char path[320], buf[STAT_BUF];
-	snprintf(path, sizeof(path), "%s/stat", tidname);
-	ssize_t r = read_at(taskfd, path, buf, sizeof(buf));
+	ssize_t r;
+	if (o->fdcache) {
+		r = fdcache_read_stat(o->fdcache, taskfd, tgid, atoi(tidname), tidname, buf,
+		                      sizeof(buf));
+	} else {
+		snprintf(path, sizeof(path), "%s/stat", tidname);
+		r = read_at(taskfd, path, buf, sizeof(buf));
+	}
 	if (r < 0) {
 		if (!vanished(r))
 			s->errors++;
@@ -244,11 +250,15 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	DIR *proc = opendir("/proc");
 	if (!proc)
 		return -errno;
+	if (o->fdcache)
+		fdcache_begin(o->fdcache);
 	struct dirent *de;
 	unsigned seen = 0;
 	while ((de = readdir(proc))) {
 		if ((++seen & 255) == 0 && cgw_stop_pending()) {
 			closedir(proc);
+			if (o->fdcache)
+				fdcache_end(o->fdcache);
 			return -ECANCELED;        /* the daemon is stopping */
 		}
 		char *end;
@@ -274,6 +284,8 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		closedir(task);
 	}
 	closedir(proc);
+	if (o->fdcache)
+		fdcache_end(o->fdcache);
 
 	confirm_starved(s);
 	for (size_t i = 0; i < s->n; i++) {
