@@ -5,6 +5,16 @@ LOCALSTATEDIR ?= /var
 DESTDIR    ?=
 BUILD      ?= build
 UNITDIR    ?= /lib/systemd/system
+# journalctl --update-catalog reads /usr/lib/systemd/catalog and /usr/local/lib/systemd/catalog
+# (systemd 252 on Debian 12, checked): right for PREFIX=/usr and /usr/local; set it for others.
+CATALOGDIR ?= $(PREFIX)/lib/systemd/catalog
+# Installed text names this install's paths; the sources name the /usr/local defaults.
+PATH_SED   := -e 's|/usr/local/share/cgwatch|$(PREFIX)/share/cgwatch|g' \
+              -e 's|/usr/local/sbin/cgwatch|$(PREFIX)/sbin/cgwatch|g' \
+              -e 's|/usr/local/lib/systemd/catalog|$(CATALOGDIR)|g' \
+              -e 's|/etc/cgwatch|$(SYSCONFDIR)/cgwatch|g' \
+              -e 's|/var/lib/cgwatch|$(LOCALSTATEDIR)/lib/cgwatch|g' \
+              -e 's|/var/log/cgwatch|$(LOCALSTATEDIR)/log/cgwatch|g'
 
 CC         ?= cc
 PKGS       := libsystemd libproc2 inih json-c
@@ -81,15 +91,41 @@ test: deps
 	BUILD=$(BUILD) tests/run.sh
 
 install: all
+	@# generated files are staged in $(BUILD)/install, then installed with their modes
+	mkdir -p $(BUILD)/install
 	install -Dm755 $(BUILD)/cgwatch $(DESTDIR)$(PREFIX)/sbin/cgwatch
-	install -Dm644 cgwatch.conf $(DESTDIR)$(SYSCONFDIR)/cgwatch/cgwatch.conf
 	install -d $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d $(DESTDIR)$(SYSCONFDIR)/cgwatch/signatures.d
 	install -m644 conf/signatures.d/*.conf $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d/
+	@# the defaults always go to share/; the configuration in /etc is the admin's: never overwritten
+	sed $(PATH_SED) cgwatch.conf > $(BUILD)/install/cgwatch.conf
+	install -m644 $(BUILD)/install/cgwatch.conf $(DESTDIR)$(PREFIX)/share/cgwatch/cgwatch.conf
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/cgwatch/cgwatch.conf ]; then \
+		echo "make install: kept $(DESTDIR)$(SYSCONFDIR)/cgwatch/cgwatch.conf;" \
+		     "the shipped defaults are in $(DESTDIR)$(PREFIX)/share/cgwatch/cgwatch.conf"; \
+	else \
+		echo "install -m644 $(BUILD)/install/cgwatch.conf $(DESTDIR)$(SYSCONFDIR)/cgwatch/cgwatch.conf"; \
+		install -m644 $(BUILD)/install/cgwatch.conf $(DESTDIR)$(SYSCONFDIR)/cgwatch/cgwatch.conf; \
+	fi
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' units/cgwatch.service.in > $(BUILD)/install/cgwatch.service
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' units/cgwatch-check.service.in > $(BUILD)/install/cgwatch-check.service
 	install -d $(DESTDIR)$(UNITDIR)
-	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' units/cgwatch-check.service.in \
-		> $(DESTDIR)$(UNITDIR)/cgwatch-check.service
-	install -Dm644 docs/cgwatch.8 $(DESTDIR)$(PREFIX)/share/man/man8/cgwatch.8
-	install -Dm644 docs/cgwatch.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/cgwatch.conf.5
+	install -m644 $(BUILD)/install/cgwatch.service $(BUILD)/install/cgwatch-check.service $(DESTDIR)$(UNITDIR)/
+	sed $(PATH_SED) docs/cgwatch.8 > $(BUILD)/install/cgwatch.8
+	sed $(PATH_SED) docs/cgwatch.conf.5 > $(BUILD)/install/cgwatch.conf.5
+	install -Dm644 $(BUILD)/install/cgwatch.8 $(DESTDIR)$(PREFIX)/share/man/man8/cgwatch.8
+	install -Dm644 $(BUILD)/install/cgwatch.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/cgwatch.conf.5
+	@# Last, as it runs the binary: the journal catalog of the shipped library only (a config
+	@# whose local directory does not exist keeps this machine's /etc/cgwatch out of it).
+	printf '[signatures]\nlocal = %s\n' '$(abspath $(BUILD))/install/no-local-signatures' \
+		> $(BUILD)/install/catalog.conf
+	CGWATCH_SIGNATURES_DIR=$(CURDIR)/conf/signatures.d $(BUILD)/cgwatch signatures --catalog \
+		--config $(BUILD)/install/catalog.conf > $(BUILD)/install/cgwatch.catalog && \
+		[ -s $(BUILD)/install/cgwatch.catalog ] || \
+		{ echo "make install: cgwatch signatures --catalog failed: no journal catalog" >&2; exit 1; }
+	install -Dm644 $(BUILD)/install/cgwatch.catalog $(DESTDIR)$(CATALOGDIR)/cgwatch.catalog
+	@# journalctl -x reads a compiled database: rebuild it on a live install, not when staging
+	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then \
+		echo "journalctl --update-catalog"; journalctl --update-catalog || true; fi
 
 clean:
 	rm -rf $(BUILD) tests/live/bin

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# Packaging: `make install` into a staging root lays out every file; both units pass
+# `systemd-analyze verify` (and the daemon's sandbox stays tight); the installed journal
+# catalog compiles and covers every signature; the installed cgwatch.conf passes
+# `cgwatch config --check`; a second install keeps an edited cgwatch.conf.
+# Prints only "PASS name", "FAIL name: why" and "SKIP name: why" lines; exits non-zero when
+# anything failed. Needs no root: everything happens under a temporary directory.
+set -u
+cd "$(dirname "$0")/.."
+REPO=$PWD
+fails=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
+skip() { echo "SKIP $1: $2"; }
+oneline() { tr '\n' ' ' | sed 's/  */ /g; s/ $//' | cut -c1-400; }
+
+T=$(mktemp -d) || { fail packaging "mktemp -d failed"; exit 1; }
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+ROOT=$T/root
+# the highest exposure `systemd-analyze security` may give cgwatch.service (1.8 when written)
+MAX_EXPOSURE=2.0
+
+nsigs=$(ls conf/signatures.d/*.conf | wc -l)
+expected=(
+	usr/sbin/cgwatch
+	etc/cgwatch/cgwatch.conf
+	etc/cgwatch/signatures.d/
+	usr/share/cgwatch/cgwatch.conf
+	usr/share/cgwatch/signatures.d/
+	lib/systemd/system/cgwatch.service
+	lib/systemd/system/cgwatch-check.service
+	usr/lib/systemd/catalog/cgwatch.catalog
+	usr/share/man/man8/cgwatch.8
+	usr/share/man/man5/cgwatch.conf.5
+)
+for f in conf/signatures.d/*.conf; do
+	expected+=("usr/share/cgwatch/signatures.d/$(basename "$f")")
+done
+
+# (a) the layout. Its own build directory: PREFIX=/usr must not change build/cgwatch.
+# A failed install still goes on to the checks below: they say what is missing.
+if ! out=$(make -s install BUILD="$T/build" DESTDIR="$ROOT" PREFIX=/usr 2>&1); then
+	fail install-run "make install BUILD=$T/build DESTDIR=$ROOT PREFIX=/usr failed: $(tail -3 <<<"$out" | oneline)"
+	[ -x "$ROOT/usr/sbin/cgwatch" ] || exit 1
+else
+	pass install-run
+fi
+missing="" bad=""
+for f in "${expected[@]}"; do
+	case $f in
+	*/) [ -d "$ROOT/$f" ] || missing="$missing $f" ;;
+	*) [ -f "$ROOT/$f" ] || missing="$missing $f" ;;
+	esac
+done
+# anything installed that is not expected (a stray file is a packaging bug too)
+extra=$(cd "$ROOT" && find . -type f | sed 's|^\./||' | sort | while read -r f; do
+	printf '%s\n' "${expected[@]}" | grep -qxF "$f" || printf ' %s' "$f"
+done)
+[ "$(stat -c %a "$ROOT/usr/sbin/cgwatch" 2>/dev/null)" = 755 ] || bad="$bad usr/sbin/cgwatch-not-755"
+for f in "${expected[@]}"; do
+	case $f in */ | usr/sbin/cgwatch) continue ;; esac
+	[ -f "$ROOT/$f" ] && [ "$(stat -c %a "$ROOT/$f")" != 644 ] && bad="$bad $f-mode-$(stat -c %a "$ROOT/$f")"
+done
+if [ -n "$missing" ]; then
+	fail install-layout "missing:$missing"
+elif [ -n "$extra" ]; then
+	fail install-layout "unexpected files:$extra"
+elif [ -e "$ROOT/var" ]; then
+	fail install-layout "make install created $(cd "$ROOT" && find var | head -3 | oneline): /var is systemd's (StateDirectory=, LogsDirectory=)"
+elif [ -n "$bad" ]; then
+	fail install-layout "modes:$bad"
+elif [ "$(ls "$ROOT"/usr/share/cgwatch/signatures.d/*.conf | wc -l)" != "$nsigs" ]; then
+	fail install-layout "$(ls "$ROOT"/usr/share/cgwatch/signatures.d/*.conf | wc -l) signature files installed, $nsigs shipped"
+else
+	pass install-layout
+fi
+
+# installed text names the PREFIX=/usr paths
+wrong=""
+grep -q /usr/share/cgwatch/signatures.d "$ROOT/usr/sbin/cgwatch" || wrong="$wrong usr/sbin/cgwatch(no /usr/share)"
+for f in lib/systemd/system/cgwatch.service lib/systemd/system/cgwatch-check.service; do
+	grep -q '^ExecStart=/usr/sbin/cgwatch ' "$ROOT/$f" || wrong="$wrong $f(ExecStart)"
+	grep -q '@[A-Z]*@' "$ROOT/$f" && wrong="$wrong $f(unsubstituted $(grep -o '@[A-Z]*@' "$ROOT/$f" | head -1))"
+done
+for f in etc/cgwatch/cgwatch.conf usr/share/man/man8/cgwatch.8 usr/share/man/man5/cgwatch.conf.5; do
+	grep -qE '/usr/local/(share|sbin)' "$ROOT/$f" && wrong="$wrong $f(names /usr/local)"
+done
+grep -q '^#shipped = /usr/share/cgwatch/signatures.d$' "$ROOT/etc/cgwatch/cgwatch.conf" ||
+	wrong="$wrong etc/cgwatch/cgwatch.conf(#shipped)"
+if [ -n "$wrong" ]; then
+	fail install-paths "$wrong"
+else
+	pass install-paths
+fi
+
+# a second install keeps the admin's cgwatch.conf, and says so
+echo "# edited by packaging.sh" >>"$ROOT/etc/cgwatch/cgwatch.conf"
+if ! out=$(make -s install BUILD="$T/build" DESTDIR="$ROOT" PREFIX=/usr 2>&1); then
+	fail install-keeps-config "second make install failed: $(tail -3 <<<"$out" | oneline)"
+elif [ "$(tail -1 "$ROOT/etc/cgwatch/cgwatch.conf")" != "# edited by packaging.sh" ]; then
+	fail install-keeps-config "make install overwrote an existing $ROOT/etc/cgwatch/cgwatch.conf"
+elif ! grep -q "kept $ROOT/etc/cgwatch/cgwatch.conf" <<<"$out"; then
+	fail install-keeps-config "kept the config silently: $(oneline <<<"$out")"
+else
+	pass install-keeps-config
+fi
+
+# (b) both units, as installed, pointed at the installed binary, pass systemd-analyze verify;
+# MANPATH makes Documentation=man:cgwatch(8) resolve. verify exits 0 on unknown keys, so any
+# output is a failure: a misspelt or too-new directive would silently not protect anything.
+if ! command -v systemd-analyze >/dev/null; then
+	skip unit-verify "no systemd-analyze"
+	skip unit-exposure "no systemd-analyze"
+else
+	mkdir -p "$T/verify"
+	for u in cgwatch.service cgwatch-check.service; do
+		sed "s|/usr/sbin/cgwatch|$ROOT/usr/sbin/cgwatch|" "$ROOT/lib/systemd/system/$u" >"$T/verify/$u"
+		out=$(MANPATH=$ROOT/usr/share/man systemd-analyze verify "$T/verify/$u" 2>&1)
+		rc=$?
+		if [ $rc != 0 ] || [ -n "$out" ]; then
+			fail "unit-verify-${u%.service}" "exit $rc: $(oneline <<<"$out")"
+		else
+			pass "unit-verify-${u%.service}"
+		fi
+	done
+	# the daemon's sandbox: not looser than when it was written
+	out=$(systemd-analyze security --offline=yes "$T/verify/cgwatch.service" 2>&1)
+	level=$(sed -n 's/.*Overall exposure level for cgwatch.service: \([0-9.]*\).*/\1/p' <<<"$out")
+	if [ -z "$level" ]; then
+		skip unit-exposure "systemd-analyze security --offline=yes gave no level (systemd < 250?): $(tail -1 <<<"$out" | oneline)"
+	elif awk -v l="$level" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(l <= m) }'; then
+		pass unit-exposure
+	else
+		fail unit-exposure "exposure $level > $MAX_EXPOSURE: $(grep '✗' <<<"$out" | sed 's/  .*//' | oneline)"
+	fi
+fi
+
+# (c) the catalog: journalctl compiles it offline (--root), lists one entry per signature,
+# each defined by cgwatch with a subject, a support line and a body, and names its signature.
+CAT=$ROOT/usr/lib/systemd/catalog/cgwatch.catalog
+if [ ! -s "$CAT" ]; then
+	fail catalog "no $CAT (is \`cgwatch signatures --catalog\` there?)"
+elif ! command -v journalctl >/dev/null; then
+	skip catalog "no journalctl"
+elif ! out=$(journalctl --root="$ROOT" --update-catalog 2>&1) || [ -n "$out" ]; then
+	fail catalog "journalctl --update-catalog: $(oneline <<<"$out")"
+elif ! list=$(journalctl --root="$ROOT" --list-catalog 2>&1); then
+	fail catalog "journalctl --list-catalog: $(oneline <<<"$list")"
+else
+	why=""
+	n=$(grep -c . <<<"$list")
+	[ "$n" = "$nsigs" ] || why="$why $n entries for $nsigs signatures;"
+	nid=$(grep -c '^-- [0-9a-f]\{32\}$' "$CAT")
+	[ "$nid" = "$nsigs" ] || why="$why $nid '-- <32 hex>' headers;"
+	dup=$(grep '^-- ' "$CAT" | sort | uniq -d | oneline)
+	[ -z "$dup" ] || why="$why duplicate ids: $dup;"
+	notours=$(grep -v '^[0-9a-f]\{32\} cgwatch: ' <<<"$list" | head -2 | oneline)
+	[ -z "$notours" ] || why="$why not Defined-By cgwatch: $notours;"
+	# every entry: Subject:, Defined-By:, Support:, a blank line, then text
+	why="$why$(awk '
+		function check() {
+			if (id != "" && !(subj && def && sup && body)) printf " entry %s lacks%s%s%s%s;", id,
+				subj ? "" : " Subject", def ? "" : " Defined-By", sup ? "" : " Support", body ? "" : " text"
+		}
+		/^-- [0-9a-f]+$/ { check(); id = $2; subj = def = sup = body = inhdr = 0; inhdr = 1; next }
+		id == "" { next }
+		inhdr && /^Subject: ./ { subj = 1; next }
+		inhdr && /^Defined-By: cgwatch$/ { def = 1; next }
+		inhdr && /^Support: ./ { sup = 1; next }
+		inhdr && /^$/ { inhdr = 0; next }
+		!inhdr && /[^ ]/ { body = 1 }
+		END { check() }' "$CAT")"
+	for f in conf/signatures.d/*.conf; do
+		id=$(basename "$f" .conf)
+		grep -qw -- "$id" "$CAT" || why="$why no entry names $id;"
+	done
+	if [ -n "$why" ]; then
+		why=${why# }
+		fail catalog "$(cut -c1-400 <<<"${why%;}")"
+	else
+		pass catalog
+	fi
+fi
+
+# (d) the installed cgwatch.conf (and the shipped defaults) pass the installed binary's check
+for f in etc/cgwatch/cgwatch.conf usr/share/cgwatch/cgwatch.conf; do
+	name=config-check-$([ "${f%%/*}" = etc ] && echo installed || echo defaults)
+	out=$("$ROOT/usr/sbin/cgwatch" config --check --config "$ROOT/$f" 2>&1)
+	rc=$?
+	if [ $rc != 0 ] || [ "$out" != "configuration OK" ]; then
+		fail "$name" "cgwatch config --check --config $f: exit $rc: $(oneline <<<"$out")"
+	else
+		pass "$name"
+	fi
+done
+
+# the man pages format without warnings
+if ! command -v groff >/dev/null; then
+	skip man-pages "no groff"
+else
+	why=""
+	for f in usr/share/man/man8/cgwatch.8 usr/share/man/man5/cgwatch.conf.5; do
+		out=$(groff -man -ww -z "$ROOT/$f" 2>&1)
+		[ -z "$out" ] || why="$why $f: $(oneline <<<"$out");"
+	done
+	if [ -n "$why" ]; then
+		why=${why# }
+		fail man-pages "${why%;}"
+	else
+		pass man-pages
+	fi
+fi
+
+[ $fails = 0 ]
