@@ -8,12 +8,12 @@
 
 #include "cgwatch.h"
 
-int atomic_write(const char *path, const char *data, size_t len)
+int atomic_write(const char *path, const char *data, size_t len, mode_t mode)
 {
 	char tmp[4096];
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
 	size_t off = 0;

@@ -400,9 +400,9 @@ int incidents_load(struct cgw_incidents *in, const char *path, const char *boot_
 
 /* ---- atomic.c ---- */
 
-/* Write data to path atomically: path.tmp in the same directory, fsync, rename, fsync of
- * the directory. Returns 0 or -errno (the temporary file is removed). */
-int atomic_write(const char *path, const char *data, size_t len);
+/* Write data to path atomically, created with mode: path.tmp in the same directory, fsync,
+ * rename, fsync of the directory. Returns 0 or -errno (the temporary file is removed). */
+int atomic_write(const char *path, const char *data, size_t len, mode_t mode);
 
 /* ---- sink-report.c, sink-journal.c, metrics.c: where incidents go ---- */
 

@@ -217,7 +217,7 @@ int daemon_run(const char *config_path)
 	daemon_footprint(&d);
 
 	read_boot_id(d.boot_id, sizeof(d.boot_id));
-	if (mkdir(d.conf.state_dir, 0755) < 0 && errno != EEXIST)
+	if (mkdir(d.conf.state_dir, 0700) < 0 && errno != EEXIST)
 		log_warnx("cannot create %s: %s; open incidents will not survive a restart",
 		          d.conf.state_dir, strerror(errno));
 	snprintf(d.state_path, sizeof(d.state_path), "%s/incidents.json", d.conf.state_dir);

@@ -336,7 +336,7 @@ int incidents_save(const struct cgw_incidents *in, const char *path, const char 
 			json_object_array_add(a, state_incident(&in->v[k]));
 	json_object_object_add(o, "incidents", a);
 	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	int r = txt ? atomic_write(path, txt, strlen(txt)) : -ENOMEM;
+	int r = txt ? atomic_write(path, txt, strlen(txt), 0600) : -ENOMEM;
 	json_object_put(o);
 	return r;
 }

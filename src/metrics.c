@@ -44,7 +44,7 @@ int metrics_write(const char *path, const struct cgw_report *r, const struct cgw
 	sb_printf(&b, "# HELP cgwatch_scans_total Scans since the daemon started.\n"
 	          "# TYPE cgwatch_scans_total counter\ncgwatch_scans_total %llu\n",
 	          (unsigned long long)scans);
-	int e = atomic_write(path, b.s, b.len);
+	int e = atomic_write(path, b.s, b.len, 0644);   /* node_exporter reads it */
 	sb_free(&b);
 	return e;
 }

@@ -44,7 +44,8 @@ static void incident_text(const struct cgw_report *r, const struct incident *i,
 int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct incident *i,
                 enum inc_state st, ssize_t finding)
 {
-	if (mkdir(c->report_dir, 0755) < 0 && errno != EEXIST)
+	/* reports quote kernel stacks, which /proc gives to root only */
+	if (mkdir(c->report_dir, 0750) < 0 && errno != EEXIST)
 		return -errno;
 	char base[4000], path[4096];
 	snprintf(base, sizeof(base), "%s/%s-%02u-%s", c->report_dir, i->id, i->reports + 1,
@@ -58,7 +59,7 @@ int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct inc
 	incident_text(r, i, st, finding, f);
 	fclose(f);
 	snprintf(path, sizeof(path), "%s.txt", base);
-	int e = atomic_write(path, text, len);
+	int e = atomic_write(path, text, len, 0640);
 	free(text);
 	if (e < 0)
 		return e;
@@ -68,7 +69,7 @@ int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct inc
 	const char *js = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
 	snprintf(path, sizeof(path), "%s.json", base);
-	e = js ? atomic_write(path, js, strlen(js)) : -ENOMEM;
+	e = js ? atomic_write(path, js, strlen(js), 0640) : -ENOMEM;
 	json_object_put(o);
 	if (e < 0)
 		return e;

@@ -88,50 +88,12 @@ golden() {
 	fi
 }
 
-# make install DESTDIR=... lays out the FHS files (the daemon's unit and catalog: issue 3).
-install_layout() {
-	local d f missing=""
-	d=$(mktemp -d)
-	# its own build directory: installing with PREFIX=/usr must not change build/cgwatch
-	if ! make -s install BUILD="$d/build" DESTDIR="$d" PREFIX=/usr >/dev/null 2>&1; then
-		echo "FAIL install-layout: make install DESTDIR=$d failed"
-		rm -rf "$d"
-		return
-	fi
-	for f in usr/sbin/cgwatch etc/cgwatch/cgwatch.conf usr/share/cgwatch/signatures.d/fuse-wait.conf \
-	         usr/share/cgwatch/signatures.d/unknown.conf usr/share/man/man8/cgwatch.8 \
-	         usr/share/man/man5/cgwatch.conf.5; do
-		[ -e "$d/$f" ] || missing="$missing $f"
-	done
-	[ -e "$d/lib/systemd/system/cgwatch-check.service" ] || missing="$missing lib/systemd/system/cgwatch-check.service"
-	n=$(ls "$d"/usr/share/cgwatch/signatures.d/*.conf | wc -l)
-	if [ -n "$missing" ]; then
-		echo "FAIL install-layout: missing:$missing"
-	elif ! grep -q /usr/share/cgwatch/signatures.d "$d/usr/sbin/cgwatch"; then
-		echo "FAIL install-layout: the binary installed with PREFIX=/usr does not look in /usr/share"
-	elif [ "$n" != "$(ls conf/signatures.d/*.conf | wc -l)" ]; then
-		echo "FAIL install-layout: $n signature files installed"
-	else
-		echo "PASS install-layout"
-	fi
-	# the unit, pointed at this build, passes systemd-analyze verify (man page from DESTDIR)
-	if ! command -v systemd-analyze >/dev/null; then
-		echo "SKIP unit-verify: no systemd-analyze"
-	else
-		sed "s|@SBINDIR@|$REPO/$BUILD|" units/cgwatch-check.service.in >"$d/cgwatch-check.service"
-		if out=$(MANPATH=$d/usr/share/man systemd-analyze verify "$d/cgwatch-check.service" 2>&1); then
-			echo "PASS unit-verify"
-		else
-			echo "FAIL unit-verify: $out"
-		fi
-	fi
-	rm -rf "$d"
-}
-
 echo "== unit tests (cmocka, valgrind)"
 tally < <(unit)
 echo "== configuration and signature files"
-tally < <(golden; install_layout)
+tally < <(golden)
+echo "== packaging: make install, units, catalog, man pages"
+tally < <(tests/packaging.sh)
 # Replays under valgrind: leaks and memory errors of the whole check path, libproc2 included.
 # (LeakSanitizer cannot run there: it reads /proc/self/task, which a replay replaces.)
 valgrind_replays() {
