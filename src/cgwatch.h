@@ -145,13 +145,16 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
 
 /* ---- deadline.c: reads that can block on what they watch ---- */
 
+#define DL_MAX_STUCK 16               /* abandoned reader threads at most (256 KiB each) */
+
 /* Read path into buf (cap, NUL-terminated) in a helper thread; give up after timeout_ms.
  * Returns bytes read, -errno, -ETIMEDOUT (the thread is abandoned, and finishes and frees
- * its own state whenever the kernel lets it) or -ECANCELED (SIGTERM/SIGINT pending). */
+ * its own state whenever the kernel lets it; until then the same path times out at once),
+ * -ECANCELED (SIGTERM/SIGINT pending) or -EBUSY (DL_MAX_STUCK threads already stuck). */
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
-/* Run fn(arg) on the worker thread with a deadline. Returns 0, or -ETIMEDOUT (or -ECANCELED
- * when SIGTERM/SIGINT is pending): then the worker is abandoned, owns arg and calls
- * release(arg) when fn returns. One caller thread. */
+/* Run fn(arg) on the worker thread with a deadline. Returns 0; or -ETIMEDOUT (-ECANCELED
+ * when SIGTERM/SIGINT is pending): the worker is abandoned, owns arg and calls release(arg)
+ * when fn returns; or -ECANCELED/-EBUSY before starting, arg released. One caller thread. */
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
 /* Retire the idle worker; the next call starts a new one. Threads keep the mount namespace
  * they were born in, so root.c calls this after entering a new one. */
@@ -289,6 +292,7 @@ struct cgw_scan {
 	char host[128], kernel[128];
 	struct cgw_topology topo;
 	int errors;                       /* files that could not be read, besides vanished tasks */
+	int timeouts;                     /* deadline reads that timed out in this scan */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
 };
 
@@ -301,6 +305,10 @@ struct cgw_scan_opts {
 	struct cgw_fdcache *fdcache;      /* the daemon's open stat fds; NULL: open each time */
 };
 
+/* A read that can block on the hang, with the deadline; once SCAN_MAX_TIMEOUTS reads timed
+ * out in this scan it is skipped (-ETIME). Otherwise as dl_read_file(). */
+ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
+                  unsigned timeout_ms);
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read. */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
@@ -314,7 +322,7 @@ void topology_read(struct cgw_topology *t, const char *cgroup2_mnt);
 void cgroup_mounts_read(struct cgw_scan *s);
 /* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen?
  * v1 freezer.state FROZEN or v2 cgroup.events "frozen 1"; files read with a deadline. */
-bool cgroup_frozen(const struct cgw_scan *s, const char *v1, const char *v2,
+bool cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
                    unsigned timeout_ms);
 
 /* ---- procdetail.c ---- */

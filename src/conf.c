@@ -163,3 +163,28 @@ int conf_load(struct cgw_conf *c, const char *path, FILE *err)
 	}
 	return r;
 }
+
+/* Load the config: an explicit --config must exist; the default one may be missing.
+ * Returns 0, or EXIT_USAGE after printing the errors. */
+int config_load(struct cgw_conf *c, const char *path)
+{
+	conf_defaults(c);
+	const char *p = path ? path : CGW_CONFFILE;
+	int r = conf_load(c, p, stderr);
+	if (r == -ENOENT && !path)
+		r = 0;
+	else if (r < 0) {
+		log_warnx("%s: %s", p, strerror(-r));
+		return EXIT_USAGE;
+	}
+	if (r > 0) {
+		log_warnx("%s: %d error%s", p, r, r == 1 ? "" : "s");
+		return EXIT_USAGE;
+	}
+	const char *env = getenv("CGWATCH_SIGNATURES_DIR");
+	if (env && *env) {
+		free(c->signatures_dir);
+		c->signatures_dir = xstrdup(env);
+	}
+	return 0;
+}

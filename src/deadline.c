@@ -116,10 +116,12 @@ void dl_reset(void)
 
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms)
 {
-	if (cgw_stop_pending()) {             /* stopping: start nothing that may block */
+	if (cgw_stop_pending() || dl_stuck() >= DL_MAX_STUCK) {
+		/* stopping, or too many threads already stuck: start nothing that may block */
+		bool stop = cgw_stop_pending();
 		if (release)
 			release(arg);
-		return -ECANCELED;
+		return stop ? -ECANCELED : -EBUSY;
 	}
 	struct dl_worker *w = dl_worker_get();
 	if (!w) {                              /* no thread: run inline rather than not at all */
@@ -170,6 +172,36 @@ int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned tim
 	return 0;
 }
 
+/* Reads still stuck, by path: a file that did not answer last time is not asked again
+ * (and does not cost another thread) until the stuck read returns. */
+static pthread_mutex_t stuck_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *stuck_paths[DL_MAX_STUCK];
+
+static bool stuck_has(const char *path)
+{
+	bool found = false;
+	pthread_mutex_lock(&stuck_lock);
+	for (size_t i = 0; i < DL_MAX_STUCK && !found; i++)
+		found = stuck_paths[i] && strcmp(stuck_paths[i], path) == 0;
+	pthread_mutex_unlock(&stuck_lock);
+	return found;
+}
+
+/* Remember (add) or forget (!add) a stuck path; the pointer is the job's own copy. */
+static void stuck_set(char *path, bool add)
+{
+	pthread_mutex_lock(&stuck_lock);
+	for (size_t i = 0; i < DL_MAX_STUCK; i++) {
+		if (add && !stuck_paths[i]) {
+			stuck_paths[i] = path;
+			break;
+		}
+		if (!add && stuck_paths[i] == path)
+			stuck_paths[i] = NULL;
+	}
+	pthread_mutex_unlock(&stuck_lock);
+}
+
 struct dl_read {
 	char *path;
 	char *buf;                             /* private buffer: the caller's may be gone */
@@ -186,6 +218,7 @@ static void dl_read_fn(void *p)
 static void dl_read_release(void *p)
 {
 	struct dl_read *d = p;
+	stuck_set(d->path, false);
 	free(d->path);
 	free(d->buf);
 	free(d);
@@ -193,10 +226,14 @@ static void dl_read_release(void *p)
 
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms)
 {
+	if (stuck_has(path))
+		return -ETIMEDOUT;                 /* still stuck since an earlier scan */
 	struct dl_read *d = xcalloc(1, sizeof(*d));
 	d->path = xstrdup(path);
 	d->buf = xmalloc(cap);
 	d->cap = cap;
+	/* registered before the call: once abandoned, the worker may release d any time */
+	stuck_set(d->path, true);
 	int e = dl_call(dl_read_fn, d, dl_read_release, timeout_ms);
 	if (e < 0)
 		return e;                      /* d now belongs to the worker, or is freed */

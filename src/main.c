@@ -9,8 +9,6 @@
 
 #include "cgwatch.h"
 
-static const char *const builtin_ids[] = { "frozen", "unknown", "starved" };
-
 static void usage(FILE *out)
 {
 	fputs("usage: cgwatch check [--root DIR] [--config FILE] [--format text|json]\n"
@@ -20,56 +18,6 @@ static void usage(FILE *out)
 	      "       cgwatch signatures [--check DIR | --catalog] [--config FILE]\n"
 	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
 	      "2 usage or configuration error, 3 the system could not be read\n", out);
-}
-
-/* Load the config: an explicit --config must exist; the default one may be missing.
- * Returns 0, or EXIT_USAGE after printing the errors. */
-int config_load(struct cgw_conf *c, const char *path)
-{
-	conf_defaults(c);
-	const char *p = path ? path : CGW_CONFFILE;
-	int r = conf_load(c, p, stderr);
-	if (r == -ENOENT && !path)
-		r = 0;
-	else if (r < 0) {
-		log_warnx("%s: %s", p, strerror(-r));
-		return EXIT_USAGE;
-	}
-	if (r > 0) {
-		log_warnx("%s: %d error%s", p, r, r == 1 ? "" : "s");
-		return EXIT_USAGE;
-	}
-	const char *env = getenv("CGWATCH_SIGNATURES_DIR");
-	if (env && *env) {
-		free(c->signatures_dir);
-		c->signatures_dir = xstrdup(env);
-	}
-	return 0;
-}
-
-/* Shipped library, then local overrides by id. Bad files are reported and skipped.
- * Returns 0, or EXIT_USAGE when the library is missing or lacks a built-in id. */
-int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c)
-{
-	int r = sig_load_dir(set, c->signatures_dir, stderr);
-	if (r < 0) {
-		log_warnx("signature library %s: %s", c->signatures_dir, strerror(-r));
-		return EXIT_USAGE;
-	}
-	if (r > 0)
-		log_warnx("%s: %d error%s, those files skipped", c->signatures_dir, r,
-		          r == 1 ? "" : "s");
-	r = sig_load_dir(set, c->local_signatures_dir, stderr);
-	if (r > 0)
-		log_warnx("%s: %d error%s, those files skipped", c->local_signatures_dir, r,
-		          r == 1 ? "" : "s");
-	for (size_t i = 0; i < sizeof(builtin_ids) / sizeof(builtin_ids[0]); i++)
-		if (!sig_find(set, builtin_ids[i])) {
-			log_warnx("signature library %s lacks the built-in id \"%s\"",
-			          c->signatures_dir, builtin_ids[i]);
-			return EXIT_USAGE;
-		}
-	return 0;
 }
 
 static double watchdog_s;

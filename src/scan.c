@@ -138,14 +138,35 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 }
 
 /* The reads that can block on the hang: stack, wchan, cgroup, freezer state. */
-static void scan_suspect(const struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
+/* Deadline reads that time out in one scan before the rest of its risky reads are skipped:
+ * each costs read_timeout, and the daemon's loop must come round well within WatchdogSec. */
+#define SCAN_MAX_TIMEOUTS 3
+
+ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
+                         unsigned timeout_ms)
+{
+	if (s->timeouts >= SCAN_MAX_TIMEOUTS)
+		return -ETIME;
+	ssize_t r = dl_read_file(path, buf, cap, timeout_ms);
+	if (r == -ETIMEDOUT)
+		s->timeouts++;
+	return r;
+}
+
+static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 {
 	char path[128], *buf = xmalloc(STACK_BUF);
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", t->tgid, t->tid);
-	ssize_t r = dl_read_file(path, buf, STACK_BUF, timeout_ms);
+	ssize_t r = scan_read(s, path, buf, STACK_BUF, timeout_ms);
 	if (r == -ETIMEDOUT)
 		snprintf(t->stack_error, sizeof(t->stack_error),
 		         "stack unreadable: timed out after %g s", timeout_ms / 1000.0);
+	else if (r == -ETIME)
+		snprintf(t->stack_error, sizeof(t->stack_error), "stack not read: %d reads already "
+		         "timed out in this scan", SCAN_MAX_TIMEOUTS);
+	else if (r == -EBUSY)
+		snprintf(t->stack_error, sizeof(t->stack_error), "stack not read: %d earlier reads "
+		         "are still stuck", DL_MAX_STUCK);
 	else if (r < 0)
 		snprintf(t->stack_error, sizeof(t->stack_error), "stack unreadable: %s",
 		         strerror((int)-r));
@@ -164,7 +185,7 @@ static void scan_suspect(const struct cgw_scan *s, struct cgw_task *t, unsigned 
 	}
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", t->tgid, t->tid);
-	r = dl_read_file(path, buf, 128, timeout_ms);
+	r = scan_read(s, path, buf, 128, timeout_ms);
 	if (r > 0) {
 		char clean[64];
 		snprintf(t->wchan, sizeof(t->wchan), "%s", frame_name(buf, clean, sizeof(clean)));
@@ -173,7 +194,7 @@ static void scan_suspect(const struct cgw_scan *s, struct cgw_task *t, unsigned 
 	}
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", t->tgid, t->tid);
-	r = dl_read_file(path, buf, STACK_BUF, timeout_ms);
+	r = scan_read(s, path, buf, STACK_BUF, timeout_ms);
 	if (r >= 0) {
 		char v1[256], v2[256], sd[256];
 		if (parse_cgroup_buf(buf, "freezer", v1, sizeof(v1), v2, sizeof(v2)) == -EINVAL ||

@@ -472,3 +472,28 @@ const struct cgw_sig *sig_best(const struct cgw_sigset *set, char state,
 	}
 	return best;
 }
+
+/* Shipped library, then local overrides by id. Bad files are reported and skipped.
+ * Returns 0, or EXIT_USAGE when the library is missing or lacks a built-in id. */
+int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c)
+{
+	int r = sig_load_dir(set, c->signatures_dir, stderr);
+	if (r < 0) {
+		log_warnx("signature library %s: %s", c->signatures_dir, strerror(-r));
+		return EXIT_USAGE;
+	}
+	if (r > 0)
+		log_warnx("%s: %d error%s, those files skipped", c->signatures_dir, r,
+		          r == 1 ? "" : "s");
+	r = sig_load_dir(set, c->local_signatures_dir, stderr);
+	if (r > 0)
+		log_warnx("%s: %d error%s, those files skipped", c->local_signatures_dir, r,
+		          r == 1 ? "" : "s");
+	for (const char *const *b = builtin_ids; *b; b++)
+		if (!sig_find(set, *b)) {
+			log_warnx("signature library %s lacks the built-in id \"%s\"",
+			          c->signatures_dir, *b);
+			return EXIT_USAGE;
+		}
+	return 0;
+}

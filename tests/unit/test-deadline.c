@@ -1,0 +1,113 @@
+/* test-deadline.c: reads with a deadline, on a FIFO — opening one for reading blocks until a
+ * writer comes, which is how a file on a stuck FUSE mount behaves, without the mount. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "unit.h"
+
+static double now_s(void)
+{
+	return (double)now_usec() / 1e6;
+}
+
+/* Open the FIFO for writing and close it: the stuck reader's open returns, its read sees EOF. */
+static void release_fifo(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/* Wait until no reader thread is stuck (bounded). */
+static void wait_unstuck(void)
+{
+	for (int i = 0; i < 200 && dl_stuck() > 0; i++)
+		usleep(10000);
+	assert_int_equal(dl_stuck(), 0);
+}
+
+static void test_read_ok(void **state)
+{
+	(void)state;
+	char dir[64], path[300], buf[64];
+	tmpdir_make(dir, sizeof(dir));
+	tmpdir_put(dir, "f", "hello\n");
+	snprintf(path, sizeof(path), "%s/f", dir);
+	assert_int_equal(dl_read_file(path, buf, sizeof(buf), 1000), 6);
+	assert_string_equal(buf, "hello\n");
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	assert_int_equal(dl_read_file(path, buf, sizeof(buf), 1000), -ENOENT);
+}
+
+static void test_timeout_then_not_asked_again(void **state)
+{
+	(void)state;
+	char dir[64], path[300], buf[64];
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+
+	double t0 = now_s();
+	assert_int_equal(dl_read_file(path, buf, sizeof(buf), 200), -ETIMEDOUT);
+	double took = now_s() - t0;
+	assert_true(took >= 0.19 && took < 1.0);
+	assert_int_equal(dl_stuck(), 1);
+
+	/* the same path, still stuck: answered at once, and no second thread */
+	t0 = now_s();
+	assert_int_equal(dl_read_file(path, buf, sizeof(buf), 200), -ETIMEDOUT);
+	assert_true(now_s() - t0 < 0.05);
+	assert_int_equal(dl_stuck(), 1);
+
+	/* another file works meanwhile, on a new worker */
+	char ok[300];
+	tmpdir_put(dir, "ok", "x");
+	snprintf(ok, sizeof(ok), "%s/ok", dir);
+	assert_int_equal(dl_read_file(ok, buf, sizeof(buf), 1000), 1);
+
+	/* once the stuck read returns, its thread is gone and the path is asked again */
+	release_fifo(path);
+	wait_unstuck();
+	t0 = now_s();
+	assert_int_equal(dl_read_file(path, buf, sizeof(buf), 200), -ETIMEDOUT);
+	assert_true(now_s() - t0 >= 0.19);
+	release_fifo(path);
+	wait_unstuck();
+}
+
+static void test_stuck_threads_bounded(void **state)
+{
+	(void)state;
+	char dir[64], path[DL_MAX_STUCK + 1][300], buf[16];
+	tmpdir_make(dir, sizeof(dir));
+	for (int i = 0; i <= DL_MAX_STUCK; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/fifo%d", dir, i);
+		assert_int_equal(mkfifo(path[i], 0600), 0);
+	}
+	for (int i = 0; i < DL_MAX_STUCK; i++)
+		assert_int_equal(dl_read_file(path[i], buf, sizeof(buf), 50), -ETIMEDOUT);
+	assert_int_equal(dl_stuck(), DL_MAX_STUCK);
+	/* no more threads: refused before starting, at once */
+	double t0 = now_s();
+	assert_int_equal(dl_read_file(path[DL_MAX_STUCK], buf, sizeof(buf), 50), -EBUSY);
+	assert_true(now_s() - t0 < 0.05);
+	for (int i = 0; i < DL_MAX_STUCK; i++)
+		release_fifo(path[i]);
+	wait_unstuck();
+	/* and usable again */
+	tmpdir_put(dir, "ok", "y");
+	char ok[300];
+	snprintf(ok, sizeof(ok), "%s/ok", dir);
+	assert_int_equal(dl_read_file(ok, buf, sizeof(buf), 1000), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_ok),
+		cmocka_unit_test(test_timeout_then_not_asked_again),
+		cmocka_unit_test(test_stuck_threads_bounded),
+	};
+	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, NULL, NULL));
+}
