@@ -378,6 +378,8 @@ struct incident {
 	bool escalated;
 	double opened_at, escalated_at, resolved_at, last_event_at;   /* epoch */
 	struct inc_task *tasks; size_t ntasks; size_t ntasks_total;
+	struct inc_key { int tid; unsigned long long start_ticks; } *overflow;
+	size_t noverflow;                 /* tasks past INC_MAX_TASKS in the last scan: counted once */
 	struct inc_event *timeline; size_t ntimeline;
 	unsigned reports;                 /* report files written for it */
 	char report[4096];                /* the last JSON report */

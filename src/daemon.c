@@ -110,7 +110,6 @@ static void emit(struct cgw_daemon *d, const struct cgw_report *r, const struct 
 
 static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	(void)usec;
 	struct cgw_daemon *d = userdata;
 	struct cgw_scan scan = { 0 };
 	struct cgw_scan_opts so = {
@@ -137,7 +136,10 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		size_t n = incidents_update(&d->inc, &rep, now_epoch(), d->conf.update_interval_s, &ch);
 		for (size_t k = 0; k < n; k++)
 			emit(d, &rep, &ch[k]);
-		if (n) {
+		bool open = false;
+		for (size_t k = 0; k < d->inc.n && !open; k++)
+			open = d->inc.v[k].resolved_at == 0;
+		if (n || open) {          /* blocked times grow every scan: a restart keeps them */
 			int e = incidents_save(&d->inc, d->state_path, d->boot_id);
 			if (e < 0)
 				log_warnx("cannot save open incidents to %s: %s", d->state_path,
@@ -156,7 +158,10 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		report_free(&rep);
 	}
 	scan_free(&scan);
-	sd_event_source_set_time_relative(s, (uint64_t)(d->conf.scan_interval_s * 1e6));
+	/* fixed rate: the next scan is due one interval after this one was, not after it ended */
+	uint64_t next = usec + (uint64_t)(d->conf.scan_interval_s * 1e6), now = 0;
+	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(s, next > now ? next : now);
 	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
 }
@@ -242,6 +247,7 @@ int daemon_run(const char *config_path)
 		goto out;
 	}
 	sd_event_source_set_description(d.scan_timer, "cgw-scan");
+	sd_event_source_set_time_accuracy(d.scan_timer, 1000);   /* 1 ms, not sd-event's 250 ms */
 	sd_event_set_watchdog(d.event, true);   /* WATCHDOG=1 from this loop only */
 	r = sd_event_loop(d.event);
 	rc = r < 0 ? EXIT_UNREADABLE : 0;

@@ -31,6 +31,7 @@ static void incident_clear(struct incident *i)
 {
 	free(i->tasks);
 	free(i->timeline);
+	free(i->overflow);
 	memset(i, 0, sizeof(*i));
 }
 
@@ -104,16 +105,27 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
                            const struct cgw_finding *f, double now)
 {
 	bool *seen = xcalloc(i->ntasks + 1, sizeof(bool));
+	struct inc_key *over = NULL;
+	size_t nover = 0;
 	for (size_t j = 0; j < f->ntasks; j++) {
 		const struct cgw_task *t = &r->scan->t[f->tasks[j]];
 		size_t k;
 		for (k = 0; k < i->ntasks; k++)
 			if (i->tasks[k].tid == t->tid && i->tasks[k].start_ticks == t->start_ticks)
 				break;
+		if (k == i->ntasks && i->ntasks == INC_MAX_TASKS) {
+			/* not remembered in detail; counted once while it stays stuck */
+			bool known = false;
+			for (size_t o = 0; o < i->noverflow && !known; o++)
+				known = i->overflow[o].tid == t->tid &&
+				        i->overflow[o].start_ticks == t->start_ticks;
+			i->ntasks_total += !known;
+			over = xrealloc(over, (nover + 1) * sizeof(*over));
+			over[nover++] = (struct inc_key){ t->tid, t->start_ticks };
+			continue;
+		}
 		if (k == i->ntasks) {
 			i->ntasks_total++;
-			if (i->ntasks == INC_MAX_TASKS)
-				continue;
 			i->tasks = xrealloc(i->tasks, (i->ntasks + 1) * sizeof(*i->tasks));
 			struct inc_task *it = &i->tasks[i->ntasks++];
 			memset(it, 0, sizeof(*it));
@@ -137,6 +149,9 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 		if (!seen[k] && i->tasks[k].resolved_at == 0)
 			i->tasks[k].resolved_at = now;
 	free(seen);
+	free(i->overflow);
+	i->overflow = over;
+	i->noverflow = nover;
 }
 
 static void change_push(struct inc_change **ch, size_t *n, size_t inc, enum inc_state st,

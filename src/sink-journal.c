@@ -109,9 +109,11 @@ int sink_journal(const struct incident *i, enum inc_state st)
 		return 0;
 	/* no journald: the same message and fields, one line on stderr */
 	fprintf(stderr, "cgwatch: %s [CGWATCH_STATE=%s CGWATCH_INCIDENT=%s CGWATCH_SIGNATURE=%s "
-	        "CGWATCH_SEVERITY=%s CGWATCH_PID=%d CGWATCH_BLOCKED_SEC=%s CGWATCH_REPORT=%s "
+	        "CGWATCH_SEVERITY=%s CGWATCH_PID=%d CGWATCH_COMM=%s CGWATCH_UNIT=%s "
+	        "CGWATCH_BLOCKED_SEC=%s CGWATCH_TASKS=%zu CGWATCH_REPORT=%s CGWATCH_BUNDLE= "
 	        "MESSAGE_ID=%s PRIORITY=%d]\n", msg, inc_state_name(st), i->id, i->sig,
-	        sev_name(i->severity), pid, blocked, i->report, msgid, priority_of(i, st));
+	        sev_name(i->severity), pid, comm, unit, blocked, i->ntasks_total, i->report, msgid,
+	        priority_of(i, st));
 	fflush(stderr);
 	return 1;
 }

@@ -129,5 +129,7 @@ fi
 tally < <(valgrind_replays)
 echo "== live tests on this kernel"
 tally < <(CGWATCH=$CGW tests/live/run.sh)
+echo "== the daemon, live: journald, notify, restart, full disk, storm"
+tally < <(CGWATCH=$CGW tests/daemon/run.sh)
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
