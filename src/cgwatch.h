@@ -373,7 +373,7 @@ struct inc_task {
 struct inc_event { double time; enum inc_state state; enum cgw_sev severity; size_t ntasks;
                    double blocked_s; };
 struct incident {
-	char id[128], sig[64];
+	char id[176], sig[128];            /* ids of the library are at most 64 characters */
 	enum cgw_sev severity;
 	bool escalated;
 	double opened_at, escalated_at, resolved_at, last_event_at;   /* epoch */
@@ -384,7 +384,10 @@ struct incident {
 	unsigned reports;                 /* report files written for it */
 	char report[4096];                /* the last JSON report */
 };
-struct cgw_incidents { struct incident *v; size_t n; };
+struct cgw_incidents {
+	struct incident *v; size_t n;
+	char recent[8][176]; unsigned nrecent;   /* ids of incidents already pruned */
+};
 struct inc_change { size_t inc; enum inc_state state; ssize_t finding; };
 
 /* Name of a state ("opened", ...). */
@@ -397,6 +400,8 @@ size_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, do
 /* Drop resolved incidents (after their changes were emitted). */
 void incidents_prune(struct cgw_incidents *in);
 void incidents_free(struct cgw_incidents *in);
+/* Tasks of incident i stuck now (remembered and counted ones). */
+size_t incident_stuck(const struct incident *i);
 /* The task of incident i blocked longest (the one a message names). */
 const struct inc_task *incident_lead(const struct incident *i);
 /* The incident as the "incident" object of a report. */

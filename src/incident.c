@@ -48,10 +48,15 @@ void incidents_prune(struct cgw_incidents *in)
 {
 	size_t k = 0;
 	for (size_t j = 0; j < in->n; j++) {
-		if (in->v[j].resolved_at > 0)
+		if (in->v[j].resolved_at > 0) {
+			/* its id stays taken: a reopening in the same second gets "-2" */
+			snprintf(in->recent[in->nrecent++ % 8], sizeof(in->recent[0]), "%s",
+			         in->v[j].id);
 			incident_clear(&in->v[j]);
-		else
+		}
+		else {
 			in->v[k++] = in->v[j];
+		}
 	}
 	in->n = k;
 }
@@ -85,6 +90,11 @@ static size_t incident_active(const struct incident *i)
 	for (size_t k = 0; k < i->ntasks; k++)
 		n += i->tasks[k].resolved_at == 0;
 	return n;
+}
+
+size_t incident_stuck(const struct incident *i)
+{
+	return i->resolved_at > 0 ? 0 : incident_active(i) + i->noverflow;
 }
 
 static void incident_event(struct incident *i, enum inc_state st, double now)
@@ -176,6 +186,8 @@ static void incident_new_id(const struct cgw_incidents *in, struct incident *i, 
 		bool taken = false;
 		for (size_t k = 0; k < in->n && !taken; k++)
 			taken = &in->v[k] != i && strcmp(in->v[k].id, i->id) == 0;
+		for (size_t k = 0; k < 8 && !taken; k++)
+			taken = strcmp(in->recent[k], i->id) == 0;
 		if (!taken)
 			return;
 	}
@@ -325,6 +337,14 @@ static json_object *state_incident(const struct incident *i)
 		json_object_array_add(ts, to);
 	}
 	json_object_object_add(o, "tasks", ts);
+	json_object *ov = json_object_new_array();
+	for (size_t k = 0; k < i->noverflow; k++) {
+		json_object *p = json_object_new_array();
+		json_object_array_add(p, json_object_new_int(i->overflow[k].tid));
+		json_object_array_add(p, json_object_new_int64((int64_t)i->overflow[k].start_ticks));
+		json_object_array_add(ov, p);
+	}
+	json_object_object_add(o, "overflow", ov);
 	json_object *tl = json_object_new_array();
 	for (size_t k = 0; k < i->ntimeline; k++) {
 		const struct inc_event *e = &i->timeline[k];
@@ -418,6 +438,18 @@ static bool load_incident(struct incident *i, json_object *o)
 			t->resolved_at = jget_d(to, "resolved_at");
 			if (t->tid > 0)
 				i->ntasks++;
+		}
+	}
+	if (json_object_object_get_ex(o, "overflow", &a) && json_object_is_type(a, json_type_array)) {
+		size_t n = json_object_array_length(a);
+		i->overflow = xcalloc(n + 1, sizeof(*i->overflow));
+		for (size_t k = 0; k < n; k++) {
+			json_object *p = json_object_array_get_idx(a, k);
+			if (!json_object_is_type(p, json_type_array) || json_object_array_length(p) != 2)
+				continue;
+			i->overflow[i->noverflow++] = (struct inc_key){
+				json_object_get_int(json_object_array_get_idx(p, 0)),
+				(unsigned long long)json_object_get_int64(json_object_array_get_idx(p, 1)) };
 		}
 	}
 	if (json_object_object_get_ex(o, "timeline", &a) && json_object_is_type(a, json_type_array)) {

@@ -168,6 +168,8 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 	if (strcmp(section, "signature") == 0 && strcmp(key, "id") == 0) {
 		if (!isalpha((unsigned char)value[0]))
 			return SIGERR("bad id \"%s\": it must start with a letter", value);
+		if (strlen(value) > 64)
+			return SIGERR("id \"%.20s...\" is longer than 64 characters", value);
 		for (const char *p = value; *p; p++)
 			if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
 				return SIGERR("bad id \"%s\": use letters, digits and '-'", value);

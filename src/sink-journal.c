@@ -22,9 +22,11 @@ char *incident_message(const struct incident *i, enum inc_state st, char *out, s
 	} else {
 		snprintf(who, sizeof(who), "a task");
 	}
-	if (i->ntasks_total > 1)
-		snprintf(more, sizeof(more), " (and %zu more task%s)", i->ntasks_total - 1,
-		         i->ntasks_total == 2 ? "" : "s");
+	/* open: the others stuck now; resolved: every other task it ever held */
+	size_t others = st == INC_RESOLVED ? i->ntasks_total : incident_stuck(i);
+	if (others > 1)
+		snprintf(more, sizeof(more), " (and %zu more task%s)", others - 1,
+		         others == 2 ? "" : "s");
 	double b = t ? t->blocked_s : 0;
 	if (st == INC_RESOLVED) {
 		char hm[16];
@@ -88,7 +90,7 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	cescape(t ? t->comm : "", t ? t->comm_len : 0, comm, sizeof(comm));
 	cescape(t ? t->unit : "", t ? strlen(t->unit) : 0, unit, sizeof(unit));
 	snprintf(blocked, sizeof(blocked), "%.1f", t ? t->blocked_s : 0.0);
-	int pid = t ? t->tid : 0;
+	int pid = t ? t->tgid : 0;             /* the process, as "pid" in the JSON report */
 	int r = !journal_present() ? -ENOENT : sd_journal_send("MESSAGE=%s", msg,
 	                        "MESSAGE_ID=%s", msgid,
 	                        "PRIORITY=%d", priority_of(i, st),
@@ -98,6 +100,7 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	                        "CGWATCH_SIGNATURE=%s", i->sig,
 	                        "CGWATCH_SEVERITY=%s", sev_name(i->severity),
 	                        "CGWATCH_PID=%d", pid,
+	                        "CGWATCH_TID=%d", t ? t->tid : 0,
 	                        "CGWATCH_COMM=%s", comm,
 	                        "CGWATCH_UNIT=%s", unit,
 	                        "CGWATCH_BLOCKED_SEC=%s", blocked,

@@ -123,7 +123,7 @@ static inline struct unit_tmpdirs *unit_tmpdirs(void)
 	return &t;
 }
 
-/* A private temporary directory of small files, removed (flat) afterwards. */
+/* A private temporary directory of small files, removed afterwards. */
 static inline void tmpdir_make(char *path, size_t cap)
 {
 	snprintf(path, cap, "/tmp/cgw-unit-XXXXXX");
@@ -141,6 +141,7 @@ static inline void tmpdir_put(const char *dir, const char *name, const char *tex
 	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
 }
+/* Remove dir and what it holds, directories included (a failed test may leave any). */
 static inline void tmpdir_remove(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -151,8 +152,10 @@ static inline void tmpdir_remove(const char *dir)
 	while ((e = readdir(d))) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
+		if (snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= (int)sizeof(p))
+			continue;
+		if (unlink(p) < 0 && errno == EISDIR)
+			tmpdir_remove(p);
 	}
 	closedir(d);
 	rmdir(dir);
@@ -166,6 +169,119 @@ static inline int tmpdir_cleanup_all(int result)
 		tmpdir_remove(t->path[i]);
 	t->n = 0;
 	return result;
+}
+
+/* The content of dir/name into buf (cap bytes, NUL-terminated); returns its length or
+ * -errno. */
+static inline ssize_t tmpdir_get(const char *dir, const char *name, char *buf, size_t cap)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return read_small_file(p, buf, cap);
+}
+
+/* Does dir/name exist? */
+static inline bool tmpdir_has(const char *dir, const char *name)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+/* Number of entries of dir besides "." and "..", -1 when it cannot be read. */
+static inline int tmpdir_count(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* ---- a scan and its report built in memory, no /proc: tasks, then findings over them ---- */
+
+struct unit_scan { struct cgw_scan scan; struct cgw_report rep; };
+
+static inline void us_init(struct unit_scan *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->rep.scan = &u->scan;
+	u->rep.threshold_s = 20;
+	snprintf(u->scan.host, sizeof(u->scan.host), "testhost");
+	snprintf(u->scan.kernel, sizeof(u->scan.kernel), "6.99.0-test");
+}
+
+/* A D task (suspect) blocked blocked_s; start_ticks derives from tid, so the same tid is the
+ * same task in every scan. comm is comm_len bytes (may hold any byte). Returns its index. */
+static inline size_t us_task(struct unit_scan *u, int tid, int tgid, const char *comm,
+                             size_t comm_len, double blocked_s)
+{
+	struct cgw_scan *s = &u->scan;
+	s->t = xrealloc(s->t, (s->n + 1) * sizeof(*s->t));
+	struct cgw_task *t = &s->t[s->n];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->tgid = tgid;
+	t->ppid = 1;
+	t->start_ticks = 1000 + (unsigned long long)tid;
+	t->state = 'D';
+	if (comm_len > sizeof(t->comm) - 1)
+		comm_len = sizeof(t->comm) - 1;
+	memcpy(t->comm, comm, comm_len);
+	t->comm_len = comm_len;
+	t->blocked_s = blocked_s;
+	t->suspect = SUSPECT_BLOCKED;
+	t->severity = SEV_WARNING;
+	snprintf(t->unit, sizeof(t->unit), "unit-%d.service", tgid);
+	snprintf(t->cgroup, sizeof(t->cgroup), "/system.slice/unit-%d.service", tgid);
+	snprintf(t->cpus_allowed, sizeof(t->cpus_allowed), "0-3");
+	s->threads++;
+	return s->n++;
+}
+
+/* A finding of sig with severity sev over the tasks idx[0..n-1]. Returns its index. */
+static inline size_t us_finding(struct unit_scan *u, const struct cgw_sig *sig, enum cgw_sev sev,
+                                size_t n, const size_t *idx)
+{
+	struct cgw_report *r = &u->rep;
+	r->f = xrealloc(r->f, (r->nf + 1) * sizeof(*r->f));
+	struct cgw_finding *f = &r->f[r->nf];
+	memset(f, 0, sizeof(*f));
+	f->sig = sig;
+	f->severity = sev;
+	f->tasks = xcalloc(n + 1, sizeof(size_t));
+	memcpy(f->tasks, idx, n * sizeof(size_t));
+	f->ntasks = n;
+	for (size_t k = 0; k < n; k++) {
+		u->scan.t[idx[k]].sig = sig;
+		u->scan.t[idx[k]].severity = sev;
+	}
+	return r->nf++;
+}
+
+static inline void us_free(struct unit_scan *u)
+{
+	report_free(&u->rep);
+	scan_free(&u->scan);
+}
+
+/* A signature with the fields reports and messages use (the strings are not owned). */
+static inline struct cgw_sig unit_sig(const char *id, const char *title, const char *summary,
+                                      enum cgw_sev sev)
+{
+	struct cgw_sig s;
+	memset(&s, 0, sizeof(s));
+	s.id = (char *)id;
+	s.title = (char *)title;
+	s.summary = (char *)summary;
+	s.severity = sev;
+	s.priority = 50;
+	snprintf(s.states, sizeof(s.states), "D");
+	return s;
 }
 
 #endif
