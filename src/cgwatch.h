@@ -246,6 +246,17 @@ ssize_t fdcache_read_stat(struct cgw_fdcache *c, int taskfd, int tgid, int tid,
 /* fds held. */
 size_t fdcache_size(const struct cgw_fdcache *c);
 
+/* ---- cpuclock.c: "now" on each CPU's scheduler clock ---- */
+
+struct cgw_cpuclock { int cpu; double clock_ms, mono_ms; };
+/* Hop onto every CPU of want that this thread may run on and read its scheduler clock there
+ * (our own se.exec_start). Restores the affinity. Returns the number of CPUs measured. */
+size_t cpuclock_measure(const struct cgw_cpus *want, struct cgw_cpuclock *out, size_t cap);
+/* Now on cpu's clock, in ms: measured, else the fallback (the reader's clock at
+ * fallback_mono_ms, moved on to now) but at least floor_ms. */
+double cpuclock_now(const struct cgw_cpuclock *m, size_t n, int cpu, double fallback_ms,
+                    double fallback_mono_ms, double floor_ms);
+
 /* ---- task.c / scan.c ---- */
 
 enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED };
@@ -287,6 +298,8 @@ struct cgw_scan {
 	struct cgw_task *t; size_t n, cap;   /* D and R threads only */
 	struct cgw_proc *procs; size_t nprocs, procs_cap;
 	double now_ms;                    /* se.exec_start of the reader: "now" on the rq clock */
+	double now_mono_ms;               /* CLOCK_MONOTONIC when now_ms was read */
+	double *rq_latest;                /* per CPU: latest exec_start of an R task (a floor) */
 	size_t threads;                   /* threads seen */
 	uint64_t scan_usec;
 	char host[128], kernel[128];

@@ -103,6 +103,9 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 		}
 		return;
 	}
+	if (st.state == 'R' && st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
+	    sc.exec_start_ms > s->rq_latest[st.cpu])
+		s->rq_latest[st.cpu] = sc.exec_start_ms;
 	double waited = (s->now_ms - sc.exec_start_ms) / 1000.0;
 	if (waited < 0)
 		waited = 0;                 /* ran after we read "now" */
@@ -213,6 +216,31 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 	free(buf);
 }
 
+/* Recompute the suspects' times against "now" on the clock of the CPU each last ran on
+ * (cpuclock.c). A replay has only the captured clocks: the reader's, and the floor that
+ * runnable tasks give. */
+static void correct_clocks(struct cgw_scan *s, bool live)
+{
+	struct cgw_cpus want;
+	struct cgw_cpuclock m[256];
+	size_t nm = 0;
+	if (s->n == 0)
+		return;
+	memset(&want, 0, sizeof(want));
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].cpu >= 0)
+			cpus_set(&want, (unsigned)s->t[i].cpu);
+	if (live)
+		nm = cpuclock_measure(&want, m, sizeof(m) / sizeof(m[0]));
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		double floor = t->cpu >= 0 && t->cpu < CGW_MAX_CPUS ? s->rq_latest[t->cpu] : 0;
+		double now = live ? cpuclock_now(m, nm, t->cpu, s->now_ms, s->now_mono_ms, floor)
+		                  : (floor > s->now_ms ? floor : s->now_ms);
+		t->blocked_s = now > t->exec_start_ms ? (now - t->exec_start_ms) / 1000.0 : 0;
+	}
+}
+
 /* se.exec_start is when a task last ran. A task woken a moment ago from a long sleep is R
  * with an old exec_start, yet it is not starved: it will run within milliseconds. So an R
  * suspect is looked at again after STARVE_CONFIRM_MS and kept only if it is still runnable
@@ -260,6 +288,8 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	if (parse_sched_buf(buf, &self) < 0)
 		return -EINVAL;
 	s->now_ms = self.exec_start_ms;
+	s->now_mono_ms = (double)now_usec() / 1000.0;
+	s->rq_latest = xcalloc(CGW_MAX_CPUS, sizeof(double));
 
 	if (read_small_file("/proc/sys/kernel/hostname", s->host, sizeof(s->host)) >= 0)
 		s->host[strcspn(s->host, "\n")] = '\0';
@@ -308,6 +338,7 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	if (o->fdcache)
 		fdcache_end(o->fdcache);
 
+	correct_clocks(s, o->self_tgid != 0);
 	confirm_starved(s);
 	for (size_t i = 0; i < s->n; i++) {
 		if (cgw_stop_pending())
@@ -327,5 +358,6 @@ void scan_free(struct cgw_scan *s)
 	}
 	free(s->t);
 	free(s->procs);
+	free(s->rq_latest);
 	memset(s, 0, sizeof(*s));
 }

@@ -9,7 +9,7 @@ if ! "$here/build.sh"; then
 	exit 1
 fi
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(fuse frozen vfork hostname stuckroot deadline watchdog starved)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(fuse frozen vfork hostname stuckroot deadline watchdog starved clock)
 fail=0
 for s in "${scenarios[@]}"; do
 	script=$here/$s.sh
