@@ -1,7 +1,7 @@
 #!/bin/bash
-# Build the live-test helpers into tests/live/bin/ (git-ignored).
+# Build test helpers: DIR/*.c into DIR/bin/ (git-ignored); DIR defaults to tests/live.
 # Quiet on success; on failure prints the compiler output to stderr, exits 1.
-here=$(cd "$(dirname "$0")" && pwd)
+here=${1:-$(cd "$(dirname "$0")" && pwd)}
 mkdir -p "$here/bin" || exit 1
 rc=0
 for src in "$here"/*.c; do

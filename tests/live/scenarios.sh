@@ -1,0 +1,26 @@
+# Shared by tests/live/run.sh and tests/daemon/run.sh (sourced): run scenario scripts one
+# after another (a blocked task made by one would change another's results), pass their one
+# result line through, and turn a silent or chatty script into a FAIL.
+#   run_scenarios PREFIX DIR BACKSTOP_SECONDS NAME...   -> exit status 0 or 1
+run_scenarios() {
+	local prefix=$1 dir=$2 backstop=$3 s script out rc fail=0
+	shift 3
+	for s in "$@"; do
+		script=$dir/$s.sh
+		if [ ! -f "$script" ]; then
+			echo "FAIL $prefix-$s: no script $script"
+			fail=1
+			continue
+		fi
+		# each script bounds itself; this is only a backstop
+		out=$(timeout -k 5 "$backstop" bash "$script")
+		rc=$?
+		[ -n "$out" ] || out="FAIL $prefix-$s: script printed nothing (rc $rc)"
+		echo "$out"
+		case $out in
+		PASS* | SKIP*) [ "$(wc -l <<<"$out")" = 1 ] || fail=1 ;;
+		*) fail=1 ;;
+		esac
+	done
+	return $fail
+}
