@@ -289,6 +289,10 @@ struct cgw_task {
 
 struct cgw_topology {
 	struct cgw_cpus online, isolated, nohz_full, housekeeping;
+	struct cgw_cpus isolcpus;         /* isolcpus= on the command line, with isol_flags */
+	struct cgw_cpus rcu_nocbs, irqaffinity;   /* command line; irqaffinity empty = default */
+	struct cgw_cpus partitions;       /* isolated cpuset partitions (cgroup v2) */
+	struct cgw_cpus wq_unbound;       /* /sys/devices/virtual/workqueue/cpumask */
 	unsigned isol_flags;
 };
 
@@ -325,6 +329,8 @@ ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read. */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
+/* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0 or -EINVAL. */
+int parse_cpumask_hex(const char *s, struct cgw_cpus *out);
 /* Read the CPU layout into t: /sys, /proc/cmdline, and the isolated cpuset partitions of the
  * cgroup2 hierarchy at cgroup2_mnt ("" when none). Missing files leave sets empty. */
 void topology_read(struct cgw_topology *t, const char *cgroup2_mnt);

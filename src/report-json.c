@@ -141,6 +141,17 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 	json_object_object_add(topo, "isolated", jcpus(&s->topo.isolated));
 	json_object_object_add(topo, "nohz_full", jcpus(&s->topo.nohz_full));
 	json_object_object_add(topo, "housekeeping", jcpus(&s->topo.housekeeping));
+	json_object_object_add(topo, "isolcpus", jcpus(&s->topo.isolcpus));
+	json_object *fl = json_object_new_array();
+	static const char *const flag_names[] = { "domain", "nohz", "managed_irq" };
+	for (unsigned b = 0; b < 3; b++)
+		if (s->topo.isol_flags & (1u << b))
+			json_object_array_add(fl, json_object_new_string(flag_names[b]));
+	json_object_object_add(topo, "isolcpus_flags", fl);
+	json_object_object_add(topo, "rcu_nocbs", jcpus(&s->topo.rcu_nocbs));
+	json_object_object_add(topo, "irqaffinity", jcpus(&s->topo.irqaffinity));
+	json_object_object_add(topo, "partitions_isolated", jcpus(&s->topo.partitions));
+	json_object_object_add(topo, "workqueue_unbound", jcpus(&s->topo.wq_unbound));
 	json_object_object_add(o, "topology", topo);
 
 	json_object *tasks = json_object_new_array();

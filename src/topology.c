@@ -1,5 +1,6 @@
 /* topology.c: the CPU isolation layout — online, isolated (sysfs and isolcpus=), nohz_full,
  * and the housekeeping CPUs left for everything else. */
+#include <errno.h>
 #include <string.h>
 
 #include "cgwatch.h"
@@ -18,6 +19,39 @@ static void read_cpus(const char *path, struct cgw_cpus *out)
 	}
 }
 
+/* A cpumask in hex words ("ffffffff,00000003"), as /sys/devices/virtual/workqueue/cpumask
+ * prints it. Returns 0 or -EINVAL. */
+int parse_cpumask_hex(const char *s, struct cgw_cpus *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t n = strcspn(s, "\n"), bit = 0;
+	if (n == 0)
+		return -EINVAL;
+	for (size_t i = n; i-- > 0;) {
+		char c = s[i];
+		if (c == ',')
+			continue;
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+		        c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (v < 0)
+			return -EINVAL;
+		for (int b = 0; b < 4; b++, bit++)
+			if (v >> b & 1)
+				cpus_set(out, (unsigned)bit);
+	}
+	return 0;
+}
+
+static void cmdline_cpus(const char *cmdline, const char *key, struct cgw_cpus *out)
+{
+	char val[1024];
+	memset(out, 0, sizeof(*out));
+	if (cmdline_get(cmdline, key, val, sizeof(val)) && cpulist_parse(val, out) < 0) {
+		log_warnx("/proc/cmdline: %s=%s not understood, ignoring", key, val);
+		memset(out, 0, sizeof(*out));
+	}
+}
+
 void topology_read(struct cgw_topology *t, const char *cgroup2_mnt)
 {
 	memset(t, 0, sizeof(*t));
@@ -25,27 +59,30 @@ void topology_read(struct cgw_topology *t, const char *cgroup2_mnt)
 	read_cpus("/sys/devices/system/cpu/isolated", &t->isolated);
 	read_cpus("/sys/devices/system/cpu/nohz_full", &t->nohz_full);
 
-	char cmdline[4096], val[1024];
+	char cmdline[4096], val[1024], buf[4096];
 	if (read_small_file("/proc/cmdline", cmdline, sizeof(cmdline)) >= 0) {
 		struct cgw_cpus c;
 		if (cmdline_get(cmdline, "isolcpus", val, sizeof(val))) {
-			if (parse_isolcpus(val, &t->isol_flags, &c) == 0)
-				cpus_or(&t->isolated, &c);
+			if (parse_isolcpus(val, &t->isol_flags, &t->isolcpus) == 0)
+				cpus_or(&t->isolated, &t->isolcpus);
 			else
 				log_warnx("/proc/cmdline: isolcpus=%s not understood, ignoring", val);
 		}
-		if (cmdline_get(cmdline, "nohz_full", val, sizeof(val)) &&
-		    cpulist_parse(val, &c) == 0)
-			cpus_or(&t->nohz_full, &c);
+		cmdline_cpus(cmdline, "nohz_full", &c);
+		cpus_or(&t->nohz_full, &c);
+		cmdline_cpus(cmdline, "rcu_nocbs", &t->rcu_nocbs);
+		cmdline_cpus(cmdline, "irqaffinity", &t->irqaffinity);
 	}
 	if (cgroup2_mnt && cgroup2_mnt[0]) {
 		/* CPUs of isolated cpuset partitions (cgroup v2, 6.x): the root lists them all */
 		char path[512];
-		struct cgw_cpus c;
 		snprintf(path, sizeof(path), "%s/cpuset.cpus.isolated", cgroup2_mnt);
-		read_cpus(path, &c);
-		cpus_or(&t->isolated, &c);
+		read_cpus(path, &t->partitions);
+		cpus_or(&t->isolated, &t->partitions);
 	}
+	if (read_small_file("/sys/devices/virtual/workqueue/cpumask", buf, sizeof(buf)) > 0 &&
+	    parse_cpumask_hex(buf, &t->wq_unbound) < 0)
+		log_warnx("/sys/devices/virtual/workqueue/cpumask: not a cpumask, ignoring");
 	t->housekeeping = t->online;
 	cpus_andnot(&t->housekeeping, &t->isolated);
 	cpus_andnot(&t->housekeeping, &t->nohz_full);

@@ -177,9 +177,34 @@ static void test_cpus_or_andnot(void **state)
 	assert_string_equal(cpulist_format(&sa, out, sizeof(out)), "1,8191");
 }
 
+/* /sys/devices/virtual/workqueue/cpumask: hex words, most significant first, comma-separated */
+static void test_cpumask_hex(void **state)
+{
+	(void)state;
+	static const struct { const char *in; const char *list; } ok[] = {
+		{ "3\n", "0-1" },
+		{ "ff\n", "0-7" },
+		{ "00000000,0003ffff\n", "0-17" },
+		{ "0003ffff,f0000000,00000000\n", "60-81" },
+		{ "ffffffff,ffffffff,ffffffff,ffffffff,ffffffff,ffffffff\n", "0-191" },
+		{ "0", "" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		struct cgw_cpus c;
+		char out[256];
+		assert_int_equal(parse_cpumask_hex(ok[i].in, &c), 0);
+		assert_string_equal(cpulist_format(&c, out, sizeof(out)), ok[i].list);
+	}
+	struct cgw_cpus c;
+	assert_int_equal(parse_cpumask_hex("", &c), -EINVAL);
+	assert_int_equal(parse_cpumask_hex("0-3", &c), -EINVAL);
+	assert_int_equal(parse_cpumask_hex("xyz", &c), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpumask_hex),
 		cmocka_unit_test(test_cpulist_round_trip),
 		cmocka_unit_test(test_cpulist_members),
 		cmocka_unit_test(test_cpulist_bad_einval),
