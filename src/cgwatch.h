@@ -94,6 +94,7 @@ int parse_stat_buf(const char *buf, size_t len, struct cgw_stat *out);
 /* /proc/TID/sched: "se.exec_start : 99786.458684", "nr_switches : 1", "policy : 0" */
 struct cgw_sched {
 	double exec_start_ms;
+	double sum_exec_ms;               /* se.sum_exec_runtime: CPU time used, ms */
 	unsigned long long nr_switches;
 	bool have_exec_start, have_switches;
 };
@@ -298,12 +299,23 @@ struct cgw_topology {
 
 struct cgw_proc { int pid, ppid; unsigned long long start_ticks; };  /* every process */
 
+/* Every runnable thread of a scan: who gets the CPUs that starved tasks wait for. */
+struct cgw_runner {
+	int tid, tgid, cpu;
+	unsigned policy, rt_priority;
+	char comm[CGW_COMM_MAX]; size_t comm_len;
+	double exec_start_ms, sum_exec_ms, read_mono_ms;
+	double share;                     /* of its CPU over the second look, 0..1; <0 unknown */
+};
+
 struct cgw_scan {
 	struct cgw_task *t; size_t n, cap;   /* D and R threads only */
 	struct cgw_proc *procs; size_t nprocs, procs_cap;
+	struct cgw_runner *runners; size_t nrunners, runners_cap;
 	double now_ms;                    /* se.exec_start of the reader: "now" on the rq clock */
 	double now_mono_ms;               /* CLOCK_MONOTONIC when now_ms was read */
 	double *rq_latest;                /* per CPU: latest exec_start of an R task (a floor) */
+	bool live;                        /* the host itself, not a replayed tree */
 	size_t threads;                   /* threads seen */
 	uint64_t scan_usec;
 	char host[128], kernel[128];
@@ -356,6 +368,8 @@ struct cgw_finding {
 	const struct cgw_sig *sig;
 	enum cgw_sev severity;
 	size_t *tasks; size_t ntasks;     /* indexes into scan->t, longest-blocked first */
+	size_t *chain; size_t nchain;     /* waiters, outermost first (a correlator's); else tasks */
+	struct strbuf summary;            /* a correlator's own sentence; else the signature's */
 	struct strbuf evidence;           /* lines separated by '\n' */
 	struct cgw_cpus cpus;
 };
@@ -460,6 +474,12 @@ void catalog_print(const struct cgw_sigset *set, FILE *out);
 /* Rewrite the Prometheus text file path atomically. Returns 0 or -errno. */
 int metrics_write(const char *path, const struct cgw_report *r, const struct cgw_incidents *in,
                   uint64_t scans);
+
+/* ---- correlate.c ---- */
+
+/* Link findings into wait chains and name causes: the waiters of a cpuset migration, its
+ * worker in the LRU drain, the starved per-CPU kworkers and what runs on their CPUs. */
+void correlate(struct cgw_report *r);
 
 /* ---- report-text.c / report-json.c ---- */
 

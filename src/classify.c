@@ -143,6 +143,7 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 		for (size_t j = 0; j < f->ntasks; j++)
 			finding_evidence(f, s, &s->t[f->tasks[j]]);
 	}
+	correlate(r);
 	qsort_r(r->f, r->nf, sizeof(*r->f), cmp_finding, s->t);
 	return 0;
 }
@@ -160,6 +161,8 @@ void report_free(struct cgw_report *r)
 {
 	for (size_t k = 0; k < r->nf; k++) {
 		free(r->f[k].tasks);
+		free(r->f[k].chain);
+		sb_free(&r->f[k].summary);
 		sb_free(&r->f[k].evidence);
 	}
 	free(r->f);

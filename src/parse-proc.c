@@ -85,6 +85,8 @@ int parse_sched_buf(const char *buf, struct cgw_sched *out)
 				out->exec_start_ms = v;
 				out->have_exec_start = true;
 			}
+		} else if (klen == 19 && strncmp(l, "se.sum_exec_runtime", 19) == 0) {
+			out->sum_exec_ms = strtod(colon + 1, &end);
 		} else if (klen == 11 && strncmp(l, "nr_switches", 11) == 0) {
 			unsigned long long v = strtoull(colon + 1, &end, 10);
 			if (end != colon + 1) {

@@ -101,15 +101,16 @@ static json_object *finding_json(const struct cgw_report *r, const struct cgw_fi
 	json_object_object_add(o, "id", json_object_new_string(s->id));
 	json_object_object_add(o, "severity", json_object_new_string(sev_name(f->severity)));
 	json_object_object_add(o, "title", json_object_new_string(s->title));
-	json_object_object_add(o, "summary", json_object_new_string(s->summary));
+	json_object_object_add(o, "summary", json_object_new_string(f->summary.len ? f->summary.s :
+	                                                            s->summary));
 	if (s->explanation)
 		json_object_object_add(o, "explanation", json_object_new_string(s->explanation));
 	json_object *tasks = json_object_new_array(), *chain = json_object_new_array();
-	for (size_t i = 0; i < f->ntasks; i++) {
-		int tid = r->scan->t[f->tasks[i]].tid;
-		json_object_array_add(tasks, json_object_new_int(tid));
-		json_object_array_add(chain, json_object_new_int(tid));
-	}
+	for (size_t i = 0; i < f->ntasks; i++)
+		json_object_array_add(tasks, json_object_new_int(r->scan->t[f->tasks[i]].tid));
+	const size_t *c = f->nchain ? f->chain : f->tasks;
+	for (size_t i = 0; i < (f->nchain ? f->nchain : f->ntasks); i++)
+		json_object_array_add(chain, json_object_new_int(r->scan->t[c[i]].tid));
 	json_object_object_add(o, "tasks", tasks);
 	json_object_object_add(o, "chain", chain);
 	json_object_object_add(o, "cpus", jcpus(&f->cpus));

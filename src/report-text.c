@@ -83,7 +83,7 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 {
 	const struct cgw_sig *s = f->sig;
 	fprintf(out, "%-8s %s: %s\n", sev_label(f->severity), s->id, s->title);
-	wrap(out, "  ", "", s->summary);
+	wrap(out, "  ", "", f->summary.len ? f->summary.s : s->summary);
 	for (size_t i = 0; i < f->ntasks; i++)
 		task_line(&r->scan->t[f->tasks[i]], out, "  ");
 	if (s->explanation)

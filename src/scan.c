@@ -61,6 +61,28 @@ static void proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long 
 	s->procs[s->nprocs++] = (struct cgw_proc){ pid, ppid, start };
 }
 
+static void runner_push(struct cgw_scan *s, const struct cgw_stat *st,
+                        const struct cgw_sched *sc, int tgid)
+{
+	if (s->nrunners == s->runners_cap) {
+		s->runners_cap = s->runners_cap ? s->runners_cap * 2 : 64;
+		s->runners = xrealloc(s->runners, s->runners_cap * sizeof(*s->runners));
+	}
+	struct cgw_runner *r = &s->runners[s->nrunners++];
+	memset(r, 0, sizeof(*r));
+	r->tid = st->tid;
+	r->tgid = tgid;
+	r->cpu = st->cpu;
+	r->policy = st->policy;
+	r->rt_priority = st->rt_priority;
+	memcpy(r->comm, st->comm, sizeof(r->comm));
+	r->comm_len = st->comm_len;
+	r->exec_start_ms = sc->exec_start_ms;
+	r->sum_exec_ms = sc->sum_exec_ms;
+	r->read_mono_ms = (double)now_usec() / 1000.0;
+	r->share = -1;
+}
+
 /* One thread: stat always; sched and status for D and R. */
 static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int taskfd, int tgid,
                         const char *tidname)
@@ -103,9 +125,11 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 		}
 		return;
 	}
-	if (st.state == 'R' && st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
-	    sc.exec_start_ms > s->rq_latest[st.cpu])
-		s->rq_latest[st.cpu] = sc.exec_start_ms;
+	if (st.state == 'R') {
+		if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS && sc.exec_start_ms > s->rq_latest[st.cpu])
+			s->rq_latest[st.cpu] = sc.exec_start_ms;
+		runner_push(s, &st, &sc, tgid);
+	}
 	double waited = (s->now_ms - sc.exec_start_ms) / 1000.0;
 	if (waited < 0)
 		waited = 0;                 /* ran after we read "now" */
@@ -241,6 +265,31 @@ static void correct_clocks(struct cgw_scan *s, bool live)
 	}
 }
 
+/* At the second look, how much of its CPU each runnable task on a starved task's CPU took
+ * since the first: the spinner is the one near 100 %. Only live: a replay's files stand still. */
+static void runner_shares(struct cgw_scan *s)
+{
+	if (!s->live)
+		return;
+	for (size_t i = 0; i < s->nrunners; i++) {
+		struct cgw_runner *r = &s->runners[i];
+		bool wanted = false;
+		for (size_t j = 0; j < s->n && !wanted; j++)
+			wanted = s->t[j].suspect == SUSPECT_STARVED && s->t[j].cpu == r->cpu &&
+			         s->t[j].tid != r->tid;
+		if (!wanted)
+			continue;
+		char path[96], buf[FILE_BUF];
+		struct cgw_sched sc;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", r->tgid, r->tid);
+		if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_sched_buf(buf, &sc) < 0)
+			continue;
+		double dt = (double)now_usec() / 1000.0 - r->read_mono_ms;
+		if (dt > 0)
+			r->share = (sc.sum_exec_ms - r->sum_exec_ms) / dt;
+	}
+}
+
 /* se.exec_start is when a task last ran. A task woken a moment ago from a long sleep is R
  * with an old exec_start, yet it is not starved: it will run within milliseconds. So an R
  * suspect is looked at again after STARVE_CONFIRM_MS and kept only if it is still runnable
@@ -255,6 +304,7 @@ static void confirm_starved(struct cgw_scan *s)
 	if (!any)
 		return;
 	usleep(STARVE_CONFIRM_MS * 1000);
+	runner_shares(s);
 	size_t k = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		struct cgw_task *t = &s->t[i];
@@ -338,7 +388,8 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	if (o->fdcache)
 		fdcache_end(o->fdcache);
 
-	correct_clocks(s, o->self_tgid != 0);
+	s->live = o->self_tgid != 0;
+	correct_clocks(s, s->live);
 	confirm_starved(s);
 	for (size_t i = 0; i < s->n; i++) {
 		if (cgw_stop_pending())
@@ -359,5 +410,6 @@ void scan_free(struct cgw_scan *s)
 	free(s->t);
 	free(s->procs);
 	free(s->rq_latest);
+	free(s->runners);
 	memset(s, 0, sizeof(*s));
 }

@@ -2,7 +2,8 @@
 # live-starved: a runnable task that gets no CPU. A SCHED_FIFO/10 task spins on CPU 1; a
 # SCHED_FIFO/50 spinner then takes CPU 1 for a few seconds. The low one is runnable (R) but
 # cannot run: check (starved = 1 s) reports it as `starved`, with the time since the spinner
-# took over (within 10 %), its policy and priority; the spinner itself is not reported.
+# took over (within 10 %), its policy and priority, and names the spinner as the cause with
+# its share of the CPU; the spinner itself is not reported.
 # cgwatch and this script stay on CPU 0.
 . "$(dirname "$0")/lib.sh"
 live_init starved
@@ -45,5 +46,9 @@ b=$(jq -r .blocked_s <<<"$task")
 awk -v b="$b" -v t="$truth" 'BEGIN { exit !(b >= 2.5 * 0.9 && b <= t * 1.1 + 0.15) }' ||
 	live_fail "task $LOW: blocked_s $b, want about 2.5..$truth s"
 [ -z "$(live_task_json "$OUT" "$HIGH")" ] || live_fail "the spinner $HIGH itself is reported: $(live_task_json "$OUT" "$HIGH")"
+# the cause is named: the spinner on CPU 1, real-time, with its share of the CPU
+ev=$(jq -r '.findings[] | select(.id == "starved") | .evidence[]' "$OUT")
+grep -qE "^CPU 1: $HIGH \(spin\) SCHED_FIFO/50 is runnable there .*, (9[0-9]|100) % of the CPU" <<<"$ev" ||
+	live_fail "the starved finding does not name the spinner $HIGH with its share of CPU 1: $(head -c 600 <<<"$ev")"
 [ "$CG_RC" = 1 ] || live_fail "exit code $CG_RC, want 1; $(live_summary "$OUT")"
 live_pass

@@ -1,0 +1,248 @@
+/* correlate.c: from signatures to causes. A signature says which wait a task is in; here
+ * findings are linked into wait chains and the cause at the end is named, with evidence.
+ *
+ * lru-drain: a cpuset memory migration (seed 004). Waiters flush the cpuset_migrate_mm
+ * workqueue (cpuset-migrate-wait); its worker waits in __lru_add_drain_all for per-CPU drain
+ * work (lru-drain-isolated); that work runs in per-CPU kworkers (kworker/N:M, bound to CPU N)
+ * which are runnable but starved where SCHED_FIFO/RR tasks spin. One finding, one chain.
+ *
+ * starvation: for every starved task, what runs on its CPU, with policy, priority and share. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+static struct cgw_finding *finding_of(struct cgw_report *r, const char *id)
+{
+	for (size_t k = 0; k < r->nf; k++)
+		if (strcmp(r->f[k].sig->id, id) == 0)
+			return &r->f[k];
+	return NULL;
+}
+
+/* "kworker/18:1-mm_percpu_wq" -> 18; -1 for unbound (u), rescuer (R-) or other tasks. */
+static int percpu_kworker_cpu(const struct cgw_task *t)
+{
+	if (strncmp(t->comm, "kworker/", 8) != 0 || !isdigit((unsigned char)t->comm[8]))
+		return -1;
+	char *end;
+	long cpu = strtol(t->comm + 8, &end, 10);
+	return *end == ':' && cpu < CGW_MAX_CPUS ? (int)cpu : -1;
+}
+
+static const char *who(const struct cgw_task *t, char *buf, size_t cap)
+{
+	char comm[CGW_COMM_MAX * 4];
+	cescape(t->comm, t->comm_len, comm, sizeof(comm));
+	snprintf(buf, cap, "%s %d (%s)", t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
+	return buf;
+}
+
+static bool has_frame(const struct cgw_task *t, const char *name)
+{
+	for (size_t i = 0; i < t->nframes; i++)
+		if (strcmp(t->frames[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static bool is_starved(const struct cgw_scan *s, int tid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].tid == tid && s->t[i].suspect == SUSPECT_STARVED)
+			return true;
+	return false;
+}
+
+/* Evidence lines: who runs on cpu, the real-time ones first. Returns how many were named. */
+static int runners_on(struct cgw_report *r, struct strbuf *ev, int cpu, int except_tid)
+{
+	const struct cgw_scan *s = r->scan;
+	int named = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->nrunners; i++) {
+			const struct cgw_runner *u = &s->runners[i];
+			bool rt = u->policy == 1 || u->policy == 2;
+			if (u->cpu != cpu || u->tid == except_tid || rt != (pass == 0) ||
+			    is_starved(s, u->tid))
+				continue;
+			char comm[CGW_COMM_MAX * 4], share[64] = "";
+			if (u->share >= 0)
+				snprintf(share, sizeof(share), ", %.0f %% of the CPU over the last 0.1 s",
+				         u->share > 1 ? 100.0 : u->share * 100);
+			double ago = (s->now_ms - u->exec_start_ms) / 1000.0;
+			sb_printf(ev, "CPU %d: %d (%s) %s/%u is runnable there (last ran %.1f s ago%s)%s\n",
+			          cpu, u->tid, cescape(u->comm, u->comm_len, comm, sizeof(comm)),
+			          policy_name(u->policy), u->rt_priority, ago < 0 ? 0 : ago, share,
+			          rt ? ": a real-time task keeps lower-priority tasks off this CPU" : "");
+			named++;
+		}
+	return named;
+}
+
+static void remove_task(struct cgw_finding *f, size_t idx)
+{
+	size_t k = 0;
+	for (size_t j = 0; j < f->ntasks; j++)
+		if (f->tasks[j] != idx)
+			f->tasks[k++] = f->tasks[j];
+	f->ntasks = k;
+}
+
+static void push(size_t **v, size_t *n, size_t x)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = x;
+}
+
+static void correlate_lru_drain(struct cgw_report *r)
+{
+	struct cgw_scan *s = r->scan;
+	struct cgw_finding *lru = finding_of(r, "lru-drain-isolated");
+	if (!lru || lru->ntasks == 0)
+		return;
+	struct cgw_finding *mig = finding_of(r, "cpuset-migrate-wait");
+	struct cgw_finding *sta = finding_of(r, "starved");
+	struct strbuf ev = { 0 };
+	char a[CGW_COMM_MAX * 4 + 32], list[4096];
+
+	/* the chain: migration waiters, longest first, then the drain's workers */
+	free(lru->chain);
+	lru->chain = NULL;
+	lru->nchain = 0;
+	size_t nwait = 0;
+	if (mig)
+		for (size_t j = 0; j < mig->ntasks; j++, nwait++)
+			push(&lru->chain, &lru->nchain, mig->tasks[j]);
+	for (size_t j = 0; j < lru->ntasks; j++)
+		push(&lru->chain, &lru->nchain, lru->tasks[j]);
+
+	for (size_t j = 0; j < nwait; j++) {
+		const struct cgw_task *t = &s->t[lru->chain[j]];
+		const char *where = has_frame(t, "flush_migrate_mm_task_workfn") ?
+			"on its way back from a cpuset change (flush_migrate_mm_task_workfn)" :
+			"in the cpuset write itself";
+		sb_printf(&ev, "%s has waited %.1f s %s for the cpuset_migrate_mm workqueue\n",
+		          who(t, a, sizeof(a)), t->blocked_s, where);
+	}
+	for (size_t j = 0; j < lru->ntasks; j++) {
+		const struct cgw_task *t = &s->t[lru->tasks[j]];
+		sb_printf(&ev, "%s has waited %.1f s in __lru_add_drain_all for per-CPU drain work%s\n",
+		          who(t, a, sizeof(a)), t->blocked_s,
+		          has_frame(t, "cpuset_migrate_mm_workfn") ? ", migrating a cpuset's memory "
+		          "(cpuset_migrate_mm_workfn)" : "");
+	}
+
+	/* the cause: per-CPU kworkers that cannot run, and what runs on their CPUs */
+	struct cgw_cpus starved_cpus;
+	memset(&starved_cpus, 0, sizeof(starved_cpus));
+	size_t nkw = 0;
+	for (size_t i = 0; sta && i < sta->ntasks;) {
+		size_t idx = sta->tasks[i];
+		const struct cgw_task *t = &s->t[idx];
+		int cpu = percpu_kworker_cpu(t);
+		if (cpu < 0) {
+			i++;
+			continue;
+		}
+		cpus_set(&starved_cpus, (unsigned)cpu);
+		push(&lru->tasks, &lru->ntasks, idx);
+		sb_printf(&ev, "%s, bound to CPU %d, is runnable but has not run for %.1f s: the "
+		          "drain work queued there cannot run\n", who(t, a, sizeof(a)), cpu,
+		          t->blocked_s);
+		remove_task(sta, idx);
+		nkw++;
+	}
+	int spinners = 0;
+	for (unsigned c = 0; c < CGW_MAX_CPUS; c++)
+		if (cpus_test(&starved_cpus, c))
+			spinners += runners_on(r, &ev, (int)c, -1);
+	if (nkw) {
+		struct cgw_cpus iso = starved_cpus;
+		cpus_andnot(&iso, &s->topo.housekeeping);
+		cpulist_format(&starved_cpus, list, sizeof(list));
+		if (!cpus_empty(&iso)) {
+			char l2[4096];
+			sb_printf(&ev, "CPUs %s are isolated (not housekeeping: isolcpus=, nohz_full= or an "
+			          "isolated cpuset partition): nothing moves their work elsewhere\n",
+			          cpulist_format(&iso, l2, sizeof(l2)));
+		}
+		lru->cpus = starved_cpus;
+	} else {
+		sb_printf(&ev, "no starved per-CPU kworker seen in this scan: the drain may be slow "
+		          "rather than stuck, or its kworkers ran just now\n");
+	}
+	if (nwait)
+		sb_printf(&ev, "trigger: a change of cpuset.mems (systemd AllowedMemoryNodes=) or a move "
+		          "of tasks into a cpuset with other memory nodes, with memory to migrate\n");
+
+	/* the finding's tasks: the chain (waiters, then the drain's workers), then the starved
+	 * kworkers; the waiters leave their own finding */
+	size_t *tasks = NULL, ntasks = 0;
+	for (size_t j = 0; j < lru->nchain; j++)
+		push(&tasks, &ntasks, lru->chain[j]);
+	for (size_t j = lru->nchain - nwait; j < lru->ntasks; j++)
+		push(&tasks, &ntasks, lru->tasks[j]);
+	free(lru->tasks);
+	lru->tasks = tasks;
+	lru->ntasks = ntasks;
+	for (size_t j = 0; mig && j < nwait; j++)
+		remove_task(mig, lru->chain[j]);
+	lru->severity = SEV_CRITICAL;
+	if (mig && mig->ntasks == 0)          /* what was read of the waiters, where */
+		sb_add(&ev, mig->evidence.s ? mig->evidence.s : "", mig->evidence.len);
+	sb_add(&ev, lru->evidence.s ? lru->evidence.s : "", lru->evidence.len);
+	sb_free(&lru->evidence);
+	lru->evidence = ev;
+
+	const struct cgw_task *outer = &s->t[lru->chain[0]];
+	sb_free(&lru->summary);
+	if (nkw)
+		sb_printf(&lru->summary, "%s has been blocked %.1f s behind a memory migration whose "
+		          "LRU drain cannot run on CPU%s %s, where %s: give those CPUs' kworkers a "
+		          "moment of CPU.", who(outer, a, sizeof(a)), outer->blocked_s,
+		          nkw > 1 ? "s" : "", list,
+		          spinners ? "other tasks (real-time first, below) keep them off" :
+		          "they are starved");
+	else
+		sb_printf(&lru->summary, "%s has been blocked %.1f s behind a memory migration stuck "
+		          "in its LRU drain.", who(outer, a, sizeof(a)), outer->blocked_s);
+}
+
+static void correlate_starvation(struct cgw_report *r)
+{
+	struct cgw_finding *sta = finding_of(r, "starved");
+	if (!sta)
+		return;
+	struct cgw_cpus done;
+	memset(&done, 0, sizeof(done));
+	for (size_t j = 0; j < sta->ntasks; j++) {
+		const struct cgw_task *t = &r->scan->t[sta->tasks[j]];
+		if (t->cpu < 0 || cpus_test(&done, (unsigned)t->cpu))
+			continue;
+		cpus_set(&done, (unsigned)t->cpu);
+		if (runners_on(r, &sta->evidence, t->cpu, t->tid) == 0)
+			sb_printf(&sta->evidence, "CPU %d: no other runnable task seen there in this scan\n",
+			          t->cpu);
+	}
+}
+
+void correlate(struct cgw_report *r)
+{
+	correlate_lru_drain(r);
+	correlate_starvation(r);
+	/* findings emptied by a merge go */
+	size_t k = 0;
+	for (size_t j = 0; j < r->nf; j++) {
+		if (r->f[j].ntasks == 0) {
+			free(r->f[j].tasks);
+			free(r->f[j].chain);
+			sb_free(&r->f[j].summary);
+			sb_free(&r->f[j].evidence);
+			continue;
+		}
+		r->f[k++] = r->f[j];
+	}
+	r->nf = k;
+}
