@@ -84,6 +84,20 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 	const struct cgw_sig *s = f->sig;
 	fprintf(out, "%-8s %s: %s\n", sev_label(f->severity), s->id, s->title);
 	wrap(out, "  ", "", f->summary.len ? f->summary.s : s->summary);
+	if (f->nchain > 1) {
+		fprintf(out, "  Wait chain, outermost first:");
+		for (size_t i = 0; i < f->nchain; i++) {
+			const struct cgw_task *t = &r->scan->t[f->chain[i]];
+			char comm[CGW_COMM_MAX * 4];
+			fprintf(out, "%s%d (%s)", i ? " -> " : " ", t->tid,
+			        cescape(t->comm, t->comm_len, comm, sizeof(comm)));
+		}
+		if (!cpus_empty(&f->cpus) && f->ntasks > f->nchain) {
+			char list[4096];
+			fprintf(out, " -> CPUs %s", cpulist_format(&f->cpus, list, sizeof(list)));
+		}
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < f->ntasks; i++)
 		task_line(&r->scan->t[f->tasks[i]], out, "  ");
 	if (s->explanation)
