@@ -61,7 +61,7 @@ $(BUILD)/config.h: FORCE | $(BUILD)/obj
 		"$(LOCALSTATEDIR)/log/cgwatch" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-$(BUILD)/obj/%.o: src/%.c src/cgwatch.h $(BUILD)/config.h | $(BUILD)/obj
+$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/obj $(BUILD)/tests:
@@ -70,7 +70,7 @@ $(BUILD)/obj $(BUILD)/tests:
 $(BUILD)/cgwatch: $(OBJS)
 	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS) tests/unit/unit.h $(BUILD)/config.h | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS) tests/unit/unit.h $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIBOBJS) $(LIBS) $(shell pkg-config --libs cmocka)
 
 unit: $(UNIT_BINS)

@@ -379,6 +379,7 @@ struct cgw_report {
 	const struct cgw_conf *conf;
 	bool all;
 	double threshold_s;
+	const struct cgw_kmsg *kmsg;      /* what the kernel said (kmsg.h), or NULL */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,

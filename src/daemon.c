@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cgwatch.h"
+#include "kmsg.h"
 
 #define IOPRIO_WHO_PROCESS 1
 #define IOPRIO_CLASS_SHIFT 13
@@ -31,6 +32,8 @@ struct cgw_daemon {
 	char boot_id[64];
 	char state_path[4200];
 	uint64_t scans;
+	struct cgw_kmsg kmsg;             /* /dev/kmsg from start-up on */
+	bool kmsg_warned;
 	bool ready;
 	bool report_warned, metrics_warned;
 };
@@ -129,9 +132,14 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 	} else {
 		d->scans++;
 		daemon_pin(d, &scan.topo);
+		int ke = kmsg_poll(&d->kmsg);   /* never blocks; -EBADF: not open, sysctls read */
+		if (ke < 0 && ke != -EBADF && !d->kmsg_warned)
+			log_warnx("cannot read %s: %s, ignoring", d->kmsg.source, strerror(-ke));
+		d->kmsg_warned = ke < 0 && ke != -EBADF;
 		struct cgw_report rep = { .scan = &scan, .conf = &d->conf,
-		                          .threshold_s = d->conf.blocked_warning_s };
+		                          .threshold_s = d->conf.blocked_warning_s, .kmsg = &d->kmsg };
 		classify(&rep, &d->sigs);
+		kmsg_link(&rep, &d->kmsg);
 		struct inc_change *ch;
 		size_t n = incidents_update(&d->inc, &rep, now_epoch(), d->conf.update_interval_s, &ch);
 		for (size_t k = 0; k < n; k++)
@@ -236,6 +244,9 @@ int daemon_run(const char *config_path)
 		          dropped == 1 ? "" : "s");
 
 	d.fdcache = fdcache_new();
+	if (kmsg_open_follow(&d.kmsg, KMSG_PATH) < 0)
+		log_warnx("cannot read %s: %s; the kernel's own reports will not be linked",
+		          KMSG_PATH, strerror(-d.kmsg.error));
 	rc = EXIT_UNREADABLE;
 	if (sd_event_default(&d.event) < 0 ||
 	    sd_event_add_signal(d.event, NULL, SIGTERM, on_stop, &d) < 0 ||
@@ -256,6 +267,7 @@ out:
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);
 	fdcache_free(d.fdcache);
+	kmsg_free(&d.kmsg);
 	sig_free(&d.sigs);
 	conf_free(&d.conf);
 	return rc;

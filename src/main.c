@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cgwatch.h"
+#include "kmsg.h"
 
 static void usage(FILE *out)
 {
@@ -116,9 +117,17 @@ static int cmd_check(int argc, char **argv)
 		rc = EXIT_UNREADABLE;
 		goto out;
 	}
+	/* the kernel's ring: DIR/dev/kmsg in a replay */
+	struct cgw_kmsg km;
+	char kpath[4096];
+	snprintf(kpath, sizeof(kpath), "%s%s", root ? root : "", KMSG_PATH);
+	int kr = kmsg_read(kpath, &km, timeout_ms);
+	if (kr < 0)
+		log_debug("cannot read %s: %s; kernel reports are not linked", kpath, strerror(-kr));
 	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all,
-	                          .threshold_s = conf.blocked_warning_s };
+	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km };
 	classify(&rep, &sigs);
+	kmsg_link(&rep, &km);
 	if (strcmp(format, "json") == 0)
 		report_json(&rep, stdout);
 	else
@@ -126,6 +135,7 @@ static int cmd_check(int argc, char **argv)
 	fflush(stdout);
 	rc = report_max_severity(&rep) >= SEV_WARNING ? EXIT_FINDINGS : EXIT_NOTHING;
 	report_free(&rep);
+	kmsg_free(&km);
 	scan_free(&scan);
 out:
 	sig_free(&sigs);

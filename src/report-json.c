@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cgwatch.h"
+#include "kmsg.h"
 
 static const char *const policy_names[] = {
 	"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_ISO", "SCHED_IDLE",
@@ -177,6 +178,8 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 	json_object_object_add(sc, "threshold_s", jround(r->threshold_s, 1));
 	json_object_object_add(sc, "unreadable", json_object_new_int(s->errors));
 	json_object_object_add(o, "scan", sc);
+	if (r->kmsg)
+		json_object_object_add(o, "kmsg", kmsg_json(r->kmsg));
 	return o;
 }
 

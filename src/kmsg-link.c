@@ -1,0 +1,562 @@
+/* kmsg-link.c: what the kernel said about the scanned tasks, as evidence; and as JSON. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+#include "kmsg.h"
+#include "kmsg-int.h"
+
+/* ---- linking to the scan ---- */
+
+static const char *esc_comm(const char *s, char *buf, size_t cap)
+{
+	return cescape(s, strlen(s), buf, cap);
+}
+
+/* The kernel line without its final '.' or ':', escaped. */
+static const char *esc_line(const char *s, char *buf, size_t cap)
+{
+	size_t n = strlen(s);
+	if (n && (s[n - 1] == '.' || s[n - 1] == ':'))
+		n--;
+	return cescape(s, n, buf, cap);
+}
+
+static const char *lock_name(enum kmsg_lock l)
+{
+	return l == KMSG_LOCK_MUTEX ? "mutex" : l == KMSG_LOCK_SEM ? "semaphore" :
+	       l == KMSG_LOCK_RWSEM ? "rw-semaphore" : "lock";
+}
+
+/* The finding holding scan task index i, or -1. */
+static ssize_t finding_of_task(const struct cgw_report *r, size_t i)
+{
+	for (size_t k = 0; k < r->nf; k++)
+		for (size_t j = 0; j < r->f[k].ntasks; j++)
+			if (r->f[k].tasks[j] == i)
+				return (ssize_t)k;
+	return -1;
+}
+
+/* The scanned task with this tid (and, when comm is given, that comm), or -1. */
+static ssize_t scanned(const struct cgw_scan *s, int tid, const char *comm)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].tid == tid && (!comm || kmsg_comm_match(comm, s->t[i].comm,
+		                                                   s->t[i].comm_len)))
+			return (ssize_t)i;
+	return -1;
+}
+
+static const char *who(const struct cgw_task *t, char *buf, size_t cap)
+{
+	char comm[CGW_COMM_MAX * 4];
+	cescape(t->comm, t->comm_len, comm, sizeof(comm));
+	snprintf(buf, cap, "%s %d (%s)", t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
+	return buf;
+}
+
+/* Where a task the kernel named (comm NULL: any) is in this report: name gets "PID 5 (x)"
+ * or "task 5 (x)", where "in finding X", "in this finding", ... Returns whether it was
+ * scanned. */
+static bool where_is(const struct cgw_report *r, size_t self, int pid, const char *comm,
+                     char *name, size_t ncap, char *where, size_t wcap)
+{
+	const struct cgw_scan *s = r->scan;
+	char c[KMSG_COMM * 4];
+	ssize_t i = scanned(s, pid, comm);
+	if (i < 0) {
+		if (comm)
+			snprintf(name, ncap, "task %d (%s)", pid, esc_comm(comm, c, sizeof(c)));
+		else
+			snprintf(name, ncap, "task %d", pid);
+		snprintf(where, wcap, "neither blocked nor waiting to run in this scan");
+		return false;
+	}
+	const struct cgw_task *t = &s->t[i];
+	who(t, name, ncap);
+	ssize_t f = finding_of_task(r, (size_t)i);
+	if (f == (ssize_t)self)
+		snprintf(where, wcap, "in this finding");
+	else if (f >= 0)
+		snprintf(where, wcap, "in finding %s", r->f[f].sig->id);
+	else
+		snprintf(where, wcap, "%s for %.1f s in this scan, below the report threshold",
+		         t->state == 'D' ? "blocked (D)" : t->state == 'R' ? "waiting to run (R)" :
+		         "scanned", t->blocked_s);
+	return true;
+}
+
+static void link_blocker(struct cgw_report *r, const struct cgw_kmsg *k, size_t fi,
+                         const struct kmsg_hung *h)
+{
+	struct cgw_finding *f = &r->f[fi];
+	const struct kmsg_blocker *b = &h->blocker;
+	char tc[KMSG_COMM * 4], oc[KMSG_COMM * 4];
+	esc_comm(b->task.comm, tc, sizeof(tc));
+	sb_printf(&f->evidence, "%s seq %llu: kernel: INFO: task %s:%d ", k->source,
+	          (unsigned long long)h->blocker_seq, tc, b->task.pid);
+	if (!b->owner_found) {
+		sb_printf(&f->evidence, "is blocked on a%s %s, but the %s is not found\n",
+		          b->lock == KMSG_LOCK_RWSEM ? "n" : "", lock_name(b->lock),
+		          b->lock == KMSG_LOCK_SEM ? "last holder" : "owner");
+		return;
+	}
+	esc_comm(b->owner.comm, oc, sizeof(oc));
+	if (b->lock == KMSG_LOCK_MUTEX)
+		sb_printf(&f->evidence, "is blocked on a mutex likely owned by task %s:%d\n", oc,
+		          b->owner.pid);
+	else if (b->lock == KMSG_LOCK_SEM)
+		sb_printf(&f->evidence, "blocked on a semaphore likely last held by task %s:%d\n", oc,
+		          b->owner.pid);
+	else
+		sb_printf(&f->evidence, "<%s> blocked on an rw-semaphore likely owned by task %s:%d "
+		          "<%s>\n", b->task_as, oc, b->owner.pid, b->owner_as);
+	char name[CGW_COMM_MAX * 4 + 32], where[256], st[64] = "";
+	where_is(r, fi, b->owner.pid, b->owner.comm, name, sizeof(name), where, sizeof(where));
+	if (h->owner_state && scanned(r->scan, b->owner.pid, b->owner.comm) < 0)
+		snprintf(st, sizeof(st), " (the kernel showed it in state %c)", h->owner_state);
+	sb_printf(&f->evidence, "the likely %s of the %s, %s, is %s%s\n",
+	          b->lock == KMSG_LOCK_SEM ? "last holder" : "owner", lock_name(b->lock), name,
+	          where, st);
+}
+
+static bool is_sched_frame(const char *name)
+{
+	static const char *const skip[] = { "__schedule", "schedule", "schedule_timeout",
+	                                    "schedule_preempt_disabled", "io_schedule",
+	                                    "io_schedule_timeout" };
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (strcmp(name, skip[i]) == 0)
+			return true;
+	return false;
+}
+
+static void link_task(struct cgw_report *r, const struct cgw_kmsg *k, size_t fi,
+                      const struct cgw_task *t)
+{
+	struct cgw_finding *f = &r->f[fi];
+	const struct kmsg_hung *h = kmsg_hung_for(k, t);
+	if (!h)
+		return;
+	char line[KMSG_TEXT * 4], kc[KMSG_COMM * 4];
+	esc_comm(h->task.comm, kc, sizeof(kc));
+	if (h->blocked_s >= 0) {
+		sb_printf(&f->evidence, "%s seq %llu: kernel: %s (at %.1f s since boot)\n", k->source,
+		          (unsigned long long)h->seq, esc_line(h->text, line, sizeof(line)), h->ts_s);
+		size_t times = 0;
+		const struct kmsg_hung *first = h;
+		for (size_t i = 0; i < k->nhung; i++) {
+			const struct kmsg_hung *o = &k->hung[i];
+			if (o->blocked_s >= 0 && o->task.pid == h->task.pid &&
+			    strcmp(o->task.comm, h->task.comm) == 0 &&
+			    kmsg_same_episode(k, t, o->ts_s, o->blocked_s)) {
+				times++;
+				if (o->seq < first->seq)
+					first = o;
+			}
+		}
+		if (times > 1)
+			sb_printf(&f->evidence, "%s: the kernel reported %s:%d hung %zu times in this "
+			          "wait, first at seq %llu (%.1f s since boot, blocked for more than "
+			          "%ld seconds)\n", k->source, kc, h->task.pid, times,
+			          (unsigned long long)first->seq, first->ts_s, first->blocked_s);
+	}
+	if (h->workqueue[0]) {
+		char wq[KMSG_COMM * 4], fn[512];
+		sb_printf(&f->evidence, "%s seq %llu: kernel: Workqueue: %s %s: the work %s:%d was "
+		          "running\n", k->source, (unsigned long long)h->wq_seq,
+		          esc_comm(h->workqueue, wq, sizeof(wq)), esc_comm(h->work_fn, fn, sizeof(fn)),
+		          kc, h->task.pid);
+	}
+	if (!t->nframes && h->nframes) {       /* /proc could not give the stack: the kernel did */
+		sb_printf(&f->evidence, "%s seq %llu: kernel stack of %s:%d in the report:",
+		          k->source, (unsigned long long)h->seq, kc, h->task.pid);
+		int shown = 0;
+		for (size_t i = 0; i < h->nframes && shown < 8; i++)
+			if (!is_sched_frame(h->frames[i].name))
+				sb_printf(&f->evidence, "%s%s", shown++ ? " <- " : " ",
+				          esc_comm(h->frames[i].name, line, sizeof(line)));
+		sb_printf(&f->evidence, "\n");
+	}
+	if (h->have_blocker)
+		link_blocker(r, k, fi, h);
+}
+
+static bool cpus_intersect(const struct cgw_cpus *a, const struct cgw_cpus *b)
+{
+	for (size_t i = 0; i < CGW_MAX_CPUS / 64; i++)
+		if (a->bits[i] & b->bits[i])
+			return true;
+	return false;
+}
+
+static bool finding_has_tid(const struct cgw_report *r, const struct cgw_finding *f, int tid)
+{
+	for (size_t j = 0; j < f->ntasks; j++)
+		if (r->scan->t[f->tasks[j]].tid == tid)
+			return true;
+	return false;
+}
+
+/* The workqueue a kworker's comm names: "kworker/18:1-mm_percpu_wq" -> "mm_percpu_wq". */
+static bool finding_has_wq(const struct cgw_report *r, const struct cgw_finding *f,
+                           const char *wq)
+{
+	size_t n = strlen(wq);
+	for (size_t j = 0; j < f->ntasks && n; j++) {
+		const struct cgw_task *t = &r->scan->t[f->tasks[j]];
+		if (!starts(t->comm, "kworker/"))
+			continue;
+		const char *p = t->comm + strcspn(t->comm, "+-");
+		if (*p && strlen(p + 1) == n && memcmp(p + 1, wq, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Is this pwq part of what a finding waits for? */
+static bool pwq_related(const struct cgw_report *r, const struct cgw_finding *f,
+                        const struct kmsg_wq_dump *d, const struct kmsg_pwq *pw)
+{
+	for (size_t i = 0; i < pw->nbars; i++)
+		if (finding_has_tid(r, f, pw->bars[i]))
+			return true;
+	for (size_t i = 0; i < pw->nworkers; i++)
+		if (finding_has_tid(r, f, pw->workers[i]))
+			return true;
+	if ((pw->in_flight[0] || pw->pending[0]) && finding_has_wq(r, f, pw->wq))
+		return true;
+	for (size_t i = 0; i < d->nstuck; i++)
+		if (strcmp(d->stuck[i].info.cpus, pw->info.cpus) == 0 &&
+		    d->stuck[i].info.nice == pw->info.nice) {
+			struct cgw_cpus c;
+			if (cpulist_parse(pw->info.cpus, &c) == 0 && cpus_intersect(&c, &f->cpus))
+				return true;
+		}
+	return false;
+}
+
+static void link_wq(struct cgw_report *r, const struct cgw_kmsg *k, size_t fi,
+                    const struct kmsg_wq_dump *d)
+{
+	struct cgw_finding *f = &r->f[fi];
+	bool any = false;
+	for (size_t i = 0; i < d->npwq && !any; i++)
+		any = pwq_related(r, f, d, &d->pwq[i]);
+	for (size_t i = 0; i < d->nstuck && !any; i++) {
+		struct cgw_cpus c;
+		any = cpulist_parse(d->stuck[i].info.cpus, &c) == 0 && cpus_intersect(&c, &f->cpus);
+	}
+	if (!any)
+		return;
+	char line[KMSG_TEXT * 4], a[KMSG_TEXT * 4], b[KMSG_TEXT * 4], wq[KMSG_COMM * 4];
+	for (size_t i = 0; i < d->nstuck; i++)
+		sb_printf(&f->evidence, "%s seq %llu: kernel: %s (at %.1f s since boot)\n", k->source,
+		          (unsigned long long)d->stuck[i].seq,
+		          esc_line(d->stuck[i].text, line, sizeof(line)), d->stuck[i].ts_s);
+	for (size_t i = 0; i < d->npwq; i++) {
+		const struct kmsg_pwq *pw = &d->pwq[i];
+		if (!pwq_related(r, f, d, pw))
+			continue;
+		esc_comm(pw->wq, wq, sizeof(wq));
+		sb_printf(&f->evidence, "%s seq %llu: kernel: workqueue %s, pool %d (cpus=%s)%s%s%s%s"
+		          "%s%s\n", k->source, (unsigned long long)pw->seq, wq, pw->pool,
+		          pw->info.cpus,
+		          pw->in_flight[0] ? ": in-flight: " : "",
+		          pw->in_flight[0] ? esc_comm(pw->in_flight, a, sizeof(a)) : "",
+		          pw->pending[0] ? (pw->in_flight[0] ? "; pending: " : ": pending: ") : "",
+		          pw->pending[0] ? esc_comm(pw->pending, b, sizeof(b)) : "",
+		          pw->inactive[0] ? "; inactive: " : "",
+		          pw->inactive[0] ? esc_comm(pw->inactive, line, sizeof(line)) : "");
+		for (size_t j = 0; j < pw->nbars; j++) {
+			char name[CGW_COMM_MAX * 4 + 32], where[256];
+			bool sc = where_is(r, fi, pw->bars[j], NULL, name, sizeof(name), where,
+			                   sizeof(where));
+			sb_printf(&f->evidence, "BAR(%d) on workqueue %s, pool %d (cpus=%s): a flush "
+			          "barrier, queued behind this work by %s, which waits for it: %s%s\n",
+			          pw->bars[j], wq, pw->pool, pw->info.cpus, name,
+			          sc ? "a scanned waiter, " : "", where);
+		}
+	}
+	for (size_t i = 0; i < d->npools; i++) {
+		const struct kmsg_pool *pl = &d->pools[i];
+		bool stuck = false;
+		for (size_t j = 0; j < d->nstuck && !stuck; j++)
+			stuck = strcmp(d->stuck[j].info.cpus, pl->info.cpus) == 0 &&
+			        d->stuck[j].info.nice == pl->info.nice;
+		if (!stuck)
+			continue;
+		sb_printf(&f->evidence, "%s seq %llu: kernel: pool %d (cpus=%s nice=%d) has made no "
+		          "progress for %lu s; workers: %d\n", k->source, (unsigned long long)pl->seq,
+		          pl->id, pl->info.cpus, pl->info.nice, pl->hung_s, pl->workers);
+	}
+}
+
+void kmsg_link(struct cgw_report *r, const struct cgw_kmsg *k)
+{
+	if (!r || !k)
+		return;
+	const struct cgw_scan *s = r->scan;
+	bool suppressed = kmsg_suppressed(k);
+	char line[KMSG_TEXT * 4];
+	for (size_t fi = 0; fi < r->nf; fi++) {
+		struct cgw_finding *f = &r->f[fi];
+		bool blocked = false;
+		double longest = 0;
+		for (size_t j = 0; j < f->ntasks; j++) {
+			const struct cgw_task *t = &s->t[f->tasks[j]];
+			blocked |= t->state == 'D' && t->suspect == SUSPECT_BLOCKED;
+			if (t->blocked_s > longest)
+				longest = t->blocked_s;
+			link_task(r, k, fi, t);
+		}
+		/* what the kernel said during the wait, on the finding's CPUs or of its tasks */
+		double since = k->uptime_s > 0 ? k->uptime_s - longest - 10 - 0.02 * longest : -1;
+		for (size_t i = 0; i < k->nwq; i++)
+			if (k->wq[i].ts_s >= since)
+				link_wq(r, k, fi, &k->wq[i]);
+		for (size_t i = 0; i < k->nsoft; i++) {
+			const struct kmsg_soft *sl = &k->soft[i];
+			if (sl->ts_s < since || !(cpus_test(&f->cpus, (unsigned)sl->cpu) ||
+			                          finding_has_tid(r, f, sl->task.pid)))
+				continue;
+			sb_printf(&f->evidence, "%s seq %llu: kernel: %s (at %.1f s since boot)\n",
+			          k->source, (unsigned long long)sl->seq,
+			          esc_line(sl->text, line, sizeof(line)), sl->ts_s);
+			if (sl->rip[0])
+				sb_printf(&f->evidence, "%s seq %llu: kernel: CPU %d was in %s when the "
+				          "soft lockup watchdog fired\n", k->source,
+				          (unsigned long long)sl->seq, sl->cpu,
+				          esc_comm(sl->rip, line, sizeof(line)));
+		}
+		for (size_t i = 0; i < k->nrcu; i++) {
+			const struct kmsg_rcu *c = &k->rcu[i];
+			if (c->ts_s < since || !c->cpus || !cpus_intersect(c->cpus, &f->cpus))
+				continue;
+			char list[1024];
+			sb_printf(&f->evidence, "%s seq %llu: kernel: %s (at %.1f s since boot): stalled "
+			          "CPUs %s\n", k->source, (unsigned long long)c->seq,
+			          esc_line(c->text, line, sizeof(line)), c->ts_s,
+			          cpulist_format(c->cpus, list, sizeof(list)));
+			if (c->starved_jiffies >= 0)
+				sb_printf(&f->evidence, "%s seq %llu: kernel: the %s grace-period kthread was "
+				          "starved for %ld jiffies\n", k->source, (unsigned long long)c->seq,
+				          c->flavor, c->starved_jiffies);
+		}
+		if (!blocked || f->severity < SEV_WARNING)
+			continue;
+		if (suppressed && k->suppressed_seen)
+			sb_printf(&f->evidence, "%s seq %llu (at %.1f s since boot): the kernel has "
+			          "stopped reporting hung tasks (kernel.hung_task_warnings ran out): "
+			          "cgwatch is the only report left\n", k->source,
+			          (unsigned long long)k->suppressed_seq, k->suppressed_ts_s);
+		else if (suppressed)
+			sb_printf(&f->evidence, "%s/sys/kernel/hung_task_warnings is 0: the kernel does "
+			          "not report hung tasks: cgwatch is the only report left\n", k->proc);
+		if (k->detect_count > 0)
+			sb_printf(&f->evidence, "%s/sys/kernel/hung_task_detect_count: the kernel has "
+			          "detected a hung task %ld time%s since boot%s\n", k->proc,
+			          k->detect_count, k->detect_count == 1 ? "" : "s",
+			          suppressed ? " (it counts on after the reports stop)" : "");
+	}
+}
+
+/* ---- JSON ---- */
+
+static struct json_object *jnum(double v, int decimals)
+{
+	char buf[48];
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static struct json_object *jesc(const char *s)
+{
+	char buf[KMSG_TEXT * 4];
+	return json_object_new_string(cescape(s, strlen(s), buf, sizeof(buf)));
+}
+
+static struct json_object *jpids(const int *v, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int(v[i]));
+	return a;
+}
+
+static struct json_object *event_head(const char *kind, uint64_t seq, double ts)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "kind", json_object_new_string(kind));
+	json_object_object_add(o, "seq", json_object_new_int64((int64_t)seq));
+	json_object_object_add(o, "time_s", jnum(ts, 6));
+	return o;
+}
+
+static struct json_object *hung_json(const struct kmsg_hung *h)
+{
+	struct json_object *o = event_head("hung-task", h->seq, h->ts_s);
+	json_object_object_add(o, "comm", jesc(h->task.comm));
+	json_object_object_add(o, "pid", json_object_new_int(h->task.pid));
+	json_object_object_add(o, "blocked_s", h->blocked_s >= 0 ?
+	                       json_object_new_int64(h->blocked_s) : NULL);
+	if (h->state) {
+		char st[2] = { h->state, 0 };
+		json_object_object_add(o, "state", json_object_new_string(st));
+	}
+	if (h->workqueue[0]) {
+		json_object_object_add(o, "workqueue", jesc(h->workqueue));
+		json_object_object_add(o, "work", jesc(h->work_fn));
+	}
+	struct json_object *st = json_object_new_array();
+	for (size_t i = 0; i < h->nframes; i++)
+		json_object_array_add(st, jesc(h->frames[i].text));
+	json_object_object_add(o, "stack", st);
+	if (h->have_blocker) {
+		const struct kmsg_blocker *b = &h->blocker;
+		struct json_object *bo = json_object_new_object();
+		json_object_object_add(bo, "seq", json_object_new_int64((int64_t)h->blocker_seq));
+		json_object_object_add(bo, "lock", json_object_new_string(lock_name(b->lock)));
+		if (b->task_as[0])
+			json_object_object_add(bo, "as", json_object_new_string(b->task_as));
+		if (b->owner_found) {
+			json_object_object_add(bo, "owner_comm", jesc(b->owner.comm));
+			json_object_object_add(bo, "owner_pid", json_object_new_int(b->owner.pid));
+			if (b->owner_as[0])
+				json_object_object_add(bo, "owner_as", json_object_new_string(b->owner_as));
+			if (h->owner_state) {
+				char os[2] = { h->owner_state, 0 };
+				json_object_object_add(bo, "owner_state", json_object_new_string(os));
+			}
+		} else {
+			json_object_object_add(bo, "owner_pid", NULL);
+		}
+		json_object_object_add(o, "blocker", bo);
+	}
+	return o;
+}
+
+static struct json_object *wq_json(const struct kmsg_wq_dump *d)
+{
+	struct json_object *o = event_head("workqueue-lockup", d->seq, d->ts_s);
+	struct json_object *st = json_object_new_array(), *busy = json_object_new_array(),
+	                   *pools = json_object_new_array();
+	for (size_t i = 0; i < d->nstuck; i++) {
+		struct json_object *p = json_object_new_object();
+		json_object_object_add(p, "cpus", jesc(d->stuck[i].info.cpus));
+		json_object_object_add(p, "node", json_object_new_int(d->stuck[i].info.node));
+		json_object_object_add(p, "nice", json_object_new_int(d->stuck[i].info.nice));
+		json_object_object_add(p, "stuck_s", json_object_new_int64(d->stuck[i].stuck_s));
+		json_object_array_add(st, p);
+	}
+	for (size_t i = 0; i < d->npwq; i++) {
+		const struct kmsg_pwq *pw = &d->pwq[i];
+		struct json_object *p = json_object_new_object();
+		json_object_object_add(p, "workqueue", jesc(pw->wq));
+		json_object_object_add(p, "pool", json_object_new_int(pw->pool));
+		json_object_object_add(p, "cpus", jesc(pw->info.cpus));
+		json_object_object_add(p, "in_flight", jesc(pw->in_flight));
+		json_object_object_add(p, "pending", jesc(pw->pending));
+		json_object_object_add(p, "workers", jpids(pw->workers, pw->nworkers));
+		json_object_object_add(p, "barriers", jpids(pw->bars, pw->nbars));
+		json_object_array_add(busy, p);
+	}
+	for (size_t i = 0; i < d->npools; i++) {
+		struct json_object *p = json_object_new_object();
+		json_object_object_add(p, "pool", json_object_new_int(d->pools[i].id));
+		json_object_object_add(p, "cpus", jesc(d->pools[i].info.cpus));
+		json_object_object_add(p, "hung_s", json_object_new_int64((int64_t)d->pools[i].hung_s));
+		json_object_object_add(p, "workers", json_object_new_int(d->pools[i].workers));
+		json_object_array_add(pools, p);
+	}
+	json_object_object_add(o, "stuck", st);
+	json_object_object_add(o, "busy", busy);
+	json_object_object_add(o, "pools", pools);
+	return o;
+}
+
+static struct json_object *soft_json(const struct kmsg_soft *s)
+{
+	struct json_object *o = event_head("soft-lockup", s->seq, s->ts_s);
+	json_object_object_add(o, "cpu", json_object_new_int(s->cpu));
+	json_object_object_add(o, "stuck_s", json_object_new_int64(s->stuck_s));
+	json_object_object_add(o, "comm", jesc(s->task.comm));
+	json_object_object_add(o, "pid", json_object_new_int(s->task.pid));
+	if (s->rip[0])
+		json_object_object_add(o, "rip", jesc(s->rip));
+	return o;
+}
+
+static struct json_object *rcu_json(const struct kmsg_rcu *c)
+{
+	static const char *const kinds[] = { "stall", "self-detected", "expedited",
+	                                     "kthread-starved" };
+	struct json_object *o = event_head("rcu-stall", c->seq, c->ts_s);
+	json_object_object_add(o, "flavor", jesc(c->flavor));
+	json_object_object_add(o, "type", json_object_new_string(kinds[c->kind]));
+	char list[4096] = "";
+	if (c->cpus)
+		cpulist_format(c->cpus, list, sizeof(list));
+	json_object_object_add(o, "cpus", json_object_new_string(list));
+	if (c->starved_jiffies >= 0)
+		json_object_object_add(o, "starved_jiffies", json_object_new_int64(c->starved_jiffies));
+	return o;
+}
+
+struct seq_obj { uint64_t seq; struct json_object *o; };
+
+static int cmp_seq(const void *a, const void *b)
+{
+	uint64_t x = ((const struct seq_obj *)a)->seq, y = ((const struct seq_obj *)b)->seq;
+	return x < y ? -1 : x > y;
+}
+
+struct json_object *kmsg_json(const struct cgw_kmsg *k)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "source", jesc(k->source));
+	if (k->error)
+		json_object_object_add(o, "error", json_object_new_string(strerror(-k->error)));
+	json_object_object_add(o, "records", json_object_new_int64((int64_t)k->records));
+	json_object_object_add(o, "kernel_records", json_object_new_int64((int64_t)k->kernel_records));
+	json_object_object_add(o, "not_kernel", json_object_new_int64((int64_t)k->other_records));
+	json_object_object_add(o, "lost", json_object_new_int64((int64_t)k->lost));
+	if (k->truncated)
+		json_object_object_add(o, "truncated", json_object_new_boolean(true));
+	json_object_object_add(o, "hung_task_reports", json_object_new_int64((int64_t)k->hung_total));
+	json_object_object_add(o, "blocker_lines", json_object_new_int64((int64_t)k->blockers_total));
+	json_object_object_add(o, "workqueue_lockups",
+	                       json_object_new_int64((int64_t)k->wq_lockups_total));
+	json_object_object_add(o, "soft_lockups", json_object_new_int64((int64_t)k->soft_total));
+	json_object_object_add(o, "rcu_stalls", json_object_new_int64((int64_t)k->rcu_total));
+	json_object_object_add(o, "suppressed", json_object_new_boolean(kmsg_suppressed(k)));
+	json_object_object_add(o, "detect_count", k->detect_count >= 0 ?
+	                       json_object_new_int64(k->detect_count) : NULL);
+	json_object_object_add(o, "hung_task_warnings", k->warnings >= -1 ?
+	                       json_object_new_int64(k->warnings) : NULL);
+
+	size_t n = k->nhung + k->nwq + k->nsoft + k->nrcu, m = 0;
+	struct seq_obj *v = xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < k->nhung; i++)
+		v[m++] = (struct seq_obj){ k->hung[i].seq, hung_json(&k->hung[i]) };
+	for (size_t i = 0; i < k->nwq; i++)
+		v[m++] = (struct seq_obj){ k->wq[i].seq, wq_json(&k->wq[i]) };
+	for (size_t i = 0; i < k->nsoft; i++)
+		v[m++] = (struct seq_obj){ k->soft[i].seq, soft_json(&k->soft[i]) };
+	for (size_t i = 0; i < k->nrcu; i++)
+		v[m++] = (struct seq_obj){ k->rcu[i].seq, rcu_json(&k->rcu[i]) };
+	qsort(v, m, sizeof(*v), cmp_seq);
+	struct json_object *ev = json_object_new_array();
+	for (size_t i = 0; i < m; i++)
+		json_object_array_add(ev, v[i].o);
+	free(v);
+	json_object_object_add(o, "events", ev);
+	return o;
+}
