@@ -373,6 +373,7 @@ struct cgw_finding {
 	struct strbuf evidence;           /* lines separated by '\n' */
 	struct cgw_cpus cpus;
 };
+struct cgw_rates;
 struct cgw_report {
 	struct cgw_scan *scan;
 	struct cgw_finding *f; size_t nf;
@@ -380,6 +381,7 @@ struct cgw_report {
 	bool all;
 	double threshold_s;
 	const struct cgw_kmsg *kmsg;      /* what the kernel said (kmsg.h), or NULL */
+	const struct cgw_rates *rates;    /* cgroup activity over the window (rates.h), or NULL */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,

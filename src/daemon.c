@@ -16,6 +16,7 @@
 
 #include "cgwatch.h"
 #include "kmsg.h"
+#include "rates.h"
 
 #define IOPRIO_WHO_PROCESS 1
 #define IOPRIO_CLASS_SHIFT 13
@@ -33,6 +34,7 @@ struct cgw_daemon {
 	char state_path[4200];
 	uint64_t scans;
 	struct cgw_kmsg kmsg;             /* /dev/kmsg from start-up on */
+	struct cgw_rates_src *rates;      /* cgroup activity counters, kept across scans */
 	bool kmsg_warned;
 	bool ready;
 	bool report_warned, metrics_warned;
@@ -136,10 +138,14 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		if (ke < 0 && ke != -EBADF && !d->kmsg_warned)
 			log_warnx("cannot read %s: %s, ignoring", d->kmsg.source, strerror(-ke));
 		d->kmsg_warned = ke < 0 && ke != -EBADF;
+		struct cgw_rates rates;           /* since the previous scan */
+		rates_sample(d->rates, &rates);
 		struct cgw_report rep = { .scan = &scan, .conf = &d->conf,
-		                          .threshold_s = d->conf.blocked_warning_s, .kmsg = &d->kmsg };
+		                          .threshold_s = d->conf.blocked_warning_s, .kmsg = &d->kmsg,
+		                          .rates = &rates };
 		classify(&rep, &d->sigs);
 		kmsg_link(&rep, &d->kmsg);
+		rates_link(&rep, &rates);
 		struct inc_change *ch;
 		size_t n = incidents_update(&d->inc, &rep, now_epoch(), d->conf.update_interval_s, &ch);
 		for (size_t k = 0; k < n; k++)
@@ -244,6 +250,7 @@ int daemon_run(const char *config_path)
 		          dropped == 1 ? "" : "s");
 
 	d.fdcache = fdcache_new();
+	d.rates = rates_open(true, (unsigned)(d.conf.read_timeout_s * 1000));
 	if (kmsg_open_follow(&d.kmsg, KMSG_PATH) < 0)
 		log_warnx("cannot read %s: %s; the kernel's own reports will not be linked",
 		          KMSG_PATH, strerror(-d.kmsg.error));
@@ -268,6 +275,7 @@ out:
 	incidents_free(&d.inc);
 	fdcache_free(d.fdcache);
 	kmsg_free(&d.kmsg);
+	d.rates = rates_close(d.rates);
 	sig_free(&d.sigs);
 	conf_free(&d.conf);
 	return rc;

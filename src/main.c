@@ -9,6 +9,7 @@
 
 #include "cgwatch.h"
 #include "kmsg.h"
+#include "rates.h"
 
 static void usage(FILE *out)
 {
@@ -102,6 +103,9 @@ static int cmd_check(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* cgroup activity: counting starts here and runs while the scan does; the window is
+	 * RATES_CHECK_WINDOW_MS from here (a replay reads the captured files: no window) */
+	struct cgw_rates_src *rsrc = rates_open(root == NULL, timeout_ms);
 	struct cgw_scan scan = { 0 };
 	struct cgw_scan_opts so = {
 		.blocked_s = conf.blocked_warning_s,
@@ -114,6 +118,7 @@ static int cmd_check(int argc, char **argv)
 	if (r < 0) {
 		log_warnx("cannot read %s/proc: %s", root ? root : "", strerror(-r));
 		scan_free(&scan);
+		rates_close(rsrc);
 		rc = EXIT_UNREADABLE;
 		goto out;
 	}
@@ -124,15 +129,21 @@ static int cmd_check(int argc, char **argv)
 	int kr = kmsg_read(kpath, &km, timeout_ms);
 	if (kr < 0)
 		log_debug("cannot read %s: %s; kernel reports are not linked", kpath, strerror(-kr));
+	struct cgw_rates rates;
+	rates_wait(rsrc, RATES_CHECK_WINDOW_MS);
+	rates_sample(rsrc, &rates);
 	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all,
-	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km };
+	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km,
+	                          .rates = &rates };
 	classify(&rep, &sigs);
 	kmsg_link(&rep, &km);
+	rates_link(&rep, &rates);
 	if (strcmp(format, "json") == 0)
 		report_json(&rep, stdout);
 	else
 		report_text(&rep, stdout);
 	fflush(stdout);
+	rsrc = rates_close(rsrc);        /* after the output: closing waits for RCU (~0.3 s here) */
 	rc = report_max_severity(&rep) >= SEV_WARNING ? EXIT_FINDINGS : EXIT_NOTHING;
 	report_free(&rep);
 	kmsg_free(&km);

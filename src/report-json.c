@@ -7,6 +7,7 @@
 
 #include "cgwatch.h"
 #include "kmsg.h"
+#include "rates.h"
 
 static const char *const policy_names[] = {
 	"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_ISO", "SCHED_IDLE",
@@ -180,6 +181,8 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 	json_object_object_add(o, "scan", sc);
 	if (r->kmsg)
 		json_object_object_add(o, "kmsg", kmsg_json(r->kmsg));
+	if (r->rates)
+		json_object_object_add(o, "rates", rates_json(r->rates));
 	return o;
 }
 

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cgwatch.h"
+#include "rates.h"
 
 static const char *sev_label(enum cgw_sev s)
 {
@@ -163,6 +164,8 @@ void report_text(const struct cgw_report *r, FILE *out)
 	if (r->nf == 0)
 		fprintf(out, "No task blocked or starved at or above the threshold (%.0f s).\n",
 		        r->threshold_s);
+	if (r->rates)
+		rates_text(r->rates, out);
 	fprintf(out, "summary: %zu finding%s (%zu critical, %zu warning, %zu info) in %zu task%s; "
 	        "%zu threads scanned in %.1f ms\n", r->nf, r->nf == 1 ? "" : "s",
 	        count[SEV_CRITICAL], count[SEV_WARNING], count[SEV_INFO], ntasks,

@@ -1,0 +1,289 @@
+/* rates-parse.c: pure parsers for the counting of cgroup activity (rates.c): tracefs ids and
+ * format files, /proc/cgroups, /proc/stat, /proc/uptime, cgroup.stat, v1 hierarchies. */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+#include "rates.h"
+
+/* ---------------------------------------------------------------------------------------
+ * pure parsers */
+
+/* events/cgroup/cgroup_mkdir/id on 6.18.44: "544\n" */
+int parse_tracepoint_id(const char *buf, unsigned long long *id)
+{
+	const char *p = buf + strspn(buf, " \t");
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, 10);
+	if (errno || end == p || end[strspn(end, " \t\n")] != '\0' || v == 0)
+		return -EINVAL;
+	*id = v;
+	return 0;
+}
+
+/* events/workqueue/workqueue_queue_work/format on 6.18.44:
+ *   name: workqueue_queue_work
+ *   ID: 337
+ *   format:
+ *   	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+ *   	...
+ *   	field:void * function;	offset:16;	size:8;	signed:0;
+ *   	field:__data_loc char[] workqueue;	offset:24;	size:4;	signed:0;
+ * Before 5.x the same field was `void * workqueue` (a pointer, no name to filter on). */
+int parse_trace_format(const char *buf, struct trace_field *out, size_t cap)
+{
+	if (!strstr(buf, "format:"))
+		return -EINVAL;
+	size_t n = 0;
+	int seen = 0;
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *p = l + strspn(l, " \t");
+		if (strncmp(p, "field:", 6) != 0)
+			continue;
+		p += 6;
+		size_t dlen = strcspn(p, ";\n");
+		if (p[dlen] != ';' || dlen == 0 || dlen >= 128)
+			continue;
+		char decl[128];
+		memcpy(decl, p, dlen);
+		decl[dlen] = '\0';
+		/* the name is the last identifier; an array suffix belongs to the type */
+		char suffix[32] = "";
+		char *br = decl[dlen - 1] == ']' ? strrchr(decl, '[') : NULL;
+		if (br && br > decl && br[-1] != ' ' && strlen(br) < sizeof(suffix)) {
+			snprintf(suffix, sizeof(suffix), "%s", br);
+			*br = '\0';
+		}
+		char *nm = strrchr(decl, ' ');
+		if (!nm || !nm[1])
+			continue;
+		*nm++ = '\0';
+		struct trace_field f;
+		memset(&f, 0, sizeof(f));
+		size_t k = strlen(nm);
+		if (k >= sizeof(f.name))
+			continue;
+		memcpy(f.name, nm, k + 1);
+		size_t tl = strlen(decl);                /* "void * work": the type's trailing space */
+		while (tl && decl[tl - 1] == ' ')
+			decl[--tl] = '\0';
+		size_t sl = strlen(suffix);
+		if (tl + sl >= sizeof(f.type))
+			continue;
+		memcpy(f.type, decl, tl);
+		memcpy(f.type + tl, suffix, sl + 1);
+		const char *o = strstr(p + dlen, "offset:"), *s = strstr(p + dlen, "size:"),
+		           *g = strstr(p + dlen, "signed:");
+		const char *eol = strchr(p, '\n');
+		if (!o || !s || (eol && (o > eol || s > eol)))
+			continue;
+		f.offset = (unsigned)strtoul(o + 7, NULL, 10);
+		f.size = (unsigned)strtoul(s + 5, NULL, 10);
+		f.is_signed = g && (!eol || g < eol) && g[7] == '1';
+		seen++;
+		if (n < cap)
+			out[n++] = f;
+	}
+	return seen ? (int)n : -EINVAL;
+}
+
+bool trace_field_is_string(const struct trace_field *f)
+{
+	/* what the kernel's filter_assign_type() compares as strings: dynamic and fixed char
+	 * arrays, and char pointers (`const char * workqueue` in 4.x-5.x kernels between the
+	 * `void *` and the __string() forms) */
+	const char *t = f->type;
+	if (strncmp(t, "const ", 6) == 0)
+		t += 6;
+	return strncmp(t, "__data_loc char[]", 17) == 0 || strncmp(t, "__rel_loc char[]", 16) == 0 ||
+	       strncmp(t, "char[", 5) == 0 || strcmp(t, "char *") == 0;
+}
+
+/* /proc/cgroups on this machine (6.18.44, v1 controllers mounted, hybrid):
+ *   #subsys_name	hierarchy	num_cgroups	enabled
+ *   cpuset	3	1	1
+ *   cpu	1	1	1
+ *   memory	4	32	1
+ *   net_cls	0	1	1
+ * hierarchy 0: the controller is on cgroup2 or not mounted. Since 6.x a cgroup2 row counts
+ * the cgroups that have the controller (css), not every cgroup of the hierarchy. */
+int parse_proc_cgroups(const char *buf, struct rates_ctrl *out, size_t cap)
+{
+	size_t n = 0;
+	int seen = 0;
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (*l == '#' || *l == '\n')
+			continue;
+		char name[32];
+		int hier, en;
+		long num;
+		if (sscanf(l, "%31s %d %ld %d", name, &hier, &num, &en) != 4 || num < 0)
+			continue;
+		seen++;
+		if (n < cap) {
+			memset(&out[n], 0, sizeof(out[n]));
+			snprintf(out[n].name, sizeof(out[n].name), "%s", name);
+			out[n].hierarchy = hier;
+			out[n].num_cgroups = num;
+			out[n].enabled = en != 0;
+			n++;
+		}
+	}
+	return seen ? (int)n : -EINVAL;
+}
+
+/* /proc/stat: "... ctxt 1234567\nbtime 1764485765\nprocesses 298516\nprocs_running 2 ..." */
+int parse_proc_stat_processes(const char *buf, unsigned long long *out)
+{
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, "processes ", 10) == 0) {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(l + 10, &end, 10);
+			if (errno || end == l + 10)
+				return -ENOENT;
+			*out = v;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* cgroup.stat of the cgroup2 root here (hugetlb enabled, one child cgroup):
+ *   nr_descendants 1
+ *   nr_subsys_perf_event 2
+ *   nr_subsys_hugetlb 1
+ *   nr_dying_descendants 0
+ *   nr_dying_subsys_perf_event 0
+ *   nr_dying_subsys_hugetlb 0 */
+int parse_cgroup_stat_subsys(const char *buf, const char *controller, long *out)
+{
+	char key[64];
+	int k = snprintf(key, sizeof(key), "nr_subsys_%s ", controller);
+	if (k <= 0 || (size_t)k >= sizeof(key))
+		return -ENOENT;
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, key, (size_t)k) == 0) {
+			char *end;
+			errno = 0;
+			long v = strtol(l + k, &end, 10);
+			if (errno || end == l + k || v < 0)
+				return -ENOENT;
+			*out = v;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* /proc/uptime: "5702.63 11160.30\n" */
+int parse_uptime(const char *buf, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (errno || end == buf || v < 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* "\040" -> ' ': the kernel escapes space, tab, newline and backslash in mount points. */
+static void unescape_octal(const char *s, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (const char *p = s; *p && o + 1 < cap; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			out[o++] = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+			p += 3;
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* Super options of a v1 cgroup mount that are not controllers (cgroup1_show_options()). */
+static bool v1_flag_option(const char *o, size_t n)
+{
+	static const char *const flags[] = { "rw", "ro", "noprefix", "cpuset_v2_mode",
+	                                     "favordynmods", "nofavordynmods", "xattr",
+	                                     "clone_children" };
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (strlen(flags[i]) == n && strncmp(o, flags[i], n) == 0)
+			return true;
+	return n >= 14 && strncmp(o, "release_agent=", 14) == 0;
+}
+
+/* /proc/self/mountinfo lines of v1 hierarchies, from this machine:
+ *   32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+ *   40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd
+ *   41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw   (not v1) */
+int parse_mountinfo_v1(const char *buf, struct v1_hier *out, size_t cap)
+{
+	size_t n = 0;
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		char line[2048];
+		if (len >= sizeof(line))
+			continue;
+		memcpy(line, l, len);
+		line[len] = '\0';
+		char *sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		*sep = '\0';
+		char *save, *f[5] = { 0 };
+		int i = 0;
+		for (char *t = strtok_r(line, " ", &save); t && i < 5; t = strtok_r(NULL, " ", &save))
+			f[i++] = t;
+		if (i < 5)
+			continue;
+		char *fstype = strtok_r(sep + 3, " ", &save);
+		strtok_r(NULL, " ", &save);                  /* source */
+		char *sopts = strtok_r(NULL, " ", &save);
+		if (!fstype || strcmp(fstype, "cgroup") != 0 || !sopts)
+			continue;
+		struct v1_hier h;
+		memset(&h, 0, sizeof(h));
+		size_t o = 0;
+		for (char *q = sopts; *q;) {
+			size_t k = strcspn(q, ",");
+			if (k && !v1_flag_option(q, k) && o + k + 2 < sizeof(h.opts)) {
+				if (o)
+					h.opts[o++] = ',';
+				memcpy(h.opts + o, q, k);
+				o += k;
+				h.opts[o] = '\0';
+				if (k > 5 && strncmp(q, "name=", 5) == 0)
+					h.named = true;
+			}
+			q += k;
+			if (*q)
+				q++;
+		}
+		if (!o)
+			snprintf(h.opts, sizeof(h.opts), "none");
+		unescape_octal(f[4], h.mnt, sizeof(h.mnt));
+		bool dup = false;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = strcmp(out[k].opts, h.opts) == 0;
+		if (!dup && n < cap)
+			out[n++] = h;
+	}
+	return (int)n;
+}
