@@ -18,8 +18,10 @@ T=$(mktemp -d) || { fail packaging "mktemp -d failed"; exit 1; }
 trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
 ROOT=$T/root
-# the highest exposure `systemd-analyze security` may give cgwatch.service (1.8 when written)
-MAX_EXPOSURE=2.0
+# the highest exposure `systemd-analyze security` may give cgwatch.service: 1.8 when written;
+# reading /dev/kmsg (ProtectKernelLogs=no, CAP_SYSLOG) and perf_event_open (@debug) for the
+# correlators bring it to 2.1. A rise past this bound needs a reason.
+MAX_EXPOSURE=2.2
 
 nsigs=$(ls conf/signatures.d/*.conf | wc -l)
 expected=(
