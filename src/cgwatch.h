@@ -207,6 +207,7 @@ int ini_load(const char *path, ini_line_handler h, void *user, FILE *err);
 struct cgw_pat { char **alt; size_t n; };           /* one group: any alternative */
 struct cgw_sig {
 	char *id, *title, *summary, *explanation, *correlator;
+	char *workqueue;                /* the workqueue its waiters flush, or NULL */
 	enum cgw_sev severity;
 	int priority;
 	char states[8];                 /* task states it applies to, e.g. "D" */

@@ -228,9 +228,84 @@ static void correlate_starvation(struct cgw_report *r)
 	}
 }
 
+static bool flushes(const struct cgw_task *t)
+{
+	static const char *const flush[] = { "__flush_workqueue", "flush_workqueue",
+	                                     "drain_workqueue", "__flush_work", "flush_work" };
+	for (size_t i = 0; i < sizeof(flush) / sizeof(flush[0]); i++)
+		if (has_frame(t, flush[i]))
+			return true;
+	return false;
+}
+
+/* "kworker/5:1+cgroup_pidlist_destroy": running a work item of that workqueue now. */
+static bool runs_workqueue(const struct cgw_task *t, const char *wq)
+{
+	const char *plus = memchr(t->comm, '+', t->comm_len);
+	return strncmp(t->comm, "kworker/", 8) == 0 && plus && strcmp(plus + 1, wq) == 0;
+}
+
+static ssize_t finding_holding(const struct cgw_report *r, size_t idx)
+{
+	for (size_t k = 0; k < r->nf; k++)
+		for (size_t j = 0; j < r->f[k].ntasks; j++)
+			if (r->f[k].tasks[j] == idx)
+				return (ssize_t)k;
+	return -1;
+}
+
+/* workqueue: a signature that names the workqueue its waiters flush (`workqueue =` in its
+ * file) links each flusher to the kworkers running that workqueue's work now, whose names
+ * end in "+<workqueue>": the chain goes from the flushers to the workers they wait for. */
+static void correlate_workqueue(struct cgw_report *r)
+{
+	const struct cgw_scan *s = r->scan;
+	char a[CGW_COMM_MAX * 4 + 32];
+	for (size_t k = 0; k < r->nf; k++) {
+		struct cgw_finding *f = &r->f[k];
+		const char *wq = f->sig->workqueue;
+		if (!wq || f->nchain)
+			continue;
+		size_t nflush = 0;
+		for (size_t j = 0; j < f->ntasks; j++)
+			if (flushes(&s->t[f->tasks[j]])) {
+				push(&f->chain, &f->nchain, f->tasks[j]);
+				sb_printf(&f->evidence, "%s flushes workqueue %s: it waits until every "
+				          "work item queued there has run\n",
+				          who(&s->t[f->tasks[j]], a, sizeof(a)), wq);
+				nflush++;
+			}
+		if (!nflush)
+			continue;
+		size_t nworkers = 0;
+		for (size_t i = 0; i < s->n; i++) {
+			const struct cgw_task *t = &s->t[i];
+			if (!runs_workqueue(t, wq))
+				continue;
+			bool in_chain = false;
+			for (size_t c = 0; c < f->nchain && !in_chain; c++)
+				in_chain = f->chain[c] == i;
+			if (!in_chain)
+				push(&f->chain, &f->nchain, i);
+			ssize_t home = finding_holding(r, i);
+			sb_printf(&f->evidence, "%s runs %s work now (its name ends in +%s) and has been "
+			          "%s for %.1f s%s%s\n", who(t, a, sizeof(a)), wq, wq,
+			          t->state == 'D' ? "blocked (D)" : "waiting to run (R)", t->blocked_s,
+			          home >= 0 && (size_t)home != k ? ": see finding " : "",
+			          home >= 0 && (size_t)home != k ? r->f[home].sig->id : "");
+			nworkers++;
+		}
+		if (!nworkers)
+			sb_printf(&f->evidence, "no kworker running %s work is blocked or waiting: the "
+			          "flush waits behind the number of queued work items, not one stuck "
+			          "worker\n", wq);
+	}
+}
+
 void correlate(struct cgw_report *r)
 {
 	correlate_lru_drain(r);
+	correlate_workqueue(r);
 	correlate_starvation(r);
 	/* findings emptied by a merge go */
 	size_t k = 0;

@@ -45,6 +45,7 @@ static void sig_clear(struct cgw_sig *s)
 	free(s->summary);
 	free(s->explanation);
 	free(s->correlator);
+	free(s->workqueue);
 	free(s->file);
 	pat_free(s->frames, s->nframes);
 	pat_free(s->order, s->norder);
@@ -231,6 +232,17 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 			s->states[k] = '\0';
 			if (k == 0)
 				return SIGERR("%s", "states is empty");
+			return 1;
+		}
+		if (strcmp(key, "workqueue") == 0) {
+			/* as alloc_workqueue() names it, and as kworker comms show it after '+' */
+			for (const char *p = value; *p; p++)
+				if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '-'))
+					return SIGERR("workqueue \"%s\" is not a workqueue name", value);
+			if (!*value || strlen(value) > 64)
+				return SIGERR("workqueue \"%s\" is not a workqueue name", value);
+			free(s->workqueue);
+			s->workqueue = xstrdup(value);
 			return 1;
 		}
 		if (strcmp(key, "correlator") == 0) {
