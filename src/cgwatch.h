@@ -140,6 +140,11 @@ int parse_cgroup_buf(const char *buf, const char *controller, char *v1, size_t v
  * "" when none. Writes into out (cap bytes) and returns out. */
 char *cgroup_unit(const char *path, char *out, size_t cap);
 
+/* One line of /proc/PID/mountinfo: mount point (unescaped), file system type, super options. */
+struct mountinfo_ent { char mnt[1024]; char fstype[64]; char sopts[1024]; };
+/* The next mount of the mountinfo text at *pos (advanced past it). Returns 1, or 0 at the end.
+ * Lines that are not mountinfo lines are skipped. */
+int mountinfo_next(const char **pos, struct mountinfo_ent *out);
 /* /proc/self/mountinfo: mount point of the v1 hierarchy with `controller` in its super
  * options (or "name=x"), or of cgroup2 when controller is NULL. Returns 0 or -ENOENT. */
 int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, size_t cap);

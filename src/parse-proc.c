@@ -391,60 +391,71 @@ int parse_cgroup_buf(const char *buf, const char *controller, char *v1, size_t v
 /* 36 25 0:31 / /sys/fs/cgroup/freezer rw,nosuid,nodev,noexec,relatime shared:14 - cgroup cgroup rw,freezer
  * 40 25 0:35 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw
  * Mount points escape space, tab, newline and backslash as \ooo. */
-int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, size_t cap)
+int mountinfo_next(const char **pos, struct mountinfo_ent *out)
 {
-	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		const char *nl = strchr(l, '\n');
+	while (*pos && **pos) {
+		const char *l = *pos, *nl = strchr(l, '\n');
 		size_t len = nl ? (size_t)(nl - l) : strlen(l);
-		char line[1024];
+		*pos = nl ? nl + 1 : l + len;
+		char line[2048];
 		if (len >= sizeof(line))
-			continue;
+			continue;                 /* not a line the kernel writes for a cgroup mount */
 		memcpy(line, l, len);
 		line[len] = '\0';
 		char *sep = strstr(line, " - ");
 		if (!sep)
 			continue;
 		*sep = '\0';
-		char *save, *f[6] = { 0 };
+		char *save, *f[5] = { 0 };
 		int i = 0;
-		for (char *t = strtok_r(line, " ", &save); t && i < 6; t = strtok_r(NULL, " ", &save))
+		for (char *t = strtok_r(line, " ", &save); t && i < 5; t = strtok_r(NULL, " ", &save))
 			f[i++] = t;
-		if (i < 5)
-			continue;
 		char *fstype = strtok_r(sep + 3, " ", &save);
 		strtok_r(NULL, " ", &save);              /* source */
 		char *sopts = strtok_r(NULL, " ", &save);
-		if (!fstype)
+		if (i < 5 || !fstype)
 			continue;
-		bool match = false;
-		if (!controller)
-			match = strcmp(fstype, "cgroup2") == 0;
-		else if (strcmp(fstype, "cgroup") == 0 && sopts) {
-			size_t k = strlen(controller);
-			for (char *q = sopts; *q;) {
-				size_t n = strcspn(q, ",");
-				if (n == k && strncmp(q, controller, k) == 0)
-					match = true;
-				q += n;
-				if (*q)
-					q++;
-			}
-		}
-		if (!match)
-			continue;
-		/* unescape \ooo in the mount point (field 5) */
 		size_t o = 0;
-		for (const char *p = f[4]; *p && o + 1 < cap; p++) {
+		for (const char *p = f[4]; *p && o + 1 < sizeof(out->mnt); p++) {
 			if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
 			    p[3] >= '0' && p[3] <= '7') {
-				out[o++] = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+				out->mnt[o++] = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
 				p += 3;
 			} else {
-				out[o++] = *p;
+				out->mnt[o++] = *p;
 			}
 		}
-		out[o] = '\0';
-		return 0;
+		out->mnt[o] = '\0';
+		snprintf(out->fstype, sizeof(out->fstype), "%s", fstype);
+		snprintf(out->sopts, sizeof(out->sopts), "%s", sopts ? sopts : "");
+		return 1;
+	}
+	return 0;
+}
+
+/* Is opt (e.g. "freezer" or "name=x") one of the comma-separated options? */
+static bool has_option(const char *opts, const char *opt)
+{
+	size_t k = strlen(opt);
+	for (const char *q = opts; *q;) {
+		size_t n = strcspn(q, ",");
+		if (n == k && strncmp(q, opt, k) == 0)
+			return true;
+		q += n + (q[n] == ',');
+	}
+	return false;
+}
+
+int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, size_t cap)
+{
+	struct mountinfo_ent e;
+	for (const char *p = buf; mountinfo_next(&p, &e) > 0;) {
+		bool match = controller ? strcmp(e.fstype, "cgroup") == 0 && has_option(e.sopts, controller)
+		                        : strcmp(e.fstype, "cgroup2") == 0;
+		if (match) {
+			snprintf(out, cap, "%s", e.mnt);
+			return 0;
+		}
 	}
 	return -ENOENT;
 }

@@ -201,20 +201,6 @@ int parse_uptime(const char *buf, double *out)
 }
 
 /* "\040" -> ' ': the kernel escapes space, tab, newline and backslash in mount points. */
-static void unescape_octal(const char *s, char *out, size_t cap)
-{
-	size_t o = 0;
-	for (const char *p = s; *p && o + 1 < cap; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			out[o++] = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-			p += 3;
-		} else {
-			out[o++] = *p;
-		}
-	}
-	out[o] = '\0';
-}
 
 /* Super options of a v1 cgroup mount that are not controllers (cgroup1_show_options()). */
 static bool v1_flag_option(const char *o, size_t n)
@@ -235,33 +221,14 @@ static bool v1_flag_option(const char *o, size_t n)
 int parse_mountinfo_v1(const char *buf, struct v1_hier *out, size_t cap)
 {
 	size_t n = 0;
-	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		const char *nl = strchr(l, '\n');
-		size_t len = nl ? (size_t)(nl - l) : strlen(l);
-		char line[2048];
-		if (len >= sizeof(line))
-			continue;
-		memcpy(line, l, len);
-		line[len] = '\0';
-		char *sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		*sep = '\0';
-		char *save, *f[5] = { 0 };
-		int i = 0;
-		for (char *t = strtok_r(line, " ", &save); t && i < 5; t = strtok_r(NULL, " ", &save))
-			f[i++] = t;
-		if (i < 5)
-			continue;
-		char *fstype = strtok_r(sep + 3, " ", &save);
-		strtok_r(NULL, " ", &save);                  /* source */
-		char *sopts = strtok_r(NULL, " ", &save);
-		if (!fstype || strcmp(fstype, "cgroup") != 0 || !sopts)
+	struct mountinfo_ent e;
+	for (const char *p = buf; mountinfo_next(&p, &e) > 0;) {
+		if (strcmp(e.fstype, "cgroup") != 0 || !e.sopts[0])
 			continue;
 		struct v1_hier h;
 		memset(&h, 0, sizeof(h));
 		size_t o = 0;
-		for (char *q = sopts; *q;) {
+		for (const char *q = e.sopts; *q;) {
 			size_t k = strcspn(q, ",");
 			if (k && !v1_flag_option(q, k) && o + k + 2 < sizeof(h.opts)) {
 				if (o)
@@ -278,7 +245,7 @@ int parse_mountinfo_v1(const char *buf, struct v1_hier *out, size_t cap)
 		}
 		if (!o)
 			snprintf(h.opts, sizeof(h.opts), "none");
-		unescape_octal(f[4], h.mnt, sizeof(h.mnt));
+		snprintf(h.mnt, sizeof(h.mnt), "%s", e.mnt);
 		bool dup = false;
 		for (size_t k = 0; k < n && !dup; k++)
 			dup = strcmp(out[k].opts, h.opts) == 0;

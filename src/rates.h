@@ -163,7 +163,7 @@ int parse_uptime(const char *buf, double *out);
  * "none" when it has neither) and its first mount point (unescaped). */
 struct v1_hier {
 	char opts[256];
-	char mnt[512];
+	char mnt[1024];
 	bool named;               /* has name= */
 };
 /* The cgroup v1 hierarchies of /proc/self/mountinfo, each once (bind mounts and other mount
