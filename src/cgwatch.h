@@ -136,6 +136,18 @@ int parse_isolcpus(const char *val, unsigned *flags, struct cgw_cpus *cpus);
 int parse_cgroup_buf(const char *buf, const char *controller, char *v1, size_t v1cap,
                      char *v2, size_t v2cap);
 
+/* A kworker's name, taken apart. */
+struct cgw_kworker {
+	int cpu;                          /* per-CPU pool: its CPU; -1 unbound or rescuer */
+	int pool;                         /* pool number (the CPU, or the unbound pool id) */
+	bool unbound, rescuer, highpri;
+	bool running;                     /* '+': running wq's work now; '-': ran it last */
+	char wq[64];                      /* "" when it has run no work yet */
+};
+/* Parse "kworker/18:1-mm_percpu_wq", "kworker/u768:1+cpuset_migrate_mm", "kworker/0:0H",
+ * "kworker/R-mm_percpu_wq". Returns 0, or -EINVAL when comm is not a kworker's name. */
+int parse_kworker(const char *comm, size_t len, struct cgw_kworker *out);
+
 /* The systemd unit a cgroup path belongs to ("/system.slice/sshd.service" -> "sshd.service"),
  * "" when none. Writes into out (cap bytes) and returns out. */
 char *cgroup_unit(const char *path, char *out, size_t cap);

@@ -24,11 +24,8 @@ static struct cgw_finding *finding_of(struct cgw_report *r, const char *id)
 /* "kworker/18:1-mm_percpu_wq" -> 18; -1 for unbound (u), rescuer (R-) or other tasks. */
 static int percpu_kworker_cpu(const struct cgw_task *t)
 {
-	if (strncmp(t->comm, "kworker/", 8) != 0 || !isdigit((unsigned char)t->comm[8]))
-		return -1;
-	char *end;
-	long cpu = strtol(t->comm + 8, &end, 10);
-	return *end == ':' && cpu < CGW_MAX_CPUS ? (int)cpu : -1;
+	struct cgw_kworker k;
+	return parse_kworker(t->comm, t->comm_len, &k) == 0 ? k.cpu : -1;
 }
 
 static const char *who(const struct cgw_task *t, char *buf, size_t cap)
@@ -241,8 +238,8 @@ static bool flushes(const struct cgw_task *t)
 /* "kworker/5:1+cgroup_pidlist_destroy": running a work item of that workqueue now. */
 static bool runs_workqueue(const struct cgw_task *t, const char *wq)
 {
-	const char *plus = memchr(t->comm, '+', t->comm_len);
-	return strncmp(t->comm, "kworker/", 8) == 0 && plus && strcmp(plus + 1, wq) == 0;
+	struct cgw_kworker k;
+	return parse_kworker(t->comm, t->comm_len, &k) == 0 && k.running && strcmp(k.wq, wq) == 0;
 }
 
 static ssize_t finding_holding(const struct cgw_report *r, size_t idx)

@@ -492,3 +492,58 @@ char *cgroup_unit(const char *path, char *out, size_t cap)
 		snprintf(out, cap, "%.*s", (int)slice_len, slice);
 	return out;
 }
+
+/* Kworker names (/proc/TID/comm; kernel/workqueue.c wq_worker_comm):
+ *   kworker/18:1-mm_percpu_wq      per-CPU pool on CPU 18, idle after mm_percpu_wq work
+ *   kworker/0:0H-events_highpri    per-CPU high-priority pool
+ *   kworker/u768:1+cpuset_migrate_mm  unbound pool 768, running cpuset_migrate_mm work now
+ *   kworker/R-mm_percpu_wq         the rescuer of mm_percpu_wq */
+int parse_kworker(const char *comm, size_t len, struct cgw_kworker *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->cpu = out->pool = -1;
+	if (len < 9 || strncmp(comm, "kworker/", 8) != 0)
+		return -EINVAL;
+	const char *p = comm + 8, *e = comm + len;
+	if (e - p >= 2 && p[0] == 'R' && p[1] == '-') {
+		out->rescuer = true;
+		p += 1;
+	} else {
+		if (*p == 'u') {
+			out->unbound = true;
+			p++;
+		}
+		long v = 0;
+		const char *d = p;
+		while (p < e && isdigit((unsigned char)*p) && v < 1000000)
+			v = v * 10 + (*p++ - '0');
+		if (p == d || p >= e || *p != ':')
+			return -EINVAL;
+		out->pool = (int)v;
+		if (!out->unbound)
+			out->cpu = (int)v;
+		p++;
+		d = p;
+		while (p < e && isdigit((unsigned char)*p))
+			p++;
+		if (p == d)
+			return -EINVAL;
+		if (p < e && *p == 'H') {
+			out->highpri = true;
+			p++;
+		}
+	}
+	if (p < e) {
+		if (*p != '+' && *p != '-')
+			return -EINVAL;
+		out->running = *p == '+';
+		size_t n = (size_t)(e - p - 1);
+		if (n == 0 || n >= sizeof(out->wq))
+			return -EINVAL;
+		memcpy(out->wq, p + 1, n);
+		out->wq[n] = '\0';
+	} else if (out->rescuer) {
+		return -EINVAL;
+	}
+	return 0;
+}
