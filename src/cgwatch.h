@@ -323,7 +323,8 @@ struct cgw_runner {
 	unsigned policy, rt_priority;
 	char comm[CGW_COMM_MAX]; size_t comm_len;
 	double exec_start_ms, sum_exec_ms, read_mono_ms;
-	double share;                     /* of its CPU over the second look, 0..1; <0 unknown */
+	double share;                     /* of its CPU over share_window_s, 0..1; <0 unknown */
+	double share_window_s;            /* since the previous scan (daemon), or the second look */
 };
 
 struct cgw_scan {
@@ -334,6 +335,7 @@ struct cgw_scan {
 	double now_mono_ms;               /* CLOCK_MONOTONIC when now_ms was read */
 	double *rq_latest;                /* per CPU: latest exec_start of an R task (a floor) */
 	bool live;                        /* the host itself, not a replayed tree */
+	struct cgw_cpuclock *clocks; size_t nclocks;   /* CPUs whose clock was read (cpuclock.c) */
 	size_t threads;                   /* threads seen */
 	uint64_t scan_usec;
 	char host[128], kernel[128];
@@ -350,12 +352,17 @@ struct cgw_scan_opts {
 	bool all;                         /* read details for every D task */
 	int self_tgid;                    /* our own process, skipped; 0 in a replay */
 	struct cgw_fdcache *fdcache;      /* the daemon's open stat fds; NULL: open each time */
+	const struct cgw_runner *prev_runners;   /* the daemon's last scan: shares over the */
+	size_t nprev_runners;                    /* whole interval, not only the second look */
 };
 
 /* A read that can block on the hang, with the deadline; once SCAN_MAX_TIMEOUTS reads timed
  * out in this scan it is skipped (-ETIME). Otherwise as dl_read_file(). */
 ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
                   unsigned timeout_ms);
+/* Now, in ms, on the scheduler clock of cpu (se.exec_start's clock there): measured when the
+ * reader could run there, else the reader's own clock with a floor from runnable tasks. */
+double scan_cpu_now(const struct cgw_scan *s, int cpu);
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read. */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);

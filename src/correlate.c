@@ -66,9 +66,9 @@ static int runners_on(struct cgw_report *r, struct strbuf *ev, int cpu, int exce
 				continue;
 			char comm[CGW_COMM_MAX * 4], share[64] = "";
 			if (u->share >= 0)
-				snprintf(share, sizeof(share), ", %.0f %% of the CPU over the last 0.1 s",
-				         u->share > 1 ? 100.0 : u->share * 100);
-			double ago = (s->now_ms - u->exec_start_ms) / 1000.0;
+				snprintf(share, sizeof(share), ", %.0f %% of the CPU over the last %.1f s",
+				         u->share > 1 ? 100.0 : u->share * 100, u->share_window_s);
+			double ago = (scan_cpu_now(s, cpu) - u->exec_start_ms) / 1000.0;
 			sb_printf(ev, "CPU %d: %d (%s) %s/%u is runnable there (last ran %.1f s ago%s)%s\n",
 			          cpu, u->tid, cescape(u->comm, u->comm_len, comm, sizeof(comm)),
 			          policy_name(u->policy), u->rt_priority, ago < 0 ? 0 : ago, share,

@@ -29,6 +29,8 @@ struct cgw_daemon {
 	struct cgw_sigset sigs;
 	struct cgw_incidents inc;
 	struct cgw_fdcache *fdcache;      /* stat fds kept open between scans */
+	struct cgw_runner *runners;       /* the last scan's runnable threads: CPU shares */
+	size_t nrunners;
 	struct cgw_cpus pinned;           /* the CPUs we run on now */
 	char boot_id[64];
 	char state_path[4200];
@@ -123,6 +125,8 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		.read_timeout_ms = (unsigned)(d->conf.read_timeout_s * 1000),
 		.self_tgid = getpid(),
 		.fdcache = d->fdcache,
+		.prev_runners = d->runners,
+		.nprev_runners = d->nrunners,
 	};
 	int r = scan_run(&scan, &so);
 	if (r == -ECANCELED) {
@@ -171,6 +175,11 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		notify_status(d, scan.threads);
 		report_free(&rep);
 	}
+	free(d->runners);                 /* keep this scan's runners for the next one */
+	d->runners = scan.runners;
+	d->nrunners = scan.nrunners;
+	scan.runners = NULL;
+	scan.nrunners = 0;
 	scan_free(&scan);
 	/* fixed rate: the next scan is due one interval after this one was, not after it ended */
 	uint64_t next = usec + (uint64_t)(d->conf.scan_interval_s * 1e6), now = 0;
@@ -274,6 +283,7 @@ out:
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);
 	fdcache_free(d.fdcache);
+	free(d.runners);
 	kmsg_free(&d.kmsg);
 	d.rates = rates_close(d.rates);
 	sig_free(&d.sigs);

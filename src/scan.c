@@ -243,31 +243,38 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 /* Recompute the suspects' times against "now" on the clock of the CPU each last ran on
  * (cpuclock.c). A replay has only the captured clocks: the reader's, and the floor that
  * runnable tasks give. */
-static void correct_clocks(struct cgw_scan *s, bool live)
+double scan_cpu_now(const struct cgw_scan *s, int cpu)
+{
+	double floor = cpu >= 0 && cpu < CGW_MAX_CPUS && s->rq_latest ? s->rq_latest[cpu] : 0;
+	if (s->live)
+		return cpuclock_now(s->clocks, s->nclocks, cpu, s->now_ms, s->now_mono_ms, floor);
+	return floor > s->now_ms ? floor : s->now_ms;
+}
+
+static void correct_clocks(struct cgw_scan *s)
 {
 	struct cgw_cpus want;
-	struct cgw_cpuclock m[256];
-	size_t nm = 0;
 	if (s->n == 0)
 		return;
 	memset(&want, 0, sizeof(want));
 	for (size_t i = 0; i < s->n; i++)
 		if (s->t[i].cpu >= 0)
 			cpus_set(&want, (unsigned)s->t[i].cpu);
-	if (live)
-		nm = cpuclock_measure(&want, m, sizeof(m) / sizeof(m[0]));
+	if (s->live) {
+		s->clocks = xcalloc(256, sizeof(*s->clocks));
+		s->nclocks = cpuclock_measure(&want, s->clocks, 256);
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct cgw_task *t = &s->t[i];
-		double floor = t->cpu >= 0 && t->cpu < CGW_MAX_CPUS ? s->rq_latest[t->cpu] : 0;
-		double now = live ? cpuclock_now(m, nm, t->cpu, s->now_ms, s->now_mono_ms, floor)
-		                  : (floor > s->now_ms ? floor : s->now_ms);
+		double now = scan_cpu_now(s, t->cpu);
 		t->blocked_s = now > t->exec_start_ms ? (now - t->exec_start_ms) / 1000.0 : 0;
 	}
 }
 
-/* At the second look, how much of its CPU each runnable task on a starved task's CPU took
- * since the first: the spinner is the one near 100 %. Only live: a replay's files stand still. */
-static void runner_shares(struct cgw_scan *s)
+/* At the second look, how much of its CPU each runnable task on a starved task's CPU took:
+ * the spinner is the one near 100 %. The daemon measures over the whole interval since its
+ * previous scan when that scan saw the same thread. Only live: a replay's files stand still. */
+static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	if (!s->live)
 		return;
@@ -284,9 +291,22 @@ static void runner_shares(struct cgw_scan *s)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", r->tgid, r->tid);
 		if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_sched_buf(buf, &sc) < 0)
 			continue;
-		double dt = (double)now_usec() / 1000.0 - r->read_mono_ms;
-		if (dt > 0)
+		double now = (double)now_usec() / 1000.0, dt = now - r->read_mono_ms;
+		if (dt > 0) {
 			r->share = (sc.sum_exec_ms - r->sum_exec_ms) / dt;
+			r->share_window_s = dt / 1000.0;
+		}
+		for (size_t p = 0; p < o->nprev_runners; p++) {
+			const struct cgw_runner *q = &o->prev_runners[p];
+			if (q->tid != r->tid || q->cpu != r->cpu || sc.sum_exec_ms < q->sum_exec_ms)
+				continue;
+			double w = now - q->read_mono_ms;
+			if (w > dt) {
+				r->share = (sc.sum_exec_ms - q->sum_exec_ms) / w;
+				r->share_window_s = w / 1000.0;
+			}
+			break;
+		}
 	}
 }
 
@@ -296,7 +316,7 @@ static void runner_shares(struct cgw_scan *s)
  * and has not switched since (the hung-task detector's own test, over a short window). */
 #define STARVE_CONFIRM_MS 100
 
-static void confirm_starved(struct cgw_scan *s)
+static void confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	bool any = false;
 	for (size_t i = 0; i < s->n && !any; i++)
@@ -304,7 +324,7 @@ static void confirm_starved(struct cgw_scan *s)
 	if (!any)
 		return;
 	usleep(STARVE_CONFIRM_MS * 1000);
-	runner_shares(s);
+	runner_shares(s, o);
 	size_t k = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		struct cgw_task *t = &s->t[i];
@@ -389,8 +409,8 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		fdcache_end(o->fdcache);
 
 	s->live = o->self_tgid != 0;
-	correct_clocks(s, s->live);
-	confirm_starved(s);
+	correct_clocks(s);
+	confirm_starved(s, o);
 	for (size_t i = 0; i < s->n; i++) {
 		if (cgw_stop_pending())
 			return -ECANCELED;
@@ -410,6 +430,7 @@ void scan_free(struct cgw_scan *s)
 	free(s->t);
 	free(s->procs);
 	free(s->rq_latest);
+	free(s->clocks);
 	free(s->runners);
 	memset(s, 0, sizeof(*s));
 }
