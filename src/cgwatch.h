@@ -413,6 +413,12 @@ struct cgw_report {
  * most severe first. Returns 0. */
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 void report_free(struct cgw_report *r);
+/* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
+const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
+/* Does t's stack hold a frame named name (a trailing '*' matches a prefix)? */
+bool task_has_frame(const struct cgw_task *t, const char *name);
+/* The finding holding scan task index idx, or -1. */
+ssize_t report_finding_of(const struct cgw_report *r, size_t idx);
 /* Highest finding severity (SEV_NONE when there are none). */
 enum cgw_sev report_max_severity(const struct cgw_report *r);
 

@@ -28,22 +28,6 @@ static int percpu_kworker_cpu(const struct cgw_task *t)
 	return parse_kworker(t->comm, t->comm_len, &k) == 0 ? k.cpu : -1;
 }
 
-static const char *who(const struct cgw_task *t, char *buf, size_t cap)
-{
-	char comm[CGW_COMM_MAX * 4];
-	cescape(t->comm, t->comm_len, comm, sizeof(comm));
-	snprintf(buf, cap, "%s %d (%s)", t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
-	return buf;
-}
-
-static bool has_frame(const struct cgw_task *t, const char *name)
-{
-	for (size_t i = 0; i < t->nframes; i++)
-		if (strcmp(t->frames[i].name, name) == 0)
-			return true;
-	return false;
-}
-
 static bool is_starved(const struct cgw_scan *s, int tid)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -117,17 +101,17 @@ static void correlate_lru_drain(struct cgw_report *r)
 
 	for (size_t j = 0; j < nwait; j++) {
 		const struct cgw_task *t = &s->t[lru->chain[j]];
-		const char *where = has_frame(t, "flush_migrate_mm_task_workfn") ?
+		const char *where = task_has_frame(t, "flush_migrate_mm_task_workfn") ?
 			"on its way back from a cpuset change (flush_migrate_mm_task_workfn)" :
 			"in the cpuset write itself";
 		sb_printf(&ev, "%s has waited %.1f s %s for the cpuset_migrate_mm workqueue\n",
-		          who(t, a, sizeof(a)), t->blocked_s, where);
+		          task_name(t, a, sizeof(a)), t->blocked_s, where);
 	}
 	for (size_t j = 0; j < lru->ntasks; j++) {
 		const struct cgw_task *t = &s->t[lru->tasks[j]];
 		sb_printf(&ev, "%s has waited %.1f s in __lru_add_drain_all for per-CPU drain work%s\n",
-		          who(t, a, sizeof(a)), t->blocked_s,
-		          has_frame(t, "cpuset_migrate_mm_workfn") ? ", migrating a cpuset's memory "
+		          task_name(t, a, sizeof(a)), t->blocked_s,
+		          task_has_frame(t, "cpuset_migrate_mm_workfn") ? ", migrating a cpuset's memory "
 		          "(cpuset_migrate_mm_workfn)" : "");
 	}
 
@@ -146,7 +130,7 @@ static void correlate_lru_drain(struct cgw_report *r)
 		cpus_set(&starved_cpus, (unsigned)cpu);
 		push(&lru->tasks, &lru->ntasks, idx);
 		sb_printf(&ev, "%s, bound to CPU %d, is runnable but has not run for %.1f s: the "
-		          "drain work queued there cannot run\n", who(t, a, sizeof(a)), cpu,
+		          "drain work queued there cannot run\n", task_name(t, a, sizeof(a)), cpu,
 		          t->blocked_s);
 		remove_task(sta, idx);
 		nkw++;
@@ -198,13 +182,13 @@ static void correlate_lru_drain(struct cgw_report *r)
 	if (nkw)
 		sb_printf(&lru->summary, "%s has been blocked %.1f s behind a memory migration whose "
 		          "LRU drain cannot run on CPU%s %s, where %s: give those CPUs' kworkers a "
-		          "moment of CPU.", who(outer, a, sizeof(a)), outer->blocked_s,
+		          "moment of CPU.", task_name(outer, a, sizeof(a)), outer->blocked_s,
 		          nkw > 1 ? "s" : "", list,
 		          spinners ? "other tasks (real-time first, below) keep them off" :
 		          "they are starved");
 	else
 		sb_printf(&lru->summary, "%s has been blocked %.1f s behind a memory migration stuck "
-		          "in its LRU drain.", who(outer, a, sizeof(a)), outer->blocked_s);
+		          "in its LRU drain.", task_name(outer, a, sizeof(a)), outer->blocked_s);
 }
 
 static void correlate_starvation(struct cgw_report *r)
@@ -230,7 +214,7 @@ static bool flushes(const struct cgw_task *t)
 	static const char *const flush[] = { "__flush_workqueue", "flush_workqueue",
 	                                     "drain_workqueue", "__flush_work", "flush_work" };
 	for (size_t i = 0; i < sizeof(flush) / sizeof(flush[0]); i++)
-		if (has_frame(t, flush[i]))
+		if (task_has_frame(t, flush[i]))
 			return true;
 	return false;
 }
@@ -240,15 +224,6 @@ static bool runs_workqueue(const struct cgw_task *t, const char *wq)
 {
 	struct cgw_kworker k;
 	return parse_kworker(t->comm, t->comm_len, &k) == 0 && k.running && strcmp(k.wq, wq) == 0;
-}
-
-static ssize_t finding_holding(const struct cgw_report *r, size_t idx)
-{
-	for (size_t k = 0; k < r->nf; k++)
-		for (size_t j = 0; j < r->f[k].ntasks; j++)
-			if (r->f[k].tasks[j] == idx)
-				return (ssize_t)k;
-	return -1;
 }
 
 /* workqueue: a signature that names the workqueue its waiters flush (`workqueue =` in its
@@ -269,7 +244,7 @@ static void correlate_workqueue(struct cgw_report *r)
 				push(&f->chain, &f->nchain, f->tasks[j]);
 				sb_printf(&f->evidence, "%s flushes workqueue %s: it waits until every "
 				          "work item queued there has run\n",
-				          who(&s->t[f->tasks[j]], a, sizeof(a)), wq);
+				          task_name(&s->t[f->tasks[j]], a, sizeof(a)), wq);
 				nflush++;
 			}
 		if (!nflush)
@@ -284,9 +259,9 @@ static void correlate_workqueue(struct cgw_report *r)
 				in_chain = f->chain[c] == i;
 			if (!in_chain)
 				push(&f->chain, &f->nchain, i);
-			ssize_t home = finding_holding(r, i);
+			ssize_t home = report_finding_of(r, i);
 			sb_printf(&f->evidence, "%s runs %s work now (its name ends in +%s) and has been "
-			          "%s for %.1f s%s%s\n", who(t, a, sizeof(a)), wq, wq,
+			          "%s for %.1f s%s%s\n", task_name(t, a, sizeof(a)), wq, wq,
 			          t->state == 'D' ? "blocked (D)" : "waiting to run (R)", t->blocked_s,
 			          home >= 0 && (size_t)home != k ? ": see finding " : "",
 			          home >= 0 && (size_t)home != k ? r->f[home].sig->id : "");

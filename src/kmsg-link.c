@@ -34,16 +34,6 @@ static const char *lock_name(enum kmsg_lock l)
 	       l == KMSG_LOCK_RWSEM ? "rw-semaphore" : "lock";
 }
 
-/* The finding holding scan task index i, or -1. */
-static ssize_t finding_of_task(const struct cgw_report *r, size_t i)
-{
-	for (size_t k = 0; k < r->nf; k++)
-		for (size_t j = 0; j < r->f[k].ntasks; j++)
-			if (r->f[k].tasks[j] == i)
-				return (ssize_t)k;
-	return -1;
-}
-
 /* The scanned task with this tid (and, when comm is given, that comm), or -1. */
 static ssize_t scanned(const struct cgw_scan *s, int tid, const char *comm)
 {
@@ -52,14 +42,6 @@ static ssize_t scanned(const struct cgw_scan *s, int tid, const char *comm)
 		                                                   s->t[i].comm_len)))
 			return (ssize_t)i;
 	return -1;
-}
-
-static const char *who(const struct cgw_task *t, char *buf, size_t cap)
-{
-	char comm[CGW_COMM_MAX * 4];
-	cescape(t->comm, t->comm_len, comm, sizeof(comm));
-	snprintf(buf, cap, "%s %d (%s)", t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
-	return buf;
 }
 
 /* Where a task the kernel named (comm NULL: any) is in this report: name gets "PID 5 (x)"
@@ -80,8 +62,8 @@ static bool where_is(const struct cgw_report *r, size_t self, int pid, const cha
 		return false;
 	}
 	const struct cgw_task *t = &s->t[i];
-	who(t, name, ncap);
-	ssize_t f = finding_of_task(r, (size_t)i);
+	task_name(t, name, ncap);
+	ssize_t f = report_finding_of(r, (size_t)i);
 	if (f == (ssize_t)self)
 		snprintf(where, wcap, "in this finding");
 	else if (f >= 0)

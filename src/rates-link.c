@@ -160,30 +160,10 @@ void rates_text(const struct cgw_rates *rt, FILE *out)
  * gives the same evidence on every run. Live, the same lines carry the counts and rates of
  * the window, and say which source they come from. */
 
-static const char *who(const struct cgw_task *t, char *buf, size_t cap)
-{
-	char comm[CGW_COMM_MAX * 4];
-	cescape(t->comm, t->comm_len, comm, sizeof(comm));
-	snprintf(buf, cap, "%s %d (%s)", t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
-	return buf;
-}
-
-/* Does the task have a frame named name (a trailing '*' matches a prefix)? */
-static bool has_frame(const struct cgw_task *t, const char *name)
-{
-	size_t n = strlen(name);
-	bool prefix = n && name[n - 1] == '*';
-	for (size_t i = 0; i < t->nframes; i++)
-		if (prefix ? strncmp(t->frames[i].name, name, n - 1) == 0
-		           : strcmp(t->frames[i].name, name) == 0)
-			return true;
-	return false;
-}
-
 static bool has_any(const struct cgw_task *t, const char *const *names)
 {
 	for (; *names; names++)
-		if (has_frame(t, *names))
+		if (task_has_frame(t, *names))
 			return true;
 	return false;
 }
@@ -347,7 +327,7 @@ static void link_pidlist(struct cgw_report *r, struct cgw_finding *f, const stru
 		else
 			snprintf(st, sizeof(st), "state %c", t->state);
 		sb_printf(ev, "/proc/%d/task/%d/stat: %s %s cgroup_pidlist_destroy work, %s on CPU %d\n",
-		          t->tgid, t->tid, who(t, a, sizeof(a)),
+		          t->tgid, t->tid, task_name(t, a, sizeof(a)),
 		          wq[-1] == '+' ? "is running" : "last ran", st, t->cpu);
 		nk++;
 	}
@@ -569,7 +549,7 @@ static void link_fork(struct cgw_report *r, struct cgw_finding *f, const struct 
 			sb_printf(ev, "/proc/%d/task/%d/stack: %s is moving tasks between cgroups (%s): "
 			          "it takes the thread-group lock exclusively, and while it waits for it "
 			          "or holds it every fork and exit on the host waits\n", t->tgid,
-			          t->tid, who(t, a, sizeof(a)), has_frame(t, "cgroup_attach_lock") ?
+			          t->tid, task_name(t, a, sizeof(a)), task_has_frame(t, "cgroup_attach_lock") ?
 			          "cgroup_attach_lock" : "cgroup_procs_write_start");
 	}
 	sb_printf(ev, "/proc/TID/stack: in this scan %zu task%s wait%s in the fork path "
