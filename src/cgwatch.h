@@ -262,8 +262,6 @@ void fdcache_end(struct cgw_fdcache *c);
  * cache; call in /proc's order. Returns bytes read or -errno. */
 ssize_t fdcache_read_stat(struct cgw_fdcache *c, int taskfd, int tgid, int tid,
                           const char *tidname, char *buf, size_t cap);
-/* fds held. */
-size_t fdcache_size(const struct cgw_fdcache *c);
 
 /* ---- cpuclock.c: "now" on each CPU's scheduler clock ---- */
 

@@ -125,8 +125,3 @@ void fdcache_free(struct cgw_fdcache *c)
 	free(c->new);
 	free(c);
 }
-
-size_t fdcache_size(const struct cgw_fdcache *c)
-{
-	return c->nold;
-}

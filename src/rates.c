@@ -682,14 +682,3 @@ struct cgw_rates_src *rates_close(struct cgw_rates_src *s)
 	free(s);
 	return NULL;
 }
-
-int rates_measure(bool live, unsigned window_ms, unsigned timeout_ms, struct cgw_rates *out)
-{
-	struct cgw_rates_src *s = rates_open(live, timeout_ms);
-	int e = rates_wait(s, window_ms);
-	int r = rates_sample(s, out);
-	if (e == -ECANCELED)
-		note(s, "interrupted before the window ended");
-	rates_close(s);
-	return r;
-}

@@ -90,9 +90,6 @@ int rates_wait(struct cgw_rates_src *src, unsigned window_ms);
  * for RCU grace periods: ~40 ms per tracepoint here, so ~0.3 s in all). NULL is fine.
  * Returns NULL. */
 struct cgw_rates_src *rates_close(struct cgw_rates_src *src);
-/* One-shot for `cgwatch check`: open, wait window_ms, sample, close. Returns as
- * rates_sample(). */
-int rates_measure(bool live, unsigned window_ms, unsigned timeout_ms, struct cgw_rates *out);
 
 /* Default window of `check`: 1 s. Short enough for an interactive command; long enough that
  * a churn of one cgroup a second, or the per-second vmstat work on mm_percpu_wq, shows as a
