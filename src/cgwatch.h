@@ -47,6 +47,8 @@ int parse_seconds(const char *s, double min, double max, double *out);
 
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);
+/* Monotonic clock in milliseconds. */
+double mono_ms(void);
 /* Wall clock, seconds since the epoch. */
 double now_epoch(void);
 /* "2026-11-30T07:16:22Z" for an epoch time, into out (cap bytes); returns out. */
@@ -269,12 +271,65 @@ struct cgw_cpuclock { int cpu; double clock_ms, mono_ms; };
 /* Hop onto every CPU of want that this thread may run on and read its scheduler clock there
  * (our own se.exec_start). Restores the affinity. Returns the number of CPUs measured. */
 size_t cpuclock_measure(const struct cgw_cpus *want, struct cgw_cpuclock *out, size_t cap);
-/* Now on cpu's clock, in ms: measured, else the fallback (the reader's clock at
- * fallback_mono_ms, moved on to now) but at least floor_ms. */
+/* cpu's clock, in ms, at CLOCK_MONOTONIC time at_mono_ms: measured, else the fallback (the
+ * reader's clock at fallback_mono_ms, moved on to at_mono_ms) but at least floor_ms. */
 double cpuclock_now(const struct cgw_cpuclock *m, size_t n, int cpu, double fallback_ms,
-                    double fallback_mono_ms, double floor_ms);
+                    double fallback_mono_ms, double floor_ms, double at_mono_ms);
 
-/* ---- task.c / scan.c ---- */
+/* ---- duration.c: a task's time off the CPU, a fact or a bound ---- */
+
+enum cgw_bound { BOUND_EXACT = 0, BOUND_LOWER, BOUND_UNKNOWN };
+
+/* A D or R task as one read saw it, and what its duration is computed from. */
+struct cgw_seen {
+	int tid;
+	unsigned long long start_ticks;   /* with tid, the key: tids are reused */
+	char state;
+	unsigned long long nr_switches;
+	double sum_exec_ms;
+	double exec_start_ms;             /* when it last ran, on clock_cpu's clock; 0 unknown */
+	int clock_cpu;
+	double since_mono_ms;             /* in this state without running at least since then */
+};
+struct cgw_dur { double s; enum cgw_bound bound; };
+
+/* Fill next (state, switches, exec_start, since) from one read of a task at read_mono_ms and
+ * the previous sighting of the same task (NULL when none); the caller sets tid and start. */
+void seen_update(struct cgw_seen *next, const struct cgw_seen *prev, char state,
+                 const struct cgw_sched *sc, int cpu, double read_mono_ms);
+/* What a sighting proves at read_mono_ms: now_ms is its clock_cpu's clock then, age_s the
+ * task's age (< 0 unknown). Exact from exec_start, else a lower bound from since, else
+ * unknown; never more than the age. */
+struct cgw_dur seen_duration(const struct cgw_seen *w, double now_ms, double read_mono_ms,
+                             double age_s);
+/* Read again (stat st, sched sc), is the task still in the wait w saw: the same task (start
+ * time), the same state, and not run since (switches, CPU time and exec_start unchanged; an
+ * exec_start reset to 0 is not a run)? */
+bool seen_still(const struct cgw_seen *w, const struct cgw_stat *st, const struct cgw_sched *sc);
+/* Seconds since a task with this stat start time started, at uptime_s; -1 when unknown. */
+double task_age(unsigned long long start_ticks, double uptime_s, long clk_tck);
+/* "12.3 s", "at least 12.3 s" or "an unknown time", into buf; returns buf. */
+const char *dur_text(struct cgw_dur d, char *buf, size_t cap);
+/* "exact", "lower" or "unknown", and back (anything else: exact, as files before bounds). */
+const char *bound_name(enum cgw_bound b);
+enum cgw_bound bound_parse(const char *s);
+
+/* ---- history.c: the daemon's sightings of D and R tasks, scan to scan ---- */
+
+struct cgw_history;
+struct cgw_history *history_new(void);
+void history_free(struct cgw_history *h);
+/* Start a scan: forget sightings added since the last commit. */
+void history_begin(struct cgw_history *h);
+/* The last committed scan's sighting of (tid, start_ticks), or NULL. */
+const struct cgw_seen *history_find(const struct cgw_history *h, int tid,
+                                    unsigned long long start_ticks);
+/* Remember a sighting of this scan. */
+void history_add(struct cgw_history *h, const struct cgw_seen *w);
+/* End a scan: its sightings are what the next scan finds. */
+void history_commit(struct cgw_history *h);
+
+/* ---- scan.c ---- */
 
 enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED };
 
@@ -286,9 +341,14 @@ struct cgw_task {
 	unsigned long flags;
 	int cpu;
 	unsigned policy, rt_priority;
-	double exec_start_ms;
-	unsigned long long nr_switches;
-	double blocked_s;                 /* now - exec_start, for D and R tasks */
+	double exec_start_ms;             /* se.exec_start as read; 0: reset by the kernel */
+	struct cgw_seen seen;             /* what its duration comes from (duration.c) */
+	double read_mono_ms;              /* when stat and sched were last read (CLOCK_MONOTONIC) */
+	double now_ms;                    /* seen.clock_cpu's clock then */
+	double age_s;                     /* since it started, at that read; -1 unknown */
+	double blocked_s;                 /* how long blocked (D) or waiting (R), exactly or at */
+	enum cgw_bound bound;             /* least; 0 when unknown */
+	bool gone;                        /* exited while it was being read: dropped */
 	char cpus_allowed[256];
 	enum cgw_suspect suspect;
 	/* read only for suspects */
@@ -331,7 +391,10 @@ struct cgw_scan {
 	struct cgw_runner *runners; size_t nrunners, runners_cap;
 	double now_ms;                    /* se.exec_start of the reader: "now" on the rq clock */
 	double now_mono_ms;               /* CLOCK_MONOTONIC when now_ms was read */
-	double *rq_latest;                /* per CPU: latest exec_start of an R task (a floor) */
+	double uptime_s, uptime_mono_ms;  /* /proc/uptime (boot clock), and when it was read */
+	struct cgw_rq_floor { double exec_start_ms, mono_ms; } *rq_latest;
+	                                  /* per CPU: latest exec_start of an R task (a floor) */
+	size_t untimed;                   /* D tasks not listed: their time is unknown (duration.c) */
 	bool live;                        /* the host itself, not a replayed tree */
 	struct cgw_cpuclock *clocks; size_t nclocks;   /* CPUs whose clock was read (cpuclock.c) */
 	size_t threads;                   /* threads seen */
@@ -352,15 +415,19 @@ struct cgw_scan_opts {
 	struct cgw_fdcache *fdcache;      /* the daemon's open stat fds; NULL: open each time */
 	const struct cgw_runner *prev_runners;   /* the daemon's last scan: shares over the */
 	size_t nprev_runners;                    /* whole interval, not only the second look */
+	struct cgw_history *history;      /* the daemon's sightings; NULL: one snapshot (check) */
 };
 
 /* A read that can block on the hang, with the deadline; once SCAN_MAX_TIMEOUTS reads timed
  * out in this scan it is skipped (-ETIME). Otherwise as dl_read_file(). */
 ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
                   unsigned timeout_ms);
-/* Now, in ms, on the scheduler clock of cpu (se.exec_start's clock there): measured when the
- * reader could run there, else the reader's own clock with a floor from runnable tasks. */
-double scan_cpu_now(const struct cgw_scan *s, int cpu);
+/* The scheduler clock of cpu (se.exec_start's clock there), in ms, at CLOCK_MONOTONIC time
+ * at_mono_ms: measured when the reader could run there, else the reader's own clock with a
+ * floor from runnable tasks. A replay has only the captured clocks. */
+double scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
+/* A task's duration as one value and its bound. */
+struct cgw_dur task_dur(const struct cgw_task *t);
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read. */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
@@ -432,7 +499,8 @@ struct inc_task {
 	unsigned long long start_ticks;
 	char comm[CGW_COMM_MAX]; size_t comm_len;
 	char unit[128];
-	double blocked_s;                 /* longest seen blocked or waiting */
+	double blocked_s;                 /* longest seen blocked or waiting, */
+	enum cgw_bound bound;             /* exactly or at least */
 	double resolved_at;               /* epoch; 0 while still blocked */
 };
 struct inc_event { double time; enum inc_state state; enum cgw_sev severity; size_t ntasks;
@@ -469,6 +537,8 @@ void incidents_free(struct cgw_incidents *in);
 size_t incident_stuck(const struct incident *i);
 /* The task of incident i blocked longest (the one a message names). */
 const struct inc_task *incident_lead(const struct incident *i);
+/* An incident task's duration as one value and its bound. */
+struct cgw_dur inc_task_dur(const struct inc_task *t);
 /* The incident as the "incident" object of a report. */
 struct json_object *incident_json(const struct incident *i, enum inc_state state);
 /* Save the open incidents to path atomically, with this boot's id. Returns 0 or -errno. */

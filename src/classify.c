@@ -21,12 +21,15 @@ static int vfork_child_of(const struct cgw_scan *s, const struct cgw_task *t)
 	return best;
 }
 
+/* The signature's severity, raised to warning, and to critical for a task proven blocked
+ * blocked_critical or longer (an exact time, or a lower bound: both are proven). */
 static enum cgw_sev task_severity(const struct cgw_task *t, const struct cgw_conf *c)
 {
 	if (t->sig->severity == SEV_INFO)
 		return SEV_INFO;
 	enum cgw_sev sev = t->sig->severity;
-	if (t->suspect == SUSPECT_BLOCKED && t->blocked_s >= c->blocked_critical_s)
+	if (t->suspect == SUSPECT_BLOCKED && t->bound != BOUND_UNKNOWN &&
+	    t->blocked_s >= c->blocked_critical_s)
 		sev = SEV_CRITICAL;
 	else if (sev < SEV_WARNING)
 		sev = SEV_WARNING;
@@ -39,20 +42,44 @@ static bool task_reportable(const struct cgw_task *t, const struct cgw_report *r
 	return t->suspect == SUSPECT_STARVED || t->blocked_s >= r->threshold_s;
 }
 
-static void finding_evidence(struct cgw_finding *f, const struct cgw_scan *s,
-                             const struct cgw_task *t)
+/* Where a task's time comes from, for its evidence line: the kernel's own value, one the
+ * kernel has since reset, a lower bound from an earlier scan, or nothing (duration.c). */
+static const char *time_source(const struct cgw_task *t, char *buf, size_t cap)
 {
-	char comm[CGW_COMM_MAX * 4];
+	const char *stuck = t->state == 'D' ? "in D" : "runnable";
+	if (t->bound == BOUND_EXACT && t->exec_start_ms > 0)
+		snprintf(buf, cap, "se.exec_start %.3f ms, now %.3f ms on CPU %d's clock",
+		         t->exec_start_ms, t->now_ms, t->seen.clock_cpu);
+	else if (t->bound == BOUND_EXACT)
+		snprintf(buf, cap, "se.exec_start reads 0, reset when the kernel moved the task; it "
+		         "read %.3f ms at an earlier scan and the task has not run since (same switch "
+		         "count), now %.3f ms", t->seen.exec_start_ms, t->now_ms);
+	else if (t->bound == BOUND_LOWER)
+		snprintf(buf, cap, "se.exec_start%s; an earlier scan saw it %s and it has not run "
+		         "since (same switch count)", t->exec_start_ms > 0 ? " is not this task's "
+		         "clock: beyond its age" : " reads 0, reset when the kernel moved the task",
+		         stuck);
+	else if (t->age_s >= 0)
+		snprintf(buf, cap, "se.exec_start reads 0, reset when the kernel moved the task; "
+		         "at most %.1f s, its age", t->age_s);
+	else
+		snprintf(buf, cap, "se.exec_start reads 0, reset when the kernel moved the task");
+	return buf;
+}
+
+static void finding_evidence(struct cgw_finding *f, const struct cgw_task *t)
+{
+	char comm[CGW_COMM_MAX * 4], d[48], src[320];
 	cescape(t->comm, t->comm_len, comm, sizeof(comm));
+	dur_text(task_dur(t), d, sizeof(d));
+	time_source(t, src, sizeof(src));
 	if (t->suspect == SUSPECT_STARVED)
 		sb_printf(&f->evidence, "/proc/%d/task/%d: %s is runnable (R) on CPU %d but has not "
-		          "run for %.1f s (se.exec_start %.3f ms, now %.3f ms); allowed CPUs %s\n",
-		          t->tgid, t->tid, comm, t->cpu, t->blocked_s, t->exec_start_ms, s->now_ms,
+		          "run for %s (%s); allowed CPUs %s\n", t->tgid, t->tid, comm, t->cpu, d, src,
 		          t->cpus_allowed[0] ? t->cpus_allowed : "?");
 	else
-		sb_printf(&f->evidence, "/proc/%d/task/%d: %s has been in D for %.1f s "
-		          "(se.exec_start %.3f ms, now %.3f ms)\n", t->tgid, t->tid, comm,
-		          t->blocked_s, t->exec_start_ms, s->now_ms);
+		sb_printf(&f->evidence, "/proc/%d/task/%d: %s has been in D for %s (%s)\n", t->tgid,
+		          t->tid, comm, d, src);
 	if (t->stack_error[0])
 		sb_printf(&f->evidence, "/proc/%d/task/%d/stack: %s\n", t->tgid, t->tid,
 		          t->stack_error);
@@ -141,10 +168,11 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 		struct cgw_finding *f = &r->f[k];
 		qsort_r(f->tasks, f->ntasks, sizeof(size_t), cmp_blocked, s->t);
 		for (size_t j = 0; j < f->ntasks; j++)
-			finding_evidence(f, s, &s->t[f->tasks[j]]);
+			finding_evidence(f, &s->t[f->tasks[j]]);
 	}
 	correlate(r);
-	qsort_r(r->f, r->nf, sizeof(*r->f), cmp_finding, s->t);
+	if (r->nf)
+		qsort_r(r->f, r->nf, sizeof(*r->f), cmp_finding, s->t);
 	return 0;
 }
 

@@ -52,10 +52,14 @@ static int runners_on(struct cgw_report *r, struct strbuf *ev, int cpu, int exce
 			if (u->share >= 0)
 				snprintf(share, sizeof(share), ", %.0f %% of the CPU over the last %.1f s",
 				         u->share > 1 ? 100.0 : u->share * 100, u->share_window_s);
-			double ago = (scan_cpu_now(s, cpu) - u->exec_start_ms) / 1000.0;
-			sb_printf(ev, "CPU %d: %d (%s) %s/%u is runnable there (last ran %.1f s ago%s)%s\n",
+			char last[48] = "last ran: not known, moved since";   /* exec_start 0 */
+			if (u->exec_start_ms > 0) {
+				double ago = (scan_cpu_now(s, cpu, u->read_mono_ms) - u->exec_start_ms) / 1000.0;
+				snprintf(last, sizeof(last), "last ran %.1f s ago", ago < 0 ? 0 : ago);
+			}
+			sb_printf(ev, "CPU %d: %d (%s) %s/%u is runnable there (%s%s)%s\n",
 			          cpu, u->tid, cescape(u->comm, u->comm_len, comm, sizeof(comm)),
-			          policy_name(u->policy), u->rt_priority, ago < 0 ? 0 : ago, share,
+			          policy_name(u->policy), u->rt_priority, last, share,
 			          rt ? ": a real-time task keeps lower-priority tasks off this CPU" : "");
 			named++;
 		}
@@ -86,7 +90,7 @@ static void correlate_lru_drain(struct cgw_report *r)
 	struct cgw_finding *mig = finding_of(r, "cpuset-migrate-wait");
 	struct cgw_finding *sta = finding_of(r, "starved");
 	struct strbuf ev = { 0 };
-	char a[CGW_COMM_MAX * 4 + 32], list[4096];
+	char a[CGW_COMM_MAX * 4 + 32], list[4096], d[48];
 
 	/* the chain: migration waiters, longest first, then the drain's workers */
 	free(lru->chain);
@@ -104,13 +108,13 @@ static void correlate_lru_drain(struct cgw_report *r)
 		const char *where = task_has_frame(t, "flush_migrate_mm_task_workfn") ?
 			"on its way back from a cpuset change (flush_migrate_mm_task_workfn)" :
 			"in the cpuset write itself";
-		sb_printf(&ev, "%s has waited %.1f s %s for the cpuset_migrate_mm workqueue\n",
-		          task_name(t, a, sizeof(a)), t->blocked_s, where);
+		sb_printf(&ev, "%s has waited %s %s for the cpuset_migrate_mm workqueue\n",
+		          task_name(t, a, sizeof(a)), dur_text(task_dur(t), d, sizeof(d)), where);
 	}
 	for (size_t j = 0; j < lru->ntasks; j++) {
 		const struct cgw_task *t = &s->t[lru->tasks[j]];
-		sb_printf(&ev, "%s has waited %.1f s in __lru_add_drain_all for per-CPU drain work%s\n",
-		          task_name(t, a, sizeof(a)), t->blocked_s,
+		sb_printf(&ev, "%s has waited %s in __lru_add_drain_all for per-CPU drain work%s\n",
+		          task_name(t, a, sizeof(a)), dur_text(task_dur(t), d, sizeof(d)),
 		          task_has_frame(t, "cpuset_migrate_mm_workfn") ? ", migrating a cpuset's memory "
 		          "(cpuset_migrate_mm_workfn)" : "");
 	}
@@ -129,9 +133,9 @@ static void correlate_lru_drain(struct cgw_report *r)
 		}
 		cpus_set(&starved_cpus, (unsigned)cpu);
 		push(&lru->tasks, &lru->ntasks, idx);
-		sb_printf(&ev, "%s, bound to CPU %d, is runnable but has not run for %.1f s: the "
+		sb_printf(&ev, "%s, bound to CPU %d, is runnable but has not run for %s: the "
 		          "drain work queued there cannot run\n", task_name(t, a, sizeof(a)), cpu,
-		          t->blocked_s);
+		          dur_text(task_dur(t), d, sizeof(d)));
 		remove_task(sta, idx);
 		nkw++;
 	}
@@ -170,7 +174,10 @@ static void correlate_lru_drain(struct cgw_report *r)
 	lru->ntasks = ntasks;
 	for (size_t j = 0; mig && j < nwait; j++)
 		remove_task(mig, lru->chain[j]);
-	lru->severity = SEV_CRITICAL;
+	lru->severity = SEV_NONE;              /* what its tasks prove (classify.c) */
+	for (size_t j = 0; j < lru->ntasks; j++)
+		if (s->t[lru->tasks[j]].severity > lru->severity)
+			lru->severity = s->t[lru->tasks[j]].severity;
 	if (mig && mig->ntasks == 0)          /* what was read of the waiters, where */
 		sb_add(&ev, mig->evidence.s ? mig->evidence.s : "", mig->evidence.len);
 	sb_add(&ev, lru->evidence.s ? lru->evidence.s : "", lru->evidence.len);
@@ -180,15 +187,17 @@ static void correlate_lru_drain(struct cgw_report *r)
 	const struct cgw_task *outer = &s->t[lru->chain[0]];
 	sb_free(&lru->summary);
 	if (nkw)
-		sb_printf(&lru->summary, "%s has been blocked %.1f s behind a memory migration whose "
+		sb_printf(&lru->summary, "%s has been blocked %s behind a memory migration whose "
 		          "LRU drain cannot run on CPU%s %s, where %s: give those CPUs' kworkers a "
-		          "moment of CPU.", task_name(outer, a, sizeof(a)), outer->blocked_s,
+		          "moment of CPU.", task_name(outer, a, sizeof(a)),
+		          dur_text(task_dur(outer), d, sizeof(d)),
 		          nkw > 1 ? "s" : "", list,
 		          spinners ? "other tasks (real-time first, below) keep them off" :
 		          "they are starved");
 	else
-		sb_printf(&lru->summary, "%s has been blocked %.1f s behind a memory migration stuck "
-		          "in its LRU drain.", task_name(outer, a, sizeof(a)), outer->blocked_s);
+		sb_printf(&lru->summary, "%s has been blocked %s behind a memory migration stuck "
+		          "in its LRU drain.", task_name(outer, a, sizeof(a)),
+		          dur_text(task_dur(outer), d, sizeof(d)));
 }
 
 static void correlate_starvation(struct cgw_report *r)
@@ -232,7 +241,7 @@ static bool runs_workqueue(const struct cgw_task *t, const char *wq)
 static void correlate_workqueue(struct cgw_report *r)
 {
 	const struct cgw_scan *s = r->scan;
-	char a[CGW_COMM_MAX * 4 + 32];
+	char a[CGW_COMM_MAX * 4 + 32], d[48];
 	for (size_t k = 0; k < r->nf; k++) {
 		struct cgw_finding *f = &r->f[k];
 		const char *wq = f->sig->workqueue;
@@ -261,8 +270,9 @@ static void correlate_workqueue(struct cgw_report *r)
 				push(&f->chain, &f->nchain, i);
 			ssize_t home = report_finding_of(r, i);
 			sb_printf(&f->evidence, "%s runs %s work now (its name ends in +%s) and has been "
-			          "%s for %.1f s%s%s\n", task_name(t, a, sizeof(a)), wq, wq,
-			          t->state == 'D' ? "blocked (D)" : "waiting to run (R)", t->blocked_s,
+			          "%s for %s%s%s\n", task_name(t, a, sizeof(a)), wq, wq,
+			          t->state == 'D' ? "blocked (D)" : "waiting to run (R)",
+			          dur_text(task_dur(t), d, sizeof(d)),
 			          home >= 0 && (size_t)home != k ? ": see finding " : "",
 			          home >= 0 && (size_t)home != k ? r->f[home].sig->id : "");
 			nworkers++;

@@ -15,11 +15,6 @@
 
 #include "cgwatch.h"
 
-static double mono_ms(void)
-{
-	return (double)now_usec() / 1000.0;
-}
-
 size_t cpuclock_measure(const struct cgw_cpus *want, struct cgw_cpuclock *out, size_t cap)
 {
 	cpu_set_t *orig = CPU_ALLOC(CGW_MAX_CPUS), *one = CPU_ALLOC(CGW_MAX_CPUS);
@@ -50,12 +45,11 @@ out:
 }
 
 double cpuclock_now(const struct cgw_cpuclock *m, size_t n, int cpu, double fallback_ms,
-                    double fallback_mono_ms, double floor_ms)
+                    double fallback_mono_ms, double floor_ms, double at_mono_ms)
 {
-	double ref = mono_ms();
 	for (size_t i = 0; i < n; i++)
 		if (m[i].cpu == cpu)
-			return m[i].clock_ms + (ref - m[i].mono_ms);
-	double now = fallback_ms + (ref - fallback_mono_ms);
+			return m[i].clock_ms + (at_mono_ms - m[i].mono_ms);
+	double now = fallback_ms + (at_mono_ms - fallback_mono_ms);
 	return floor_ms > now ? floor_ms : now;
 }

@@ -29,6 +29,7 @@ struct cgw_daemon {
 	struct cgw_sigset sigs;
 	struct cgw_incidents inc;
 	struct cgw_fdcache *fdcache;      /* stat fds kept open between scans */
+	struct cgw_history *history;      /* D and R tasks of the last scan: their durations */
 	struct cgw_runner *runners;       /* the last scan's runnable threads: CPU shares */
 	size_t nrunners;
 	struct cgw_cpus pinned;           /* the CPUs we run on now */
@@ -125,6 +126,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		.read_timeout_ms = (unsigned)(d->conf.read_timeout_s * 1000),
 		.self_tgid = getpid(),
 		.fdcache = d->fdcache,
+		.history = d->history,
 		.prev_runners = d->runners,
 		.nprev_runners = d->nrunners,
 	};
@@ -259,6 +261,7 @@ int daemon_run(const char *config_path)
 		          dropped == 1 ? "" : "s");
 
 	d.fdcache = fdcache_new();
+	d.history = history_new();
 	d.rates = rates_open(true, (unsigned)(d.conf.read_timeout_s * 1000));
 	if (kmsg_open_follow(&d.kmsg, KMSG_PATH) < 0)
 		log_warnx("cannot read %s: %s; the kernel's own reports will not be linked",
@@ -283,6 +286,7 @@ out:
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);
 	fdcache_free(d.fdcache);
+	history_free(d.history);
 	free(d.runners);
 	kmsg_free(&d.kmsg);
 	d.rates = rates_close(d.rates);

@@ -75,6 +75,11 @@ const struct inc_task *incident_lead(const struct incident *i)
 	return lead ? lead : i->ntasks ? &i->tasks[0] : NULL;
 }
 
+struct cgw_dur inc_task_dur(const struct inc_task *t)
+{
+	return (struct cgw_dur){ t->blocked_s, t->bound };
+}
+
 static double incident_worst(const struct incident *i)
 {
 	double w = 0;
@@ -152,8 +157,10 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 		if (it->resolved_at > 0)      /* stuck again after a recovery: a new wait */
 			it->blocked_s = 0;
 		it->resolved_at = 0;
-		if (t->blocked_s > it->blocked_s)
+		if (t->blocked_s > it->blocked_s || it->blocked_s == 0) {
 			it->blocked_s = t->blocked_s;
+			it->bound = t->bound;
+		}
 	}
 	for (size_t k = 0; k < i->ntasks; k++)
 		if (!seen[k] && i->tasks[k].resolved_at == 0)
@@ -298,6 +305,7 @@ json_object *incident_json(const struct incident *i, enum inc_state state)
 		json_object_object_add(to, "unit", json_object_new_string(
 			cescape(t->unit, strlen(t->unit), comm, sizeof(comm))));
 		json_object_object_add(to, "blocked_s", jseconds(t->blocked_s));
+		json_object_object_add(to, "blocked_bound", json_object_new_string(bound_name(t->bound)));
 		json_object_object_add(to, "resolved", jtime(t->resolved_at));
 		json_object_array_add(ts, to);
 	}
@@ -333,6 +341,7 @@ static json_object *state_incident(const struct incident *i)
 		json_object_object_add(to, "comm_hex", json_object_new_string(hex));
 		json_object_object_add(to, "unit", json_object_new_string(t->unit));
 		json_object_object_add(to, "blocked_s", json_object_new_double(t->blocked_s));
+		json_object_object_add(to, "blocked_bound", json_object_new_string(bound_name(t->bound)));
 		json_object_object_add(to, "resolved_at", json_object_new_double(t->resolved_at));
 		json_object_array_add(ts, to);
 	}
@@ -435,6 +444,7 @@ static bool load_incident(struct incident *i, json_object *o)
 			}
 			snprintf(t->unit, sizeof(t->unit), "%s", jget_s(to, "unit"));
 			t->blocked_s = jget_d(to, "blocked_s");
+			t->bound = bound_parse(jget_s(to, "blocked_bound"));
 			t->resolved_at = jget_d(to, "resolved_at");
 			if (t->tid > 0)
 				i->ntasks++;

@@ -68,10 +68,12 @@ static bool where_is(const struct cgw_report *r, size_t self, int pid, const cha
 		snprintf(where, wcap, "in this finding");
 	else if (f >= 0)
 		snprintf(where, wcap, "in finding %s", r->f[f].sig->id);
-	else
-		snprintf(where, wcap, "%s for %.1f s in this scan, below the report threshold",
+	else {
+		char d[48];
+		snprintf(where, wcap, "%s for %s in this scan, below the report threshold",
 		         t->state == 'D' ? "blocked (D)" : t->state == 'R' ? "waiting to run (R)" :
-		         "scanned", t->blocked_s);
+		         "scanned", dur_text(task_dur(t), d, sizeof(d)));
+	}
 	return true;
 }
 

@@ -319,11 +319,12 @@ static void link_pidlist(struct cgw_report *r, struct cgw_finding *f, const stru
 		                 strstr(t->comm, "cgroup_pidlist_destroy") : NULL;
 		if (!wq || wq == t->comm || (wq[-1] != '+' && wq[-1] != '-') || wq[22] != '\0')
 			continue;
-		char st[64];
+		char st[80], d[48];
 		if (t->state == 'D')
-			snprintf(st, sizeof(st), "blocked (D) for %.1f s", t->blocked_s);
+			snprintf(st, sizeof(st), "blocked (D) for %s", dur_text(task_dur(t), d, sizeof(d)));
 		else if (t->state == 'R')
-			snprintf(st, sizeof(st), "runnable (R), waiting %.1f s", t->blocked_s);
+			snprintf(st, sizeof(st), "runnable (R), waiting %s",
+			         dur_text(task_dur(t), d, sizeof(d)));
 		else
 			snprintf(st, sizeof(st), "state %c", t->state);
 		sb_printf(ev, "/proc/%d/task/%d/stat: %s %s cgroup_pidlist_destroy work, %s on CPU %d\n",

@@ -60,6 +60,9 @@ static json_object *task_json(const struct cgw_task *t)
 	char st[2] = { t->state, 0 };
 	json_object_object_add(o, "state", json_object_new_string(st));
 	json_object_object_add(o, "blocked_s", jseconds(t->blocked_s));
+	json_object_object_add(o, "blocked_bound", json_object_new_string(bound_name(t->bound)));
+	if (t->age_s >= 0)
+		json_object_object_add(o, "age_s", jseconds(t->age_s));
 	json_object_object_add(o, "frozen", json_object_new_boolean(t->frozen));
 	json_object_object_add(o, "policy", json_object_new_string(policy_name(t->policy)));
 	json_object_object_add(o, "rt_priority", json_object_new_int((int)t->rt_priority));
@@ -178,6 +181,7 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 	json_object_object_add(sc, "duration_ms", jround((double)s->scan_usec / 1000.0, 3));
 	json_object_object_add(sc, "threshold_s", jround(r->threshold_s, 1));
 	json_object_object_add(sc, "unreadable", json_object_new_int(s->errors));
+	json_object_object_add(sc, "untimed", json_object_new_int64((int64_t)s->untimed));
 	json_object_object_add(o, "scan", sc);
 	if (r->kmsg)
 		json_object_object_add(o, "kmsg", kmsg_json(r->kmsg));

@@ -51,8 +51,12 @@ static void task_line(const struct cgw_task *t, FILE *out, const char *indent)
 	fprintf(out, "%s%s %d (%s)", indent, t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
 	if (t->tid != t->tgid)
 		fprintf(out, " of PID %d", t->tgid);
-	fprintf(out, ": %s for %.1f s, CPU %d, %s", t->state == 'D' ? "blocked (D)" :
-	        "runnable but not running (R)", t->blocked_s, t->cpu, policy_name(t->policy));
+	char d[48];
+	fprintf(out, ": %s for %s", t->state == 'D' ? "blocked (D)" :
+	        "runnable but not running (R)", dur_text(task_dur(t), d, sizeof(d)));
+	if (t->bound == BOUND_UNKNOWN && t->age_s >= 0)
+		fprintf(out, " (at most %.1f s, its age)", t->age_s);
+	fprintf(out, ", CPU %d, %s", t->cpu, policy_name(t->policy));
 	if (t->rt_priority)
 		fprintf(out, "/%u", t->rt_priority);
 	if (t->cgroup[0])
@@ -170,6 +174,12 @@ void report_text(const struct cgw_report *r, FILE *out)
 	        "%zu threads scanned in %.1f ms\n", r->nf, r->nf == 1 ? "" : "s",
 	        count[SEV_CRITICAL], count[SEV_WARNING], count[SEV_INFO], ntasks,
 	        ntasks == 1 ? "" : "s", s->threads, (double)s->scan_usec / 1000.0);
+	if (s->untimed)
+		fprintf(out, "note: %zu task%s in D for a time the kernel does not show (se.exec_start "
+		        "was reset when the kernel moved %s between CPUs) %s not listed; --all lists "
+		        "%s, and the daemon times them from its first sight\n", s->untimed,
+		        s->untimed == 1 ? "" : "s", s->untimed == 1 ? "it" : "them",
+		        s->untimed == 1 ? "is" : "are", s->untimed == 1 ? "it" : "them");
 	if (s->errors)
 		fprintf(out, "note: %d /proc file%s could not be read or parsed (see the messages "
 		        "above); those tasks are missing from this report\n", s->errors,

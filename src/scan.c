@@ -1,10 +1,12 @@
 /* scan.c: one pass over every thread under /proc.
  *
  * Per thread the scan reads only task/TID/stat (state, comm, cpu, policy). D and R threads
- * then get task/TID/sched (se.exec_start: how long since they last ran, from this one
- * snapshot) and task/TID/status (allowed CPUs). Only suspects — D past the threshold, R not run
- * for longer than the starvation threshold — get the reads that can block on the hang itself
- * (stack, wchan, cgroup, freezer state), each with a deadline. */
+ * then get task/TID/sched (se.exec_start and the switch counts: how long since they last ran,
+ * duration.c) and task/TID/status (allowed CPUs). Only suspects (D past the threshold, R not
+ * run for longer than the starvation threshold) get the reads that can block on the hang
+ * itself (stack, wchan, cgroup, freezer state), each with a deadline. Those take time, and
+ * tasks move on meanwhile: at the end every suspect's stat and sched are read again, and one
+ * that is gone, reused, out of its state or that ran since is dropped (its wait is over). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -79,8 +81,54 @@ static void runner_push(struct cgw_scan *s, const struct cgw_stat *st,
 	r->comm_len = st->comm_len;
 	r->exec_start_ms = sc->exec_start_ms;
 	r->sum_exec_ms = sc->sum_exec_ms;
-	r->read_mono_ms = (double)now_usec() / 1000.0;
+	r->read_mono_ms = mono_ms();
 	r->share = -1;
+}
+
+/* Seconds since a task started, at CLOCK_MONOTONIC time at_mono (boot clock of the host or
+ * of the replayed tree); -1 when /proc/uptime could not be read. */
+static double scan_age(const struct cgw_scan *s, unsigned long long start_ticks, double at_mono)
+{
+	double up = s->uptime_s;
+	if (up > 0 && s->live)
+		up += (at_mono - s->uptime_mono_ms) / 1000.0;
+	return task_age(start_ticks, up, sysconf(_SC_CLK_TCK));
+}
+
+/* D blocked at least blocked_s (every D task with --all), R waiting at least starved_s. A
+ * duration that is not known proves nothing. */
+static enum cgw_suspect suspect_of(char state, struct cgw_dur d, const struct cgw_scan_opts *o)
+{
+	bool known = d.bound != BOUND_UNKNOWN;
+	if (state == 'D' && ((known && d.s >= o->blocked_s) || o->all))
+		return SUSPECT_BLOCKED;
+	if (state == 'R' && known && d.s >= o->starved_s)
+		return SUSPECT_STARVED;
+	return SUSPECT_NONE;
+}
+
+/* A D task left out because nothing shows how long it has been blocked, though it is old
+ * enough to be past the threshold: counted, so that the report can say so. */
+static void count_untimed(struct cgw_scan *s, char state, struct cgw_dur d, double age,
+                          const struct cgw_scan_opts *o)
+{
+	if (state == 'D' && d.bound == BOUND_UNKNOWN && (age < 0 || age >= o->blocked_s))
+		s->untimed++;
+}
+
+/* Drop the tasks marked gone. */
+static void drop_gone(struct cgw_scan *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->t[i].gone) {
+			frames_free(s->t[i].frames, s->t[i].nframes);
+			free(s->t[i].marks);
+			continue;
+		}
+		s->t[k++] = s->t[i];
+	}
+	s->n = k;
 }
 
 /* One thread: stat always; sched and status for D and R. */
@@ -125,21 +173,27 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 		}
 		return;
 	}
+	double mono = mono_ms();
+	struct cgw_seen w = { .tid = st.tid, .start_ticks = st.start_ticks };
+	seen_update(&w, o->history ? history_find(o->history, st.tid, st.start_ticks) : NULL,
+	            st.state, &sc, st.cpu, mono);
+	if (o->history)
+		history_add(o->history, &w);
 	if (st.state == 'R') {
-		if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS && sc.exec_start_ms > s->rq_latest[st.cpu])
-			s->rq_latest[st.cpu] = sc.exec_start_ms;
+		if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
+		    sc.exec_start_ms > s->rq_latest[st.cpu].exec_start_ms)
+			s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
 		runner_push(s, &st, &sc, tgid);
 	}
-	double waited = (s->now_ms - sc.exec_start_ms) / 1000.0;
-	if (waited < 0)
-		waited = 0;                 /* ran after we read "now" */
-	enum cgw_suspect sus = SUSPECT_NONE;
-	if (st.state == 'D' && (waited >= o->blocked_s || o->all))
-		sus = SUSPECT_BLOCKED;
-	else if (st.state == 'R' && waited >= o->starved_s)
-		sus = SUSPECT_STARVED;
-	if (sus == SUSPECT_NONE)
+	/* "now" on the reader's clock at this read; the clock of the task's CPU comes later */
+	double now = s->live ? s->now_ms + (mono - s->now_mono_ms) : s->now_ms;
+	double age = scan_age(s, st.start_ticks, mono);
+	struct cgw_dur d = seen_duration(&w, now, mono, age);
+	enum cgw_suspect sus = suspect_of(st.state, d, o);
+	if (sus == SUSPECT_NONE) {
+		count_untimed(s, st.state, d, age, o);
 		return;
+	}
 
 	struct cgw_task *t = scan_push(s);
 	t->tid = st.tid;
@@ -154,8 +208,12 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	t->policy = st.policy;
 	t->rt_priority = st.rt_priority;
 	t->exec_start_ms = sc.exec_start_ms;
-	t->nr_switches = sc.nr_switches;
-	t->blocked_s = waited;
+	t->seen = w;
+	t->read_mono_ms = mono;
+	t->now_ms = now;
+	t->age_s = age;
+	t->blocked_s = d.s;
+	t->bound = d.bound;
 	t->suspect = sus;
 
 	snprintf(path, sizeof(path), "%s/status", tidname);
@@ -240,35 +298,94 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 	free(buf);
 }
 
-/* Recompute the suspects' times against "now" on the clock of the CPU each last ran on
- * (cpuclock.c). A replay has only the captured clocks: the reader's, and the floor that
- * runnable tasks give. */
-double scan_cpu_now(const struct cgw_scan *s, int cpu)
+double scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms)
 {
-	double floor = cpu >= 0 && cpu < CGW_MAX_CPUS && s->rq_latest ? s->rq_latest[cpu] : 0;
+	double floor = 0;
+	if (cpu >= 0 && cpu < CGW_MAX_CPUS && s->rq_latest && s->rq_latest[cpu].exec_start_ms > 0) {
+		const struct cgw_rq_floor *f = &s->rq_latest[cpu];
+		floor = f->exec_start_ms + (s->live ? at_mono_ms - f->mono_ms : 0);
+	}
 	if (s->live)
-		return cpuclock_now(s->clocks, s->nclocks, cpu, s->now_ms, s->now_mono_ms, floor);
+		return cpuclock_now(s->clocks, s->nclocks, cpu, s->now_ms, s->now_mono_ms, floor,
+		                    at_mono_ms);
 	return floor > s->now_ms ? floor : s->now_ms;
 }
 
-static void correct_clocks(struct cgw_scan *s)
+struct cgw_dur task_dur(const struct cgw_task *t)
+{
+	return (struct cgw_dur){ t->blocked_s, t->bound };
+}
+
+/* The suspects' times against "now" on the clock of the CPU whose clock their exec_start is
+ * on, at their own read (cpuclock.c). A time that is no longer known, or no longer past its
+ * threshold, drops the task. */
+static void correct_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	struct cgw_cpus want;
 	if (s->n == 0)
 		return;
 	memset(&want, 0, sizeof(want));
 	for (size_t i = 0; i < s->n; i++)
-		if (s->t[i].cpu >= 0)
-			cpus_set(&want, (unsigned)s->t[i].cpu);
+		if (s->t[i].seen.exec_start_ms > 0 && s->t[i].seen.clock_cpu >= 0)
+			cpus_set(&want, (unsigned)s->t[i].seen.clock_cpu);
 	if (s->live) {
 		s->clocks = xcalloc(256, sizeof(*s->clocks));
 		s->nclocks = cpuclock_measure(&want, s->clocks, 256);
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct cgw_task *t = &s->t[i];
-		double now = scan_cpu_now(s, t->cpu);
-		t->blocked_s = now > t->exec_start_ms ? (now - t->exec_start_ms) / 1000.0 : 0;
+		if (t->seen.exec_start_ms > 0) {
+			t->now_ms = scan_cpu_now(s, t->seen.clock_cpu, t->read_mono_ms);
+			struct cgw_dur d = seen_duration(&t->seen, t->now_ms, t->read_mono_ms, t->age_s);
+			t->blocked_s = d.s;
+			t->bound = d.bound;
+		}
+		if (suspect_of(t->state, task_dur(t), o) == SUSPECT_NONE) {
+			count_untimed(s, t->state, task_dur(t), t->age_s, o);
+			t->gone = true;
+		}
 	}
+	drop_gone(s);
+}
+
+/* Read stat and sched of the suspects of kind `which` (SUSPECT_NONE: all of them) again. One
+ * that is gone, whose tid now names another task, that left its state, or that ran since
+ * (switch count, CPU time or exec_start moved) is dropped: its wait is over, and what was
+ * read of it since may describe something else. The others have not run in between: their
+ * durations move on to this read. */
+static void recheck(struct cgw_scan *s, enum cgw_suspect which)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		if (which != SUSPECT_NONE && t->suspect != which)
+			continue;
+		char path[96], buf[FILE_BUF];
+		struct cgw_stat st;
+		struct cgw_sched sc;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", t->tgid, t->tid);
+		ssize_t r = read_small_file(path, buf, sizeof(buf));
+		double mono = mono_ms();
+		if (r < 0 || parse_stat_buf(buf, (size_t)r, &st) < 0) {
+			t->gone = true;
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", t->tgid, t->tid);
+		if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_sched_buf(buf, &sc) < 0 ||
+		    !seen_still(&t->seen, &st, &sc)) {
+			t->gone = true;
+			continue;
+		}
+		if (!s->live)
+			continue;                 /* a replay's files stand still */
+		double dt = mono - t->read_mono_ms;
+		if (t->bound != BOUND_UNKNOWN)
+			t->blocked_s += dt / 1000.0;
+		if (t->age_s >= 0)
+			t->age_s += dt / 1000.0;
+		t->now_ms += dt;
+		t->read_mono_ms = mono;
+	}
+	drop_gone(s);
 }
 
 /* At the second look, how much of its CPU each runnable task on a starved task's CPU took:
@@ -291,7 +408,7 @@ static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", r->tgid, r->tid);
 		if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_sched_buf(buf, &sc) < 0)
 			continue;
-		double now = (double)now_usec() / 1000.0, dt = now - r->read_mono_ms;
+		double now = mono_ms(), dt = now - r->read_mono_ms;
 		if (dt > 0) {
 			r->share = (sc.sum_exec_ms - r->sum_exec_ms) / dt;
 			r->share_window_s = dt / 1000.0;
@@ -313,7 +430,7 @@ static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
 /* se.exec_start is when a task last ran. A task woken a moment ago from a long sleep is R
  * with an old exec_start, yet it is not starved: it will run within milliseconds. So an R
  * suspect is looked at again after STARVE_CONFIRM_MS and kept only if it is still runnable
- * and has not switched since (the hung-task detector's own test, over a short window). */
+ * and has not run since (the hung-task detector's own test, over a short window). */
 #define STARVE_CONFIRM_MS 100
 
 static void confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o)
@@ -323,34 +440,17 @@ static void confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		any = s->t[i].suspect == SUSPECT_STARVED;
 	if (!any)
 		return;
-	usleep(STARVE_CONFIRM_MS * 1000);
+	if (s->live)
+		usleep(STARVE_CONFIRM_MS * 1000);
 	runner_shares(s, o);
-	size_t k = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		struct cgw_task *t = &s->t[i];
-		if (t->suspect == SUSPECT_STARVED) {
-			char path[96], buf[FILE_BUF];
-			struct cgw_stat st;
-			struct cgw_sched sc;
-			snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", t->tgid, t->tid);
-			ssize_t r = read_small_file(path, buf, sizeof(buf));
-			if (r < 0 || parse_stat_buf(buf, (size_t)r, &st) < 0 || st.state != 'R' ||
-			    st.start_ticks != t->start_ticks)
-				continue;               /* gone, reused, or no longer runnable */
-			snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", t->tgid, t->tid);
-			if (read_small_file(path, buf, sizeof(buf)) < 0 ||
-			    parse_sched_buf(buf, &sc) < 0 || sc.nr_switches != t->nr_switches)
-				continue;               /* it ran */
-		}
-		s->t[k++] = *t;
-	}
-	s->n = k;
+	recheck(s, SUSPECT_STARVED);
 }
 
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	uint64_t t0 = now_usec();
 	char buf[FILE_BUF];
+	s->live = o->self_tgid != 0;
 	ssize_t r = read_small_file("/proc/self/sched", buf, sizeof(buf));
 	struct cgw_sched self;
 	if (r < 0)
@@ -358,8 +458,12 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	if (parse_sched_buf(buf, &self) < 0)
 		return -EINVAL;
 	s->now_ms = self.exec_start_ms;
-	s->now_mono_ms = (double)now_usec() / 1000.0;
-	s->rq_latest = xcalloc(CGW_MAX_CPUS, sizeof(double));
+	s->now_mono_ms = mono_ms();
+	if (read_small_file("/proc/uptime", buf, sizeof(buf)) > 0) {
+		s->uptime_s = strtod(buf, NULL);
+		s->uptime_mono_ms = mono_ms();
+	}
+	s->rq_latest = xcalloc(CGW_MAX_CPUS, sizeof(*s->rq_latest));
 
 	if (read_small_file("/proc/sys/kernel/hostname", s->host, sizeof(s->host)) >= 0)
 		s->host[strcspn(s->host, "\n")] = '\0';
@@ -373,6 +477,8 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		return -errno;
 	if (o->fdcache)
 		fdcache_begin(o->fdcache);
+	if (o->history)
+		history_begin(o->history);
 	struct dirent *de;
 	unsigned seen = 0;
 	while ((de = readdir(proc))) {
@@ -407,9 +513,10 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	closedir(proc);
 	if (o->fdcache)
 		fdcache_end(o->fdcache);
+	if (o->history)
+		history_commit(o->history);
 
-	s->live = o->self_tgid != 0;
-	correct_clocks(s);
+	correct_clocks(s, o);
 	confirm_starved(s, o);
 	for (size_t i = 0; i < s->n; i++) {
 		if (cgw_stop_pending())
@@ -417,6 +524,7 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		scan_suspect(s, &s->t[i], o->read_timeout_ms);
 	}
 	procdetail_fill(s, o->read_timeout_ms);
+	recheck(s, SUSPECT_NONE);
 	s->scan_usec = now_usec() - t0;
 	return 0;
 }

@@ -27,17 +27,18 @@ char *incident_message(const struct incident *i, enum inc_state st, char *out, s
 	if (others > 1)
 		snprintf(more, sizeof(more), " (and %zu more task%s)", others - 1,
 		         others == 2 ? "" : "s");
-	double b = t ? t->blocked_s : 0;
+	char b[48];
+	dur_text(t ? inc_task_dur(t) : (struct cgw_dur){ 0, BOUND_EXACT }, b, sizeof(b));
 	if (st == INC_RESOLVED) {
 		char hm[16];
 		time_t r = (time_t)i->resolved_at;
 		struct tm tm;
 		localtime_r(&r, &tm);
 		strftime(hm, sizeof(hm), "%H:%M:%S", &tm);
-		snprintf(out, cap, "%s was blocked %.1f s in %s%s; resolved at %s (incident %s)",
+		snprintf(out, cap, "%s was blocked %s in %s%s; resolved at %s (incident %s)",
 		         who, b, i->sig, more, hm, i->id);
 	} else {
-		snprintf(out, cap, "%s blocked %.1f s in %s%s: incident %s %s, %s", who, b, i->sig,
+		snprintf(out, cap, "%s blocked %s in %s%s: incident %s %s, %s", who, b, i->sig,
 		         more, i->id, inc_state_name(st), sev_name(i->severity));
 	}
 	return out;
@@ -90,6 +91,7 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	cescape(t ? t->comm : "", t ? t->comm_len : 0, comm, sizeof(comm));
 	cescape(t ? t->unit : "", t ? strlen(t->unit) : 0, unit, sizeof(unit));
 	snprintf(blocked, sizeof(blocked), "%.1f", t ? t->blocked_s : 0.0);
+	const char *bound = bound_name(t ? t->bound : BOUND_UNKNOWN);
 	int pid = t ? t->tgid : 0;             /* the process, as "pid" in the JSON report */
 	int r = !journal_present() ? -ENOENT : sd_journal_send("MESSAGE=%s", msg,
 	                        "MESSAGE_ID=%s", msgid,
@@ -104,6 +106,7 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	                        "CGWATCH_COMM=%s", comm,
 	                        "CGWATCH_UNIT=%s", unit,
 	                        "CGWATCH_BLOCKED_SEC=%s", blocked,
+	                        "CGWATCH_BLOCKED_BOUND=%s", bound,
 	                        "CGWATCH_TASKS=%zu", i->ntasks_total,
 	                        "CGWATCH_REPORT=%s", i->report,
 	                        "CGWATCH_BUNDLE=",
@@ -113,9 +116,10 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	/* no journald: the same message and fields, one line on stderr */
 	fprintf(stderr, "cgwatch: %s [CGWATCH_STATE=%s CGWATCH_INCIDENT=%s CGWATCH_SIGNATURE=%s "
 	        "CGWATCH_SEVERITY=%s CGWATCH_PID=%d CGWATCH_COMM=%s CGWATCH_UNIT=%s "
-	        "CGWATCH_BLOCKED_SEC=%s CGWATCH_TASKS=%zu CGWATCH_REPORT=%s CGWATCH_BUNDLE= "
-	        "MESSAGE_ID=%s PRIORITY=%d]\n", msg, inc_state_name(st), i->id, i->sig,
-	        sev_name(i->severity), pid, comm, unit, blocked, i->ntasks_total, i->report, msgid,
+	        "CGWATCH_BLOCKED_SEC=%s CGWATCH_BLOCKED_BOUND=%s CGWATCH_TASKS=%zu CGWATCH_REPORT=%s "
+	        "CGWATCH_BUNDLE= MESSAGE_ID=%s PRIORITY=%d]\n", msg, inc_state_name(st), i->id,
+	        i->sig, sev_name(i->severity), pid, comm, unit, blocked, bound, i->ntasks_total,
+	        i->report, msgid,
 	        priority_of(i, st));
 	fflush(stderr);
 	return 1;

@@ -14,15 +14,16 @@
 static void incident_text(const struct cgw_report *r, const struct incident *i,
                           enum inc_state st, ssize_t finding, FILE *out)
 {
-	char msg[512], ts[32], comm[CGW_COMM_MAX * 4];
+	char msg[512], ts[32], comm[CGW_COMM_MAX * 4], d[48];
 	fprintf(out, "cgwatch incident %s: %s (%s) at %s\n", i->id, inc_state_name(st),
 	        sev_name(i->severity), iso_time(i->last_event_at, ts, sizeof(ts)));
 	fprintf(out, "%s\n\nTasks:\n", incident_message(i, st, msg, sizeof(msg)));
 	for (size_t k = 0; k < i->ntasks; k++) {
 		const struct inc_task *t = &i->tasks[k];
-		fprintf(out, "  %s %d (%s): %s %.1f s", t->tid == t->tgid ? "PID" : "TID", t->tid,
+		fprintf(out, "  %s %d (%s): %s %s", t->tid == t->tgid ? "PID" : "TID", t->tid,
 		        cescape(t->comm, t->comm_len, comm, sizeof(comm)),
-		        t->resolved_at ? "was stuck" : "stuck for", t->blocked_s);
+		        t->resolved_at ? "was stuck" : "stuck for",
+		        dur_text(inc_task_dur(t), d, sizeof(d)));
 		if (t->resolved_at)
 			fprintf(out, ", recovered by %s", iso_time(t->resolved_at, ts, sizeof(ts)));
 		fputc('\n', out);

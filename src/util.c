@@ -176,6 +176,11 @@ uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+double mono_ms(void)
+{
+	return (double)now_usec() / 1000.0;
+}
+
 static const char *const sev_names[] = { "none", "info", "warning", "critical" };
 
 const char *sev_name(enum cgw_sev s)

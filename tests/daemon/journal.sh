@@ -85,9 +85,11 @@ t_esc=$(dmn_msg_time "$E")
 
 # ---- opened ----
 m=$(dmn_msgs "select($O)")
-for f in MESSAGE_ID PRIORITY CGWATCH_INCIDENT CGWATCH_SIGNATURE CGWATCH_SEVERITY CGWATCH_PID CGWATCH_COMM CGWATCH_BLOCKED_SEC CGWATCH_REPORT; do
+for f in MESSAGE_ID PRIORITY CGWATCH_INCIDENT CGWATCH_SIGNATURE CGWATCH_SEVERITY CGWATCH_PID CGWATCH_COMM CGWATCH_BLOCKED_SEC CGWATCH_BLOCKED_BOUND CGWATCH_REPORT; do
 	jq -e --arg f "$f" 'has($f)' <<<"$m" >/dev/null || live_fail "\"opened\" message has no $f: $m"
 done
+jq -e '.CGWATCH_BLOCKED_BOUND == "exact" or .CGWATCH_BLOCKED_BOUND == "lower"' <<<"$m" >/dev/null ||
+	live_fail "\"opened\": CGWATCH_BLOCKED_BOUND is $(jq -c .CGWATCH_BLOCKED_BOUND <<<"$m"), want exact or lower"
 mid=$(jq -r .MESSAGE_ID <<<"$m")
 [[ $mid =~ ^[0-9a-f]{32}$ ]] || live_fail "MESSAGE_ID '$mid' is not 32 lowercase hex digits"
 got=$(jq -r '[.PRIORITY, .CGWATCH_SIGNATURE, .CGWATCH_SEVERITY, .CGWATCH_PID, .CGWATCH_COMM] | join(" ")' <<<"$m")

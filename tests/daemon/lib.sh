@@ -529,8 +529,9 @@ dmn_states() { jq -r --arg i "$1" '[.[] | select(.CGWATCH_INCIDENT == $i) | .CGW
 # dmn_incidents: every distinct incident id among the messages, one a line.
 dmn_incidents() { jq -r '[.[].CGWATCH_INCIDENT] | unique | .[]' "$LIVE_TMP/msgs.json"; }
 
-# dmn_duration MESSAGE: the seconds in "... was blocked 12.3 s in ..."; empty if absent.
-dmn_duration() { sed -nE 's/.* was blocked ([0-9]+(\.[0-9]+)?) s in .*/\1/p' <<<"$1" | head -1; }
+# dmn_duration MESSAGE: the seconds in "... was blocked 12.3 s in ..." (or "at least 12.3 s");
+# empty if absent.
+dmn_duration() { sed -nE 's/.* was blocked (at least )?([0-9]+(\.[0-9]+)?) s in .*/\2/p' <<<"$1" | head -1; }
 
 # dmn_fcmp A OP B: float comparison (awk), e.g. dmn_fcmp "$x" '<=' 2.5
 dmn_fcmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a ~ /^-?[0-9]+(\\.[0-9]+)?\$/ && a $2 b) }"; }

@@ -99,6 +99,20 @@ static void test_message_open_states(void **state)
 	assert_message(&i, INC_OPENED,
 	               "PID 1 (systemd) blocked 21.3 s in cpuset-migrate-wait (and 1 more task): "
 	               "incident 20261130T071622Z-cpuset-migrate-wait opened, critical");
+	/* a lower bound says so (the kernel reset se.exec_start; duration.c) */
+	t[1].bound = BOUND_LOWER;
+	assert_message(&i, INC_OPENED,
+	               "PID 1 (systemd) blocked at least 21.3 s in cpuset-migrate-wait (and 1 more "
+	               "task): incident 20261130T071622Z-cpuset-migrate-wait opened, critical");
+	t[1].resolved_at = T0 + 30;
+	i.resolved_at = T0 + 30;
+	assert_message(&i, INC_RESOLVED,
+	               "PID 1 (systemd) was blocked at least 21.3 s in cpuset-migrate-wait (and 1 "
+	               "more task); resolved at 07:16:52 (incident "
+	               "20261130T071622Z-cpuset-migrate-wait)");
+	t[1].bound = BOUND_EXACT;
+	t[1].resolved_at = 0;
+	i.resolved_at = 0;
 	/* the lead is the longest still stuck: systemd recovered, the kworker leads */
 	t[1].resolved_at = T0 + 300;
 	char out[1024];
@@ -284,7 +298,7 @@ static void test_journal_stderr(void **state)
 	snprintf(want, sizeof(want), "cgwatch: %s [CGWATCH_STATE=opened CGWATCH_INCIDENT=" T0_ID
 	         "-fuse-wait CGWATCH_SIGNATURE=fuse-wait CGWATCH_SEVERITY=warning CGWATCH_PID=1 "
 	         "CGWATCH_COMM=systemd CGWATCH_UNIT=init.scope CGWATCH_BLOCKED_SEC=21.3 "
-	         "CGWATCH_TASKS=2 CGWATCH_REPORT=/var/log/cgwatch/" T0_ID
+	         "CGWATCH_BLOCKED_BOUND=exact CGWATCH_TASKS=2 CGWATCH_REPORT=/var/log/cgwatch/" T0_ID
 	         "-fuse-wait-01-opened.json CGWATCH_BUNDLE= MESSAGE_ID=%s PRIORITY=4]\n",
 	         incident_message(&i, INC_OPENED, msg, sizeof(msg)), sig_message_id("fuse-wait", id));
 	assert_string_equal(out, want);

@@ -1,0 +1,274 @@
+/* test-duration.c: durations as facts or bounds (duration.c, history.c), on /proc text read
+ * from this kernel (6.18) while `stat` children were blocked on an uninitialised FUSE mount
+ * under two CPU hogs and moved with taskset. Later lines of the sched files are elided. */
+#include "unit.h"
+
+/* One task: blocked in D (fuse_get_req), read just after it blocked... */
+static const char d_before[] =
+	"stat (25548, #threads: 1)\n"
+	"-------------------------------------------------------------------\n"
+	"se.exec_start                                :        670423.536600\n"
+	"se.vruntime                                  :         53697.162533\n"
+	"se.sum_exec_runtime                          :             1.332560\n"
+	"se.nr_migrations                             :                    0\n"
+	"nr_switches                                  :                    1\n"
+	"nr_voluntary_switches                        :                    1\n"
+	"nr_involuntary_switches                      :                    0\n";
+/* ...and after `taskset -p -c 1 25548`: still queued (delayed dequeue), moved, exec_start 0 */
+static const char d_moved[] =
+	"stat (25548, #threads: 1)\n"
+	"-------------------------------------------------------------------\n"
+	"se.exec_start                                :             0.000000\n"
+	"se.vruntime                                  :         75530.961006\n"
+	"se.sum_exec_runtime                          :             1.332560\n"
+	"se.nr_migrations                             :                    1\n"
+	"nr_switches                                  :                    1\n"
+	"nr_voluntary_switches                        :                    1\n"
+	"nr_involuntary_switches                      :                    0\n";
+static const char d_stat[] =
+	"25548 (stat) D 25220 25215 1210 0 -1 4194304 143 0 0 0 0 0 0 0 20 0 1 0 67090 3866624 491 "
+	"18446744073709551615 94236657774592 94236657836953 140725647279312 0 0 0 0 0 0 1 0 0 17 0 0 "
+	"0 0 0 0 94236657863696 94236657865568 94236800708608 140725647280781 140725647280799 "
+	"140725647280799 140725647282154 0\n";
+/* the same task after the FUSE server answered: it ran and sleeps in S */
+static const char d_left[] =
+	"25548 (stat) S 25220 25215 1210 0 -1 4194304 143 0 0 0 0 0 0 0 20 0 1 0 67090 3866624 491 "
+	"18446744073709551615 94236657774592 94236657836953 140725647279312 0 0 0 0 0 0 1 0 0 17 0 0 "
+	"0 0 0 0 94236657863696 94236657865568 94236800708608 140725647280781 140725647280799 "
+	"140725647280799 140725647282154 0\n";
+/* another task first seen with 0: blocked, moved before it was ever read */
+static const char d_zero[] =
+	"stat (22402, #threads: 1)\n"
+	"-------------------------------------------------------------------\n"
+	"se.exec_start                                :             0.000000\n"
+	"se.vruntime                                  :         53386.399746\n"
+	"se.sum_exec_runtime                          :             1.060997\n"
+	"se.nr_migrations                             :                    1\n"
+	"nr_switches                                  :                    1\n"
+	"nr_voluntary_switches                        :                    1\n"
+	"nr_involuntary_switches                      :                    0\n";
+/* a `yes` runnable behind another hog on CPU 0, moved to CPU 1 before it ran there */
+static const char r_moved[] =
+	"yes (24507, #threads: 1)\n"
+	"-------------------------------------------------------------------\n"
+	"se.exec_start                                :             0.000000\n"
+	"se.vruntime                                  :         74932.834006\n"
+	"se.sum_exec_runtime                          :           256.481615\n"
+	"se.nr_migrations                             :                   12\n"
+	"nr_switches                                  :                   80\n"
+	"nr_voluntary_switches                        :                    0\n"
+	"nr_involuntary_switches                      :                   80\n";
+static const char r_stat[] =
+	"24507 (yes) R 24009 24004 1210 0 -1 4194304 128 0 0 0 7 18 0 0 20 0 1 0 66255 2990080 417 "
+	"18446744073709551615 94257607897088 94257607914057 140722535529152 0 0 0 0 6 0 0 0 0 17 1 0 "
+	"0 0 0 0 94257607929104 94257607930336 94257729081344 140722535537308 140722535537312 "
+	"140722535537312 140722535538667 0\n";
+
+static struct cgw_sched sched_of(const char *text)
+{
+	struct cgw_sched sc;
+	assert_int_equal(parse_sched_buf(text, &sc), 0);
+	return sc;
+}
+
+static struct cgw_stat stat_of(const char *text)
+{
+	struct cgw_stat st;
+	assert_int_equal(parse_stat_buf(text, strlen(text), &st), 0);
+	return st;
+}
+
+/* A sighting of `sched` in `state` at read_mono, after prev (or none). */
+static struct cgw_seen see(const struct cgw_seen *prev, char state, const char *sched, int cpu,
+                           double read_mono)
+{
+	struct cgw_sched sc = sched_of(sched);
+	struct cgw_seen w = { .tid = 25548, .start_ticks = 67090 };
+	seen_update(&w, prev, state, &sc, cpu, read_mono);
+	return w;
+}
+
+/* The kernel's own value: exact, now - exec_start. */
+static void test_exact(void **state)
+{
+	(void)state;
+	struct cgw_seen w = see(NULL, 'D', d_before, 0, 1000);
+	struct cgw_dur d = seen_duration(&w, 670423.5366 + 3500, 1000, 30);
+	assert_int_equal(d.bound, BOUND_EXACT);
+	assert_near(d.s, 3.5, 1e-6);
+	char buf[48];
+	assert_string_equal(dur_text(d, buf, sizeof(buf)), "3.5 s");
+}
+
+/* exec_start 0 in D, one snapshot (check): not a time. now - 0 would be ~670 s here. */
+static void test_zero_in_d_unknown(void **state)
+{
+	(void)state;
+	struct cgw_seen w = see(NULL, 'D', d_moved, 1, 1000);
+	assert_near(w.exec_start_ms, 0, 0);
+	struct cgw_dur d = seen_duration(&w, 674000, 1000, 4.0);
+	assert_int_equal(d.bound, BOUND_UNKNOWN);
+	assert_near(d.s, 0, 0);
+	char buf[48];
+	assert_string_equal(dur_text(d, buf, sizeof(buf)), "an unknown time");
+}
+
+/* exec_start read at one scan, reset by a move before the next, switches unchanged: the
+ * remembered value still holds, on the clock of the CPU it was read on. */
+static void test_zero_after_remembered_exact(void **state)
+{
+	(void)state;
+	struct cgw_seen w1 = see(NULL, 'D', d_before, 0, 1000);
+	struct cgw_seen w2 = see(&w1, 'D', d_moved, 1, 6000);
+	assert_near(w2.exec_start_ms, 670423.5366, 1e-6);
+	assert_int_equal(w2.clock_cpu, 0);
+	struct cgw_dur d = seen_duration(&w2, 670423.5366 + 5200, 6000, 60);
+	assert_int_equal(d.bound, BOUND_EXACT);
+	assert_near(d.s, 5.2, 1e-6);
+}
+
+/* First seen with 0 (no earlier exec_start): the scans that saw it in D without it running
+ * give a lower bound that grows scan by scan. */
+static void test_zero_first_seen_lower_bound(void **state)
+{
+	(void)state;
+	struct cgw_seen w1 = see(NULL, 'D', d_zero, 1, 1000);
+	assert_int_equal(seen_duration(&w1, 0, 1000, 100).bound, BOUND_UNKNOWN);
+	struct cgw_seen w2 = see(&w1, 'D', d_zero, 1, 6000);
+	struct cgw_dur d = seen_duration(&w2, 0, 6000, 100);
+	assert_int_equal(d.bound, BOUND_LOWER);
+	assert_near(d.s, 5.0, 1e-9);
+	char buf[48];
+	assert_string_equal(dur_text(d, buf, sizeof(buf)), "at least 5.0 s");
+	struct cgw_seen w3 = see(&w2, 'D', d_zero, 0, 11000);
+	assert_near(seen_duration(&w3, 0, 11000, 100).s, 10.0, 1e-9);
+	/* the bound never exceeds the task's age */
+	assert_near(seen_duration(&w3, 0, 11000, 7.5).s, 7.5, 1e-9);
+}
+
+/* It ran in between (switch count moved): nothing earlier holds. */
+static void test_ran_in_between_resets(void **state)
+{
+	(void)state;
+	struct cgw_seen w1 = see(NULL, 'D', d_before, 0, 1000);
+	w1.nr_switches = 0;                  /* the earlier read: one switch fewer */
+	struct cgw_seen w2 = see(&w1, 'D', d_moved, 1, 6000);
+	assert_near(w2.exec_start_ms, 0, 0);
+	assert_near(w2.since_mono_ms, 6000, 0);
+	assert_int_equal(seen_duration(&w2, 0, 6000, 100).bound, BOUND_UNKNOWN);
+	/* the same with CPU time moved (running now, not yet switched out) */
+	w1 = see(NULL, 'D', d_before, 0, 1000);
+	w1.sum_exec_ms -= 0.5;
+	w2 = see(&w1, 'D', d_moved, 1, 6000);
+	assert_int_equal(seen_duration(&w2, 0, 6000, 100).bound, BOUND_UNKNOWN);
+}
+
+/* R with 0: moved before it ran. Not starved from one look; two looks without it running
+ * prove it has waited at least the time between them. */
+static void test_zero_in_r(void **state)
+{
+	(void)state;
+	struct cgw_stat st = stat_of(r_stat);
+	assert_int_equal(st.state, 'R');
+	struct cgw_sched sc = sched_of(r_moved);
+	struct cgw_seen w1 = { .tid = st.tid, .start_ticks = st.start_ticks };
+	seen_update(&w1, NULL, 'R', &sc, st.cpu, 1000);
+	assert_int_equal(seen_duration(&w1, 1e6, 1000, 600).bound, BOUND_UNKNOWN);
+	struct cgw_seen w2 = w1;
+	seen_update(&w2, &w1, 'R', &sc, st.cpu, 13000);
+	struct cgw_dur d = seen_duration(&w2, 1e6, 13000, 600);
+	assert_int_equal(d.bound, BOUND_LOWER);
+	assert_near(d.s, 12.0, 1e-9);
+	/* D before, R now with the same switches: woken, not yet run; the R wait is not since
+	 * the earlier read */
+	struct cgw_seen w3 = w1;
+	w3.state = 'D';
+	seen_update(&w2, &w3, 'R', &sc, st.cpu, 13000);
+	assert_int_equal(seen_duration(&w2, 1e6, 13000, 600).bound, BOUND_UNKNOWN);
+}
+
+/* A value beyond the task's age is not the task's own: a 3.5 s old task is not blocked
+ * 1767.8 s. A task older than its duration keeps the duration. */
+static void test_age_bounds(void **state)
+{
+	(void)state;
+	struct cgw_stat st = stat_of(d_stat);
+	double age = task_age(st.start_ticks, 674.40, 100);     /* /proc/uptime 674.40 */
+	assert_near(age, 674.40 - 670.90, 1e-9);
+	struct cgw_seen w = see(NULL, 'D', d_before, 0, 1000);
+	w.exec_start_ms = 1.0;              /* as if from a clock 670 s off */
+	assert_int_equal(seen_duration(&w, 670423.5366, 1000, age).bound, BOUND_UNKNOWN);
+	w = see(NULL, 'D', d_before, 0, 1000);
+	struct cgw_dur d = seen_duration(&w, 670423.5366 + 3000, 1000, age);
+	assert_int_equal(d.bound, BOUND_EXACT);
+	assert_near(d.s, 3.0, 1e-6);
+	/* within the clocks' slack of the age: cut to the age, still exact */
+	d = seen_duration(&w, 670423.5366 + 3550, 1000, age);
+	assert_int_equal(d.bound, BOUND_EXACT);
+	assert_near(d.s, age, 1e-9);
+	assert_near(task_age(1000, 0, 100), -1, 0);          /* no uptime: unknown */
+	assert_near(task_age(99999, 5.0, 100), 0, 0);        /* clock steps: never < 0 */
+}
+
+/* The daemon's memory is keyed by (tid, start time): a reused tid is another task. */
+static void test_history_reused_tid(void **state)
+{
+	(void)state;
+	struct cgw_history *h = history_new();
+	struct cgw_seen w = see(NULL, 'D', d_before, 0, 1000);
+	history_begin(h);
+	history_add(h, &w);
+	struct cgw_seen other = w;
+	other.tid = 7;
+	history_add(h, &other);
+	assert_null(history_find(h, 25548, 67090));     /* not before the commit */
+	history_commit(h);
+	assert_non_null(history_find(h, 25548, 67090));
+	assert_null(history_find(h, 25548, 67091));     /* same tid, another task */
+	const struct cgw_seen *prev = history_find(h, 25548, 99999);
+	struct cgw_seen w2 = see(prev, 'D', d_moved, 1, 6000);
+	assert_int_equal(seen_duration(&w2, 0, 6000, 100).bound, BOUND_UNKNOWN);
+	/* a scan that sees neither: both forgotten */
+	history_begin(h);
+	history_commit(h);
+	assert_null(history_find(h, 25548, 67090));
+	assert_null(history_find(h, 7, 67090));
+	history_free(h);
+}
+
+/* Read again after the risky reads: still waiting, or not (left D, ran, tid reused). */
+static void test_still(void **state)
+{
+	(void)state;
+	struct cgw_seen w = see(NULL, 'D', d_before, 0, 1000);
+	struct cgw_stat st = stat_of(d_stat);
+	struct cgw_sched sc = sched_of(d_moved);
+	assert_true(seen_still(&w, &st, &sc));             /* moved, not run: still */
+	struct cgw_stat left = stat_of(d_left);
+	assert_false(seen_still(&w, &left, &sc));          /* left D */
+	struct cgw_stat reused = st;
+	reused.start_ticks++;
+	assert_false(seen_still(&w, &reused, &sc));        /* another task with the tid */
+	struct cgw_sched ran = sc;
+	ran.nr_switches++;
+	assert_false(seen_still(&w, &st, &ran));           /* ran and blocked again */
+	ran = sc;
+	ran.exec_start_ms = 680000;
+	assert_false(seen_still(&w, &st, &ran));           /* running now */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact),
+		cmocka_unit_test(test_zero_in_d_unknown),
+		cmocka_unit_test(test_zero_after_remembered_exact),
+		cmocka_unit_test(test_zero_first_seen_lower_bound),
+		cmocka_unit_test(test_ran_in_between_resets),
+		cmocka_unit_test(test_zero_in_r),
+		cmocka_unit_test(test_age_bounds),
+		cmocka_unit_test(test_history_reused_tid),
+		cmocka_unit_test(test_still),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
