@@ -52,8 +52,9 @@ static void task_line(const struct cgw_task *t, FILE *out, const char *indent)
 	if (t->tid != t->tgid)
 		fprintf(out, " of PID %d", t->tgid);
 	char d[48];
-	fprintf(out, ": %s for %s", t->state == 'D' ? "blocked (D)" :
-	        "runnable but not running (R)", dur_text(task_dur(t), d, sizeof(d)));
+	/* an R task's exec_start says when it last ran, not when it became runnable */
+	fprintf(out, ": %s for %s", t->state == 'D' ? "blocked (D)" : "runnable (R), not run",
+	        dur_text(task_dur(t), d, sizeof(d)));
 	if (t->bound == BOUND_UNKNOWN && t->age_s >= 0)
 		fprintf(out, " (at most %.1f s, its age)", t->age_s);
 	fprintf(out, ", CPU %d, %s", t->cpu, policy_name(t->policy));
