@@ -29,7 +29,9 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -include $(BUILD)/confi
 LIBS       := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
 SRCS       := $(sort $(wildcard src/*.c))
-OBJS       := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+# the shipped signature library, compiled in: $(BUILD)/gen/sigs-builtin.c holds these files
+SIG_FILES  := $(sort $(wildcard conf/signatures.d/*.conf))
+OBJS       := $(SRCS:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sigs-builtin.o
 LIBOBJS    := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -55,8 +57,8 @@ deps:
 # Installation paths compiled in; rewritten only when PREFIX or SYSCONFDIR change, so that
 # `make install PREFIX=/usr` after a plain `make` rebuilds what depends on them.
 $(BUILD)/config.h: FORCE | $(BUILD)/obj
-	@printf '#define CGW_SIGDIR "%s"\n#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n#define CGW_STATEDIR "%s"\n#define CGW_REPORTDIR "%s"\n' \
-		"$(PREFIX)/share/cgwatch/signatures.d" "$(SYSCONFDIR)/cgwatch/signatures.d" \
+	@printf '#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n#define CGW_STATEDIR "%s"\n#define CGW_REPORTDIR "%s"\n' \
+		"$(SYSCONFDIR)/cgwatch/signatures.d" \
 		"$(SYSCONFDIR)/cgwatch/cgwatch.conf" "$(LOCALSTATEDIR)/lib/cgwatch" \
 		"$(LOCALSTATEDIR)/log/cgwatch" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
@@ -64,7 +66,14 @@ $(BUILD)/config.h: FORCE | $(BUILD)/obj
 $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj $(BUILD)/tests:
+# conf/signatures.d itself is a prerequisite: a file added or removed changes its mtime
+$(BUILD)/gen/sigs-builtin.c: src/sigs-builtin.sh conf/signatures.d $(SIG_FILES) | $(BUILD)/gen
+	sh src/sigs-builtin.sh $(SIG_FILES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/sigs-builtin.o: $(BUILD)/gen/sigs-builtin.c src/cgwatch.h $(BUILD)/config.h | $(BUILD)/obj
+	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+
+$(BUILD)/obj $(BUILD)/tests $(BUILD)/gen:
 	mkdir -p $@
 
 $(BUILD)/cgwatch: $(OBJS)
