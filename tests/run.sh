@@ -106,6 +106,8 @@ echo "== configuration and signature files"
 tally < <(golden)
 echo "== packaging: make install, units, catalog, man pages"
 tally < <(tests/packaging.sh)
+echo "== a fresh build: check and run from its build tree, with an empty environment"
+tally < <(tests/fresh-build.sh)
 # Replays under valgrind: leaks and memory errors of the whole check path, libproc2 included.
 # (LeakSanitizer cannot run there: it reads /proc/self/task, which a replay replaces.)
 valgrind_replays() {
