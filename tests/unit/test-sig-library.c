@@ -135,6 +135,16 @@ static void test_text_errors_like_file(void **state)
 	tmpdir_remove(dir);
 }
 
+/* Defaults, with these [signatures] directories. */
+static void conf_with_dirs(struct cgw_conf *c, const char *shipped, const char *local)
+{
+	conf_defaults(c);
+	free(c->signatures_dir);
+	free(c->local_signatures_dir);
+	c->signatures_dir = xstrdup(shipped);
+	c->local_signatures_dir = xstrdup(local);
+}
+
 static const char sig_fmt[] =
 	"[signature]\nid = %s\nseverity = warning\npriority = 50\ntitle = %s\nsummary = S\n"
 	"[match]\nframe = fuse_*\n";
@@ -160,11 +170,7 @@ static void test_layers_replace_by_id(void **state)
 	put_sig(local, "io.conf", "io-wait", "local io");
 
 	struct cgw_conf c;
-	conf_defaults(&c);
-	free(c.signatures_dir);
-	free(c.local_signatures_dir);
-	c.signatures_dir = xstrdup(shipped);
-	c.local_signatures_dir = xstrdup(local);
+	conf_with_dirs(&c, shipped, local);
 	struct cgw_sigset set = { 0 };
 	assert_int_equal(signatures_load(&set, &c), 0);
 	assert_int_equal(set.n, builtin_sigs() + 1);
@@ -204,11 +210,7 @@ static void test_missing_dirs_builtin_only(void **state)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		struct cgw_conf c;
-		conf_defaults(&c);
-		free(c.signatures_dir);
-		free(c.local_signatures_dir);
-		c.signatures_dir = xstrdup(dirs[i][0]);
-		c.local_signatures_dir = xstrdup(dirs[i][1]);
+		conf_with_dirs(&c, dirs[i][0], dirs[i][1]);
 		struct cgw_sigset set = { 0 };
 		assert_int_equal(signatures_load(&set, &c), 0);
 		assert_int_equal(set.n, builtin_sigs());
