@@ -5,14 +5,17 @@
 set -e
 for f in "$@"; do
 	case $f in *[\"\\]*) echo "sigs-builtin.sh: unusable file name: $f" >&2; exit 1 ;; esac
-	[ -f "$f" ] && [ -r "$f" ] || { echo "sigs-builtin.sh: cannot read $f" >&2; exit 1; }
+	if [ ! -f "$f" ] || [ ! -r "$f" ]; then
+		echo "sigs-builtin.sh: cannot read $f" >&2
+		exit 1
+	fi
 done
 echo '/* Generated from conf/signatures.d by src/sigs-builtin.sh: do not edit. */'
 echo '#include "cgwatch.h"'
 i=0
 for f in "$@"; do
 	echo
-	echo "static const unsigned char f$i[] = {"
+	echo "static const unsigned char f${i}[] = {"
 	od -An -v -tx1 "$f" | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g; s/^/	/'
 	echo '	0 };'
 	i=$((i + 1))

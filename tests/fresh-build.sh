@@ -12,7 +12,7 @@
 # Prints only "PASS name", "FAIL name: why" and "SKIP name: why" lines; exits non-zero when
 # anything failed. Bounded: build 600 s, check 60 s, run 60 s; everything made is removed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 SRC=$(cd "${1:-.}" && pwd) || { echo "FAIL fresh-build: no source directory ${1:-}"; exit 1; }
 fails=0
 pass() { echo "PASS $1"; }
@@ -71,6 +71,7 @@ elif ! command -v unshare >/dev/null; then
 	skip fresh-run "no unshare (util-linux)"
 else
 	before=$(ls -d /var/lib/cgwatch /var/log/cgwatch 2>/dev/null)
+	# shellcheck disable=SC2016 # the inner shell expands $d
 	unshare --mount --propagation private -- sh -c '
 		for d in /var/lib /var/log /run; do
 			[ -d "$d" ] && { mount -t tmpfs -o mode=755 cgwatch-fresh "$d" || exit 97; }
