@@ -29,7 +29,9 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -include $(BUILD)/confi
 LIBS       := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
 SRCS       := $(sort $(wildcard src/*.c))
-OBJS       := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+# the shipped signature library, compiled in: $(BUILD)/gen/sigs-builtin.c holds these files
+SIG_FILES  := $(sort $(wildcard conf/signatures.d/*.conf))
+OBJS       := $(SRCS:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sigs-builtin.o
 LIBOBJS    := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -55,8 +57,8 @@ deps:
 # Installation paths compiled in; rewritten only when PREFIX or SYSCONFDIR change, so that
 # `make install PREFIX=/usr` after a plain `make` rebuilds what depends on them.
 $(BUILD)/config.h: FORCE | $(BUILD)/obj
-	@printf '#define CGW_SIGDIR "%s"\n#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n#define CGW_STATEDIR "%s"\n#define CGW_REPORTDIR "%s"\n' \
-		"$(PREFIX)/share/cgwatch/signatures.d" "$(SYSCONFDIR)/cgwatch/signatures.d" \
+	@printf '#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n#define CGW_STATEDIR "%s"\n#define CGW_REPORTDIR "%s"\n' \
+		"$(SYSCONFDIR)/cgwatch/signatures.d" \
 		"$(SYSCONFDIR)/cgwatch/cgwatch.conf" "$(LOCALSTATEDIR)/lib/cgwatch" \
 		"$(LOCALSTATEDIR)/log/cgwatch" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
@@ -64,7 +66,14 @@ $(BUILD)/config.h: FORCE | $(BUILD)/obj
 $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj $(BUILD)/tests:
+# conf/signatures.d itself is a prerequisite: a file added or removed changes its mtime
+$(BUILD)/gen/sigs-builtin.c: src/sigs-builtin.sh conf/signatures.d $(SIG_FILES) | $(BUILD)/gen
+	sh src/sigs-builtin.sh $(SIG_FILES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/sigs-builtin.o: $(BUILD)/gen/sigs-builtin.c src/cgwatch.h $(BUILD)/config.h | $(BUILD)/obj
+	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+
+$(BUILD)/obj $(BUILD)/tests $(BUILD)/gen:
 	mkdir -p $@
 
 $(BUILD)/cgwatch: $(OBJS)
@@ -83,7 +92,7 @@ asan:
 # flags above are read when make starts, before `deps` has installed the libraries.
 run: deps
 	$(MAKE) all
-	CGWATCH_SIGNATURES_DIR=$(CURDIR)/conf/signatures.d $(BUILD)/cgwatch check; \
+	$(BUILD)/cgwatch check; \
 	rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
 test: deps
@@ -94,11 +103,16 @@ install: all
 	@# generated files are staged in $(BUILD)/install, then installed with their modes
 	mkdir -p $(BUILD)/install
 	install -Dm755 $(BUILD)/cgwatch $(DESTDIR)$(PREFIX)/sbin/cgwatch
-	install -d $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d $(DESTDIR)$(SYSCONFDIR)/cgwatch/signatures.d
-	install -m644 conf/signatures.d/*.conf $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d/
+	@# the library is built into the binary; /etc/cgwatch/signatures.d is the admin's, for
+	@# signatures that replace built-in ones by id or add new ones
+	install -d $(DESTDIR)$(SYSCONFDIR)/cgwatch/signatures.d
+	@if ls $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d/*.conf >/dev/null 2>&1; then \
+		echo "make install: $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d holds the library" \
+		     "of an older install; it is built in now, and that directory is read only if" \
+		     "[signatures] shipped names it: remove it"; fi
 	@# the defaults always go to share/; the configuration in /etc is the admin's: never overwritten
 	sed $(PATH_SED) cgwatch.conf > $(BUILD)/install/cgwatch.conf
-	install -m644 $(BUILD)/install/cgwatch.conf $(DESTDIR)$(PREFIX)/share/cgwatch/cgwatch.conf
+	install -Dm644 $(BUILD)/install/cgwatch.conf $(DESTDIR)$(PREFIX)/share/cgwatch/cgwatch.conf
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/cgwatch/cgwatch.conf ]; then \
 		echo "make install: kept $(DESTDIR)$(SYSCONFDIR)/cgwatch/cgwatch.conf;" \
 		     "the shipped defaults are in $(DESTDIR)$(PREFIX)/share/cgwatch/cgwatch.conf"; \
@@ -114,11 +128,10 @@ install: all
 	sed $(PATH_SED) docs/cgwatch.conf.5 > $(BUILD)/install/cgwatch.conf.5
 	install -Dm644 $(BUILD)/install/cgwatch.8 $(DESTDIR)$(PREFIX)/share/man/man8/cgwatch.8
 	install -Dm644 $(BUILD)/install/cgwatch.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/cgwatch.conf.5
-	@# Last, as it runs the binary: the journal catalog of the shipped library only (a config
-	@# whose local directory does not exist keeps this machine's /etc/cgwatch out of it).
-	printf '[signatures]\nlocal = %s\n' '$(abspath $(BUILD))/install/no-local-signatures' \
-		> $(BUILD)/install/catalog.conf
-	CGWATCH_SIGNATURES_DIR=$(CURDIR)/conf/signatures.d $(BUILD)/cgwatch signatures --catalog \
+	@# Last, as it runs the binary: the journal catalog of the built-in library only (no
+	@# directory configured, no environment: this machine's /etc/cgwatch stays out of it).
+	printf '[signatures]\nshipped =\nlocal =\n' > $(BUILD)/install/catalog.conf
+	CGWATCH_SIGNATURES_DIR= $(BUILD)/cgwatch signatures --catalog \
 		--config $(BUILD)/install/catalog.conf > $(BUILD)/install/cgwatch.catalog && \
 		[ -s $(BUILD)/install/cgwatch.catalog ] || \
 		{ echo "make install: cgwatch signatures --catalog failed: no journal catalog" >&2; exit 1; }

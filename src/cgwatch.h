@@ -192,8 +192,8 @@ struct cgw_conf {
 	double blocked_critical_s;     /* [thresholds] blocked_critical */
 	double starved_s;              /* [thresholds] starved */
 	double update_interval_s;      /* [incidents] update_interval */
-	char *signatures_dir;          /* [signatures] shipped */
-	char *local_signatures_dir;    /* [signatures] local */
+	char *signatures_dir;          /* [signatures] shipped, "" = none */
+	char *local_signatures_dir;    /* [signatures] local, "" = none */
 	char *state_dir;               /* [run] state_dir */
 	char *report_dir;              /* [reports] dir */
 	double report_keep;            /* [reports] keep: files, both formats counted */
@@ -220,6 +220,15 @@ typedef int (*ini_line_handler)(void *user, const char *section, const char *key
 /* Parse path with inih. Lines too long for inih are errors. Returns the number of errors
  * reported by handler plus syntax errors (printed to err as "file:line: msg"), or -errno. */
 int ini_load(const char *path, ini_line_handler h, void *user, FILE *err);
+/* The same for text held in memory (len bytes), named name in messages. */
+int ini_load_text(const char *name, const char *text, size_t len, ini_line_handler h,
+                  void *user, FILE *err);
+
+/* ---- sigs-builtin.c: generated from conf/signatures.d by src/sigs-builtin.sh ---- */
+
+struct cgw_sigfile { const char *name, *text; size_t len; };   /* text NULL: read name */
+/* The shipped library's files, sorted by name; the last entry has name NULL. */
+extern const struct cgw_sigfile sig_builtin_files[];
 
 /* ---- sig.c: the signature library ---- */
 
@@ -236,6 +245,8 @@ struct cgw_sig {
 	char **remedies; size_t nremedies;
 	char **references; size_t nreferences;
 	char *file; int line;           /* where it was defined */
+	bool builtin;                   /* file is one of sig_builtin_files */
+	char *replaced;                 /* the source it replaced by id (sig_source), or NULL */
 };
 struct cgw_sigset { struct cgw_sig *v; size_t n; };
 
@@ -243,6 +254,13 @@ struct cgw_sigset { struct cgw_sig *v; size_t n; };
  * Errors go to err as "file:line: msg"; a bad file is skipped whole.
  * Returns the error count, or -errno when dir cannot be read. */
 int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err);
+/* Load the built-in library (sig_builtin_files) as sig_load_dir loads a directory, errors
+ * naming its files as conf/signatures.d/NAME.conf. Returns the error count. */
+int sig_load_builtin(struct cgw_sigset *set, FILE *err);
+/* Where s came from: "built in", or the path of its file. */
+const char *sig_source(const struct cgw_sig *s);
+/* The text of the built-in file name (conf/signatures.d/NAME.conf), or NULL. */
+const struct cgw_sigfile *sig_builtin_file(const char *name);
 void sig_free(struct cgw_sigset *set);
 const struct cgw_sig *sig_find(const struct cgw_sigset *set, const char *id);
 /* Does s match the frames? When it does and marks is not NULL, marks[i] is set for every
@@ -619,8 +637,9 @@ int daemon_run(const char *config_path);
  * CGWATCH_SIGNATURES_DIR. Returns 0, or EXIT_USAGE after printing the errors; either way the
  * caller frees c with conf_free(). */
 int config_load(struct cgw_conf *c, const char *path);
-/* Shipped library, then local overrides by id; bad files reported and skipped. Returns 0,
- * or EXIT_USAGE when the library is missing or lacks a built-in id. */
+/* Built-in library, then the [signatures] shipped and local directories (empty or absent:
+ * skipped), each replacing by id; bad files reported and skipped. Returns 0, or EXIT_USAGE
+ * when the library lacks a built-in id. */
 int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c);
 
 /* ---- log.c ---- */

@@ -26,8 +26,8 @@ static const struct conf_key conf_keys[] = {
 	SEC("thresholds", "blocked_warning", blocked_warning_s, 0, 86400),
 	SEC("thresholds", "blocked_critical", blocked_critical_s, 0, 86400),
 	SEC("thresholds", "starved", starved_s, 0, 86400),
-	PATH("signatures", "shipped", signatures_dir),
-	PATH("signatures", "local", local_signatures_dir),
+	KEY("signatures", "shipped", CT_PATH_OR_EMPTY, signatures_dir),
+	KEY("signatures", "local", CT_PATH_OR_EMPTY, local_signatures_dir),
 	SEC("incidents", "update_interval", update_interval_s, 1, 86400),
 	PATH("reports", "dir", report_dir),
 	NUM("reports", "keep", report_keep, 2, 100000),
@@ -52,7 +52,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->blocked_critical_s = 60;
 	c->starved_s = 10;
 	c->update_interval_s = 300;
-	c->signatures_dir = xstrdup(CGW_SIGDIR);
+	c->signatures_dir = xstrdup("");    /* the library is built in; this adds to it */
 	c->local_signatures_dir = xstrdup(CGW_LOCAL_SIGDIR);
 	c->state_dir = xstrdup(CGW_STATEDIR);
 	c->report_dir = xstrdup(CGW_REPORTDIR);

@@ -74,18 +74,33 @@ static int ini_handler_fn(void *user, const char *section, const char *name, con
 	return 1;
 }
 
+/* Parse the open stream f, named name in messages; closes f. */
+static int ini_load_stream(FILE *f, const char *name, ini_line_handler h, void *user, FILE *err)
+{
+	struct ini_ctx c = { .f = f, .err = err, .path = name, .h = h, .user = user };
+	ini_parse_stream(ini_reader_fn, &c, ini_handler_fn, &c);
+	fclose(f);
+	return c.errors;
+}
+
 int ini_load(const char *path, ini_line_handler h, void *user, FILE *err)
 {
-	struct ini_ctx c = { .err = err, .path = path, .h = h, .user = user };
-	c.f = fopen(path, "re");
-	if (!c.f)
+	FILE *f = fopen(path, "re");
+	if (!f)
 		return -errno;
 	struct stat st;
-	if (fstat(fileno(c.f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(c.f);
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
 		return -EISDIR;
 	}
-	ini_parse_stream(ini_reader_fn, &c, ini_handler_fn, &c);
-	fclose(c.f);
-	return c.errors;
+	return ini_load_stream(f, path, h, user, err);
+}
+
+int ini_load_text(const char *name, const char *text, size_t len, ini_line_handler h,
+                  void *user, FILE *err)
+{
+	FILE *f = fmemopen((void *)text, len, "r");
+	if (!f)
+		return -errno;
+	return ini_load_stream(f, name, h, user, err);
 }

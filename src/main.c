@@ -17,7 +17,7 @@ static void usage(FILE *out)
 	      "                     [--threshold SECONDS] [--all] [--verbose]\n"
 	      "       cgwatch config --check [--config FILE]\n"
 	      "       cgwatch run [--config FILE]\n"
-	      "       cgwatch signatures [--check DIR | --catalog] [--config FILE]\n"
+	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
 	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
 	      "2 usage or configuration error, 3 the system could not be read\n", out);
 }
@@ -186,15 +186,53 @@ static int cmd_config(int argc, char **argv)
 	return rc;
 }
 
+/* One line of `cgwatch signatures`: its source last, "built in" or the file that added or
+ * replaced it. */
+static void signature_print(const struct cgw_sig *s)
+{
+	printf("%-22s %-9s %4d  %s (%s", s->id, sev_name(s->severity), s->priority, s->title,
+	       sig_source(s));
+	if (s->replaced)
+		printf(", replacing %s", s->replaced);
+	printf(")\n");
+}
+
+/* `cgwatch signatures --show ID`: the text of the file that defines ID, as it is. */
+static int signature_show(const struct cgw_sigset *set, const char *id)
+{
+	const struct cgw_sig *s = sig_find(set, id);
+	if (!s) {
+		log_warnx("no signature \"%s\" (`cgwatch signatures` lists them)", id);
+		return EXIT_USAGE;
+	}
+	const struct cgw_sigfile *b = s->builtin ? sig_builtin_file(s->file) : NULL;
+	if (b) {
+		fwrite(b->text, 1, b->len, stdout);
+		return 0;
+	}
+	FILE *f = fopen(s->file, "re");
+	if (!f) {
+		log_warnx("%s: %s", s->file, strerror(errno));
+		return EXIT_USAGE;
+	}
+	char buf[8192];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stdout);
+	fclose(f);
+	return 0;
+}
+
 static int cmd_signatures(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "check", required_argument, NULL, 'k' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "catalog", no_argument, NULL, 'C' },
+		{ "show", required_argument, NULL, 's' },
 		{ 0 }
 	};
-	const char *dir = NULL, *config = NULL;
+	const char *dir = NULL, *config = NULL, *show = NULL;
 	bool catalog = false;
 	int o;
 	while ((o = getopt_long(argc, argv, "k:c:", opts, NULL)) != -1) {
@@ -204,6 +242,8 @@ static int cmd_signatures(int argc, char **argv)
 			config = optarg;
 		else if (o == 'C')
 			catalog = true;
+		else if (o == 's')
+			show = optarg;
 		else {
 			usage(stderr);
 			return EXIT_USAGE;
@@ -233,11 +273,12 @@ static int cmd_signatures(int argc, char **argv)
 	if ((rc = config_load(&conf, config)) == 0 && (rc = signatures_load(&set, &conf)) == 0 &&
 	    catalog) {
 		catalog_print(&set, stdout);
+	} else if (rc == 0 && show) {
+		rc = signature_show(&set, show);
 	} else if (rc == 0) {
-		printf("%-22s %-9s %4s  %s\n", "ID", "SEVERITY", "PRIO", "TITLE (FILE)");
+		printf("%-22s %-9s %4s  %s\n", "ID", "SEVERITY", "PRIO", "TITLE (SOURCE)");
 		for (size_t i = 0; i < set.n; i++)
-			printf("%-22s %-9s %4d  %s (%s)\n", set.v[i].id, sev_name(set.v[i].severity),
-			       set.v[i].priority, set.v[i].title, set.v[i].file);
+			signature_print(&set.v[i]);
 	}
 	sig_free(&set);
 	conf_free(&conf);

@@ -47,6 +47,7 @@ static void sig_clear(struct cgw_sig *s)
 	free(s->correlator);
 	free(s->workqueue);
 	free(s->file);
+	free(s->replaced);
 	pat_free(s->frames, s->nframes);
 	pat_free(s->order, s->norder);
 	pat_free(s->optional, s->noptional);
@@ -295,11 +296,19 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 	return SIGERR("unknown key \"%s\" in [%s]", key, section);
 }
 
-/* Move *s into set, replacing the signature with the same id; *s is left empty. */
+const char *sig_source(const struct cgw_sig *s)
+{
+	return s->builtin ? "built in" : s->file;
+}
+
+/* Move *s into set, replacing the signature with the same id (and noting which source it
+ * replaced); *s is left empty. */
 static void sig_put(struct cgw_sigset *set, struct cgw_sig *s)
 {
 	struct cgw_sig *old = (struct cgw_sig *)sig_find(set, s->id);
 	if (old) {
+		free(s->replaced);
+		s->replaced = xstrdup(sig_source(old));
 		sig_clear(old);
 		*old = *s;
 	} else {
@@ -324,10 +333,14 @@ static int sig_validate(const struct cgw_sig *s, FILE *err)
 	return e;
 }
 
-static int sig_load_file(struct cgw_sigset *set, const char *path, FILE *err)
+/* One file, from disk or (f->text) built in. Returns the error count. */
+static int sig_load_file(struct cgw_sigset *set, const struct cgw_sigfile *f, bool builtin,
+                         FILE *err)
 {
+	const char *path = f->name;
 	struct sig_ctx x = { .path = path, .err = err };
-	int r = ini_load(path, sig_handler, &x, err);
+	int r = f->text ? ini_load_text(path, f->text, f->len, sig_handler, &x, err)
+	                : ini_load(path, sig_handler, &x, err);
 	if (r < 0) {
 		fprintf(err, "%s: %s\n", path, strerror(-r));
 		r = 1;
@@ -354,6 +367,7 @@ static int sig_load_file(struct cgw_sigset *set, const char *path, FILE *err)
 	for (size_t i = 0; i < x.n; i++) {
 		if (!x.v[i].correlator)
 			x.v[i].correlator = xstrdup("none");
+		x.v[i].builtin = builtin;
 		sig_put(set, &x.v[i]);
 	}
 	free(x.v);
@@ -366,22 +380,16 @@ static int conf_filter(const struct dirent *d)
 	return d->d_name[0] != '.' && n > 5 && strcmp(d->d_name + n - 5, ".conf") == 0;
 }
 
-int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err)
+/* Files of one library, in order; ids are unique within it (a file repeating one is skipped
+ * whole), and each replaces a signature of set by id. Returns the error count. */
+static int sig_load_files(struct cgw_sigset *set, const struct cgw_sigfile *files, size_t n,
+                          bool builtin, FILE *err)
 {
-	struct dirent **names;
-	int n = scandir(dir, &names, conf_filter, alphasort);
-	if (n < 0)
-		return -errno;
 	struct cgw_sigset here = { 0 };
 	int errors = 0;
-	for (int i = 0; i < n; i++) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-		free(names[i]);
+	for (size_t i = 0; i < n; i++) {
 		struct cgw_sigset one = { 0 };
-		int r = sig_load_file(&one, path, err);
-		errors += r;
-		/* ids are unique within a directory; a file that repeats one is skipped whole */
+		errors += sig_load_file(&one, &files[i], builtin, err);
 		bool dup_found = false;
 		for (size_t j = 0; j < one.n; j++) {
 			const struct cgw_sig *dup = sig_find(&here, one.v[j].id);
@@ -396,11 +404,48 @@ int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err)
 			sig_put(&here, &one.v[j]);
 		sig_free(&one);
 	}
-	free(names);
-	for (size_t j = 0; j < here.n; j++)      /* a later directory replaces by id */
+	for (size_t j = 0; j < here.n; j++)      /* a later library replaces by id */
 		sig_put(set, &here.v[j]);
 	free(here.v);
 	return errors;
+}
+
+int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, conf_filter, alphasort);
+	if (n < 0)
+		return -errno;
+	struct cgw_sigfile *files = xcalloc((size_t)n + 1, sizeof(*files));
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(names[i]->d_name) + 2;
+		char *path = xmalloc(len);
+		snprintf(path, len, "%s/%s", dir, names[i]->d_name);
+		files[i].name = path;
+		free(names[i]);
+	}
+	free(names);
+	int errors = sig_load_files(set, files, (size_t)n, false, err);
+	for (int i = 0; i < n; i++)
+		free((char *)files[i].name);
+	free(files);
+	return errors;
+}
+
+int sig_load_builtin(struct cgw_sigset *set, FILE *err)
+{
+	size_t n = 0;
+	while (sig_builtin_files[n].name)
+		n++;
+	return sig_load_files(set, sig_builtin_files, n, true, err);
+}
+
+const struct cgw_sigfile *sig_builtin_file(const char *name)
+{
+	for (const struct cgw_sigfile *f = sig_builtin_files; f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
 }
 
 static bool alt_match(const struct cgw_pat *p, const char *name)
@@ -487,26 +532,34 @@ const struct cgw_sig *sig_best(const struct cgw_sigset *set, char state,
 	return best;
 }
 
-/* Shipped library, then local overrides by id. Bad files are reported and skipped.
- * Returns 0, or EXIT_USAGE when the library is missing or lacks a built-in id. */
+/* A configured directory on top of set: one that does not exist is skipped (debug only);
+ * one that cannot be read, and bad files, cost a warning. */
+static void signatures_load_dir(struct cgw_sigset *set, const char *dir)
+{
+	if (!*dir)
+		return;
+	int r = sig_load_dir(set, dir, stderr);
+	if (r == -ENOENT)
+		log_debug("signature directory %s does not exist, skipping", dir);
+	else if (r < 0)
+		log_warnx("signature directory %s: %s, skipping", dir, strerror(-r));
+	else if (r > 0)
+		log_warnx("%s: %d error%s, those files skipped", dir, r, r == 1 ? "" : "s");
+}
+
+/* Built-in library, then [signatures] shipped and local, each replacing by id. Bad files
+ * are reported and skipped. Returns 0, or EXIT_USAGE when a built-in id is missing. */
 int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c)
 {
-	int r = sig_load_dir(set, c->signatures_dir, stderr);
-	if (r < 0) {
-		log_warnx("signature library %s: %s", c->signatures_dir, strerror(-r));
-		return EXIT_USAGE;
-	}
+	int r = sig_load_builtin(set, stderr);
 	if (r > 0)
-		log_warnx("%s: %d error%s, those files skipped", c->signatures_dir, r,
+		log_warnx("built-in signature library: %d error%s, those files skipped", r,
 		          r == 1 ? "" : "s");
-	r = sig_load_dir(set, c->local_signatures_dir, stderr);
-	if (r > 0)
-		log_warnx("%s: %d error%s, those files skipped", c->local_signatures_dir, r,
-		          r == 1 ? "" : "s");
+	signatures_load_dir(set, c->signatures_dir);
+	signatures_load_dir(set, c->local_signatures_dir);
 	for (const char *const *b = builtin_ids; *b; b++)
 		if (!sig_find(set, *b)) {
-			log_warnx("signature library %s lacks the built-in id \"%s\"",
-			          c->signatures_dir, *b);
+			log_warnx("the signature library lacks the built-in id \"%s\"", *b);
 			return EXIT_USAGE;
 		}
 	return 0;

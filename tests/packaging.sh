@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Packaging: `make install` into a staging root lays out every file; both units pass
+# Packaging: `make install` into a staging root lays out every file, and the installed binary
+# holds the signature library (nothing of it installed as files); both units pass
 # `systemd-analyze verify` (and the daemon's sandbox stays tight); the installed journal
 # catalog compiles and covers every signature; the installed cgwatch.conf passes
 # `cgwatch config --check`; a second install keeps an edited cgwatch.conf.
@@ -29,16 +30,12 @@ expected=(
 	etc/cgwatch/cgwatch.conf
 	etc/cgwatch/signatures.d/
 	usr/share/cgwatch/cgwatch.conf
-	usr/share/cgwatch/signatures.d/
 	lib/systemd/system/cgwatch.service
 	lib/systemd/system/cgwatch-check.service
 	usr/lib/systemd/catalog/cgwatch.catalog
 	usr/share/man/man8/cgwatch.8
 	usr/share/man/man5/cgwatch.conf.5
 )
-for f in conf/signatures.d/*.conf; do
-	expected+=("usr/share/cgwatch/signatures.d/$(basename "$f")")
-done
 
 # (a) the layout. Its own build directory: PREFIX=/usr must not change build/cgwatch.
 # A failed install still goes on to the checks below: they say what is missing.
@@ -72,15 +69,27 @@ elif [ -e "$ROOT/var" ]; then
 	fail install-layout "make install created $(cd "$ROOT" && find var | head -3 | oneline): /var is systemd's (StateDirectory=, LogsDirectory=)"
 elif [ -n "$bad" ]; then
 	fail install-layout "modes:$bad"
-elif [ "$(ls "$ROOT"/usr/share/cgwatch/signatures.d/*.conf | wc -l)" != "$nsigs" ]; then
-	fail install-layout "$(ls "$ROOT"/usr/share/cgwatch/signatures.d/*.conf | wc -l) signature files installed, $nsigs shipped"
+elif [ -e "$ROOT/usr/share/cgwatch/signatures.d" ]; then
+	fail install-layout "usr/share/cgwatch/signatures.d installed: the library is built in"
 else
 	pass install-layout
 fi
 
+# the installed binary, with no environment and no directory configured, holds the whole
+# library: one "(built in)" line per shipped file
+conf=$T/builtin-only.conf
+printf '[signatures]\nshipped =\nlocal =\n' >"$conf"
+out=$(env -i "$ROOT/usr/sbin/cgwatch" signatures --config "$conf" 2>&1)
+rc=$?
+n=$(grep -c ' (built in)$' <<<"$out")
+if [ $rc != 0 ] || [ "$n" != "$nsigs" ]; then
+	fail install-library "cgwatch signatures: exit $rc, $n built-in signatures for $nsigs files: $(head -3 <<<"$out" | oneline)"
+else
+	pass install-library
+fi
+
 # installed text names the PREFIX=/usr paths
 wrong=""
-grep -q /usr/share/cgwatch/signatures.d "$ROOT/usr/sbin/cgwatch" || wrong="$wrong usr/sbin/cgwatch(no /usr/share)"
 for f in lib/systemd/system/cgwatch.service lib/systemd/system/cgwatch-check.service; do
 	grep -q '^ExecStart=/usr/sbin/cgwatch ' "$ROOT/$f" || wrong="$wrong $f(ExecStart)"
 	grep -q '@[A-Z]*@' "$ROOT/$f" && wrong="$wrong $f(unsubstituted $(grep -o '@[A-Z]*@' "$ROOT/$f" | head -1))"
@@ -88,7 +97,7 @@ done
 for f in etc/cgwatch/cgwatch.conf usr/share/man/man8/cgwatch.8 usr/share/man/man5/cgwatch.conf.5; do
 	grep -qE '/usr/local/(share|sbin)' "$ROOT/$f" && wrong="$wrong $f(names /usr/local)"
 done
-grep -q '^#shipped = /usr/share/cgwatch/signatures.d$' "$ROOT/etc/cgwatch/cgwatch.conf" ||
+grep -q '^#shipped =$' "$ROOT/etc/cgwatch/cgwatch.conf" ||
 	wrong="$wrong etc/cgwatch/cgwatch.conf(#shipped)"
 if [ -n "$wrong" ]; then
 	fail install-paths "$wrong"

@@ -9,7 +9,8 @@ REPO=$PWD
 BUILD=${BUILD:-build}
 CGW=$REPO/$BUILD/cgwatch
 ASAN=$REPO/$BUILD/asan/cgwatch
-export CGWATCH_SIGNATURES_DIR=$REPO/conf/signatures.d
+# the binaries' built-in signature library, not a directory from the environment
+unset CGWATCH_SIGNATURES_DIR
 pass=0 fail=0 skip=0
 
 tally() {
@@ -76,16 +77,27 @@ golden() {
 		echo "FAIL signatures-broken: output differs:"
 		diff <(echo "$got") tests/sigs/bad.ok | sed 's/^/    /'
 	fi
-	# a local file replaces the shipped signature with the same id, and only that one
-	local conf
-	conf=$(mktemp) && printf '[signatures]\nlocal = %s/tests/sigs/override\n' "$REPO" >"$conf"
-	got=$("$CGW" signatures --config "$conf" 2>&1)
+	# a local file replaces the built-in signature with the same id, and only that one; so
+	# does the same directory named by CGWATCH_SIGNATURES_DIR (in place of [signatures] shipped)
+	local conf name env
+	conf=$(mktemp)
+	for name in override override-env; do
+		if [ $name = override ]; then
+			printf '[signatures]\nlocal = %s/tests/sigs/override\n' "$REPO" >"$conf"
+			env=()
+		else
+			printf '[signatures]\nlocal =\n' >"$conf"
+			env=(CGWATCH_SIGNATURES_DIR="$REPO/tests/sigs/override")
+		fi
+		got=$(env "${env[@]}" "$CGW" signatures --config "$conf" 2>&1)
+		if grep -qF "Local override: our FUSE daemon is stuck ($REPO/tests/sigs/override/fuse-wait.conf, replacing built in)" <<<"$got" &&
+		   grep -q '^io-wait .* (built in)$' <<<"$got"; then
+			echo "PASS signatures-$name"
+		else
+			echo "FAIL signatures-$name: listing: $(head -c 600 <<<"$got")"
+		fi
+	done
 	rm -f "$conf"
-	if grep -q '^fuse-wait .*Local override' <<<"$got" && grep -q '^io-wait ' <<<"$got"; then
-		echo "PASS signatures-override"
-	else
-		echo "FAIL signatures-override: listing: $(head -c 600 <<<"$got")"
-	fi
 }
 
 echo "== unit tests (cmocka, valgrind)"
@@ -94,6 +106,8 @@ echo "== configuration and signature files"
 tally < <(golden)
 echo "== packaging: make install, units, catalog, man pages"
 tally < <(tests/packaging.sh)
+echo "== a fresh build: check and run from its build tree, with an empty environment"
+tally < <(tests/fresh-build.sh)
 # Replays under valgrind: leaks and memory errors of the whole check path, libproc2 included.
 # (LeakSanitizer cannot run there: it reads /proc/self/task, which a replay replaces.)
 valgrind_replays() {

@@ -10,14 +10,13 @@
 #
 # Environment:
 #   CGWATCH                 binary to test (default: /work/main/build/cgwatch)
-#   CGWATCH_SIGNATURES_DIR  signatures (default: /work/main/conf/signatures.d)
+#   CGWATCH_SIGNATURES_DIR  signatures on top of the built-in library (default: none)
 #   LIVE_DEBUG=1            keep stderr (commands' noise, cgwatch output on failure)
 
 LIVE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LIVE_BIN=$LIVE_DIR/bin
 LIVE_REPO=$(cd "$LIVE_DIR/../.." && pwd)
 CGWATCH=${CGWATCH:-$LIVE_REPO/build/cgwatch}
-export CGWATCH_SIGNATURES_DIR=${CGWATCH_SIGNATURES_DIR:-$LIVE_REPO/conf/signatures.d}
 LIVE_BUDGET=${LIVE_BUDGET:-45}   # watchdog, seconds; each step is also bounded
 
 LIVE_NAME=
@@ -109,7 +108,8 @@ live_require_tools() {
 
 live_require_binary() {
 	[ -x "$CGWATCH" ] || live_fail "cgwatch binary not found at $CGWATCH (run make -C $LIVE_REPO)"
-	[ -d "$CGWATCH_SIGNATURES_DIR" ] || live_fail "signatures dir not found: $CGWATCH_SIGNATURES_DIR"
+	[ -z "${CGWATCH_SIGNATURES_DIR:-}" ] || [ -d "$CGWATCH_SIGNATURES_DIR" ] ||
+		live_fail "signatures dir not found: $CGWATCH_SIGNATURES_DIR"
 }
 
 live_require_helpers() {

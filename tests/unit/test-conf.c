@@ -47,9 +47,8 @@ static void test_conf_defaults(void **state)
 	assert_near(c.blocked_warning_s, 20, 0);
 	assert_near(c.blocked_critical_s, 60, 0);
 	assert_near(c.starved_s, 10, 0);
-#ifdef CGW_SIGDIR
-	assert_string_equal(c.signatures_dir, CGW_SIGDIR);
-#endif
+	/* the library is built in: no directory to add to it */
+	assert_string_equal(c.signatures_dir, "");
 #ifdef CGW_LOCAL_SIGDIR
 	assert_string_equal(c.local_signatures_dir, CGW_LOCAL_SIGDIR);
 #endif
@@ -145,8 +144,11 @@ static void test_conf_ranges(void **state)
 		{ "scan", "interval", "", false, "interval must be" },
 		/* paths */
 		{ "signatures", "shipped", "relative/dir", false,
-		  "shipped must be an absolute path, ignoring: relative/dir" },
-		{ "signatures", "local", "", false, "local must be an absolute path" },
+		  "shipped must be an absolute path (or empty: off), ignoring: relative/dir" },
+		{ "signatures", "local", "signatures.d", false, "local must be an absolute path" },
+		/* empty: no directory, the built-in library only */
+		{ "signatures", "shipped", "", true, NULL },
+		{ "signatures", "local", "", true, NULL },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char text[256];
@@ -281,7 +283,7 @@ static void test_conf_long_line(void **state)
 	assert_true(x.r >= 1);
 	expect_msg(&x, 2, "line longer than");
 	assert_near(x.c.scan_interval_s, 4, 0);     /* the next lines still parse */
-	assert_string_equal(x.c.signatures_dir, CGW_SIGDIR);
+	assert_string_equal(x.c.signatures_dir, "");
 	done(&x);
 }
 
