@@ -42,6 +42,9 @@ ssize_t read_small_file(const char *path, char *buf, size_t cap);
  * and non-ASCII bytes, so the result is printable ASCII. Truncates safely. Returns out. */
 char *cescape(const char *s, size_t n, char *out, size_t cap);
 
+/* s into out (cap bytes): valid UTF-8 kept, other bytes (NUL too) as \xNN, cut between units. */
+char *utf8_escape(const char *s, size_t n, char *out, size_t cap);
+
 /* Parse a decimal double in [min,max] from s (whole string). Returns 0 or -EINVAL/-ERANGE. */
 int parse_seconds(const char *s, double min, double max, double *out);
 

@@ -149,6 +149,50 @@ char *cescape(const char *s, size_t n, char *out, size_t cap)
 	return out;
 }
 
+/* Length of the well-formed UTF-8 sequence at s (n > 0 bytes left), or 0 when s[0] does not
+ * start one. The second byte's range rules out overlong forms (E0 80..9F, F0 80..8F),
+ * surrogates (ED A0..BF) and code points above U+10FFFF (F4 90..BF): Unicode table 3-7. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t k = c >= 0x01 && c <= 0x7f ? 1 : c >= 0xc2 && c <= 0xdf ? 2 :
+	           c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+	unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+	if (k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++, lo = 0x80, hi = 0xbf)
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+	return k;
+}
+
+char *utf8_escape(const char *s, size_t n, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t o = 0;
+	if (cap == 0)
+		return out;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq(u + i, n - i);
+		if (o + (k ? k : 4) + 1 > cap)
+			break;
+		if (k) {
+			memcpy(out + o, s + i, k);
+			o += k;
+			i += k;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[u[i] >> 4];
+			out[o++] = hex[u[i++] & 15];
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 int parse_seconds(const char *s, double min, double max, double *out)
 {
 	char *end;

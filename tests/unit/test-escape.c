@@ -1,4 +1,4 @@
-/* test-escape.c: cescape, parse_seconds, sev_name / sev_parse. */
+/* test-escape.c: cescape, utf8_escape, parse_seconds, sev_name / sev_parse. */
 #include "unit.h"
 
 static void test_cescape_table(void **state)
@@ -124,6 +124,178 @@ static void test_cescape_truncation(void **state)
 	assert_int_equal(z, 'Z');
 }
 
+/* utf8_escape: well-formed UTF-8 kept, every other byte as \xNN. */
+static void test_utf8_escape_table(void **state)
+{
+	(void)state;
+	static const struct { const char *what, *in; size_t n; const char *out; } cases[] = {
+		{ "plain", "systemd", 7, "systemd" },
+		/* tests/live/bin/fusehold --hostile: JSON's own escapes are json-c's business */
+		{ "hostile comm", "f\nb\"c\\\x1b[31m", 11, "f\nb\"c\\\x1b[31m" },
+		{ "tab, CR, other C0", "\t\r\x01\x1f", 4, "\t\r\x01\x1f" },
+		{ "DEL", "a\x7f", 2, "a\x7f" },
+		{ "a literal backslash-x stays (same text as an escaped byte)", "\\xff", 4, "\\xff" },
+		{ "é (2 bytes)", "caf\xc3\xa9", 5, "caf\xc3\xa9" },
+		{ "日本 (3 bytes each)", "\xe6\x97\xa5\xe6\x9c\xac", 6, "\xe6\x97\xa5\xe6\x9c\xac" },
+		{ "emoji U+1F600 (4 bytes)", "\xf0\x9f\x98\x80!", 5, "\xf0\x9f\x98\x80!" },
+		{ "C1 U+0085 is well-formed", "\xc2\x85", 2, "\xc2\x85" },
+		{ "U+0080, U+07FF", "\xc2\x80\xdf\xbf", 4, "\xc2\x80\xdf\xbf" },
+		{ "U+0800, U+FFFF", "\xe0\xa0\x80\xef\xbf\xbf", 6, "\xe0\xa0\x80\xef\xbf\xbf" },
+		{ "U+D7FF, U+E000 (around the surrogates)", "\xed\x9f\xbf\xee\x80\x80", 6,
+		  "\xed\x9f\xbf\xee\x80\x80" },
+		{ "U+10000, U+10FFFF", "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", 8,
+		  "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf" },
+		/* invalid: each byte of it becomes \xNN */
+		{ "lone continuation bytes", "a\x80\xbf", 3, "a\\x80\\xbf" },
+		{ "Latin-1 é", "caf\xe9", 4, "caf\\xe9" },
+		{ "overlong 2-byte '/' (C0 AF)", "\xc0\xaf", 2, "\\xc0\\xaf" },
+		{ "overlong 2-byte (C1 BF)", "\xc1\xbf", 2, "\\xc1\\xbf" },
+		{ "overlong 3-byte (E0 80 AF)", "\xe0\x80\xaf", 3, "\\xe0\\x80\\xaf" },
+		{ "overlong 3-byte U+07FF (E0 9F BF)", "\xe0\x9f\xbf", 3, "\\xe0\\x9f\\xbf" },
+		{ "overlong 4-byte (F0 80 80 AF)", "\xf0\x80\x80\xaf", 4, "\\xf0\\x80\\x80\\xaf" },
+		{ "overlong 4-byte U+FFFF (F0 8F BF BF)", "\xf0\x8f\xbf\xbf", 4,
+		  "\\xf0\\x8f\\xbf\\xbf" },
+		{ "surrogate U+D800", "\xed\xa0\x80", 3, "\\xed\\xa0\\x80" },
+		{ "surrogate U+DFFF", "\xed\xbf\xbf", 3, "\\xed\\xbf\\xbf" },
+		{ "above U+10FFFF (F4 90 80 80)", "\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80" },
+		{ "F5..FF never start a sequence", "\xf5\x80\x80\x80\xfe\xff", 6,
+		  "\\xf5\\x80\\x80\\x80\\xfe\\xff" },
+		{ "truncated at the end", "ab\xe6\x97", 4, "ab\\xe6\\x97" },
+		{ "truncated 4-byte at the end", "\xf0\x9f\x98", 3, "\\xf0\\x9f\\x98" },
+		{ "truncated, then ASCII", "\xe6\x97" "A", 3, "\\xe6\\x97A" },
+		{ "lead, then a new lead", "\xc3\xc3\xa9", 3, "\\xc3\xc3\xa9" },
+		{ "NUL inside n", "a\0b", 3, "a\\x00b" },
+		{ "mixed, as a 15-byte comm", "u\xc3\xa9\xff\xed\xa0\x80z", 8,
+		  "u\xc3\xa9\\xff\\xed\\xa0\\x80z" },
+		{ "n stops early", "abcdef", 3, "abc" },
+		{ "empty", "", 0, "" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char out[128];
+		memset(out, 'X', sizeof(out));
+		print_message("# case: %s\n", cases[i].what);
+		assert_ptr_equal(utf8_escape(cases[i].in, cases[i].n, out, sizeof(out)), out);
+		assert_string_equal(out, cases[i].out);
+	}
+	/* every single byte: 01..7F are themselves, the rest (NUL too) \xNN */
+	for (int c = 0; c < 256; c++) {
+		char in = (char)c, out[8], want[8];
+		if (c >= 1 && c <= 0x7f)
+			snprintf(want, sizeof(want), "%c", c);
+		else
+			snprintf(want, sizeof(want), "\\x%02x", c);
+		assert_string_equal(utf8_escape(&in, 1, out, sizeof(out)), want);
+	}
+}
+
+/* A decoder written apart from utf8_escape: the code point of the sequence at s and its
+ * length, or 0 when it is not well-formed (shortest form, no surrogate, <= U+10FFFF). */
+static size_t decode_cp(const unsigned char *s, size_t n, unsigned *cp)
+{
+	size_t k = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
+	           (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	static const unsigned min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (k == 0 || k > n)
+		return 0;
+	unsigned v = k == 1 ? s[0] : s[0] & (0x7fu >> k);
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3fu);
+	}
+	if (v < min[k] || (v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff)
+		return 0;
+	*cp = v;
+	return k;
+}
+
+/* Arbitrary NUL-free bytes, as a comm can hold (no backslash, so that \xNN is unambiguous):
+ * the output is well-formed UTF-8 without NUL, and undoing \xNN gives the input back. */
+static void test_utf8_escape_arbitrary_bytes(void **state)
+{
+	(void)state;
+	unsigned seed = 7;
+	for (int round = 0; round < 20000; round++) {
+		unsigned char in[15];
+		size_t n = (size_t)(round % 16);
+		for (size_t i = 0; i < n; i++) {
+			do {
+				seed = seed * 1103515245u + 12345u;
+				/* half of the rounds: bytes that often form sequences */
+				in[i] = (unsigned char)(round & 1 ? seed >> 16 : 0x80 | (seed >> 16 & 0x7f));
+				if (round & 2 && i % 3 == 0)
+					in[i] = (unsigned char)(0xc2 + (seed >> 20) % 0x33);
+			} while (in[i] == 0 || in[i] == '\\');
+		}
+		char out[15 * 4 + 1], back[16];
+		utf8_escape((const char *)in, n, out, sizeof(out));
+		size_t len = strlen(out), m = 0;
+		for (size_t i = 0; i < len;) {
+			unsigned cp;
+			size_t k = decode_cp((const unsigned char *)out + i, len - i, &cp);
+			assert_true(k > 0);                               /* well-formed */
+			if (out[i] == '\\') {
+				unsigned v;
+				assert_int_equal(out[i + 1], 'x');
+				assert_int_equal(sscanf(out + i + 2, "%2x", &v), 1);
+				back[m++] = (char)v;
+				i += 4;
+			} else {
+				memcpy(back + m, out + i, k);
+				m += k;
+				i += k;
+			}
+		}
+		assert_int_equal(m, n);
+		assert_bytes_equal(back, (const char *)in, n);
+	}
+}
+
+/* Truncation keeps whole units (a sequence or a \xNN), never writes past cap, always
+ * NUL-terminates, and is greedy. */
+static void test_utf8_escape_truncation(void **state)
+{
+	(void)state;
+	/* 日 é \xff 😀 ! */
+	static const char in[] = "\xe6\x97\xa5\xc3\xa9\xff\xf0\x9f\x98\x80!";
+	static const size_t ends[] = { 0, 3, 5, 9, 13, 14 };     /* unit boundaries of full */
+	const size_t n = sizeof(in) - 1;
+	char full[64];
+	utf8_escape(in, n, full, sizeof(full));
+	assert_string_equal(full, "\xe6\x97\xa5\xc3\xa9\\xff\xf0\x9f\x98\x80!");
+	for (size_t cap = 1; cap <= strlen(full) + 2; cap++) {
+		char out[64];
+		memset(out, 'X', sizeof(out));
+		print_message("# cap %zu\n", cap);
+		utf8_escape(in, n, out, cap);
+		size_t len = strnlen(out, cap), want = 0;
+		for (size_t k = 0; k < ARRAY_SIZE(ends); k++)
+			if (ends[k] < cap)
+				want = ends[k];                           /* the longest that fits */
+		assert_int_equal(len, want);
+		assert_int_equal(out[cap], 'X');
+		assert_memory_equal(out, full, len);
+	}
+	static const struct { const char *in; size_t cap; const char *out; } cases[] = {
+		{ "\xe6\x97\xa5\xe6\x9c\xac", 4, "\xe6\x97\xa5" },
+		{ "\xe6\x97\xa5\xe6\x9c\xac", 6, "\xe6\x97\xa5" },
+		{ "\xe6\x97\xa5\xe6\x9c\xac", 7, "\xe6\x97\xa5\xe6\x9c\xac" },
+		{ "\xf0\x9f\x98\x80", 4, "" }, { "\xf0\x9f\x98\x80", 5, "\xf0\x9f\x98\x80" },
+		{ "\xff", 4, "" }, { "\xff", 5, "\\xff" },
+		{ "a\xc3\xa9", 3, "a" }, { "ab", 1, "" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char out[16];
+		memset(out, 'X', sizeof(out));
+		utf8_escape(cases[i].in, strlen(cases[i].in), out, cases[i].cap);
+		assert_string_equal(out, cases[i].out);
+		assert_int_equal(out[cases[i].cap], 'X');
+	}
+	char z = 'Z';
+	assert_ptr_equal(utf8_escape("abc", 3, &z, 0), &z);
+	assert_int_equal(z, 'Z');
+}
+
 static void test_parse_seconds_ok(void **state)
 {
 	(void)state;
@@ -227,6 +399,9 @@ int main(void)
 		cmocka_unit_test(test_cescape_table),
 		cmocka_unit_test(test_cescape_all_bytes_printable_reversible),
 		cmocka_unit_test(test_cescape_truncation),
+		cmocka_unit_test(test_utf8_escape_table),
+		cmocka_unit_test(test_utf8_escape_arbitrary_bytes),
+		cmocka_unit_test(test_utf8_escape_truncation),
 		cmocka_unit_test(test_parse_seconds_ok),
 		cmocka_unit_test(test_parse_seconds_errors),
 		cmocka_unit_test(test_parse_seconds_decimal_only),
