@@ -619,6 +619,9 @@ struct json_object *report_json_build(const struct cgw_report *r, ssize_t only);
 int json_write(struct json_object *o, FILE *out);
 /* Seconds as a JSON number printed with one decimal. */
 struct json_object *jseconds(double s);
+/* A string from a task or the host as a JSON string: the real string (utf8_escape), with no
+ * raw control character (DEL and C1 included) in the printed JSON. */
+struct json_object *jstr_untrusted(const char *s, size_t n);
 /* The text report of finding k alone, after a header line of the caller's. */
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
 

@@ -296,14 +296,11 @@ json_object *incident_json(const struct incident *i, enum inc_state state)
 	json_object *ts = json_object_new_array();
 	for (size_t k = 0; k < i->ntasks; k++) {
 		const struct inc_task *t = &i->tasks[k];
-		char comm[CGW_COMM_MAX * 4];
 		json_object *to = json_object_new_object();
 		json_object_object_add(to, "pid", json_object_new_int(t->tgid));
 		json_object_object_add(to, "tid", json_object_new_int(t->tid));
-		json_object_object_add(to, "comm", json_object_new_string(
-			cescape(t->comm, t->comm_len, comm, sizeof(comm))));
-		json_object_object_add(to, "unit", json_object_new_string(
-			cescape(t->unit, strlen(t->unit), comm, sizeof(comm))));
+		json_object_object_add(to, "comm", jstr_untrusted(t->comm, t->comm_len));
+		json_object_object_add(to, "unit", jstr_untrusted(t->unit, strlen(t->unit)));
 		json_object_object_add(to, "blocked_s", jseconds(t->blocked_s));
 		json_object_object_add(to, "blocked_bound", json_object_new_string(bound_name(t->bound)));
 		json_object_object_add(to, "resolved", jtime(t->resolved_at));

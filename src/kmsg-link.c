@@ -361,10 +361,10 @@ static struct json_object *jnum(double v, int decimals)
 	return json_object_new_double_s(v, buf);
 }
 
-static struct json_object *jesc(const char *s)
+/* A string the kernel printed (its \xNN escapes undone in parsing): the real string. */
+static struct json_object *jstr(const char *s)
 {
-	char buf[KMSG_TEXT * 4];
-	return json_object_new_string(cescape(s, strlen(s), buf, sizeof(buf)));
+	return jstr_untrusted(s, strlen(s));
 }
 
 static struct json_object *jpids(const int *v, size_t n)
@@ -387,7 +387,7 @@ static struct json_object *event_head(const char *kind, uint64_t seq, double ts)
 static struct json_object *hung_json(const struct kmsg_hung *h)
 {
 	struct json_object *o = event_head("hung-task", h->seq, h->ts_s);
-	json_object_object_add(o, "comm", jesc(h->task.comm));
+	json_object_object_add(o, "comm", jstr(h->task.comm));
 	json_object_object_add(o, "pid", json_object_new_int(h->task.pid));
 	json_object_object_add(o, "blocked_s", h->blocked_s >= 0 ?
 	                       json_object_new_int64(h->blocked_s) : NULL);
@@ -396,12 +396,12 @@ static struct json_object *hung_json(const struct kmsg_hung *h)
 		json_object_object_add(o, "state", json_object_new_string(st));
 	}
 	if (h->workqueue[0]) {
-		json_object_object_add(o, "workqueue", jesc(h->workqueue));
-		json_object_object_add(o, "work", jesc(h->work_fn));
+		json_object_object_add(o, "workqueue", jstr(h->workqueue));
+		json_object_object_add(o, "work", jstr(h->work_fn));
 	}
 	struct json_object *st = json_object_new_array();
 	for (size_t i = 0; i < h->nframes; i++)
-		json_object_array_add(st, jesc(h->frames[i].text));
+		json_object_array_add(st, jstr(h->frames[i].text));
 	json_object_object_add(o, "stack", st);
 	if (h->have_blocker) {
 		const struct kmsg_blocker *b = &h->blocker;
@@ -411,7 +411,7 @@ static struct json_object *hung_json(const struct kmsg_hung *h)
 		if (b->task_as[0])
 			json_object_object_add(bo, "as", json_object_new_string(b->task_as));
 		if (b->owner_found) {
-			json_object_object_add(bo, "owner_comm", jesc(b->owner.comm));
+			json_object_object_add(bo, "owner_comm", jstr(b->owner.comm));
 			json_object_object_add(bo, "owner_pid", json_object_new_int(b->owner.pid));
 			if (b->owner_as[0])
 				json_object_object_add(bo, "owner_as", json_object_new_string(b->owner_as));
@@ -434,7 +434,7 @@ static struct json_object *wq_json(const struct kmsg_wq_dump *d)
 	                   *pools = json_object_new_array();
 	for (size_t i = 0; i < d->nstuck; i++) {
 		struct json_object *p = json_object_new_object();
-		json_object_object_add(p, "cpus", jesc(d->stuck[i].info.cpus));
+		json_object_object_add(p, "cpus", jstr(d->stuck[i].info.cpus));
 		json_object_object_add(p, "node", json_object_new_int(d->stuck[i].info.node));
 		json_object_object_add(p, "nice", json_object_new_int(d->stuck[i].info.nice));
 		json_object_object_add(p, "stuck_s", json_object_new_int64(d->stuck[i].stuck_s));
@@ -443,11 +443,11 @@ static struct json_object *wq_json(const struct kmsg_wq_dump *d)
 	for (size_t i = 0; i < d->npwq; i++) {
 		const struct kmsg_pwq *pw = &d->pwq[i];
 		struct json_object *p = json_object_new_object();
-		json_object_object_add(p, "workqueue", jesc(pw->wq));
+		json_object_object_add(p, "workqueue", jstr(pw->wq));
 		json_object_object_add(p, "pool", json_object_new_int(pw->pool));
-		json_object_object_add(p, "cpus", jesc(pw->info.cpus));
-		json_object_object_add(p, "in_flight", jesc(pw->in_flight));
-		json_object_object_add(p, "pending", jesc(pw->pending));
+		json_object_object_add(p, "cpus", jstr(pw->info.cpus));
+		json_object_object_add(p, "in_flight", jstr(pw->in_flight));
+		json_object_object_add(p, "pending", jstr(pw->pending));
 		json_object_object_add(p, "workers", jpids(pw->workers, pw->nworkers));
 		json_object_object_add(p, "barriers", jpids(pw->bars, pw->nbars));
 		json_object_array_add(busy, p);
@@ -455,7 +455,7 @@ static struct json_object *wq_json(const struct kmsg_wq_dump *d)
 	for (size_t i = 0; i < d->npools; i++) {
 		struct json_object *p = json_object_new_object();
 		json_object_object_add(p, "pool", json_object_new_int(d->pools[i].id));
-		json_object_object_add(p, "cpus", jesc(d->pools[i].info.cpus));
+		json_object_object_add(p, "cpus", jstr(d->pools[i].info.cpus));
 		json_object_object_add(p, "hung_s", json_object_new_int64((int64_t)d->pools[i].hung_s));
 		json_object_object_add(p, "workers", json_object_new_int(d->pools[i].workers));
 		json_object_array_add(pools, p);
@@ -471,10 +471,10 @@ static struct json_object *soft_json(const struct kmsg_soft *s)
 	struct json_object *o = event_head("soft-lockup", s->seq, s->ts_s);
 	json_object_object_add(o, "cpu", json_object_new_int(s->cpu));
 	json_object_object_add(o, "stuck_s", json_object_new_int64(s->stuck_s));
-	json_object_object_add(o, "comm", jesc(s->task.comm));
+	json_object_object_add(o, "comm", jstr(s->task.comm));
 	json_object_object_add(o, "pid", json_object_new_int(s->task.pid));
 	if (s->rip[0])
-		json_object_object_add(o, "rip", jesc(s->rip));
+		json_object_object_add(o, "rip", jstr(s->rip));
 	return o;
 }
 
@@ -483,7 +483,7 @@ static struct json_object *rcu_json(const struct kmsg_rcu *c)
 	static const char *const kinds[] = { "stall", "self-detected", "expedited",
 	                                     "kthread-starved" };
 	struct json_object *o = event_head("rcu-stall", c->seq, c->ts_s);
-	json_object_object_add(o, "flavor", jesc(c->flavor));
+	json_object_object_add(o, "flavor", jstr(c->flavor));
 	json_object_object_add(o, "type", json_object_new_string(kinds[c->kind]));
 	char list[4096] = "";
 	if (c->cpus)
@@ -505,7 +505,7 @@ static int cmp_seq(const void *a, const void *b)
 struct json_object *kmsg_json(const struct cgw_kmsg *k)
 {
 	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "source", jesc(k->source));
+	json_object_object_add(o, "source", jstr(k->source));
 	if (k->error)
 		json_object_object_add(o, "error", json_object_new_string(strerror(-k->error)));
 	json_object_object_add(o, "records", json_object_new_int64((int64_t)k->records));

@@ -78,7 +78,8 @@ json_object *rates_json(const struct cgw_rates *rt)
 			json_object_object_add(x, "num_cgroups", json_object_new_int64(c->num_cgroups));
 			json_object_object_add(x, "change", json_object_new_int64(c->change));
 			json_object_object_add(x, "enabled", json_object_new_boolean(c->enabled));
-			json_object_object_add(cg, c->name, x);
+			char key[sizeof(c->name) * 4];     /* a replayed /proc/cgroups may hold any byte */
+			json_object_object_add(cg, utf8_escape(c->name, strlen(c->name), key, sizeof(key)), x);
 		}
 		json_object_object_add(o, "cgroups", cg);
 	}

@@ -1,7 +1,9 @@
 /* report-json.c: the cgwatch.report/1 document (schema in DESIGN.md). Every string that comes
- * from a task or the host is C-escaped first, so it is printable ASCII and valid JSON. */
+ * from a task or the host is the real string: well-formed UTF-8 as it is, other bytes as the
+ * text \xNN (utf8_escape), so the document is always valid JSON. */
 #include <errno.h>
 #include <json-c/json.h>
+#include <json-c/printbuf.h>
 #include <string.h>
 #include <time.h>
 
@@ -20,10 +22,44 @@ const char *policy_name(unsigned p)
 	return p < sizeof(policy_names) / sizeof(policy_names[0]) ? policy_names[p] : "SCHED_?";
 }
 
-static json_object *jstr_untrusted(const char *s, size_t n)
+/* A string as JSON, like json-c's own writer, but json-c writes DEL and the C1 controls
+ * U+0080..U+009F raw, and a terminal may act on C1 (xterm takes U+009B as CSI): these are
+ * escaped as \u00NN too, so printed JSON holds no raw control character. */
+static int jstr_serialize(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	static const char from[] = "\"\\/\b\f\n\r\t", to[] = "\"\\/bfnrt";
+	const unsigned char *s = (const unsigned char *)json_object_get_string(o);
+	size_t n = (size_t)json_object_get_string_len(o);
+	(void)level;
+	printbuf_strappend(pb, "\"");
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = s[i];
+		bool c1 = c == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f;
+		const char *f = c ? strchr(from, (int)c) : NULL;
+		char e[8];
+		if (c1)
+			c = s[++i];             /* U+0080..U+009F is C2 80..C2 9F */
+		if (f && (c != '/' || !(flags & JSON_C_TO_STRING_NOSLASHESCAPE))) {
+			e[0] = '\\';
+			e[1] = to[f - from];
+			printbuf_memappend(pb, e, 2);
+		} else if (c < 0x20 || c == 0x7f || c1) {
+			snprintf(e, sizeof(e), "\\u%04x", c);
+			printbuf_memappend(pb, e, 6);
+		} else {
+			printbuf_memappend(pb, (const char *)s + i, 1);
+		}
+	}
+	printbuf_strappend(pb, "\"");
+	return 0;
+}
+
+json_object *jstr_untrusted(const char *s, size_t n)
 {
 	char buf[4096];
-	return json_object_new_string(cescape(s, n, buf, sizeof(buf)));
+	json_object *o = json_object_new_string(utf8_escape(s, n, buf, sizeof(buf)));
+	json_object_set_serializer(o, jstr_serialize, NULL, NULL);
+	return o;
 }
 
 static json_object *jstr(const char *s)

@@ -1,4 +1,6 @@
-/* test-escape.c: cescape, utf8_escape, parse_seconds, sev_name / sev_parse. */
+/* test-escape.c: cescape, utf8_escape and JSON strings, parse_seconds, sev_name / sev_parse. */
+#include <json-c/json.h>
+
 #include "unit.h"
 
 static void test_cescape_table(void **state)
@@ -296,6 +298,125 @@ static void test_utf8_escape_truncation(void **state)
 	assert_int_equal(z, 'Z');
 }
 
+/* jstr_untrusted: jq and json-c read back exactly utf8_escape's text, and the printed JSON
+ * holds no raw control character: C0 as json-c writes it, DEL and C1 as \u00NN. */
+static void test_jstr_untrusted(void **state)
+{
+	(void)state;
+	static const struct { const char *what, *in, *printed, *value; } cases[] = {
+		{ "hostile comm", "f\nb\"c\\\x1b[31m", "\"f\\nb\\\"c\\\\\\u001b[31m\"",
+		  "f\nb\"c\\\x1b[31m" },
+		{ "slash kept (NOSLASHESCAPE)", "/system.slice/a.service", "\"/system.slice/a.service\"",
+		  "/system.slice/a.service" },
+		{ "other C0", "\b\f\r\t\x01", "\"\\b\\f\\r\\t\\u0001\"", "\b\f\r\t\x01" },
+		{ "DEL", "a\x7f", "\"a\\u007f\"", "a\x7f" },
+		{ "C1 U+009B (CSI)", "\xc2\x9b" "31m", "\"\\u009b31m\"", "\xc2\x9b" "31m" },
+		{ "C1 U+0080, then U+00A0 (not C1)", "\xc2\x80\xc2\xa0", "\"\\u0080\xc2\xa0\"",
+		  "\xc2\x80\xc2\xa0" },
+		{ "日本 and emoji as they are", "\xe6\x97\xa5\xe6\x9c\xac\xf0\x9f\x98\x80",
+		  "\"\xe6\x97\xa5\xe6\x9c\xac\xf0\x9f\x98\x80\"",
+		  "\xe6\x97\xa5\xe6\x9c\xac\xf0\x9f\x98\x80" },
+		{ "invalid bytes as text", "a\xff\x9b", "\"a\\\\xff\\\\x9b\"", "a\\xff\\x9b" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		print_message("# case: %s\n", cases[i].what);
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "s", jstr_untrusted(cases[i].in, strlen(cases[i].in)));
+		const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+		                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+		char want[128];
+		snprintf(want, sizeof(want), "{\"s\":%s}", cases[i].printed);
+		assert_string_equal(txt, want);
+		json_object *back = json_tokener_parse(txt);
+		assert_non_null(back);
+		assert_string_equal(json_object_get_string(json_object_object_get(back, "s")),
+		                    cases[i].value);
+		json_object_put(back);
+		json_object_put(o);
+	}
+	/* without NOSLASHESCAPE, '/' is escaped as json-c does */
+	json_object *o = jstr_untrusted("a/b", 3);
+	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"a\\/b\"");
+	json_object_put(o);
+}
+
+/* Every task and host string of a report is the real string in JSON (and stays C-escaped in
+ * the text report); evidence is prose and keeps the text report's C-escaped names. */
+static void test_report_json_real_strings(void **state)
+{
+	(void)state;
+	static const char comm[] = "ev\"l\nx\\\x1b[31m\xff\xc3\xa9";       /* 15 bytes */
+	struct unit_scan u;
+	us_init(&u);
+	snprintf(u.scan.host, sizeof(u.scan.host), "h\xc3\xb6st\n\x1b]0;x\x07");
+	snprintf(u.scan.kernel, sizeof(u.scan.kernel), "6.99\xfe");
+	size_t k = us_task(&u, 4242, 4200, comm, sizeof(comm) - 1, 30);
+	struct cgw_task *t = &u.scan.t[k];
+	snprintf(t->cgroup, sizeof(t->cgroup), "/x.slice/\x1b[2J\xe6\x97\xa5.scope");
+	snprintf(t->unit, sizeof(t->unit), "\xe6\x97\xa5\xed\xa0\x80.service");
+	snprintf(t->user, sizeof(t->user), "j\xc3\xb8rn\x7f");
+	snprintf(t->wchan, sizeof(t->wchan), "w\x9b");
+	snprintf(t->stack_error, sizeof(t->stack_error), "stack unreadable: \xc2\x9b" "2J");
+	assert_int_equal(parse_stack_buf("[<0>] fuse_lookup+0x1/0x2 [f\"u\\s\xff" "e]\n", &t->frames), 1);
+	t->nframes = 1;
+	struct cgw_sig sig = unit_sig("fuse-wait", "Waiting for a FUSE daemon", "s", SEV_WARNING);
+	size_t fi = us_finding(&u, &sig, SEV_WARNING, 1, &k);
+	char esc[64];
+	sb_printf(&u.rep.f[fi].evidence, "PID %d (%s) waits\n", t->tid,
+	          cescape(t->comm, t->comm_len, esc, sizeof(esc)));
+
+	json_object *o = report_json_build(&u.rep, -1);
+	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+	                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* no raw control character in the printed JSON: C0, DEL, C1 (C2 80..C2 9F) */
+	for (const unsigned char *p = (const unsigned char *)txt; *p; p++) {
+		if ((*p < 0x20 && *p != '\n') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 &&
+		                                                 p[1] <= 0x9f))
+			print_error("raw control byte 0x%02x at %td of\n%s\n", *p,
+			            p - (const unsigned char *)txt, txt);
+		assert_false((*p < 0x20 && *p != '\n') || *p == 0x7f ||
+		             (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f));
+	}
+	json_object *back = json_tokener_parse(txt);
+	assert_non_null(back);
+	json_object *bt = json_object_array_get_idx(json_object_object_get(back, "tasks"), 0);
+#define JS(obj, key) json_object_get_string(json_object_object_get((obj), (key)))
+	assert_string_equal(JS(back, "host"), "h\xc3\xb6st\n\x1b]0;x\x07");
+	assert_string_equal(JS(back, "kernel"), "6.99\\xfe");
+	assert_string_equal(JS(bt, "comm"), "ev\"l\nx\\\x1b[31m\\xff\xc3\xa9");
+	assert_string_equal(JS(bt, "cgroup"), "/x.slice/\x1b[2J\xe6\x97\xa5.scope");
+	assert_string_equal(JS(bt, "unit"), "\xe6\x97\xa5\\xed\\xa0\\x80.service");
+	assert_string_equal(JS(bt, "user"), "j\xc3\xb8rn\x7f");
+	assert_string_equal(JS(bt, "wchan"), "w\\x9b");
+	assert_string_equal(JS(bt, "stack_error"), "stack unreadable: \xc2\x9b" "2J");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(
+		json_object_object_get(bt, "stack"), 0)), "fuse_lookup+0x1/0x2 [f\"u\\s\\xffe]");
+	json_object *f = json_object_array_get_idx(json_object_object_get(back, "findings"), 0);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(
+		json_object_object_get(f, "evidence"), 0)),
+		"PID 4242 (ev\\\"l\\nx\\\\\\x1b[31m\\xff\\xc3\\xa9) waits");
+#undef JS
+	json_object_put(back);
+	json_object_put(o);
+
+	/* the text report: the task's strings C-escaped, no control byte but newline (the
+	 * kernel release and stack_error are printed as they are: cgwatch's or the kernel's) */
+	snprintf(u.scan.kernel, sizeof(u.scan.kernel), "6.99");
+	t->stack_error[0] = '\0';
+	struct errbuf e;
+	report_text(&u.rep, errbuf_open(&e));
+	const char *text = errbuf_text(&e);
+	for (const char *p = text; *p; p++) {
+		if (!((*p >= 0x20 && *p < 0x7f) || *p == '\n'))
+			print_error("byte 0x%02x at %td of\n%s\n", (unsigned char)*p, p - text, text);
+		assert_true((*p >= 0x20 && *p < 0x7f) || *p == '\n');
+	}
+	assert_non_null(strstr(text, "ev\\\"l\\nx\\\\\\x1b[31m\\xff\\xc3\\xa9"));
+	assert_non_null(strstr(text, "[f\\\"u\\\\s\\xffe]"));
+	errbuf_close(&e);
+	us_free(&u);
+}
+
 static void test_parse_seconds_ok(void **state)
 {
 	(void)state;
@@ -402,6 +523,8 @@ int main(void)
 		cmocka_unit_test(test_utf8_escape_table),
 		cmocka_unit_test(test_utf8_escape_arbitrary_bytes),
 		cmocka_unit_test(test_utf8_escape_truncation),
+		cmocka_unit_test(test_jstr_untrusted),
+		cmocka_unit_test(test_report_json_real_strings),
 		cmocka_unit_test(test_parse_seconds_ok),
 		cmocka_unit_test(test_parse_seconds_errors),
 		cmocka_unit_test(test_parse_seconds_decimal_only),

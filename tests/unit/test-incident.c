@@ -942,8 +942,9 @@ static void test_incident_json(void **state)
 	json_object *t0 = json_object_array_get_idx(ts, 0), *t1 = json_object_array_get_idx(ts, 1);
 	assert_string_equal(jstr(t0, "pid"), "4200");
 	assert_string_equal(jstr(t0, "tid"), "4242");
-	/* C-escaped: the JSON string holds a backslash, 'n', ... */
-	assert_string_equal(json_object_get_string(jget(t0, "comm")), "a\\nb\\xffc");
+	/* the real name: the newline as it is, the byte 0xff (not UTF-8) as the text \xff */
+	assert_string_equal(json_object_get_string(jget(t0, "comm")), "a\nb\\xffc");
+	assert_string_equal(jstr(t0, "comm"), "\"a\\nb\\\\xffc\"");
 	assert_string_equal(jstr(t0, "unit"), "\"unit-4200.service\"");
 	assert_string_equal(jstr(t0, "blocked_s"), "61.8");
 	assert_string_equal(jstr(t0, "resolved"), "null");

@@ -1358,7 +1358,7 @@ static void test_json(void **state)
 	assert_string_equal(json_object_get_string(json_object_object_get(h, "workqueue")), "cpuset_migrate_mm");
 	assert_int_equal(json_object_array_length(json_object_object_get(h, "stack")), 15);
 	struct json_object *s = json_object_array_get_idx(ev, 3);
-	assert_string_equal(json_object_get_string(json_object_object_get(s, "comm")), "repro\\nworker");
+	assert_string_equal(json_object_get_string(json_object_object_get(s, "comm")), "repro\nworker");
 	assert_non_null(strstr(txt, "\"barriers\":[1765]"));
 	json_object_put(o);
 	kmsg_free(&k);
