@@ -91,9 +91,12 @@ static void finding_evidence(struct cgw_finding *f, const struct cgw_task *t)
 				sb_printf(&f->evidence, "%s%s", k++ ? " <- " : " ", t->frames[i].name);
 		sb_printf(&f->evidence, "%s\n", k ? "" : " matches no signature in the library");
 	}
-	if (t->frozen)
+	if (t->frozen) {
+		char cg[sizeof(t->cgroup) * 4];    /* a cgroup name may hold any byte but '\n' */
 		sb_printf(&f->evidence, "cgroup %s of %d is frozen by the cgroup freezer\n",
-		          t->cgroup[0] ? t->cgroup : "?", t->tid);
+		          t->cgroup[0] ? cescape(t->cgroup, strlen(t->cgroup), cg, sizeof(cg)) : "?",
+		          t->tid);
+	}
 	if (t->vfork_child)
 		sb_printf(&f->evidence, "%d waits for its vfork child %d to exec or exit\n",
 		          t->tid, t->vfork_child);

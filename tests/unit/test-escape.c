@@ -417,6 +417,29 @@ static void test_report_json_real_strings(void **state)
 	us_free(&u);
 }
 
+/* Evidence is prose for the text report too: a frozen cgroup's name is C-escaped in it (a
+ * cgroup name may hold ESC), and JSON carries the same line. */
+static void test_evidence_cgroup_escaped(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	us_init(&u);
+	size_t k = us_task(&u, 300, 300, "app", 3, 500.0);
+	struct cgw_task *t = &u.scan.t[k];
+	t->frozen = true;
+	snprintf(t->cgroup, sizeof(t->cgroup), "/a.slice/\x1b[2J\xe6\x97\xa5");
+	struct cgw_sig frozen = unit_sig("frozen", "In a frozen cgroup", "frozen", SEV_INFO);
+	struct cgw_sigset set = { &frozen, 1 };
+	assert_int_equal(classify(&u.rep, &set), 0);
+	assert_int_equal(u.rep.nf, 1);
+	const char *ev = u.rep.f[0].evidence.s;
+	print_message("# %s\n", cescape(ev, strlen(ev), (char[1024]){ 0 }, 1024));
+	assert_non_null(strstr(ev, "cgroup /a.slice/\\x1b[2J\\xe6\\x97\\xa5 of 300 is frozen"));
+	for (const char *p = ev; *p; p++)
+		assert_true((*p >= 0x20 && *p < 0x7f) || *p == '\n');
+	us_free(&u);
+}
+
 static void test_parse_seconds_ok(void **state)
 {
 	(void)state;
@@ -525,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_escape_truncation),
 		cmocka_unit_test(test_jstr_untrusted),
 		cmocka_unit_test(test_report_json_real_strings),
+		cmocka_unit_test(test_evidence_cgroup_escaped),
 		cmocka_unit_test(test_parse_seconds_ok),
 		cmocka_unit_test(test_parse_seconds_errors),
 		cmocka_unit_test(test_parse_seconds_decimal_only),
