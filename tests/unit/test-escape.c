@@ -3,10 +3,53 @@
 
 #include "unit.h"
 
+/* cescape and utf8_escape have the same contract shape. */
+typedef char *escape_fn(const char *s, size_t n, char *out, size_t cap);
+struct esc_case { const char *what, *in; size_t n; const char *out; };
+struct cap_case { const char *in; size_t cap; const char *out; };
+
+/* Each case escaped into a roomy buffer gives exactly its out. */
+static void check_table(escape_fn *fn, const struct esc_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char out[128];
+		memset(out, 'X', sizeof(out));
+		print_message("# case: %s\n", c[i].what);
+		assert_ptr_equal(fn(c[i].in, c[i].n, out, sizeof(out)), out);
+		assert_string_equal(out, c[i].out);
+	}
+}
+
+/* Each case escaped with its small cap gives exactly its out and writes nothing past cap;
+ * cap 0 writes nothing at all. */
+static void check_caps(escape_fn *fn, const struct cap_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char out[16];
+		memset(out, 'X', sizeof(out));
+		fn(c[i].in, strlen(c[i].in), out, c[i].cap);
+		assert_string_equal(out, c[i].out);
+		assert_int_equal(out[c[i].cap], 'X');
+	}
+	char z = 'Z';
+	assert_ptr_equal(fn("abc", 3, &z, 0), &z);
+	assert_int_equal(z, 'Z');
+}
+
+/* Every byte of text is printable ASCII or a newline: what may reach a terminal. */
+static void assert_printable(const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		if (!((*p >= 0x20 && *p < 0x7f) || *p == '\n'))
+			print_error("byte 0x%02x at %td of\n%s\n", (unsigned char)*p, p - text, text);
+		assert_true((*p >= 0x20 && *p < 0x7f) || *p == '\n');
+	}
+}
+
 static void test_cescape_table(void **state)
 {
 	(void)state;
-	static const struct { const char *what, *in; size_t n; const char *out; } cases[] = {
+	static const struct esc_case cases[] = {
 		{ "plain", "systemd", 7, "systemd" },
 		{ "space and printable punctuation", "a b ~!@#$%^&*()", 15, "a b ~!@#$%^&*()" },
 		{ "newline", "new\nline", 8, "new\\nline" },
@@ -26,13 +69,7 @@ static void test_cescape_table(void **state)
 		/* a comm forging a report line */
 		{ "forged line", "x\nFINDING critical", 18, "x\\nFINDING critical" },
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char out[128];
-		memset(out, 'X', sizeof(out));
-		print_message("# case: %s\n", cases[i].what);
-		assert_ptr_equal(cescape(cases[i].in, cases[i].n, out, sizeof(out)), out);
-		assert_string_equal(out, cases[i].out);
-	}
+	check_table(cescape, cases, ARRAY_SIZE(cases));
 }
 
 /* Decode what cescape wrote; -1 on a sequence it should never write. */
@@ -108,29 +145,19 @@ static void test_cescape_truncation(void **state)
 			assert_true(len + strlen(one) + 1 > cap);
 		}
 	}
-	static const struct { const char *in; size_t cap; const char *out; } cases[] = {
+	static const struct cap_case cases[] = {
 		{ "abc\n", 5, "abc" }, { "abc\n", 6, "abc\\n" },
 		{ "\x1b", 4, "" }, { "\x1b", 5, "\\x1b" },
 		{ "ab", 1, "" }, { "ab", 2, "a" }, { "ab", 3, "ab" },
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char out[16];
-		memset(out, 'X', sizeof(out));
-		cescape(cases[i].in, strlen(cases[i].in), out, cases[i].cap);
-		assert_string_equal(out, cases[i].out);
-		assert_int_equal(out[cases[i].cap], 'X');
-	}
-	/* cap 0: nothing is written */
-	char z = 'Z';
-	assert_ptr_equal(cescape("abc", 3, &z, 0), &z);
-	assert_int_equal(z, 'Z');
+	check_caps(cescape, cases, ARRAY_SIZE(cases));
 }
 
 /* utf8_escape: well-formed UTF-8 kept, every other byte as \xNN. */
 static void test_utf8_escape_table(void **state)
 {
 	(void)state;
-	static const struct { const char *what, *in; size_t n; const char *out; } cases[] = {
+	static const struct esc_case cases[] = {
 		{ "plain", "systemd", 7, "systemd" },
 		/* tests/live/bin/fusehold --hostile: JSON's own escapes are json-c's business */
 		{ "hostile comm", "f\nb\"c\\\x1b[31m", 11, "f\nb\"c\\\x1b[31m" },
@@ -172,13 +199,7 @@ static void test_utf8_escape_table(void **state)
 		{ "n stops early", "abcdef", 3, "abc" },
 		{ "empty", "", 0, "" },
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char out[128];
-		memset(out, 'X', sizeof(out));
-		print_message("# case: %s\n", cases[i].what);
-		assert_ptr_equal(utf8_escape(cases[i].in, cases[i].n, out, sizeof(out)), out);
-		assert_string_equal(out, cases[i].out);
-	}
+	check_table(utf8_escape, cases, ARRAY_SIZE(cases));
 	/* every single byte: 01..7F are themselves, the rest (NUL too) \xNN */
 	for (int c = 0; c < 256; c++) {
 		char in = (char)c, out[8], want[8];
@@ -278,7 +299,7 @@ static void test_utf8_escape_truncation(void **state)
 		assert_int_equal(out[cap], 'X');
 		assert_memory_equal(out, full, len);
 	}
-	static const struct { const char *in; size_t cap; const char *out; } cases[] = {
+	static const struct cap_case cases[] = {
 		{ "\xe6\x97\xa5\xe6\x9c\xac", 4, "\xe6\x97\xa5" },
 		{ "\xe6\x97\xa5\xe6\x9c\xac", 6, "\xe6\x97\xa5" },
 		{ "\xe6\x97\xa5\xe6\x9c\xac", 7, "\xe6\x97\xa5\xe6\x9c\xac" },
@@ -286,16 +307,7 @@ static void test_utf8_escape_truncation(void **state)
 		{ "\xff", 4, "" }, { "\xff", 5, "\\xff" },
 		{ "a\xc3\xa9", 3, "a" }, { "ab", 1, "" },
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char out[16];
-		memset(out, 'X', sizeof(out));
-		utf8_escape(cases[i].in, strlen(cases[i].in), out, cases[i].cap);
-		assert_string_equal(out, cases[i].out);
-		assert_int_equal(out[cases[i].cap], 'X');
-	}
-	char z = 'Z';
-	assert_ptr_equal(utf8_escape("abc", 3, &z, 0), &z);
-	assert_int_equal(z, 'Z');
+	check_caps(utf8_escape, cases, ARRAY_SIZE(cases));
 }
 
 /* jstr_untrusted: jq and json-c read back exactly utf8_escape's text, and the printed JSON
@@ -406,11 +418,7 @@ static void test_report_json_real_strings(void **state)
 	struct errbuf e;
 	report_text(&u.rep, errbuf_open(&e));
 	const char *text = errbuf_text(&e);
-	for (const char *p = text; *p; p++) {
-		if (!((*p >= 0x20 && *p < 0x7f) || *p == '\n'))
-			print_error("byte 0x%02x at %td of\n%s\n", (unsigned char)*p, p - text, text);
-		assert_true((*p >= 0x20 && *p < 0x7f) || *p == '\n');
-	}
+	assert_printable(text);
 	assert_non_null(strstr(text, "ev\\\"l\\nx\\\\\\x1b[31m\\xff\\xc3\\xa9"));
 	assert_non_null(strstr(text, "[f\\\"u\\\\s\\xffe]"));
 	errbuf_close(&e);
@@ -435,8 +443,7 @@ static void test_evidence_cgroup_escaped(void **state)
 	const char *ev = u.rep.f[0].evidence.s;
 	print_message("# %s\n", cescape(ev, strlen(ev), (char[1024]){ 0 }, 1024));
 	assert_non_null(strstr(ev, "cgroup /a.slice/\\x1b[2J\\xe6\\x97\\xa5 of 300 is frozen"));
-	for (const char *p = ev; *p; p++)
-		assert_true((*p >= 0x20 && *p < 0x7f) || *p == '\n');
+	assert_printable(ev);
 	us_free(&u);
 }
 
