@@ -131,8 +131,9 @@ int parse_proc_cgroups(const char *buf, struct rates_ctrl *out, size_t cap)
 		char name[32];
 		int hier, en;
 		long num;
-		if (sscanf(l, "%31s %d %ld %d", name, &hier, &num, &en) != 4 || num < 0)
-			continue;
+		if (sscanf(l, "%31s %d %ld %d", name, &hier, &num, &en) != 4 || num < 0 ||
+		    name[strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_")] != '\0')
+			continue;             /* controller names are kernel identifiers */
 		seen++;
 		if (n < cap) {
 			memset(&out[n], 0, sizeof(out[n]));

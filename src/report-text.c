@@ -132,11 +132,12 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 void report_text(const struct cgw_report *r, FILE *out)
 {
 	const struct cgw_scan *s = r->scan;
-	char host[512], ts[32], a[4096], b[4096], c[4096], d[4096];
+	char host[512], kernel[512], ts[32], a[4096], b[4096], c[4096], d[4096];
 	time_t now = time(NULL);
 	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
 	fprintf(out, "cgwatch check on %s (kernel %s) at %s\n",
-	        cescape(s->host, strlen(s->host), host, sizeof(host)), s->kernel, ts);
+	        cescape(s->host, strlen(s->host), host, sizeof(host)),
+	        cescape(s->kernel, strlen(s->kernel), kernel, sizeof(kernel)), ts);
 	fprintf(out, "CPUs online %s; isolated %s; nohz_full %s; housekeeping %s\n\n",
 	        cpulist_format(&s->topo.online, a, sizeof(a)),
 	        cpus_empty(&s->topo.isolated) ? "none" : cpulist_format(&s->topo.isolated, b, sizeof(b)),

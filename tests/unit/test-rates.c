@@ -233,6 +233,10 @@ static void test_proc_cgroups(void **state)
 	assert_int_equal(parse_proc_cgroups("#subsys_name\thierarchy\tnum_cgroups\tenabled\n", c,
 	                                    4), -EINVAL);
 	assert_int_equal(parse_proc_cgroups("cpu x y z\n", c, 4), -EINVAL);
+	/* a replayed file with a name that is no kernel identifier: that line is not taken */
+	n = parse_proc_cgroups("cpu\t0\t4\t1\n\x1b[2Jx\t0\t1\t1\nm\xc3\xa9m\t0\t1\t1\n", c, 4);
+	assert_int_equal(n, 1);
+	assert_string_equal(c[0].name, "cpu");
 }
 
 static void test_proc_stat_uptime(void **state)
