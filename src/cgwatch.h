@@ -490,6 +490,7 @@ struct cgw_report {
 	struct cgw_finding *f; size_t nf;
 	const struct cgw_conf *conf;
 	bool all;
+	bool verbose;                     /* text: every task and evidence line, not grouped */
 	double threshold_s;
 	const struct cgw_kmsg *kmsg;      /* what the kernel said (kmsg.h), or NULL */
 	const struct cgw_rates *rates;    /* cgroup activity over the window (rates.h), or NULL */
@@ -604,10 +605,34 @@ int metrics_write(const char *path, const struct cgw_report *r, const struct cgw
  * worker in the LRU drain, the starved per-CPU kworkers and what runs on their CPUs. */
 void correlate(struct cgw_report *r);
 
+/* ---- textgroup.c: many alike lines as one, for the text report ---- */
+
+/* Lines of the same shape: the same text, with numbers in the same places (a CPU list after
+ * "CPU ", a task id after "PID ", "/proc/", ..., decimals, other numbers). With names, every
+ * number is a plain number (task names). */
+bool text_alike(const char *a, size_t alen, const char *b, size_t blen, bool names);
+/* One line (malloc'd) for n lines s[i] (len[i] bytes) of the same shape: CPU lists merged,
+ * task ids listed, decimals as a range "min-max", other numbers that differ as N; "" when
+ * they are not alike. */
+char *text_merge(const char *const *s, const size_t *len, size_t n, bool names);
+/* The lines of text ('\n'-separated) with alike lines grouped: one line per group, at the
+ * place of its first line, as it was when alone, else "xN " and the merged line. Returns a
+ * malloc'd string, every line ending in '\n'. */
+char *lines_group(const char *text);
+/* Ids sorted, runs as ranges ("5031-5086,5100"), cut with " and N more" past 40 characters.
+ * Returns out. */
+char *idlist_format(const long *ids, size_t n, char *out, size_t cap);
+
 /* ---- report-text.c / report-json.c ---- */
 
-/* Write the report for a person. */
+/* Write the report for a person. Alike tasks and evidence lines are one entry each, unless
+ * r->verbose. */
 void report_text(const struct cgw_report *r, FILE *out);
+/* The entries of the text report for the scan tasks idx[0..n-1] of t: alike tasks (all the
+ * task line shows is the same but the id, CPU, duration and the digits of the name; the same
+ * stack) share one. group[i] gets the entry of idx[i], entries numbered in the order of their
+ * first task. Returns the number of entries. */
+size_t task_groups(const struct cgw_task *t, const size_t *idx, size_t n, size_t *group);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
 /* Write the report as cgwatch.report/1 JSON. Returns 0, -ENOMEM or -EIO. */

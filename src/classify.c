@@ -91,15 +91,17 @@ static void finding_evidence(struct cgw_finding *f, const struct cgw_task *t)
 				sb_printf(&f->evidence, "%s%s", k++ ? " <- " : " ", t->frames[i].name);
 		sb_printf(&f->evidence, "%s\n", k ? "" : " matches no signature in the library");
 	}
+	/* "PID N": the text report lists the ids when it groups alike lines (textgroup.c) */
+	const char *kind = t->tid == t->tgid ? "PID" : "TID";
 	if (t->frozen) {
 		char cg[sizeof(t->cgroup) * 4];    /* a cgroup name may hold any byte but '\n' */
-		sb_printf(&f->evidence, "cgroup %s of %d is frozen by the cgroup freezer\n",
+		sb_printf(&f->evidence, "cgroup %s of %s %d is frozen by the cgroup freezer\n",
 		          t->cgroup[0] ? cescape(t->cgroup, strlen(t->cgroup), cg, sizeof(cg)) : "?",
-		          t->tid);
+		          kind, t->tid);
 	}
 	if (t->vfork_child)
-		sb_printf(&f->evidence, "%d waits for its vfork child %d to exec or exit\n",
-		          t->tid, t->vfork_child);
+		sb_printf(&f->evidence, "%s %d waits for its vfork child, PID %d, to exec or exit\n",
+		          kind, t->tid, t->vfork_child);
 }
 
 static int cmp_blocked(const void *a, const void *b, void *ctx)

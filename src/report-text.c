@@ -1,6 +1,9 @@
 /* report-text.c: the report for a person at 3 a.m. — findings first, most severe first, each
  * with its tasks, how long, and the stack with the signature's frames marked; then one
- * summary line. Task strings are C-escaped: a name cannot start a line or move the cursor. */
+ * summary line. Task strings are C-escaped: a name cannot start a line or move the cursor.
+ * One screen per incident: alike tasks are one entry ("x56 PIDs ...", the stack once) and
+ * alike evidence lines one line (textgroup.c); --verbose prints them all. */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -44,20 +47,120 @@ static void wrap(FILE *out, const char *indent, const char *lead, const char *te
 	fputc('\n', out);
 }
 
-static void task_line(const struct cgw_task *t, FILE *out, const char *indent)
+/* How long the tasks m[0..n-1] of one entry (one bound: tasks_alike) have been off the CPU:
+ * "122.4 s", "at least 5.0 s", "an unknown time (at most 3.0 s, its age)", or for an entry
+ * whose tasks differ the range, "122.5-122.7 s". Every duration the text report gives a task
+ * is written here. */
+static char *duration_text(const struct cgw_scan *s, const size_t *m, size_t n, char *out,
+                           size_t cap)
 {
-	char comm[CGW_COMM_MAX * 4], cg[1024];
-	cescape(t->comm, t->comm_len, comm, sizeof(comm));
-	fprintf(out, "%s%s %d (%s)", indent, t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
+	struct cgw_dur lo = task_dur(&s->t[m[0]]), hi = lo;
+	double age = s->t[m[0]].age_s;
+	for (size_t i = 1; i < n; i++) {
+		struct cgw_dur d = task_dur(&s->t[m[i]]);
+		lo.s = d.s < lo.s ? d.s : lo.s;
+		hi.s = d.s > hi.s ? d.s : hi.s;
+		age = s->t[m[i]].age_s > age ? s->t[m[i]].age_s : age;
+	}
+	char a[48], b[48];
+	dur_text(lo, a, sizeof(a));
+	dur_text(hi, b, sizeof(b));
+	size_t len = strlen(a);
+	if (strcmp(a, b) == 0 || len < 2)
+		snprintf(out, cap, "%s", a);
+	else                                  /* "at least 5.0 s" .. 7.0: "at least 5.0-7.0 s" */
+		snprintf(out, cap, "%.*s-%.1f s", (int)(len - 2), a, hi.s);
+	if (lo.bound == BOUND_UNKNOWN && age >= 0) {
+		len = strlen(out);
+		snprintf(out + len, cap - len, " (at most %.1f s, %s age)", age, n > 1 ? "their" : "its");
+	}
+	return out;
+}
+
+static bool same_stack(const struct cgw_task *a, const struct cgw_task *b)
+{
+	if (strcmp(a->stack_error, b->stack_error) || a->nframes != b->nframes)
+		return false;
+	for (size_t i = 0; i < a->nframes; i++)
+		if (strcmp(a->frames[i].text, b->frames[i].text) ||
+		    (a->marks && a->marks[i]) != (b->marks && b->marks[i]))
+			return false;
+	return true;
+}
+
+/* One entry of the report for both? Everything task_entry() prints must be the same, but the
+ * id, the CPU, the duration and the digits of the name. */
+static bool tasks_alike(const struct cgw_task *a, const struct cgw_task *b)
+{
+	bool thread = a->tid != a->tgid;
+	if (a->state != b->state || a->sig != b->sig || a->bound != b->bound ||
+	    a->policy != b->policy ||
+	    a->rt_priority != b->rt_priority || a->frozen != b->frozen ||
+	    a->vfork_child != b->vfork_child || thread != (b->tid != b->tgid) ||
+	    (thread && a->tgid != b->tgid) || strcmp(a->cgroup, b->cgroup) ||
+	    strcmp(a->unit, b->unit) || !same_stack(a, b))
+		return false;
+	char x[CGW_COMM_MAX * 4], y[CGW_COMM_MAX * 4];
+	cescape(a->comm, a->comm_len, x, sizeof(x));
+	cescape(b->comm, b->comm_len, y, sizeof(y));
+	return text_alike(x, strlen(x), y, strlen(y), true);
+}
+
+size_t task_groups(const struct cgw_task *t, const size_t *idx, size_t n, size_t *group)
+{
+	size_t *first = xmalloc((n ? n : 1) * sizeof(size_t));   /* each entry's first task */
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t g = 0;
+		while (g < ng && !tasks_alike(&t[idx[first[g]]], &t[idx[i]]))
+			g++;
+		if (g == ng)
+			first[ng++] = i;
+		group[i] = g;
+	}
+	free(first);
+	return ng;
+}
+
+/* The task line and its stack; for n alike tasks (m: scan indexes) one line starting with
+ * "xN", ids listed, CPUs as a list, the name's differing digits as N, the stack once. */
+static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE *out,
+                       const char *indent)
+{
+	const struct cgw_task *t = &s->t[m[0]];
+	char (*comm)[CGW_COMM_MAX * 4] = xmalloc(n * sizeof(*comm));
+	const char **names = xmalloc(n * sizeof(*names));
+	size_t *lens = xmalloc(n * sizeof(*lens));
+	long *ids = xmalloc(n * sizeof(*ids));
+	struct cgw_cpus cpus;
+	memset(&cpus, 0, sizeof(cpus));
+	for (size_t i = 0; i < n; i++) {
+		const struct cgw_task *u = &s->t[m[i]];
+		names[i] = cescape(u->comm, u->comm_len, comm[i], sizeof(comm[i]));
+		lens[i] = strlen(names[i]);
+		ids[i] = u->tid;
+		if (u->cpu >= 0)
+			cpus_set(&cpus, (unsigned)u->cpu);
+	}
+	char *name = text_merge(names, lens, n, true);
+	char idl[256], cpul[4096], dur[64], cg[1024];
+	const char *kind = t->tid == t->tgid ? "PID" : "TID";
+	if (n == 1)
+		fprintf(out, "%s%s %d (%s)", indent, kind, t->tid, name);
+	else
+		fprintf(out, "%sx%zu %ss %s (%s)", indent, n, kind,
+		        idlist_format(ids, n, idl, sizeof(idl)), name);
 	if (t->tid != t->tgid)
 		fprintf(out, " of PID %d", t->tgid);
-	char d[48];
+	cpulist_format(&cpus, cpul, sizeof(cpul));
 	/* an R task's exec_start says when it last ran, not when it became runnable */
-	fprintf(out, ": %s for %s", t->state == 'D' ? "blocked (D)" : "runnable (R), not run",
-	        dur_text(task_dur(t), d, sizeof(d)));
-	if (t->bound == BOUND_UNKNOWN && t->age_s >= 0)
-		fprintf(out, " (at most %.1f s, its age)", t->age_s);
-	fprintf(out, ", CPU %d, %s", t->cpu, policy_name(t->policy));
+	fprintf(out, ": %s for %s, ", t->state == 'D' ? "blocked (D)" : "runnable (R), not run",
+	        duration_text(s, m, n, dur, sizeof(dur)));
+	if (n == 1)
+		fprintf(out, "CPU %d", t->cpu);
+	else
+		fprintf(out, "CPU%s %s", strpbrk(cpul, ",-") ? "s" : "", cpul);
+	fprintf(out, ", %s", policy_name(t->policy));
 	if (t->rt_priority)
 		fprintf(out, "/%u", t->rt_priority);
 	if (t->cgroup[0])
@@ -69,6 +172,11 @@ static void task_line(const struct cgw_task *t, FILE *out, const char *indent)
 	if (t->vfork_child)
 		fprintf(out, ", vfork child %d", t->vfork_child);
 	fputc('\n', out);
+	free(name);
+	free(ids);
+	free(lens);
+	free(names);
+	free(comm);
 	if (t->stack_error[0]) {
 		fprintf(out, "%s    %s\n", indent, t->stack_error);
 		return;
@@ -76,6 +184,29 @@ static void task_line(const struct cgw_task *t, FILE *out, const char *indent)
 	for (size_t i = 0; i < t->nframes; i++)
 		fprintf(out, "%s  %s %s\n", indent, t->marks && t->marks[i] ? ">>" : "  ",
 		        cescape(t->frames[i].text, strlen(t->frames[i].text), cg, sizeof(cg)));
+}
+
+/* The tasks idx[0..n-1] of the scan, alike ones as one entry unless verbose. */
+static void task_entries(const struct cgw_scan *s, const size_t *idx, size_t n, bool verbose,
+                         FILE *out, const char *indent)
+{
+	size_t *group = xmalloc((n ? n : 1) * sizeof(size_t));
+	size_t *m = xmalloc((n ? n : 1) * sizeof(size_t));
+	size_t ng = n;
+	if (verbose)
+		for (size_t i = 0; i < n; i++)
+			group[i] = i;
+	else
+		ng = task_groups(s->t, idx, n, group);
+	for (size_t g = 0; g < ng; g++) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (group[i] == g)
+				m[k++] = idx[i];
+		task_entry(s, m, k, out, indent);
+	}
+	free(m);
+	free(group);
 }
 
 static void finding_text(const struct cgw_report *r, const struct cgw_finding *f, FILE *out);
@@ -104,17 +235,18 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 		}
 		fputc('\n', out);
 	}
-	for (size_t i = 0; i < f->ntasks; i++)
-		task_line(&r->scan->t[f->tasks[i]], out, "  ");
+	task_entries(r->scan, f->tasks, f->ntasks, r->verbose, out, "  ");
 	if (s->explanation)
 		wrap(out, "  ", "Why: ", s->explanation);
 	if (f->evidence.len) {
+		char *ev = r->verbose ? NULL : lines_group(f->evidence.s);
 		fprintf(out, "  Evidence:\n");
-		for (const char *l = f->evidence.s; *l;) {
+		for (const char *l = ev ? ev : f->evidence.s; *l;) {
 			size_t n = strcspn(l, "\n");
 			fprintf(out, "    - %.*s\n", (int)n, l);
 			l += n + (l[n] == '\n');
 		}
+		free(ev);
 	}
 	if (s->nremedies) {
 		fprintf(out, "  What to do (safest first):\n");
@@ -151,21 +283,16 @@ void report_text(const struct cgw_report *r, FILE *out)
 		ntasks += r->f[k].ntasks;
 	}
 	if (r->all) {
-		bool header = false;
-		for (size_t i = 0; i < s->n; i++) {
-			bool listed = false;
-			for (size_t k = 0; k < r->nf && !listed; k++)
-				for (size_t j = 0; j < r->f[k].ntasks && !listed; j++)
-					listed = r->f[k].tasks[j] == i;
-			if (listed)
-				continue;
-			if (!header)
-				fprintf(out, "Below the %.0f s threshold:\n", r->threshold_s);
-			header = true;
-			task_line(&s->t[i], out, "  ");
-		}
-		if (header)
+		size_t *below = xmalloc((s->n ? s->n : 1) * sizeof(size_t)), nbelow = 0;
+		for (size_t i = 0; i < s->n; i++)
+			if (report_finding_of(r, i) < 0)
+				below[nbelow++] = i;
+		if (nbelow) {
+			fprintf(out, "Below the %.0f s threshold:\n", r->threshold_s);
+			task_entries(s, below, nbelow, r->verbose, out, "  ");
 			fputc('\n', out);
+		}
+		free(below);
 	}
 	if (r->nf == 0)
 		fprintf(out, "No task blocked or starved at or above the threshold (%.0f s).\n",

@@ -442,7 +442,7 @@ static void test_evidence_cgroup_escaped(void **state)
 	assert_int_equal(u.rep.nf, 1);
 	const char *ev = u.rep.f[0].evidence.s;
 	print_message("# %s\n", cescape(ev, strlen(ev), (char[1024]){ 0 }, 1024));
-	assert_non_null(strstr(ev, "cgroup /a.slice/\\x1b[2J\\xe6\\x97\\xa5 of 300 is frozen"));
+	assert_non_null(strstr(ev, "cgroup /a.slice/\\x1b[2J\\xe6\\x97\\xa5 of PID 300 is frozen"));
 	assert_printable(ev);
 	us_free(&u);
 }
