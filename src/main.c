@@ -48,7 +48,7 @@ static int cmd_check(int argc, char **argv)
 	};
 	const char *root = NULL, *config = NULL, *format = "text";
 	double threshold = -1;
-	bool all = false;
+	bool all = false, verbose = false;
 	int o;
 	while ((o = getopt_long(argc, argv, "r:c:f:t:avh", opts, NULL)) != -1) {
 		switch (o) {
@@ -62,7 +62,7 @@ static int cmd_check(int argc, char **argv)
 			}
 			break;
 		case 'a': all = true; break;
-		case 'v': log_verbose = 1; break;
+		case 'v': log_verbose = 1; verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -132,7 +132,7 @@ static int cmd_check(int argc, char **argv)
 	struct cgw_rates rates;
 	rates_wait(rsrc, RATES_CHECK_WINDOW_MS);
 	rates_sample(rsrc, &rates);
-	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all,
+	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all, .verbose = verbose,
 	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km,
 	                          .rates = &rates };
 	classify(&rep, &sigs);
