@@ -4,8 +4,8 @@
  * cut into text and numbers, lines of the same shape (the same text, numbers in the same
  * places) are grouped, and a group is printed as one line:
  *
- *   x149 PIDs 1183,1190,1197 and 146 more (kworker/N:1-mm_percpu_wq), bound to CPUs
- *   18-95,108-178, is runnable but has not run for 122.5-122.7 s: ...
+ *   x149 PIDs 1183,1190,1197,1204,1211,1218,1225,1232 and 141 more (kworker/N:1-mm_percpu_wq),
+ *   bound to CPUs 18-95,108-178, is runnable but has not run for 122.5-122.7 s: ...
  *
  * What a number is comes from the text just before it (the evidence lines are written by
  * cgwatch, in a few fixed forms):
@@ -13,7 +13,7 @@
  *         members' CPUs become one list, and "CPU " becomes "CPUs ".
  *   PID   after "PID ", "TID ", "BAR(", "/proc/", "/task/", a kernel "task COMM:PID", or a
  *         task named right after ": " ("CPU 18: 5031 (repro_worker)"): the members' ids as a
- *         list, cut to a count ("and 146 more") when long. In a path ("/proc/1183/task/1183")
+ *         list, cut to a count ("and 141 more") when long. In a path ("/proc/1183/task/1183")
  *         the id becomes PID or TID and the list goes to the end of the line.
  *   other a decimal ("122.7") becomes the range of the members' values ("122.5-122.7"), a
  *         whole number (a digit of a name, a sequence number) N when the members differ.
@@ -236,12 +236,12 @@ static void merge_cpus(struct strbuf *b, struct tline *const *m, size_t n, size_
 {
 	struct cgw_cpus all, one;
 	memset(&all, 0, sizeof(all));
-	char buf[4096], list[4096];
+	char list[4096];
 	for (size_t i = 0; i < n; i++) {
-		const struct tok *t = &m[i]->t[k];
-		snprintf(buf, sizeof(buf), "%.*s", (int)t->len, t->s);
-		if (cpulist_parse(buf, &one) == 0)
+		char *l = xstrndup(m[i]->t[k].s, m[i]->t[k].len);
+		if (cpulist_parse(l, &one) == 0)
 			cpus_or(&all, &one);
+		free(l);
 	}
 	cpulist_format(&all, list, sizeof(list));
 	if (strpbrk(list, ",-"))
