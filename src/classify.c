@@ -83,14 +83,11 @@ static void finding_evidence(struct cgw_finding *f, const struct cgw_task *t)
 	if (t->stack_error[0])
 		sb_printf(&f->evidence, "/proc/%d/task/%d/stack: %s\n", t->tgid, t->tid,
 		          t->stack_error);
-	else if (t->nframes && t->marks) {
-		sb_printf(&f->evidence, "/proc/%d/task/%d/stack:", t->tgid, t->tid);
-		int k = 0;
-		for (size_t i = 0; i < t->nframes; i++)
-			if (t->marks[i])
-				sb_printf(&f->evidence, "%s%s", k++ ? " <- " : " ", t->frames[i].name);
-		sb_printf(&f->evidence, "%s\n", k ? "" : " matches no signature in the library");
-	}
+	else if (t->nframes && t->marks && !memchr(t->marks, true, t->nframes))
+		sb_printf(&f->evidence, "/proc/%d/task/%d/stack: matches no signature in the "
+		          "library\n", t->tgid, t->tid);
+	/* the frames a signature matched are marked ">>" in the text report and listed as the
+	 * task's matched_frames in JSON */
 	/* "PID N": the text report lists the ids when it groups alike lines (textgroup.c) */
 	const char *kind = t->tid == t->tgid ? "PID" : "TID";
 	if (t->frozen) {

@@ -118,6 +118,13 @@ static json_object *task_json(const struct cgw_task *t)
 	for (size_t i = 0; i < t->nframes; i++)
 		json_object_array_add(stack, jstr(t->frames[i].text));
 	json_object_object_add(o, "stack", stack);
+	if (t->marks) {                   /* the frames its signature matched, innermost first */
+		json_object *m = json_object_new_array();
+		for (size_t i = 0; i < t->nframes; i++)
+			if (t->marks[i])
+				json_object_array_add(m, jstr(t->frames[i].name));
+		json_object_object_add(o, "matched_frames", m);
+	}
 	if (t->stack_error[0])
 		json_object_object_add(o, "stack_error", jstr(t->stack_error));
 	json_object_object_add(o, "signature", json_object_new_string(t->sig ? t->sig->id : ""));
