@@ -494,6 +494,7 @@ struct cgw_report {
 	double threshold_s;
 	const struct cgw_kmsg *kmsg;      /* what the kernel said (kmsg.h), or NULL */
 	const struct cgw_rates *rates;    /* cgroup activity over the window (rates.h), or NULL */
+	bool rates_skipped;               /* a live check that needed no counts: not measured */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,

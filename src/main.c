@@ -14,7 +14,7 @@
 static void usage(FILE *out)
 {
 	fputs("usage: cgwatch check [--root DIR] [--config FILE] [--format text|json]\n"
-	      "                     [--threshold SECONDS] [--all] [--verbose]\n"
+	      "                     [--threshold SECONDS] [--all] [--rates] [--verbose]\n"
 	      "       cgwatch config --check [--config FILE]\n"
 	      "       cgwatch run [--config FILE]\n"
 	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
@@ -42,13 +42,14 @@ static int cmd_check(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "rates", no_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *root = NULL, *config = NULL, *format = "text";
 	double threshold = -1;
-	bool all = false, verbose = false;
+	bool all = false, verbose = false, want_rates = false;
 	int o;
 	while ((o = getopt_long(argc, argv, "r:c:f:t:avh", opts, NULL)) != -1) {
 		switch (o) {
@@ -62,6 +63,7 @@ static int cmd_check(int argc, char **argv)
 			}
 			break;
 		case 'a': all = true; break;
+		case 'R': want_rates = true; break;
 		case 'v': log_verbose = 1; verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
@@ -103,9 +105,6 @@ static int cmd_check(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* cgroup activity: counting starts here and runs while the scan does; the window is
-	 * RATES_CHECK_WINDOW_MS from here (a replay reads the captured files: no window) */
-	struct cgw_rates_src *rsrc = rates_open(root == NULL, timeout_ms);
 	struct cgw_scan scan = { 0 };
 	struct cgw_scan_opts so = {
 		.blocked_s = conf.blocked_warning_s,
@@ -118,7 +117,6 @@ static int cmd_check(int argc, char **argv)
 	if (r < 0) {
 		log_warnx("cannot read %s/proc: %s", root ? root : "", strerror(-r));
 		scan_free(&scan);
-		rates_close(rsrc);
 		rc = EXIT_UNREADABLE;
 		goto out;
 	}
@@ -129,15 +127,25 @@ static int cmd_check(int argc, char **argv)
 	int kr = kmsg_read(kpath, &km, timeout_ms);
 	if (kr < 0)
 		log_debug("cannot read %s: %s; kernel reports are not linked", kpath, strerror(-kr));
-	struct cgw_rates rates;
-	rates_wait(rsrc, RATES_CHECK_WINDOW_MS);
-	rates_sample(rsrc, &rates);
 	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all, .verbose = verbose,
-	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km,
-	                          .rates = &rates };
+	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km };
 	classify(&rep, &sigs);
+	/* cgroup activity: a replay reads the captured counts (no window); live, the counters
+	 * are opened only when a finding takes evidence from them, or on --rates, and count
+	 * over RATES_CHECK_WINDOW_MS from here. A healthy host needs none: no wait, and no
+	 * perf events to close (closing waits for RCU, ~0.3 s). */
+	struct cgw_rates_src *rsrc = NULL;
+	struct cgw_rates rates;
+	if (root || want_rates || rates_needed(&rep)) {
+		rsrc = rates_open(root == NULL, timeout_ms);
+		rates_wait(rsrc, RATES_CHECK_WINDOW_MS);
+		rates_sample(rsrc, &rates);
+		rep.rates = &rates;
+	} else {
+		rep.rates_skipped = true;
+	}
 	kmsg_link(&rep, &km);
-	rates_link(&rep, &rates);
+	rates_link(&rep, rep.rates);
 	if (strcmp(format, "json") == 0)
 		report_json(&rep, stdout);
 	else

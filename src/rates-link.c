@@ -607,6 +607,11 @@ static bool needs_corr(const struct cgw_report *r, const char *corr)
 	return false;
 }
 
+bool rates_needed(const struct cgw_report *r)
+{
+	return needs_corr(r, "cgroup-churn") || needs_corr(r, "task-groups");
+}
+
 void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
 {
 	struct rates_host h = { .possible_cpus = -1 };

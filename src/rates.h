@@ -91,13 +91,21 @@ int rates_wait(struct cgw_rates_src *src, unsigned window_ms);
  * Returns NULL. */
 struct cgw_rates_src *rates_close(struct cgw_rates_src *src);
 
-/* Default window of `check`: 1 s. Short enough for an interactive command; long enough that
- * a churn of one cgroup a second, or the per-second vmstat work on mm_percpu_wq, shows as a
- * count rather than a coin toss; the same unit as the per-second rates it reports. The
- * daemon's window is its scan interval instead. */
+/* Window of a live `check` when it counts (after the scan, and only when rates_needed() or
+ * --rates): 1 s. Short enough for an interactive command; long enough that a churn of one
+ * cgroup a second, or the per-second vmstat work on mm_percpu_wq, shows as a count rather
+ * than a coin toss; the same unit as the per-second rates it reports. The daemon's window is
+ * its scan interval instead. */
 #define RATES_CHECK_WINDOW_MS 1000
 
 /* ---- correlators ---- */
+
+/* Do the findings of r need the cgroup activity counts? True when a finding's signature names
+ * a correlator that takes its evidence from them (`correlator = cgroup-churn` or
+ * `task-groups` in its file): decided from the signatures, so a user's signature with such a
+ * correlator gets the counts too. `check` opens its counting window only then (or with
+ * --rates). */
+bool rates_needed(const struct cgw_report *r);
 
 /* Add evidence lines to the cgroup findings of r (cgroup1-pidlist-flush, rstat-flush,
  * sched-domain-rebuild, cgroup-fork-lock, and any signature whose correlator is

@@ -299,6 +299,9 @@ void report_text(const struct cgw_report *r, FILE *out)
 		        r->threshold_s);
 	if (r->rates)
 		rates_text(r->rates, out);
+	else if (r->rates_skipped)
+		fputs("cgroup activity: not counted (no finding needs it; --rates counts it over "
+		      "1 s)\n", out);
 	fprintf(out, "summary: %zu finding%s (%zu critical, %zu warning, %zu info) in %zu task%s; "
 	        "%zu threads scanned in %.1f ms\n", r->nf, r->nf == 1 ? "" : "s",
 	        count[SEV_CRITICAL], count[SEV_WARNING], count[SEV_INFO], ntasks,
