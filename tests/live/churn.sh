@@ -11,7 +11,8 @@
 #   - the /proc fallback with perf_event_open denied by seccomp (as the systemd unit's
 #     SystemCallFilter does): source proc-cgroups, the notes say why, forks counted from
 #     /proc/stat >= N;
-#   - when `cgwatch check --format json` has a "rates" object: it counted churn too.
+#   - `cgwatch check --rates --format json` (a healthy check counts only when asked): its
+#     "rates" object counted the churn too.
 # Everything made is removed at exit (cgroups, the mount, the temp dir), even on failure.
 . "$(dirname "$0")/lib.sh"
 live_init churn
@@ -112,21 +113,20 @@ jq -e '.rates.events["cgroup:cgroup_mkdir"].missing == true' "$J" >/dev/null ||
 jq -e --argjson n "$N" '.rates.forks.from == "/proc/stat processes" and .rates.forks.count >= $n' \
 	"$J" >/dev/null || live_fail "forks from /proc/stat: $(jq -c .rates.forks "$J"), want >= $N"
 
-# ---- cgwatch check, once it reports rates (the lead integrates rates.c into check)
+# ---- cgwatch check --rates
 if [ -x "$CGWATCH" ]; then
 	sh "$LIVE_TMP/churn.sh" forever & churner=$!
 	live_on_exit "touch $LIVE_TMP/stop; live_kill_wait $churner"
-	live_cgwatch "$LIVE_TMP/check.json" "$LIVE_TMP/check.err" check --format json
+	live_cgwatch "$LIVE_TMP/check.json" "$LIVE_TMP/check.err" check --rates --format json
 	touch "$LIVE_TMP/stop"
 	live_wait_for 5 _live_gone_or_zombie "$churner" || live_fail "the churn loop did not stop"
 	wait "$churner" 2>/dev/null
-	if [ "$CG_RC" -le 1 ] && jq -e '.rates' "$LIVE_TMP/check.json" >/dev/null 2>&1; then
-		J=$LIVE_TMP/check.json
-		jq -e '.rates.source == "perf" and .rates.live == true and .rates.window_s >= 0.9' \
-			"$J" >/dev/null || live_fail "check .rates: $(jq -c '.rates | {source, live, window_s, notes}' "$J")"
-		jq -e '.rates.events["cgroup:cgroup_mkdir"].count >= 1 and
-		       .rates.events["cgroup:cgroup_rmdir"].count >= 1' "$J" >/dev/null ||
-			live_fail "check .rates counted no churn: $(jq -c '.rates.events["cgroup:cgroup_mkdir","cgroup:cgroup_rmdir"]' "$J")"
-	fi
+	[ "$CG_RC" -le 1 ] || live_fail "check --rates: exit $CG_RC; stderr: $(head -c 300 "$LIVE_TMP/check.err")"
+	J=$LIVE_TMP/check.json
+	jq -e '.rates.source == "perf" and .rates.live == true and .rates.window_s >= 0.9' \
+		"$J" >/dev/null || live_fail "check --rates .rates: $(jq -c '.rates | {source, live, window_s, notes}' "$J")"
+	jq -e '.rates.events["cgroup:cgroup_mkdir"].count >= 1 and
+	       .rates.events["cgroup:cgroup_rmdir"].count >= 1' "$J" >/dev/null ||
+		live_fail "check .rates counted no churn: $(jq -c '.rates.events["cgroup:cgroup_mkdir","cgroup:cgroup_rmdir"]' "$J")"
 fi
 live_pass
