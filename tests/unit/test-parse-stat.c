@@ -257,6 +257,38 @@ static void test_stat_malformed_einval(void **state)
 	}
 }
 
+/* The fields are split by hand: a NUL ends the line as len does, runs of blanks are one
+ * separator, and a number is read within its own field (never into the next). */
+static void test_stat_split_edges(void **state)
+{
+	(void)state;
+	char buf[1024];
+	size_t n = strlen(fifo_line);
+	memcpy(buf, fifo_line, n + 1);
+	char *p40 = strstr(buf, " 17 1 50 1 ");
+	assert_non_null(p40);
+	struct cgw_stat st;
+	p40[9] = '\0';                      /* "... 17 1 50\0 ...": the policy is cut off */
+	assert_int_equal(parse_stat_buf(buf, n, &st), -EINVAL);
+
+	const char *spaced = "7 (a b) R  \n 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 "
+	                     "55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17  2 0 0";
+	assert_int_equal(parse_stat_buf(spaced, strlen(spaced), &st), 0);
+	assert_string_equal(st.comm, "a b");
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.ppid, 3);
+	assert_int_equal(st.flags, 8);
+	assert_int_equal(st.start_ticks, 55);
+	assert_int_equal(st.cpu, 2);
+	assert_int_equal(st.policy, 0);
+
+	/* len cuts a number: it is read as cut, not from the bytes after len */
+	const char *cut = "7 (a) S 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 "
+	                  "55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 2 0 123456";
+	assert_int_equal(parse_stat_buf(cut, strlen(cut) - 3, &st), 0);
+	assert_int_equal(st.policy, 123);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_stat_truncated_einval),
 		cmocka_unit_test(test_stat_len_bounds_last_paren),
 		cmocka_unit_test(test_stat_malformed_einval),
+		cmocka_unit_test(test_stat_split_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
