@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Cost of one full scan of every thread: cgwatch check against what a user would otherwise run
 # (ps -eLo with state, ps with wchan, top -H), in the same run, at several thread counts.
-# Prints CPU time per thread (user+sys, µs) and peak RSS, median of RUNS runs.
+# Prints CPU time per thread (user+sys, µs) and peak RSS, median of RUNS runs. cgwatch runs
+# with thresholds (a day) that nothing reaches: a healthy check, even on a shared machine
+# where other tasks are stuck.
 # usage: sudo bench/scan.sh [THREADS...]   (default 2000 10000)   needs: gcc, GNU time
 set -u
 cd "$(dirname "$0")/.."
@@ -9,6 +11,11 @@ RUNS=${RUNS:-7}
 CGW=${CGWATCH:-build/cgwatch}
 mkdir -p build
 cc -O2 -pthread -o build/bench-threads bench/threads.c || exit 1
+conf=$(mktemp)
+LOAD_PID=
+trap 'rm -f "$conf"; [ -z "${LOAD_PID:-}" ] || kill "$LOAD_PID" 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
+printf '[thresholds]\nblocked_warning = 86400\nblocked_critical = 86400\nstarved = 86400\n' >"$conf"
 [ $# -gt 0 ] || set -- 2000 10000
 
 measure() {   # prints "cpu_us_per_thread maxrss_kib" (medians)
@@ -31,7 +38,7 @@ for load in "$@"; do
 	coproc LOAD { exec build/bench-threads "$load"; }
 	read -r _ <&"${LOAD[0]}"
 	total=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
-	for tool in "cgwatch check|$CGW check" "ps -eLo pid,tid,stat|ps -eLo pid,tid,stat" \
+	for tool in "cgwatch check|$CGW check --config $conf" "ps -eLo pid,tid,stat|ps -eLo pid,tid,stat" \
 	            "ps -eLo pid,tid,stat,wchan|ps -eLo pid,tid,stat,wchan" "top -H -b -n1|top -H -b -n1"; do
 		name=${tool%%|*}
 		read -r -a cmd <<<"${tool#*|}"
