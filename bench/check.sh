@@ -10,7 +10,6 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 RUNS=${RUNS:-9}
 CGW=${CGWATCH:-build/cgwatch}
-export CGWATCH_SIGNATURES_DIR=$PWD/conf/signatures.d
 mkdir -p build
 cc -O2 -pthread -o build/bench-threads bench/threads.c || exit 1
 [ $# -gt 0 ] || set -- 30000
