@@ -444,28 +444,9 @@ dmn_wait_msg() {
 
 # ---- stuck tasks -----------------------------------------------------------------------
 
-# dmn_fuse_child [NAME]: an uninitialised FUSE mount on $LIVE_TMP/mnt
-# (tests/live/fusehold) and a child blocked in D in fuse_get_req under it,
-# renamed NAME. Sets HELPER, CHILD, T_START (epoch before its stat()).
-# Cleanups (reverse order): kill the helper (releases the child), the child,
-# then unmount.
-dmn_fuse_child() {
-	local name=${1:-cgw-stuck}
-	MNT=$LIVE_TMP/mnt
-	mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
-	live_on_exit 'live_umount "$MNT"'
-	live_on_exit 'live_kill_task "$CHILD"'
-	live_on_exit 'live_kill_wait "$HELPER"'
-	"$LIVE_BIN/fusehold" "$MNT" --child --name "$name" >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
-	HELPER=$!
-	_dmn_child_line() { grep -q '^child ' "$LIVE_TMP/helper.out"; }
-	live_wait_for 5 _dmn_child_line ||
-		live_fail "setup: fusehold printed no child line: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
-	read -r _ CHILD T_START < <(grep '^child ' "$LIVE_TMP/helper.out")
-	_dmn_in_fuse_wait() { [ "$(live_task_state "$CHILD")" = D ] && grep -q fuse_get_req "/proc/$CHILD/stack"; }
-	live_wait_for 5 _dmn_in_fuse_wait ||
-		live_fail "setup: child $CHILD not in D with fuse_get_req: state=$(live_task_state "$CHILD") stack=$(tr '\n' ' ' <"/proc/$CHILD/stack")"
-}
+# dmn_fuse_child [NAME]: live_fuse_child (tests/live/lib.sh): a child blocked in D in
+# fuse_get_req under an uninitialised FUSE mount on $LIVE_TMP/mnt, renamed NAME.
+dmn_fuse_child() { live_fuse_child "${1:-cgw-stuck}"; }
 
 # dmn_fuse_release: kill the FUSE helper (closing the fd aborts the connection)
 # and wait for the child to return ENOTCONN. Sets T_REL0/T_REL1: epoch just

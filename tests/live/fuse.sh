@@ -11,26 +11,9 @@ live_require_helpers fusehold
 live_require_binary
 live_mktemp
 
-MNT=$LIVE_TMP/mnt
-mkdir "$MNT" || live_fail "mkdir $MNT"
-
-# Cleanups run in reverse order: kill the helper (closes the fd, aborts the
-# connection), then the child if still there, then unmount; the temp dir last.
-live_on_exit 'live_umount "$MNT"'
-live_on_exit 'live_kill_task "$CHILD"'
-live_on_exit 'live_kill_wait "$HELPER"'
-
-"$LIVE_BIN/fusehold" "$MNT" --child >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
-HELPER=$!
-
-child_line() { grep -q '^child ' "$LIVE_TMP/helper.out"; }
-live_wait_for 5 child_line ||
-	live_fail "setup: helper printed no child line: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
-read -r _ CHILD T_START < <(grep '^child ' "$LIVE_TMP/helper.out")
-
-in_fuse_wait() { [ "$(live_task_state "$CHILD")" = D ] && grep -q fuse_get_req "/proc/$CHILD/stack"; }
-live_wait_for 5 in_fuse_wait ||
-	live_fail "setup: child $CHILD not in D with fuse_get_req: state=$(live_task_state "$CHILD") stack=$(tr '\n' ' ' <"/proc/$CHILD/stack")"
+# the child, blocked; cleanups (reverse order): the helper (closing its fd aborts the
+# connection), the child if still there, the mount; the temp dir last
+live_fuse_child
 
 sleep 3
 OUT=$LIVE_TMP/report.json ERR=$LIVE_TMP/report.err

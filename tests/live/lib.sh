@@ -203,6 +203,32 @@ live_umount() {
 	fi
 }
 
+# ---- stuck tasks -----------------------------------------------------------
+
+# live_fuse_child [NAME]: an uninitialised FUSE mount on $LIVE_TMP/mnt
+# (tests/live/fusehold) and a child blocked in D in fuse_get_req under it,
+# renamed NAME when given. Needs live_mktemp and the fusehold helper. Sets
+# MNT, HELPER, CHILD, T_START (epoch before its stat()). Cleanups (reverse
+# order): kill the helper (releases the child), the child, then unmount.
+live_fuse_child() {
+	local name=()
+	[ -z "${1:-}" ] || name=(--name "$1")
+	MNT=$LIVE_TMP/mnt
+	mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
+	live_on_exit 'live_umount "$MNT"'
+	live_on_exit 'live_kill_task "$CHILD"'
+	live_on_exit 'live_kill_wait "$HELPER"'
+	"$LIVE_BIN/fusehold" "$MNT" --child "${name[@]}" >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
+	HELPER=$!
+	_live_child_line() { grep -q '^child ' "$LIVE_TMP/helper.out"; }
+	live_wait_for 5 _live_child_line ||
+		live_fail "setup: fusehold printed no child line: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+	read -r _ CHILD T_START < <(grep '^child ' "$LIVE_TMP/helper.out")
+	_live_in_fuse_wait() { [ "$(live_task_state "$CHILD")" = D ] && grep -q fuse_get_req "/proc/$CHILD/stack"; }
+	live_wait_for 5 _live_in_fuse_wait ||
+		live_fail "setup: child $CHILD not in D with fuse_get_req: state=$(live_task_state "$CHILD") stack=$(tr '\n' ' ' <"/proc/$CHILD/stack")"
+}
+
 # ---- running cgwatch -------------------------------------------------------
 
 # live_cgwatch_leftover: every task (tid(comm,state,wchan)) still running the

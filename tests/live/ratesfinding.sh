@@ -17,11 +17,7 @@ live_require_helpers fusehold
 live_require_binary
 live_mktemp
 
-MNT=$LIVE_TMP/mnt
-mkdir "$MNT" "$LIVE_TMP/sigs" || live_fail "mkdir"
-live_on_exit 'live_umount "$MNT"'
-live_on_exit 'live_kill_task "$CHILD"'
-live_on_exit 'live_kill_wait "$HELPER"'
+mkdir "$LIVE_TMP/sigs" || live_fail "mkdir"
 
 cat >"$LIVE_TMP/sigs/test-fuse-churn.conf" <<'EOF' || live_fail "cannot write the signature"
 [signature]
@@ -48,20 +44,12 @@ starved = 86400
 local = $LIVE_TMP/sigs
 EOF
 
-"$LIVE_BIN/fusehold" "$MNT" --child >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
-HELPER=$!
-child_line() { grep -q '^child ' "$LIVE_TMP/helper.out"; }
-live_wait_for 5 child_line ||
-	live_fail "setup: helper printed no child line: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
-read -r _ CHILD _ < <(grep '^child ' "$LIVE_TMP/helper.out")
-in_fuse_wait() { [ "$(live_task_state "$CHILD")" = D ] && grep -q fuse_get_req "/proc/$CHILD/stack"; }
-live_wait_for 5 in_fuse_wait ||
-	live_fail "setup: child $CHILD not in D with fuse_get_req: state=$(live_task_state "$CHILD")"
-# --all --threshold 0: the child is a finding however long it has been blocked, and even when
-# its blocked time is unknown (se.exec_start reset by a move on a loaded machine)
+live_fuse_child
 
-# the shipped signature: no correlator, no counting (other D tasks of this host may be
-# reported too; none of the shipped signatures that could match them here needs the counts)
+# --all --threshold 0: the child is a finding however long it has been blocked, and even when
+# its blocked time is unknown (se.exec_start reset by a move on a loaded machine).
+# The shipped signature: no correlator, no counting (other D tasks of this host are reported
+# too: the window may open for them, never for fuse-wait alone)
 OUT=$LIVE_TMP/plain.json
 live_cgwatch "$OUT" "$OUT.err" check --config "$LIVE_TMP/plain.conf" --all --threshold 0 --format json
 live_json_check "$OUT" "check (fuse-wait)"
