@@ -1,8 +1,8 @@
 /* incident.c: findings over time. An incident opens when a finding reaches the warning
  * threshold, escalates at the critical one, is updated at most once per update interval, and
  * resolves when its tasks leave the state — recording how long each was stuck. Findings of
- * the same signature are one incident (issue 4's correlators will add the wait-chain root to
- * the key). Open incidents are saved so that a restart neither loses nor repeats them. */
+ * the same signature are one incident (a correlator's chain is one finding, so one incident).
+ * Open incidents are saved so that a restart neither loses nor repeats them. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>

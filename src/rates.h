@@ -1,7 +1,7 @@
 /* rates.h: cgroup activity over a window — system-wide tracepoint counts through
  * perf_event_open (counting mode, one event per online CPU, no sampling), or /proc/cgroups
  * and /proc/stat where perf or tracefs is not available — and the correlators that turn them
- * into evidence for the cgroup findings (issue 4, item 4). */
+ * into evidence for the cgroup findings. */
 #ifndef CGW_RATES_H
 #define CGW_RATES_H
 
