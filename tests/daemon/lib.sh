@@ -99,7 +99,7 @@ dmn_require() {
 	live_require_tools jq timeout awk unshare mount umount
 	"$DMN_DIR/build.sh" || live_fail "could not build the helpers (run $DMN_DIR/build.sh)"
 	local h
-	for h in "$LIVE_BIN/fusehold" "$DMN_BIN/notifylisten" "$DMN_BIN/statmany"; do
+	for h in "$LIVE_BIN/fusehold" "$LIVE_BIN/hog" "$DMN_BIN/notifylisten" "$DMN_BIN/statmany"; do
 		[ -x "$h" ] || live_fail "helper $h missing after build"
 	done
 	live_require_binary
@@ -461,6 +461,100 @@ dmn_fuse_release() {
 	T_REL1=$(live_now)
 	live_wait_for 3 _live_gone_or_zombie "$CHILD" || live_fail "child $CHILD still alive after release"
 	CHILD=
+}
+
+# ---- load, and many stuck tasks ----------------------------------------------------------
+
+# dmn_hogs N: N busy loops (tests/live/hog: SCHED_OTHER, nice 0, not pinned) for at most
+# LIVE_BUDGET s; they die with the script. Sets HOG (their parent) and HOGS (the loops).
+# Cleanup: dmn_hogs_stop, which the test may also call itself.
+dmn_hogs() {
+	[ -x "$LIVE_BIN/hog" ] || live_fail "helper $LIVE_BIN/hog missing"
+	live_on_exit 'dmn_hogs_stop'
+	"$LIVE_BIN/hog" "$1" "$LIVE_BUDGET" >"$LIVE_TMP/hog.out" 2>"$LIVE_TMP/hog.err" 3>&- </dev/null &
+	HOG=$!
+	_dmn_hogging() { grep -q '^hogs ' "$LIVE_TMP/hog.out"; }
+	live_wait_for 5 _dmn_hogging || live_fail "setup: hog: $(cat "$LIVE_TMP/hog.err")"
+	read -r -a HOGS < <(sed -n 's/^hogs //p' "$LIVE_TMP/hog.out")
+}
+
+# dmn_hogs_stop: stop the hog and each of its loops, by PID.
+dmn_hogs_stop() {
+	local p
+	[ -n "$HOG" ] || return 0
+	live_kill_wait "$HOG" 5
+	for p in "${HOGS[@]}"; do live_kill_task "$p" 5; done
+	HOG= HOGS=()
+}
+
+# dmn_block_many N [STATMANY-ARGS...]: a fresh uninitialised FUSE mount ($LIVE_TMP/mntK,
+# tests/live/fusehold) and N children of bin/statmany stat()ing it, all in D in
+# fuse_get_req. With --shuffle, waits for the shuffler to end as well. Sets MNT, HELPER,
+# STORM, SM_OUT (statmany's output), KIDS (the children), T_START (epoch before the first
+# fork), T_ALLD (epoch once all were seen in D). Cleanups (reverse order): kill statmany
+# (its children die with it), fusehold, unmount. dmn_release_many ends it earlier.
+DMN_NMOUNTS=0
+dmn_block_many() {
+	local n=$1 k
+	shift
+	k=$((++DMN_NMOUNTS))
+	MNT=$LIVE_TMP/mnt$k
+	SM_OUT=$LIVE_TMP/statmany$k.out
+	mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
+	live_on_exit "live_umount '$MNT'"
+	"$LIVE_BIN/fusehold" "$MNT" >"$LIVE_TMP/helper$k.out" 2>"$LIVE_TMP/helper$k.err" 3>&- </dev/null &
+	HELPER=$!
+	live_on_exit "live_kill_wait $HELPER"
+	_dmn_mounted() { grep -q '^mounted' "$LIVE_TMP/helper$k.out"; }
+	live_wait_for 5 _dmn_mounted || live_fail "setup: fusehold: $(cat "$LIVE_TMP/helper$k.out" "$LIVE_TMP/helper$k.err")"
+	"$DMN_BIN/statmany" "$MNT" "$n" "$@" >"$SM_OUT" 2>"$LIVE_TMP/statmany$k.err" 3>&- </dev/null &
+	STORM=$!
+	live_on_exit "live_kill_wait $STORM"
+	_dmn_forked() { grep -q "^forked $n\$" "$SM_OUT"; }
+	live_wait_for 15 _dmn_forked ||
+		live_fail "setup: statmany: $(grep -v '^child' "$SM_OUT" | head -5) $(cat "$LIVE_TMP/statmany$k.err")"
+	if [[ " $* " == *" --shuffle "* ]]; then
+		_dmn_shuffled() { grep -q '^shuffled ' "$SM_OUT"; }
+		live_wait_for 15 _dmn_shuffled || live_fail "setup: statmany's shuffler did not finish"
+	fi
+	T_START=$(awk '$1 == "start" { print $2 }' "$SM_OUT")
+	mapfile -t KIDS < <(awk '$1 == "child" { print $2 }' "$SM_OUT")
+	_dmn_all_d() { live_count_state D "${KIDS[@]}"; [ "$LIVE_COUNT" = "$n" ]; }
+	live_wait_for 10 _dmn_all_d || live_fail "setup: only $LIVE_COUNT of $n children in D (e.g. $LIVE_NOT)"
+	T_ALLD=$(live_now)
+}
+
+# dmn_release_many: kill this round's fusehold and wait (bounded) until statmany says all
+# its children returned; sets SM_RELEASED to that line.
+dmn_release_many() {
+	live_kill_wait "$HELPER" 5 || live_fail "fusehold $HELPER did not die"
+	_dmn_released_many() { grep -q '^released ' "$SM_OUT"; }
+	live_wait_for 10 _dmn_released_many || live_fail "the children of $SM_OUT were not all released after the FUSE fd closed: $(tail -1 "$SM_OUT")"
+	SM_RELEASED=$(grep '^released ' "$SM_OUT")
+	live_wait_for 5 _live_gone_or_zombie "$STORM" || live_fail "statmany $STORM still there after its children returned"
+	wait "$STORM" 2>/dev/null
+}
+
+# dmn_exec0: which of KIDS are in D with se.exec_start 0 (the kernel forgot when they last
+# ran: they were moved while still queued). Bash builtins only. Sets EXEC0 (how many) and
+# EXEC0_KIDS (them, space-separated).
+dmn_exec0() {
+	local t s st
+	EXEC0=0 EXEC0_KIDS=
+	for t in "${KIDS[@]}"; do
+		s= st=
+		{ read -r -d '' st <"/proc/$t/stat"; } 2>/dev/null
+		st=${st##*) }
+		[ "${st%% *}" = D ] || continue
+		{ read -r -d '' s <"/proc/$t/sched"; } 2>/dev/null
+		s=${s#*se.exec_start}
+		s=${s%%$'\n'*}
+		s=${s##* }
+		if [ "$s" = 0.000000 ]; then
+			EXEC0=$((EXEC0 + 1))
+			EXEC0_KIDS+="${EXEC0_KIDS:+ }$t"
+		fi
+	done
 }
 
 # ---- notify socket -----------------------------------------------------------------
