@@ -557,6 +557,22 @@ dmn_exec0() {
 	done
 }
 
+# dmn_block_forgotten N NAME: dmn_block_many N children named NAME that first burn 2 ms of
+# CPU and are shuffled between CPUs as they block (statmany --spin 2 --shuffle 0.3), again
+# until some of them sleep in D with se.exec_start 0 (dmn_exec0; about half of them here);
+# after 3 tries without one, SKIP: such a run would prove nothing.
+dmn_block_forgotten() {
+	local n=$1 name=$2 try
+	for try in 1 2 3; do
+		dmn_block_many "$n" --name "$name" --spin 2 --shuffle 0.3
+		dmn_exec0
+		[ "$EXEC0" -gt 0 ] && return 0
+		echo "try $try: no child with se.exec_start 0; blocking them again" >&2
+		dmn_release_many
+	done
+	live_skip "3 tries of $n children blocked while shuffled between CPUs under load left none in D with se.exec_start 0: nothing to test on this kernel"
+}
+
 # ---- notify socket -----------------------------------------------------------------
 
 # dmn_notify_listen: start bin/notifylisten on $LIVE_TMP/notify.sock (bounded

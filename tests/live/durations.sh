@@ -25,15 +25,7 @@ dmn_require
 N=200 RUNS=20 COMM=cgw-dur
 
 dmn_hogs 2
-for try in 1 2 3; do
-	dmn_block_many "$N" --name "$COMM" --spin 2 --shuffle 0.3
-	dmn_exec0
-	[ "$EXEC0" -gt 0 ] && break
-	echo "try $try: no child with se.exec_start 0; blocking them again" >&2
-	dmn_release_many
-done
-[ "$EXEC0" -gt 0 ] ||
-	live_skip "3 tries of $N children blocked while shuffled between CPUs under load left none in D with se.exec_start 0: nothing to test on this kernel"
+dmn_block_forgotten "$N" "$COMM"
 EXEC0_BEFORE=$EXEC0
 kids_json=$(printf '%s\n' "${KIDS[@]}" | jq -s -c .)
 exec0_json=$(tr ' ' '\n' <<<"$EXEC0_KIDS" | jq -s -c .)
