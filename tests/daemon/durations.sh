@@ -14,7 +14,8 @@
 #     before the first child was forked;
 #   - severity critical only once t - T_START >= blocked_critical.
 # And the incident opens, escalates (the children with exact times do reach 4 s) and
-# resolves, with fuse-wait.
+# resolves, with fuse-wait; in the last report before the release, every child whose
+# se.exec_start the kernel shows is listed with an exact time.
 . "$(dirname "$0")/lib.sh"
 dmn_enter_ns "$@"
 live_init daemon-durations
@@ -100,6 +101,21 @@ while IFS=$'\t' read -r st sev rt rep blocked msg; do
 	[ -z "$d" ] || ! dmn_fcmp "$d" '>' "$rhi" || problems+=("over: text report $(basename "$txt"): shows $d s on a line naming $COMM > $rhi s")
 done <"$LIVE_TMP/msgs.tsv"
 
+# The last report before the release: every child whose se.exec_start the kernel shows has
+# been blocked past the warning threshold, and its time is a fact: listed, exact.
+rep=$(jq -r '[.[] | select(.CGWATCH_STATE != "resolved") | .CGWATCH_REPORT] | last // empty' "$LIVE_TMP/msgs.json")
+if [ -f "$rep" ]; then
+	exec0_json=$(tr ' ' '\n' <<<"$EXEC0_KIDS" | jq -s -c .)
+	got=$(jq -r --argjson kids "$kids_json" --argjson z "$exec0_json" '
+		((.tasks // []) | map({key: (.tid | tostring), value: .}) | from_entries) as $by
+		| [ $kids[] | select(. as $k | $z | index($k) | not) | . as $k | $by[$k | tostring] as $t
+		    | if $t == null then "\($k) not listed"
+		      elif ($t.blocked_bound // "exact") != "exact" then "\($k) \($t.blocked_bound) \($t.blocked_s) s (age \($t.age_s) s)"
+		      else empty end ]
+		| "\(length) \(.[0:3] | join(", "))"' "$rep")
+	[ "${got%% *}" = 0 ] ||
+		problems+=("not-exact: report $(basename "$rep"): ${got%% *} of the $((N - EXEC0_BEFORE)) children whose se.exec_start the kernel shows are not listed as exact, e.g. ${got#* }")
+fi
 incs=$(dmn_msgs 'select(.CGWATCH_SIGNATURE != "fuse-wait") | .CGWATCH_INCIDENT' | sort -u | tr '\n' ' ')
 [ -z "$incs" ] || problems+=("other-incident: not fuse-wait: $incs$(dmn_msgs 'select(.CGWATCH_SIGNATURE != "fuse-wait") | .MESSAGE' | head -1)")
 for st in opened resolved; do
