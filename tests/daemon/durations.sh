@@ -52,7 +52,7 @@ jq -r '.[] | [.CGWATCH_STATE, .CGWATCH_SEVERITY, ((.__REALTIME_TIMESTAMP // "-")
 	"$LIVE_TMP/msgs.json" >"$LIVE_TMP/msgs.tsv"
 nmsg=$(wc -l <"$LIVE_TMP/msgs.tsv")
 kids_json=$(printf '%s\n' "${KIDS[@]}" | jq -s -c .)
-problems=() worst=0 worst_what= i=0
+problems=() worst=0 worst_what='' i=0
 while IFS=$'\t' read -r st sev rt rep blocked msg; do
 	i=$((i + 1))
 	if [ "$rt" != - ]; then

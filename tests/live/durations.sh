@@ -33,7 +33,7 @@ kids_json=$(printf '%s\n' "${KIDS[@]}" | jq -s -c .)
 exec0_json=$(tr ' ' '\n' <<<"$EXEC0_KIDS" | jq -s -c .)
 echo "$EXEC0 of $N children in D with se.exec_start 0: $EXEC0_KIDS" >&2
 
-fails=0 first= worst=0 worst_what=
+fails=0 first='' worst=0 worst_what=''
 for ((run = 1; run <= RUNS; run++)); do
 	dmn_fcmp "$(live_elapsed_since "$LIVE_T0")" '<' $((LIVE_BUDGET - 8)) ||
 		live_fail "only $((run - 1)) of $RUNS runs of check fit in ${LIVE_BUDGET} s (the last took ${took:-?} s); $fails failed so far${first:+: $first}"

@@ -30,7 +30,7 @@ clock_offset() {
 		END { getline u < "/proc/uptime"; split(u, a, " "); printf "%.3f", e / 1000 - a[1] }' /proc/self/sched
 }
 
-declare -A CHILD T_START HELPER
+declare -A CHILD T_START HELPER    # HELPER: used by the cleanups (eval)
 for c in 0 1; do
 	mkdir "$LIVE_TMP/mnt$c" || live_fail "mkdir $LIVE_TMP/mnt$c"
 	live_on_exit "live_umount '$LIVE_TMP/mnt$c'"
