@@ -23,6 +23,8 @@
 #   - every task listed, blocked_bound exact, read at the same time as the others;
 #   - farclock, for a task of the CPU out of reach: that, or a lower bound read no later than
 #     the others, or left out if scan.untimed counts it.
+# HELPER is read by the cleanups (eval):
+# shellcheck disable=SC2034
 . "$(dirname "$0")/lib.sh"
 live_init "${CPUCLOCKS_NAME:-cpuclocks}"
 live_require_root
@@ -44,7 +46,7 @@ clock_offset() {
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
 
 # Tasks, by key: n0 n1 (at birth, CPU 0/1), o0 o1 (1.5 s old, CPU 0/1).
-declare -A TID T_BLOCK CPU_OF HELPER    # HELPER: used by the cleanups (eval)
+declare -A TID T_BLOCK CPU_OF HELPER
 for c in 0 1; do
 	for kind in n o; do
 		k=$kind$c
@@ -90,7 +92,7 @@ printf '#!/bin/sh\ntaskset -pc %s $$ >/dev/null || exit 99\nexec %q "$@"\n' "$AL
 	chmod +x "$LIVE_TMP/free" || live_fail "setup: cannot write $LIVE_TMP/free"
 REAL=$CGWATCH
 # hog_on CPU: a busy loop pinned there (tests/live/hog), stopped by hog_off, by PID
-HOG= HOGL=
+HOG='' HOGL=''
 hog_on() {
 	taskset -c "$1" "$LIVE_BIN/hog" 1 "$LIVE_BUDGET" >"$LIVE_TMP/hog.out" 2>&1 3>&- </dev/null &
 	HOG=$!
@@ -102,7 +104,7 @@ hog_off() {
 	[ -n "$HOG" ] || return 0
 	live_kill_wait "$HOG" 5
 	live_kill_task "$HOGL" 5
-	HOG= HOGL=
+	HOG='' HOGL=''
 }
 live_on_exit hog_off
 problems=()
@@ -128,7 +130,7 @@ for run in $runs; do
 	for k in n0 n1 o0 o1; do
 		c=${CPU_OF[$k]}
 		what="check $mode from CPU $r: task ${TID[$k]} blocked on CPU $c $([ "${k%?}" = n ] && echo at birth || echo 1.5 s after it started)"
-		out_of_reach=; [ "$mode" = pinned ] && [ "$c" != "$r" ] && out_of_reach=1
+		out_of_reach=''; [ "$mode" = pinned ] && [ "$c" != "$r" ] && out_of_reach=1
 		task=$(live_task_json "$OUT" "${TID[$k]}")
 		if [ -z "$task" ]; then
 			echo "$what: not listed" >&2
