@@ -39,7 +39,7 @@
  *                   in that window sleeps in D with se.exec_start 0.000000 and
  *                   se.nr_migrations >= 1 until it runs again. Measured here
  *                   (6.18, 2 CPUs, 200 children, 2 busy loops): --spin 2
- *                   --shuffle 0.3 left 79-115 such children a run (4 runs);
+ *                   --shuffle 0.3 left 58-144 such children a run (20 runs);
  *                   shuffling without --spin 0-17, the load balancer alone
  *                   (no --shuffle) 0-30.
  */
