@@ -292,10 +292,10 @@ struct cgw_cpuclock { int cpu; double clock_ms, mono_ms; };
 /* Hop onto every CPU of want that this thread may run on and read its scheduler clock there
  * (our own se.exec_start). Restores the affinity. Returns the number of CPUs measured. */
 size_t cpuclock_measure(const struct cgw_cpus *want, struct cgw_cpuclock *out, size_t cap);
-/* cpu's clock, in ms, at CLOCK_MONOTONIC time at_mono_ms: measured, else the fallback (the
- * reader's clock at fallback_mono_ms, moved on to at_mono_ms) but at least floor_ms. */
-double cpuclock_now(const struct cgw_cpuclock *m, size_t n, int cpu, double fallback_ms,
-                    double fallback_mono_ms, double floor_ms, double at_mono_ms);
+/* cpu's clock, in ms, at CLOCK_MONOTONIC time at_mono_ms into *out, when it was measured.
+ * Returns false when it was not. */
+bool cpuclock_at(const struct cgw_cpuclock *m, size_t n, int cpu, double at_mono_ms,
+                 double *out);
 
 /* ---- duration.c: a task's time off the CPU, a fact or a bound ---- */
 
@@ -313,15 +313,19 @@ struct cgw_seen {
 	double since_mono_ms;             /* in this state without running at least since then */
 };
 struct cgw_dur { double s; enum cgw_bound bound; };
+/* "Now" on the clock of a CPU: read there (exact), only a floor (it is at least ms), or not
+ * known. */
+struct cgw_now { double ms; enum cgw_bound bound; };
 
 /* Fill next (state, switches, exec_start, since) from one read of a task at read_mono_ms and
  * the previous sighting of the same task (NULL when none); the caller sets tid and start. */
 void seen_update(struct cgw_seen *next, const struct cgw_seen *prev, char state,
                  const struct cgw_sched *sc, int cpu, double read_mono_ms);
-/* What a sighting proves at read_mono_ms: now_ms is its clock_cpu's clock then, age_s the
- * task's age (< 0 unknown). Exact from exec_start, else a lower bound from since, else
- * unknown; never more than the age. */
-struct cgw_dur seen_duration(const struct cgw_seen *w, double now_ms, double read_mono_ms,
+/* What a sighting proves at read_mono_ms: now is its clock_cpu's clock then, age_s the
+ * task's age (< 0 unknown). Exact from exec_start and an exact now; else the larger lower
+ * bound of exec_start against a floor of now, and of since; else unknown. Never more than
+ * the age; an exec_start that would make it more is not the task's clock and is not used. */
+struct cgw_dur seen_duration(const struct cgw_seen *w, struct cgw_now now, double read_mono_ms,
                              double age_s);
 /* Read again (stat st, sched sc), is the task still in the wait w saw: the same task (start
  * time), the same state, and not run since (switches, CPU time and exec_start unchanged; an
@@ -417,7 +421,8 @@ struct cgw_scan {
 	                                  /* per CPU: latest exec_start of an R task (a floor) */
 	size_t untimed;                   /* D tasks not listed: their time is unknown (duration.c) */
 	bool live;                        /* the host itself, not a replayed tree */
-	struct cgw_cpuclock *clocks; size_t nclocks;   /* CPUs whose clock was read (cpuclock.c) */
+	struct cgw_cpuclock *clocks; size_t nclocks, clocks_cap;   /* CPU clocks read (cpuclock.c) */
+	struct cgw_cpus clock_tried;      /* CPUs whose clock this scan tried to read */
 	size_t threads;                   /* threads seen */
 	uint64_t scan_usec;
 	char host[128], kernel[128];
@@ -443,10 +448,10 @@ struct cgw_scan_opts {
  * out in this scan it is skipped (-ETIME). Otherwise as dl_read_file(). */
 ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
                   unsigned timeout_ms);
-/* The scheduler clock of cpu (se.exec_start's clock there), in ms, at CLOCK_MONOTONIC time
- * at_mono_ms: measured when the reader could run there, else the reader's own clock with a
- * floor from runnable tasks. A replay has only the captured clocks. */
-double scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
+/* The scheduler clock of cpu (se.exec_start's clock there) at CLOCK_MONOTONIC time
+ * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
+ * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
+struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read. */

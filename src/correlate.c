@@ -52,10 +52,13 @@ static int runners_on(struct cgw_report *r, struct strbuf *ev, int cpu, int exce
 			if (u->share >= 0)
 				snprintf(share, sizeof(share), ", %.0f %% of the CPU over the last %.1f s",
 				         u->share > 1 ? 100.0 : u->share * 100, u->share_window_s);
-			char last[48] = "last ran: not known, moved since";   /* exec_start 0 */
-			if (u->exec_start_ms > 0) {
-				double ago = (scan_cpu_now(s, cpu, u->read_mono_ms) - u->exec_start_ms) / 1000.0;
-				snprintf(last, sizeof(last), "last ran %.1f s ago", ago < 0 ? 0 : ago);
+			char last[48] = "last ran: not known";   /* exec_start 0: moved since */
+			struct cgw_now now = scan_cpu_now(s, cpu, u->read_mono_ms);
+			if (u->exec_start_ms > 0 && now.bound != BOUND_UNKNOWN) {
+				double ago = (now.ms - u->exec_start_ms) / 1000.0;
+				snprintf(last, sizeof(last), "last ran %s%.1f s ago",
+				         now.bound == BOUND_LOWER && ago > 0 ? "at least " : "",
+				         ago < 0 ? 0 : ago);
 			}
 			sb_printf(ev, "CPU %d: %d (%s) %s/%u is runnable there (%s%s)%s\n",
 			          cpu, u->tid, cescape(u->comm, u->comm_len, comm, sizeof(comm)),

@@ -7,8 +7,9 @@
  * task's exec_start from one CPU with the reader's own from another is off by that drift.
  *
  * So the reader hops onto each CPU it may run on where a suspect last ran, and reads its own
- * se.exec_start there: that CPU's clock, now. CPUs it may not run on (isolated ones) get a
- * lower bound instead: the latest exec_start of a runnable task seen there in this scan. */
+ * se.exec_start there: that CPU's clock, now. CPUs it may not run on (isolated ones, for the
+ * daemon pinned to the housekeeping CPUs) get only a floor (scan.c): the latest exec_start of
+ * a runnable task seen there, and the durations timed against it are lower bounds. */
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
@@ -44,12 +45,13 @@ out:
 	return n;
 }
 
-double cpuclock_now(const struct cgw_cpuclock *m, size_t n, int cpu, double fallback_ms,
-                    double fallback_mono_ms, double floor_ms, double at_mono_ms)
+bool cpuclock_at(const struct cgw_cpuclock *m, size_t n, int cpu, double at_mono_ms,
+                 double *out)
 {
 	for (size_t i = 0; i < n; i++)
-		if (m[i].cpu == cpu)
-			return m[i].clock_ms + (at_mono_ms - m[i].mono_ms);
-	double now = fallback_ms + (at_mono_ms - fallback_mono_ms);
-	return floor_ms > now ? floor_ms : now;
+		if (m[i].cpu == cpu) {
+			*out = m[i].clock_ms + (at_mono_ms - m[i].mono_ms);
+			return true;
+		}
+	return false;
 }

@@ -48,20 +48,28 @@ void seen_update(struct cgw_seen *next, const struct cgw_seen *prev, char state,
 	next->since_mono_ms = still && prev->state == state ? prev->since_mono_ms : read_mono_ms;
 }
 
-struct cgw_dur seen_duration(const struct cgw_seen *w, double now_ms, double read_mono_ms,
+struct cgw_dur seen_duration(const struct cgw_seen *w, struct cgw_now now, double read_mono_ms,
                              double age_s)
 {
-	if (w->exec_start_ms > 0) {
-		double s = (now_ms - w->exec_start_ms) / 1000.0;
+	struct cgw_dur best = { 0, BOUND_UNKNOWN };
+	if (w->exec_start_ms > 0 && now.bound != BOUND_UNKNOWN) {
+		double s = (now.ms - w->exec_start_ms) / 1000.0;
 		if (s < 0)
 			s = 0;                  /* it ran after "now" was read */
-		if (age_s < 0 || s <= age_s + AGE_SLACK_S)
-			return (struct cgw_dur){ age_s >= 0 && s > age_s ? age_s : s, BOUND_EXACT };
+		if (age_s < 0 || s <= age_s + AGE_SLACK_S) {
+			if (age_s >= 0 && s > age_s)
+				s = age_s;
+			if (now.bound == BOUND_EXACT)
+				return (struct cgw_dur){ s, BOUND_EXACT };
+			best = (struct cgw_dur){ s, BOUND_LOWER };
+		}
 	}
 	double lo = (read_mono_ms - w->since_mono_ms) / 1000.0;
-	if (lo <= 0)
-		return (struct cgw_dur){ 0, BOUND_UNKNOWN };
-	return (struct cgw_dur){ age_s >= 0 && lo > age_s ? age_s : lo, BOUND_LOWER };
+	if (age_s >= 0 && lo > age_s)
+		lo = age_s;
+	if (lo > 0 && lo > best.s)
+		best = (struct cgw_dur){ lo, BOUND_LOWER };
+	return best;
 }
 
 bool seen_still(const struct cgw_seen *w, const struct cgw_stat *st, const struct cgw_sched *sc)

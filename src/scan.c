@@ -131,6 +131,22 @@ static void drop_gone(struct cgw_scan *s)
 	s->n = k;
 }
 
+/* Read cpu's scheduler clock, live, if this scan has not tried yet (a hop onto it). */
+static void scan_want_clock(struct cgw_scan *s, int cpu)
+{
+	if (!s->live || cpu < 0 || cpu >= CGW_MAX_CPUS || cpus_test(&s->clock_tried, (unsigned)cpu))
+		return;
+	cpus_set(&s->clock_tried, (unsigned)cpu);
+	if (s->nclocks == s->clocks_cap) {
+		s->clocks_cap = s->clocks_cap ? s->clocks_cap * 2 : 16;
+		s->clocks = xrealloc(s->clocks, s->clocks_cap * sizeof(*s->clocks));
+	}
+	struct cgw_cpus one;
+	memset(&one, 0, sizeof(one));
+	cpus_set(&one, (unsigned)cpu);
+	s->nclocks += cpuclock_measure(&one, &s->clocks[s->nclocks], 1);
+}
+
 /* One thread: stat always; sched and status for D and R. */
 static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int taskfd, int tgid,
                         const char *tidname)
@@ -185,10 +201,20 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 			s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
 		runner_push(s, &st, &sc, tgid);
 	}
-	/* "now" on the reader's clock at this read; the clock of the task's CPU comes later */
-	double now = s->live ? s->now_ms + (mono - s->now_mono_ms) : s->now_ms;
 	double age = scan_age(s, st.start_ticks, mono);
-	struct cgw_dur d = seen_duration(&w, now, mono, age);
+	struct cgw_now now = { s->live ? s->now_ms + (mono - s->now_mono_ms) : s->now_ms,
+	                       BOUND_EXACT };        /* the reader's own clock at this read */
+	struct cgw_dur d;
+	if (st.state == 'D' && w.exec_start_ms > 0 && (o->all || age < 0 || age >= o->blocked_s)) {
+		/* D tasks are few: timed on their own CPU's clock at once, for the CPU clocks drift
+		 * apart (cpuclock.c) and a first look on the reader's would be off by that much */
+		scan_want_clock(s, w.clock_cpu);
+		d = seen_duration(&w, scan_cpu_now(s, w.clock_cpu, mono), mono, age);
+	} else {
+		/* R tasks are many: a first look on the reader's clock, without the age test that
+		 * the drift could fail; the candidates' own clocks are read after the walk */
+		d = seen_duration(&w, now, mono, w.exec_start_ms > 0 ? -1 : age);
+	}
 	enum cgw_suspect sus = suspect_of(st.state, d, o);
 	if (sus == SUSPECT_NONE) {
 		count_untimed(s, st.state, d, age, o);
@@ -210,7 +236,7 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	t->exec_start_ms = sc.exec_start_ms;
 	t->seen = w;
 	t->read_mono_ms = mono;
-	t->now_ms = now;
+	t->now_ms = now.ms;
 	t->age_s = age;
 	t->blocked_s = d.s;
 	t->bound = d.bound;
@@ -298,17 +324,22 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 	free(buf);
 }
 
-double scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms)
+struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms)
 {
-	double floor = 0;
-	if (cpu >= 0 && cpu < CGW_MAX_CPUS && s->rq_latest && s->rq_latest[cpu].exec_start_ms > 0) {
-		const struct cgw_rq_floor *f = &s->rq_latest[cpu];
-		floor = f->exec_start_ms + (s->live ? at_mono_ms - f->mono_ms : 0);
-	}
-	if (s->live)
-		return cpuclock_now(s->clocks, s->nclocks, cpu, s->now_ms, s->now_mono_ms, floor,
-		                    at_mono_ms);
-	return floor > s->now_ms ? floor : s->now_ms;
+	const struct cgw_rq_floor *f = cpu >= 0 && cpu < CGW_MAX_CPUS && s->rq_latest &&
+	                               s->rq_latest[cpu].exec_start_ms > 0 ? &s->rq_latest[cpu] : NULL;
+	if (!s->live)                     /* a replay: the capture's clock */
+		return (struct cgw_now){ f && f->exec_start_ms > s->now_ms ? f->exec_start_ms :
+		                         s->now_ms, BOUND_EXACT };
+	double ms;
+	if (cpuclock_at(s->clocks, s->nclocks, cpu, at_mono_ms, &ms))
+		return (struct cgw_now){ ms, BOUND_EXACT };
+	/* a runnable task there last ran at f->exec_start_ms on that clock, read at f->mono_ms;
+	 * the clock leaves out IRQ and steal time, so it moves no faster than CLOCK_MONOTONIC */
+	if (f)
+		return (struct cgw_now){ f->exec_start_ms - (f->mono_ms > at_mono_ms ?
+		                         f->mono_ms - at_mono_ms : 0), BOUND_LOWER };
+	return (struct cgw_now){ 0, BOUND_UNKNOWN };
 }
 
 struct cgw_dur task_dur(const struct cgw_task *t)
@@ -316,27 +347,17 @@ struct cgw_dur task_dur(const struct cgw_task *t)
 	return (struct cgw_dur){ t->blocked_s, t->bound };
 }
 
-/* The suspects' times against "now" on the clock of the CPU whose clock their exec_start is
- * on, at their own read (cpuclock.c). A time that is no longer known, or no longer past its
- * threshold, drops the task. */
+/* The candidates' times against the clock of the CPU their exec_start is on, at their own
+ * read (cpuclock.c). A time that is not known, or not past its threshold, drops the task. */
 static void correct_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
-	struct cgw_cpus want;
-	if (s->n == 0)
-		return;
-	memset(&want, 0, sizeof(want));
-	for (size_t i = 0; i < s->n; i++)
-		if (s->t[i].seen.exec_start_ms > 0 && s->t[i].seen.clock_cpu >= 0)
-			cpus_set(&want, (unsigned)s->t[i].seen.clock_cpu);
-	if (s->live) {
-		s->clocks = xcalloc(256, sizeof(*s->clocks));
-		s->nclocks = cpuclock_measure(&want, s->clocks, 256);
-	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct cgw_task *t = &s->t[i];
 		if (t->seen.exec_start_ms > 0) {
-			t->now_ms = scan_cpu_now(s, t->seen.clock_cpu, t->read_mono_ms);
-			struct cgw_dur d = seen_duration(&t->seen, t->now_ms, t->read_mono_ms, t->age_s);
+			scan_want_clock(s, t->seen.clock_cpu);
+			struct cgw_now now = scan_cpu_now(s, t->seen.clock_cpu, t->read_mono_ms);
+			struct cgw_dur d = seen_duration(&t->seen, now, t->read_mono_ms, t->age_s);
+			t->now_ms = now.ms;
 			t->blocked_s = d.s;
 			t->bound = d.bound;
 		}

@@ -64,6 +64,12 @@ static const char r_stat[] =
 	"0 0 0 0 94257607929104 94257607930336 94257729081344 140722535537308 140722535537312 "
 	"140722535537312 140722535538667 0\n";
 
+/* "now" read on the task's CPU: exact */
+static struct cgw_now at(double ms)
+{
+	return (struct cgw_now){ ms, BOUND_EXACT };
+}
+
 static struct cgw_sched sched_of(const char *text)
 {
 	struct cgw_sched sc;
@@ -93,7 +99,7 @@ static void test_exact(void **state)
 {
 	(void)state;
 	struct cgw_seen w = see(NULL, 'D', d_before, 0, 1000);
-	struct cgw_dur d = seen_duration(&w, 670423.5366 + 3500, 1000, 30);
+	struct cgw_dur d = seen_duration(&w, at(670423.5366 + 3500), 1000, 30);
 	assert_int_equal(d.bound, BOUND_EXACT);
 	assert_near(d.s, 3.5, 1e-6);
 	char buf[48];
@@ -106,7 +112,7 @@ static void test_zero_in_d_unknown(void **state)
 	(void)state;
 	struct cgw_seen w = see(NULL, 'D', d_moved, 1, 1000);
 	assert_near(w.exec_start_ms, 0, 0);
-	struct cgw_dur d = seen_duration(&w, 674000, 1000, 4.0);
+	struct cgw_dur d = seen_duration(&w, at(674000), 1000, 4.0);
 	assert_int_equal(d.bound, BOUND_UNKNOWN);
 	assert_near(d.s, 0, 0);
 	char buf[48];
@@ -122,7 +128,7 @@ static void test_zero_after_remembered_exact(void **state)
 	struct cgw_seen w2 = see(&w1, 'D', d_moved, 1, 6000);
 	assert_near(w2.exec_start_ms, 670423.5366, 1e-6);
 	assert_int_equal(w2.clock_cpu, 0);
-	struct cgw_dur d = seen_duration(&w2, 670423.5366 + 5200, 6000, 60);
+	struct cgw_dur d = seen_duration(&w2, at(670423.5366 + 5200), 6000, 60);
 	assert_int_equal(d.bound, BOUND_EXACT);
 	assert_near(d.s, 5.2, 1e-6);
 }
@@ -133,17 +139,17 @@ static void test_zero_first_seen_lower_bound(void **state)
 {
 	(void)state;
 	struct cgw_seen w1 = see(NULL, 'D', d_zero, 1, 1000);
-	assert_int_equal(seen_duration(&w1, 0, 1000, 100).bound, BOUND_UNKNOWN);
+	assert_int_equal(seen_duration(&w1, at(0), 1000, 100).bound, BOUND_UNKNOWN);
 	struct cgw_seen w2 = see(&w1, 'D', d_zero, 1, 6000);
-	struct cgw_dur d = seen_duration(&w2, 0, 6000, 100);
+	struct cgw_dur d = seen_duration(&w2, at(0), 6000, 100);
 	assert_int_equal(d.bound, BOUND_LOWER);
 	assert_near(d.s, 5.0, 1e-9);
 	char buf[48];
 	assert_string_equal(dur_text(d, buf, sizeof(buf)), "at least 5.0 s");
 	struct cgw_seen w3 = see(&w2, 'D', d_zero, 0, 11000);
-	assert_near(seen_duration(&w3, 0, 11000, 100).s, 10.0, 1e-9);
+	assert_near(seen_duration(&w3, at(0), 11000, 100).s, 10.0, 1e-9);
 	/* the bound never exceeds the task's age */
-	assert_near(seen_duration(&w3, 0, 11000, 7.5).s, 7.5, 1e-9);
+	assert_near(seen_duration(&w3, at(0), 11000, 7.5).s, 7.5, 1e-9);
 }
 
 /* It ran in between (switch count moved): nothing earlier holds. */
@@ -155,12 +161,12 @@ static void test_ran_in_between_resets(void **state)
 	struct cgw_seen w2 = see(&w1, 'D', d_moved, 1, 6000);
 	assert_near(w2.exec_start_ms, 0, 0);
 	assert_near(w2.since_mono_ms, 6000, 0);
-	assert_int_equal(seen_duration(&w2, 0, 6000, 100).bound, BOUND_UNKNOWN);
+	assert_int_equal(seen_duration(&w2, at(0), 6000, 100).bound, BOUND_UNKNOWN);
 	/* the same with CPU time moved (running now, not yet switched out) */
 	w1 = see(NULL, 'D', d_before, 0, 1000);
 	w1.sum_exec_ms -= 0.5;
 	w2 = see(&w1, 'D', d_moved, 1, 6000);
-	assert_int_equal(seen_duration(&w2, 0, 6000, 100).bound, BOUND_UNKNOWN);
+	assert_int_equal(seen_duration(&w2, at(0), 6000, 100).bound, BOUND_UNKNOWN);
 }
 
 /* R with 0: moved before it ran. Not starved from one look; two looks without it running
@@ -173,10 +179,10 @@ static void test_zero_in_r(void **state)
 	struct cgw_sched sc = sched_of(r_moved);
 	struct cgw_seen w1 = { .tid = st.tid, .start_ticks = st.start_ticks };
 	seen_update(&w1, NULL, 'R', &sc, st.cpu, 1000);
-	assert_int_equal(seen_duration(&w1, 1e6, 1000, 600).bound, BOUND_UNKNOWN);
+	assert_int_equal(seen_duration(&w1, at(1e6), 1000, 600).bound, BOUND_UNKNOWN);
 	struct cgw_seen w2 = w1;
 	seen_update(&w2, &w1, 'R', &sc, st.cpu, 13000);
-	struct cgw_dur d = seen_duration(&w2, 1e6, 13000, 600);
+	struct cgw_dur d = seen_duration(&w2, at(1e6), 13000, 600);
 	assert_int_equal(d.bound, BOUND_LOWER);
 	assert_near(d.s, 12.0, 1e-9);
 	/* D before, R now with the same switches: woken, not yet run; the R wait is not since
@@ -184,7 +190,7 @@ static void test_zero_in_r(void **state)
 	struct cgw_seen w3 = w1;
 	w3.state = 'D';
 	seen_update(&w2, &w3, 'R', &sc, st.cpu, 13000);
-	assert_int_equal(seen_duration(&w2, 1e6, 13000, 600).bound, BOUND_UNKNOWN);
+	assert_int_equal(seen_duration(&w2, at(1e6), 13000, 600).bound, BOUND_UNKNOWN);
 }
 
 /* A value beyond the task's age is not the task's own: a 3.5 s old task is not blocked
@@ -197,13 +203,13 @@ static void test_age_bounds(void **state)
 	assert_near(age, 674.40 - 670.90, 1e-9);
 	struct cgw_seen w = see(NULL, 'D', d_before, 0, 1000);
 	w.exec_start_ms = 1.0;              /* as if from a clock 670 s off */
-	assert_int_equal(seen_duration(&w, 670423.5366, 1000, age).bound, BOUND_UNKNOWN);
+	assert_int_equal(seen_duration(&w, at(670423.5366), 1000, age).bound, BOUND_UNKNOWN);
 	w = see(NULL, 'D', d_before, 0, 1000);
-	struct cgw_dur d = seen_duration(&w, 670423.5366 + 3000, 1000, age);
+	struct cgw_dur d = seen_duration(&w, at(670423.5366 + 3000), 1000, age);
 	assert_int_equal(d.bound, BOUND_EXACT);
 	assert_near(d.s, 3.0, 1e-6);
 	/* within the clocks' slack of the age: cut to the age, still exact */
-	d = seen_duration(&w, 670423.5366 + 3550, 1000, age);
+	d = seen_duration(&w, at(670423.5366 + 3550), 1000, age);
 	assert_int_equal(d.bound, BOUND_EXACT);
 	assert_near(d.s, age, 1e-9);
 	assert_near(task_age(1000, 0, 100), -1, 0);          /* no uptime: unknown */
@@ -227,13 +233,40 @@ static void test_history_reused_tid(void **state)
 	assert_null(history_find(h, 25548, 67091));     /* same tid, another task */
 	const struct cgw_seen *prev = history_find(h, 25548, 99999);
 	struct cgw_seen w2 = see(prev, 'D', d_moved, 1, 6000);
-	assert_int_equal(seen_duration(&w2, 0, 6000, 100).bound, BOUND_UNKNOWN);
+	assert_int_equal(seen_duration(&w2, at(0), 6000, 100).bound, BOUND_UNKNOWN);
 	/* a scan that sees neither: both forgotten */
 	history_begin(h);
 	history_commit(h);
 	assert_null(history_find(h, 25548, 67090));
 	assert_null(history_find(h, 7, 67090));
 	history_free(h);
+}
+
+/* A CPU the reader cannot run on: only a floor of its clock (a runnable task there last ran
+ * then), so only a lower bound; nothing at all, and only history helps. */
+static void test_clock_floor_and_none(void **state)
+{
+	(void)state;
+	struct cgw_seen w = see(NULL, 'D', d_before, 1, 1000);
+	struct cgw_dur d = seen_duration(&w, (struct cgw_now){ 670423.5366 + 2500, BOUND_LOWER },
+	                                 1000, 30);
+	assert_int_equal(d.bound, BOUND_LOWER);
+	assert_near(d.s, 2.5, 1e-6);
+	char buf[48];
+	assert_string_equal(dur_text(d, buf, sizeof(buf)), "at least 2.5 s");
+	d = seen_duration(&w, (struct cgw_now){ 0, BOUND_UNKNOWN }, 1000, 30);
+	assert_int_equal(d.bound, BOUND_UNKNOWN);
+	/* the next scan: the floor is older than what the earlier scan proves; the larger wins */
+	struct cgw_seen w2 = see(&w, 'D', d_before, 1, 9000);
+	d = seen_duration(&w2, (struct cgw_now){ 670423.5366 + 2500, BOUND_LOWER }, 9000, 30);
+	assert_int_equal(d.bound, BOUND_LOWER);
+	assert_near(d.s, 8.0, 1e-9);
+	d = seen_duration(&w2, (struct cgw_now){ 0, BOUND_UNKNOWN }, 9000, 30);
+	assert_int_equal(d.bound, BOUND_LOWER);
+	assert_near(d.s, 8.0, 1e-9);
+	/* a floor beyond the age is no floor of this task's clock */
+	d = seen_duration(&w, (struct cgw_now){ 670423.5366 + 99000, BOUND_LOWER }, 1000, 30);
+	assert_int_equal(d.bound, BOUND_UNKNOWN);
 }
 
 /* Read again after the risky reads: still waiting, or not (left D, ran, tid reused). */
@@ -268,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_zero_in_r),
 		cmocka_unit_test(test_age_bounds),
 		cmocka_unit_test(test_history_reused_tid),
+		cmocka_unit_test(test_clock_floor_and_none),
 		cmocka_unit_test(test_still),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
