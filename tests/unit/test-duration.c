@@ -269,6 +269,44 @@ static void test_clock_floor_and_none(void **state)
 	assert_int_equal(d.bound, BOUND_UNKNOWN);
 }
 
+/* A finding is as severe as what its tasks prove: a lower bound past blocked_critical is
+ * critical; 199 tasks at 10 s and one whose time is unknown are a warning, whatever number
+ * the unknown one carries: a 200-task finding is never critical because of one nobody
+ * proved. */
+static void test_severity_from_proven(void **state)
+{
+	(void)state;
+	struct cgw_conf conf;
+	conf_defaults(&conf);                /* warning 20 s, critical 60 s */
+	struct cgw_sig unknown = unit_sig("unknown", "Unknown wait", "No signature.", SEV_WARNING);
+	struct cgw_sigset set = { &unknown, 1 };
+	for (int round = 0; round < 3; round++) {
+		struct unit_scan u;
+		us_init(&u);
+		u.rep.conf = &conf;
+		u.rep.threshold_s = 0;           /* --threshold 0: the unknown one is listed too */
+		for (int i = 0; i < 199; i++)
+			us_task(&u, 100 + i, 100 + i, "cgw-storm", 9, 10.0);
+		/* round 0: a number with nothing behind it (now - 0 would be the uptime) */
+		size_t k = us_task(&u, 99, 99, "cgw-storm", 9, 1767.8);
+		struct cgw_task *t = &u.scan.t[k];
+		t->bound = BOUND_UNKNOWN;
+		if (round == 1) {                /* at least 65 s: proven critical */
+			t->blocked_s = 65;
+			t->bound = BOUND_LOWER;
+		} else if (round == 2) {         /* exactly 59.9 s: not yet */
+			t->blocked_s = 59.9;
+			t->bound = BOUND_EXACT;
+		}
+		assert_int_equal(classify(&u.rep, &set), 0);
+		assert_int_equal(u.rep.nf, 1);
+		assert_int_equal(u.rep.f[0].ntasks, 200);
+		assert_int_equal(u.rep.f[0].severity, round == 1 ? SEV_CRITICAL : SEV_WARNING);
+		us_free(&u);
+	}
+	conf_free(&conf);
+}
+
 /* Read again after the risky reads: still waiting, or not (left D, ran, tid reused). */
 static void test_still(void **state)
 {
@@ -302,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_age_bounds),
 		cmocka_unit_test(test_history_reused_tid),
 		cmocka_unit_test(test_clock_floor_and_none),
+		cmocka_unit_test(test_severity_from_proven),
 		cmocka_unit_test(test_still),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
