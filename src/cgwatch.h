@@ -369,7 +369,7 @@ struct cgw_task {
 	double exec_start_ms;             /* se.exec_start as read; 0: reset by the kernel */
 	struct cgw_seen seen;             /* what its duration comes from (duration.c) */
 	double read_mono_ms;              /* when stat and sched were last read (CLOCK_MONOTONIC) */
-	double now_ms;                    /* seen.clock_cpu's clock then */
+	struct cgw_now now;               /* seen.clock_cpu's clock then: read, a floor, unknown */
 	double age_s;                     /* since it started, at that read; -1 unknown */
 	double blocked_s;                 /* how long blocked (D) or waiting (R), exactly or at */
 	enum cgw_bound bound;             /* least; 0 when unknown */

@@ -42,28 +42,38 @@ static bool task_reportable(const struct cgw_task *t, const struct cgw_report *r
 	return t->suspect == SUSPECT_STARVED || t->blocked_s >= r->threshold_s;
 }
 
-/* Where a task's time comes from, for its evidence line: the kernel's own value, one the
- * kernel has since reset, a lower bound from an earlier scan, or nothing (duration.c). */
+/* Where a task's time comes from, for its evidence line (duration.c): se.exec_start against
+ * its CPU's clock read there, or against a floor of it; one the kernel has since reset; a
+ * lower bound from an earlier scan; or nothing. */
 static const char *time_source(const struct cgw_task *t, char *buf, size_t cap)
 {
-	const char *stuck = t->state == 'D' ? "in D" : "runnable";
-	if (t->bound == BOUND_EXACT && t->exec_start_ms > 0)
-		snprintf(buf, cap, "se.exec_start %.3f ms, now %.3f ms on CPU %d's clock",
-		         t->exec_start_ms, t->now_ms, t->seen.clock_cpu);
-	else if (t->bound == BOUND_EXACT)
-		snprintf(buf, cap, "se.exec_start reads 0, reset when the kernel moved the task; it "
-		         "read %.3f ms at an earlier scan and the task has not run since (same switch "
-		         "count), now %.3f ms", t->seen.exec_start_ms, t->now_ms);
-	else if (t->bound == BOUND_LOWER)
-		snprintf(buf, cap, "se.exec_start%s; an earlier scan saw it %s and it has not run "
-		         "since (same switch count)", t->exec_start_ms > 0 ? " is not this task's "
-		         "clock: beyond its age" : " reads 0, reset when the kernel moved the task",
-		         stuck);
-	else if (t->age_s >= 0)
-		snprintf(buf, cap, "se.exec_start reads 0, reset when the kernel moved the task; "
-		         "at most %.1f s, its age", t->age_s);
+	const struct cgw_seen *w = &t->seen;
+	struct strbuf b = { 0 };
+	if (t->exec_start_ms == 0 && w->exec_start_ms > 0)
+		sb_printf(&b, "se.exec_start reads 0, reset when the kernel moved the task; it read "
+		          "%.3f ms at an earlier scan and the task has not run since", w->exec_start_ms);
+	else if (w->exec_start_ms > 0)
+		sb_printf(&b, "se.exec_start %.3f ms", w->exec_start_ms);
 	else
-		snprintf(buf, cap, "se.exec_start reads 0, reset when the kernel moved the task");
+		sb_printf(&b, "se.exec_start reads 0, reset when the kernel moved the task");
+	if (w->exec_start_ms > 0 && t->now.bound == BOUND_EXACT)
+		sb_printf(&b, ", now %.3f ms on CPU %d's clock%s", t->now.ms, w->clock_cpu,
+		          t->bound == BOUND_EXACT ? "" : ": beyond the task's age, not its clock");
+	else if (w->exec_start_ms > 0 && t->now.bound == BOUND_LOWER)
+		sb_printf(&b, ", now at least %.3f ms on CPU %d's clock (cgwatch cannot run there; a "
+		          "runnable task there ran then)", t->now.ms, w->clock_cpu);
+	else if (w->exec_start_ms > 0)
+		sb_printf(&b, ", on the clock of CPU %d, which cgwatch cannot read", w->clock_cpu);
+	if (t->bound == BOUND_EXACT)
+		;
+	else if (t->bound == BOUND_LOWER && t->blocked_s > 0 &&
+	         (w->exec_start_ms == 0 || t->now.bound != BOUND_LOWER))
+		sb_printf(&b, "; an earlier scan saw it %s and it has not run since",
+		          t->state == 'D' ? "in D" : "runnable");
+	else if (t->bound == BOUND_UNKNOWN && t->age_s >= 0)
+		sb_printf(&b, "; at most %.1f s, its age", t->age_s);
+	snprintf(buf, cap, "%s", b.s);
+	sb_free(&b);
 	return buf;
 }
 

@@ -307,11 +307,12 @@ void report_text(const struct cgw_report *r, FILE *out)
 	        count[SEV_CRITICAL], count[SEV_WARNING], count[SEV_INFO], ntasks,
 	        ntasks == 1 ? "" : "s", s->threads, (double)s->scan_usec / 1000.0);
 	if (s->untimed)
-		fprintf(out, "note: %zu task%s in D for a time the kernel does not show (se.exec_start "
-		        "was reset when the kernel moved %s between CPUs) %s not listed; --all lists "
-		        "%s, and the daemon times them from its first sight\n", s->untimed,
-		        s->untimed == 1 ? "" : "s", s->untimed == 1 ? "it" : "them",
-		        s->untimed == 1 ? "is" : "are", s->untimed == 1 ? "it" : "them");
+		fprintf(out, "note: %zu task%s in D for a time this look cannot establish (se.exec_start "
+		        "reset when the kernel moved %s between CPUs, or on a CPU whose clock cgwatch "
+		        "cannot read) %s not listed; --all lists %s, and the daemon times them from its "
+		        "first sight\n", s->untimed, s->untimed == 1 ? "" : "s",
+		        s->untimed == 1 ? "it" : "them", s->untimed == 1 ? "is" : "are",
+		        s->untimed == 1 ? "it" : "them");
 	if (s->errors)
 		fprintf(out, "note: %d /proc file%s could not be read or parsed (see the messages "
 		        "above); those tasks are missing from this report\n", s->errors,

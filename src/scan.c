@@ -236,7 +236,7 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	t->exec_start_ms = sc.exec_start_ms;
 	t->seen = w;
 	t->read_mono_ms = mono;
-	t->now_ms = now.ms;
+	t->now = now;
 	t->age_s = age;
 	t->blocked_s = d.s;
 	t->bound = d.bound;
@@ -357,7 +357,7 @@ static void correct_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
 			scan_want_clock(s, t->seen.clock_cpu);
 			struct cgw_now now = scan_cpu_now(s, t->seen.clock_cpu, t->read_mono_ms);
 			struct cgw_dur d = seen_duration(&t->seen, now, t->read_mono_ms, t->age_s);
-			t->now_ms = now.ms;
+			t->now = now;
 			t->blocked_s = d.s;
 			t->bound = d.bound;
 		}
@@ -403,7 +403,7 @@ static void recheck(struct cgw_scan *s, enum cgw_suspect which)
 			t->blocked_s += dt / 1000.0;
 		if (t->age_s >= 0)
 			t->age_s += dt / 1000.0;
-		t->now_ms += dt;
+		t->now.ms += dt;
 		t->read_mono_ms = mono;
 	}
 	drop_gone(s);

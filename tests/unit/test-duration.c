@@ -307,6 +307,53 @@ static void test_severity_from_proven(void **state)
 	conf_free(&conf);
 }
 
+/* The evidence says where a time comes from: a floor of a CPU cgwatch cannot run on is not a
+ * reset exec_start nor a clock beyond the age. */
+static void test_evidence_time_source(void **state)
+{
+	(void)state;
+	struct cgw_conf conf;
+	conf_defaults(&conf);
+	struct cgw_sig unknown = unit_sig("unknown", "Unknown wait", "No signature.", SEV_WARNING);
+	struct cgw_sigset set = { &unknown, 1 };
+	static const struct { double exec_start, seen_exec; enum cgw_bound now, bound; const char *want; }
+	cases[] = {
+		{ 5000, 5000, BOUND_EXACT, BOUND_EXACT,
+		  "(se.exec_start 5000.000 ms, now 35000.000 ms on CPU 3's clock)" },
+		{ 0, 5000, BOUND_EXACT, BOUND_EXACT, "se.exec_start reads 0, reset when the kernel moved "
+		  "the task; it read 5000.000 ms at an earlier scan and the task has not run since, now" },
+		{ 5000, 5000, BOUND_LOWER, BOUND_LOWER, "(se.exec_start 5000.000 ms, now at least "
+		  "35000.000 ms on CPU 3's clock (cgwatch cannot run there; a runnable task there ran "
+		  "then))" },
+		{ 5000, 5000, BOUND_UNKNOWN, BOUND_LOWER, "on the clock of CPU 3, which cgwatch cannot "
+		  "read; an earlier scan saw it in D and it has not run since)" },
+		{ 0, 0, BOUND_EXACT, BOUND_LOWER, "reset when the kernel moved the task; an earlier scan" },
+		{ 5000, 5000, BOUND_EXACT, BOUND_LOWER, "on CPU 3's clock: beyond the task's age, not its "
+		  "clock; an earlier scan saw it in D" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct unit_scan u;
+		us_init(&u);
+		u.rep.conf = &conf;
+		size_t k = us_task(&u, 7, 7, "x", 1, 30.0);
+		struct cgw_task *t = &u.scan.t[k];
+		t->exec_start_ms = cases[i].exec_start;
+		t->seen.exec_start_ms = cases[i].seen_exec;
+		t->seen.clock_cpu = 3;
+		t->now = (struct cgw_now){ 35000, cases[i].now };
+		t->bound = cases[i].bound;
+		t->age_s = 100;
+		assert_int_equal(classify(&u.rep, &set), 0);
+		const char *ev = u.rep.f[0].evidence.s;
+		print_message("# %s\n", ev);
+		assert_non_null(strstr(ev, cases[i].want));
+		if (cases[i].now == BOUND_LOWER)
+			assert_null(strstr(ev, "reset"));
+		us_free(&u);
+	}
+	conf_free(&conf);
+}
+
 /* Read again after the risky reads: still waiting, or not (left D, ran, tid reused). */
 static void test_still(void **state)
 {
@@ -341,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_history_reused_tid),
 		cmocka_unit_test(test_clock_floor_and_none),
 		cmocka_unit_test(test_severity_from_proven),
+		cmocka_unit_test(test_evidence_time_source),
 		cmocka_unit_test(test_still),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
