@@ -45,6 +45,29 @@ char *cescape(const char *s, size_t n, char *out, size_t cap);
 /* s into out (cap bytes): valid UTF-8 kept, other bytes (NUL too) as \xNN, cut between units. */
 char *utf8_escape(const char *s, size_t n, char *out, size_t cap);
 
+/* Append s (n bytes) with every byte that could control a terminal as \xNN: C0 controls
+ * (newlines kept when keep_newlines), DEL, C1 (U+0080..U+009F) and bytes that are not valid
+ * UTF-8 (NUL too). Valid UTF-8 text, backslashes and quotes are kept. */
+void sb_add_term(struct strbuf *b, const char *s, size_t n, bool keep_newlines);
+/* Offset of the first byte of s (n bytes) that is not text: a control character (C0 but tab,
+ * DEL, C1) or a byte that is not valid UTF-8 (NUL too); n when all of it is text. */
+size_t text_bad(const char *s, size_t n);
+/* Write s (n bytes) to out as sb_add_term escapes it. */
+void term_write(FILE *out, const char *s, size_t n, bool keep_newlines);
+/* s C-escaped (cescape) in one of four thread-local buffers, cut with "..." past 2 KiB: for
+ * the arguments of one message. Valid until the fourth next call in this thread. */
+const char *cesc(const char *s);
+
+#define CGW_ENOTREG 1000              /* an errno of our own: "not a regular file" */
+/* strerror(e), and "not a regular file" for CGW_ENOTREG. */
+const char *cgw_strerror(int e);
+/* Open a user-given file for reading without blocking on it (O_NONBLOCK, O_NOCTTY: a FIFO or
+ * a device is not read), then check it: returns the fd (blocking again), or -errno,
+ * -EISDIR for a directory, -CGW_ENOTREG for anything else that is not a regular file. */
+int open_regular(const char *path);
+/* open_regular() as a stdio stream; NULL with the (positive) errno in *err. */
+FILE *fopen_regular(const char *path, int *err);
+
 /* Parse a decimal double in [min,max] from s (whole string). Returns 0 or -EINVAL/-ERANGE. */
 int parse_seconds(const char *s, double min, double max, double *out);
 
@@ -680,8 +703,12 @@ int config_load(struct cgw_conf *c, const char *path);
 int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c);
 
 /* ---- log.c ---- */
+/* Messages to stderr, one line each, escaped as sb_add_term (newlines too): whatever a
+ * message names, nothing in it can move the cursor or forge a line. */
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int log_verbose;
+/* One message line to err ("file:line: ..."), escaped as log_warnx escapes. */
+void errorf(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -99,9 +99,9 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 		case CT_NUMBER:
 			if (parse_seconds(value, k->min, k->max, &v) < 0 ||
 			    (k->type == CT_NUMBER && v != (double)(long)v)) {
-				fprintf(x->err, "%s:%d: %s must be %s%.10g..%.10g%s, ignoring: %s\n", x->path,
-				        line, key, k->type == CT_SECONDS ? "" : "a whole number ", k->min,
-				        k->max, k->type == CT_SECONDS ? " seconds" : "", value);
+				errorf(x->err, "%s:%d: %s must be %s%.10g..%.10g%s, ignoring: %s", cesc(x->path),
+				       line, key, k->type == CT_SECONDS ? "" : "a whole number ", k->min,
+				       k->max, k->type == CT_SECONDS ? " seconds" : "", cesc(value));
 				return 0;
 			}
 			*(double *)field = v;
@@ -111,9 +111,9 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 		case CT_PATH:
 		case CT_PATH_OR_EMPTY:
 			if (value[0] != '/' && !(k->type == CT_PATH_OR_EMPTY && value[0] == '\0')) {
-				fprintf(x->err, "%s:%d: %s must be an absolute path%s, ignoring: %s\n",
-				        x->path, line, key, k->type == CT_PATH ? "" : " (or empty: off)",
-				        value);
+				errorf(x->err, "%s:%d: %s must be an absolute path%s, ignoring: %s",
+				       cesc(x->path), line, key, k->type == CT_PATH ? "" : " (or empty: off)",
+				       cesc(value));
 				return 0;
 			}
 			free(*(char **)field);
@@ -125,8 +125,8 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 			else if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0)
 				*(bool *)field = false;
 			else {
-				fprintf(x->err, "%s:%d: %s must be yes or no, ignoring: %s\n", x->path,
-				        line, key, value);
+				errorf(x->err, "%s:%d: %s must be yes or no, ignoring: %s", cesc(x->path),
+				       line, key, cesc(value));
 				return 0;
 			}
 			break;
@@ -135,8 +135,8 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 			for (c = 0; c < 4 && strcmp(value, io_classes[c]); c++)
 				;
 			if (c == 4 || c == 1) {     /* realtime I/O for a watchdog: never */
-				fprintf(x->err, "%s:%d: %s must be idle, best-effort or none, ignoring: "
-				        "%s\n", x->path, line, key, value);
+				errorf(x->err, "%s:%d: %s must be idle, best-effort or none, ignoring: "
+				       "%s", cesc(x->path), line, key, cesc(value));
 				return 0;
 			}
 			*(int *)field = c;
@@ -145,8 +145,8 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 		}
 		return 1;
 	}
-	fprintf(x->err, "%s:%d: unknown key \"%s\" in section [%s], ignoring\n",
-	        x->path, line, key, section);
+	errorf(x->err, "%s:%d: unknown key \"%s\" in section [%s], ignoring",
+	       cesc(x->path), line, cesc(key), cesc(section));
 	return 0;
 }
 
@@ -157,8 +157,8 @@ int conf_load(struct cgw_conf *c, const char *path, FILE *err)
 	if (r < 0)
 		return r;
 	if (c->blocked_critical_s < c->blocked_warning_s) {
-		fprintf(err, "%s:%d: blocked_critical (%g s) is below blocked_warning (%g s)\n",
-		        path, x.threshold_line, c->blocked_critical_s, c->blocked_warning_s);
+		errorf(err, "%s:%d: blocked_critical (%g s) is below blocked_warning (%g s)",
+		       cesc(path), x.threshold_line, c->blocked_critical_s, c->blocked_warning_s);
 		r++;
 	}
 	return r;
@@ -174,11 +174,11 @@ int config_load(struct cgw_conf *c, const char *path)
 	if (r == -ENOENT && !path)
 		r = 0;
 	else if (r < 0) {
-		log_warnx("%s: %s", p, strerror(-r));
+		log_warnx("%s: %s", cesc(p), cgw_strerror(-r));
 		return EXIT_USAGE;
 	}
 	if (r > 0) {
-		log_warnx("%s: %d error%s", p, r, r == 1 ? "" : "s");
+		log_warnx("%s: %d error%s", cesc(p), r, r == 1 ? "" : "s");
 		return EXIT_USAGE;
 	}
 	const char *env = getenv("CGWATCH_SIGNATURES_DIR");

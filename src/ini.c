@@ -31,33 +31,74 @@ static void ini_syntax(struct ini_ctx *c, const char *line)
 	if (*p == '[') {
 		const char *rb = strchr(p, ']');
 		if (!rb || rb == p + 1) {
-			fprintf(c->err, "%s:%d: malformed section header\n", c->path, c->line);
+			errorf(c->err, "%s:%d: malformed section header", cesc(c->path), c->line);
 			c->errors++;
 		}
 		return;
 	}
 	const char *eq = strpbrk(p, "=:");
 	if (!eq || eq == p) {
-		fprintf(c->err, "%s:%d: expected \"key = value\"\n", c->path, c->line);
+		errorf(c->err, "%s:%d: expected \"key = value\"", cesc(c->path), c->line);
 		c->errors++;
 	}
+}
+
+/* A line is UTF-8 text and tabs: a control character (C0 but tab and the line's end, DEL,
+ * C1) or a byte that is not UTF-8 is an error, naming the first. Returns true when clean. */
+static bool ini_text(struct ini_ctx *c, const char *s, size_t n)
+{
+	if (n && s[n - 1] == '\n')
+		n--;
+	if (n && s[n - 1] == '\r')
+		n--;
+	size_t i = text_bad(s, n);
+	if (i == n)
+		return true;
+	const unsigned char *u = (const unsigned char *)s + i;
+	bool c1 = u[0] == 0xc2 && i + 1 < n && u[1] < 0xa0;
+	char what[16];
+	if (c1)
+		snprintf(what, sizeof(what), "\\xc2\\x%02x", u[1]);
+	else
+		snprintf(what, sizeof(what), "\\x%02x", u[0]);
+	if (u[0] < 0x80 || c1)
+		errorf(c->err, "%s:%d: control character %s: a line holds text and tabs only",
+		       cesc(c->path), c->line, what);
+	else
+		errorf(c->err, "%s:%d: byte %s is not UTF-8 text", cesc(c->path), c->line, what);
+	c->errors++;
+	return false;
 }
 
 static char *ini_reader_fn(char *str, int num, void *stream)
 {
 	struct ini_ctx *c = stream;
-	if (!fgets(str, num, c->f))
+	size_t n = 0, max = (size_t)num - 1;
+	int ch = EOF;
+	while (n < max && (ch = getc(c->f)) != EOF) {
+		str[n++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	if (n == 0)
 		return NULL;
+	str[n] = '\0';
 	c->line++;
 	c->cont = false;
-	size_t n = strlen(str);
-	if (n == (size_t)num - 1 && str[n - 1] != '\n' && !feof(c->f)) {
-		fprintf(c->err, "%s:%d: line longer than %d bytes\n", c->path, c->line, num - 2);
+	if (n == max && str[n - 1] != '\n' && (ch = getc(c->f)) != EOF) {
+		errorf(c->err, "%s:%d: line longer than %d bytes", cesc(c->path), c->line, num - 2);
 		c->errors++;
-		int ch;
-		while ((ch = fgetc(c->f)) != EOF && ch != '\n')
-			;
+		while (ch != EOF && ch != '\n')
+			ch = getc(c->f);
 		str[0] = '\0';                 /* hand inih an empty line */
+		return str;
+	}
+	if (c->line == 1 && n >= 3 && memcmp(str, "\xef\xbb\xbf", 3) == 0) {
+		memmove(str, str + 3, n - 2);  /* a UTF-8 byte order mark (Windows editors) */
+		n -= 3;
+	}
+	if (!ini_text(c, str, n)) {
+		str[0] = '\0';
 		return str;
 	}
 	ini_syntax(c, str);
@@ -85,14 +126,10 @@ static int ini_load_stream(FILE *f, const char *name, ini_line_handler h, void *
 
 int ini_load(const char *path, ini_line_handler h, void *user, FILE *err)
 {
-	FILE *f = fopen(path, "re");
+	int e;
+	FILE *f = fopen_regular(path, &e);    /* a FIFO or a device: an error, never a wait */
 	if (!f)
-		return -errno;
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		return -EISDIR;
-	}
+		return -e;
 	return ini_load_stream(f, path, h, user, err);
 }
 

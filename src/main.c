@@ -58,7 +58,8 @@ static int cmd_check(int argc, char **argv)
 		case 'f': format = optarg; break;
 		case 't':
 			if (parse_seconds(optarg, 0, 86400, &threshold) < 0) {
-				log_warnx("--threshold: expected seconds (0..86400), got \"%s\"", optarg);
+				log_warnx("--threshold: expected seconds (0..86400), got \"%s\"",
+				          cesc(optarg));
 				return EXIT_USAGE;
 			}
 			break;
@@ -115,7 +116,7 @@ static int cmd_check(int argc, char **argv)
 	};
 	int r = scan_run(&scan, &so);
 	if (r < 0) {
-		log_warnx("cannot read %s/proc: %s", root ? root : "", strerror(-r));
+		log_warnx("cannot read %s/proc: %s", cesc(root ? root : ""), strerror(-r));
 		scan_free(&scan);
 		rc = EXIT_UNREADABLE;
 		goto out;
@@ -126,7 +127,8 @@ static int cmd_check(int argc, char **argv)
 	snprintf(kpath, sizeof(kpath), "%s%s", root ? root : "", KMSG_PATH);
 	int kr = kmsg_read(kpath, &km, timeout_ms);
 	if (kr < 0)
-		log_debug("cannot read %s: %s; kernel reports are not linked", kpath, strerror(-kr));
+		log_debug("cannot read %s: %s; kernel reports are not linked", cesc(kpath),
+		          strerror(-kr));
 	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all, .verbose = verbose,
 	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km };
 	classify(&rep, &sigs);
@@ -195,14 +197,18 @@ static int cmd_config(int argc, char **argv)
 }
 
 /* One line of `cgwatch signatures`: its source last, "built in" or the file that added or
- * replaced it. */
+ * replaced it (file names C-escaped: a directory can hold any name). */
 static void signature_print(const struct cgw_sig *s)
 {
-	printf("%-22s %-9s %4d  %s (%s", s->id, sev_name(s->severity), s->priority, s->title,
-	       sig_source(s));
+	struct strbuf b = { 0 };
+	sb_printf(&b, "%-22s %-9s %4d  %s (%s", s->id, sev_name(s->severity), s->priority,
+	          s->title, s->builtin ? "built in" : cesc(s->file));
 	if (s->replaced)
-		printf(", replacing %s", s->replaced);
-	printf(")\n");
+		sb_printf(&b, ", replacing %s", strcmp(s->replaced, "built in") ? cesc(s->replaced) :
+		                                                                 "built in");
+	sb_add(&b, ")\n", 2);
+	term_write(stdout, b.s, b.len, true);
+	sb_free(&b);
 }
 
 /* `cgwatch signatures --show ID`: the text of the file that defines ID, as it is. */
@@ -210,7 +216,7 @@ static int signature_show(const struct cgw_sigset *set, const char *id)
 {
 	const struct cgw_sig *s = sig_find(set, id);
 	if (!s) {
-		log_warnx("no signature \"%s\" (`cgwatch signatures` lists them)", id);
+		log_warnx("no signature \"%s\" (`cgwatch signatures` lists them)", cesc(id));
 		return EXIT_USAGE;
 	}
 	const struct cgw_sigfile *b = s->builtin ? sig_builtin_file(s->file) : NULL;
@@ -218,9 +224,10 @@ static int signature_show(const struct cgw_sigset *set, const char *id)
 		fwrite(b->text, 1, b->len, stdout);
 		return 0;
 	}
-	FILE *f = fopen(s->file, "re");
+	int e;
+	FILE *f = fopen_regular(s->file, &e);
 	if (!f) {
-		log_warnx("%s: %s", s->file, strerror(errno));
+		log_warnx("%s: %s", cesc(s->file), cgw_strerror(e));
 		return EXIT_USAGE;
 	}
 	char buf[8192];
@@ -266,13 +273,13 @@ static int cmd_signatures(int argc, char **argv)
 	if (dir) {
 		int r = sig_load_dir(&set, dir, stderr);
 		if (r < 0) {
-			log_warnx("%s: %s", dir, strerror(-r));
+			log_warnx("%s: %s", cesc(dir), strerror(-r));
 			rc = EXIT_USAGE;
 		} else if (r > 0) {
-			log_warnx("%s: %d error%s", dir, r, r == 1 ? "" : "s");
+			log_warnx("%s: %d error%s", cesc(dir), r, r == 1 ? "" : "s");
 			rc = EXIT_USAGE;
 		} else {
-			printf("%s: %zu signatures OK\n", dir, set.n);
+			printf("%s: %zu signatures OK\n", cesc(dir), set.n);
 		}
 		sig_free(&set);
 		return rc;
@@ -341,10 +348,10 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "bundle") == 0) {
-		log_warnx("\"%s\" is not implemented yet (see the README)", cmd);
+		log_warnx("\"%s\" is not implemented yet (see the README)", cesc(cmd));
 		return EXIT_USAGE;
 	}
-	log_warnx("unknown command \"%s\"", cmd);
+	log_warnx("unknown command \"%s\"", cesc(cmd));
 	usage(stderr);
 	return EXIT_USAGE;
 }

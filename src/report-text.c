@@ -211,9 +211,34 @@ static void task_entries(const struct cgw_scan *s, const size_t *idx, size_t n, 
 
 static void finding_text(const struct cgw_report *r, const struct cgw_finding *f, FILE *out);
 
+/* The text is built in memory, then written with anything that could control a terminal
+ * escaped (term_write): task and host strings are C-escaped where they are printed, and
+ * whatever else reaches a line (a kernel message, a mount point, a file name) cannot move the
+ * cursor either. */
+struct textout { FILE *f; char *s; size_t n; };
+
+static FILE *textout_open(struct textout *t)
+{
+	t->s = NULL;
+	t->n = 0;
+	t->f = open_memstream(&t->s, &t->n);
+	return t->f;
+}
+
+static void textout_close(struct textout *t, FILE *out)
+{
+	fclose(t->f);
+	term_write(out, t->s, t->n, true);
+	free(t->s);
+}
+
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out)
 {
-	finding_text(r, &r->f[k], out);
+	struct textout t;
+	if (!textout_open(&t))
+		abort();
+	finding_text(r, &r->f[k], t.f);
+	textout_close(&t, out);
 }
 
 static void finding_text(const struct cgw_report *r, const struct cgw_finding *f, FILE *out)
@@ -261,7 +286,18 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 	fputc('\n', out);
 }
 
+static void report_text_raw(const struct cgw_report *r, FILE *out);
+
 void report_text(const struct cgw_report *r, FILE *out)
+{
+	struct textout t;
+	if (!textout_open(&t))
+		abort();
+	report_text_raw(r, t.f);
+	textout_close(&t, out);
+}
+
+static void report_text_raw(const struct cgw_report *r, FILE *out)
 {
 	const struct cgw_scan *s = r->scan;
 	char host[512], kernel[512], ts[32], a[4096], b[4096], c[4096], d[4096];

@@ -73,6 +73,68 @@ const struct cgw_sig *sig_find(const struct cgw_sigset *set, const char *id)
 	return NULL;
 }
 
+/* Loading indexes a set by id: an open-addressing hash table (FNV-1a, linear probing, at
+ * most half full) whose slots hold an index into v plus one, 0 for empty. A library of n
+ * signatures loads with O(1) lookups and v grows geometrically: O(n) in all, where a linear
+ * search per signature made it quadratic (10,000 files: 0.7 s, 20,000: 3.3 s). */
+struct sig_index { struct cgw_sigset *set; size_t cap, *slot, nslot; };
+
+static size_t id_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return (size_t)(h ^ h >> 32);
+}
+
+/* The slot of id: holding its index + 1, or the empty slot where it would go. */
+static size_t *slot_of(const struct sig_index *x, const char *id)
+{
+	size_t mask = x->nslot - 1;
+	for (size_t i = id_hash(id) & mask;; i = (i + 1) & mask) {
+		size_t *p = &x->slot[i];
+		if (*p == 0 || strcmp(x->set->v[*p - 1].id, id) == 0)
+			return p;
+	}
+}
+
+/* (Re)build the table for x->set, at most half full. */
+static void index_rehash(struct sig_index *x)
+{
+	const struct cgw_sigset *set = x->set;
+	free(x->slot);
+	x->nslot = 64;
+	while (x->nslot < 2 * set->n + 2)
+		x->nslot *= 2;
+	x->slot = xcalloc(x->nslot, sizeof(size_t));
+	for (size_t i = 0; i < set->n; i++)
+		*slot_of(x, set->v[i].id) = i + 1;
+}
+
+/* Index set (its signatures have distinct ids; v holds exactly n, or is NULL); sig_put()
+ * adds to it; free with index_free(). */
+static void index_build(struct sig_index *x, struct cgw_sigset *set)
+{
+	x->set = set;
+	x->cap = set->n;
+	x->slot = NULL;
+	index_rehash(x);
+}
+
+static void index_free(struct sig_index *x)
+{
+	free(x->slot);
+	x->slot = NULL;
+}
+
+static const struct cgw_sig *index_find(const struct sig_index *x, const char *id)
+{
+	size_t k = *slot_of(x, id);
+	return k ? &x->set->v[k - 1] : NULL;
+}
+
 /* A kernel symbol: [A-Za-z_][A-Za-z0-9_]*, optionally ending in '*' (a prefix). */
 static bool valid_symbol(const char *s)
 {
@@ -97,15 +159,26 @@ static char *trim(char *s)
 	return s;
 }
 
-/* "a|b|c" into a group; returns 0 or -EINVAL naming the bad part in bad. */
+/* "a|b|c" into a group; returns 0 or -EINVAL naming the bad part in bad. An empty
+ * alternative ("a||b", "a|") is an error, not skipped. */
 static int pat_parse(const char *text, struct cgw_pat *out, char *bad, size_t badcap)
 {
-	char *copy = xstrdup(text), *save;
+	char *copy = xstrdup(text), *next = copy;
 	memset(out, 0, sizeof(*out));
-	for (char *t = strtok_r(copy, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+	if (text[strspn(text, " \t|")] == '\0') {   /* "", "|": no name at all */
+		free(copy);
+		snprintf(bad, badcap, "empty frame group");
+		return -EINVAL;
+	}
+	for (char *t = strsep(&next, "|"); t; t = strsep(&next, "|")) {
 		t = trim(t);
+		if (!*t) {
+			snprintf(bad, badcap, "empty alternative in \"%s\" (nothing between two '|')",
+			         cesc(text));
+			goto fail;
+		}
 		if (!valid_symbol(t)) {
-			snprintf(bad, badcap, "\"%s\" is not a kernel function name", t);
+			snprintf(bad, badcap, "\"%s\" is not a kernel function name", cesc(t));
 			goto fail;
 		}
 		out->alt = xrealloc(out->alt, (out->n + 1) * sizeof(char *));
@@ -151,12 +224,12 @@ static void text_append(char **field, const char *more)
 struct sig_ctx {
 	const char *path;
 	FILE *err;
-	struct cgw_sig *v; size_t n;  /* signatures of this file */
+	struct cgw_sig *v; size_t n, cap;   /* signatures of this file */
 	char **last;                   /* text field a continuation line extends */
 };
 
 #define SIGERR(fmt, ...) \
-	(fprintf(x->err, "%s:%d: " fmt "\n", x->path, line, __VA_ARGS__), 0)
+	(errorf(x->err, "%s:%d: " fmt, cesc(x->path), line, __VA_ARGS__), 0)
 
 static int sig_handler(void *user, const char *section, const char *key, const char *value,
                        int line, bool cont)
@@ -169,13 +242,16 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 	x->last = NULL;
 	if (strcmp(section, "signature") == 0 && strcmp(key, "id") == 0) {
 		if (!isalpha((unsigned char)value[0]))
-			return SIGERR("bad id \"%s\": it must start with a letter", value);
+			return SIGERR("bad id \"%s\": it must start with a letter", cesc(value));
 		if (strlen(value) > 64)
-			return SIGERR("id \"%.20s...\" is longer than 64 characters", value);
+			return SIGERR("id \"%.20s...\" is longer than 64 characters", cesc(value));
 		for (const char *p = value; *p; p++)
 			if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
-				return SIGERR("bad id \"%s\": use letters, digits and '-'", value);
-		x->v = xrealloc(x->v, (x->n + 1) * sizeof(*x->v));
+				return SIGERR("bad id \"%s\": use letters, digits and '-'", cesc(value));
+		if (x->n == x->cap) {
+			x->cap = x->cap ? 2 * x->cap : 4;
+			x->v = xrealloc(x->v, x->cap * sizeof(*x->v));
+		}
 		struct cgw_sig *s = &x->v[x->n++];
 		memset(s, 0, sizeof(*s));
 		s->id = xstrdup(value);
@@ -187,7 +263,7 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 	}
 	if (x->n == 0)
 		return SIGERR("\"%s\" before \"id\": a file starts with [signature] and id = ...",
-		              key);
+		              cesc(key));
 	struct cgw_sig *s = &x->v[x->n - 1];
 	char bad[160];
 
@@ -209,7 +285,7 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 			int sev = sev_parse(value);
 			if (sev < 0)
 				return SIGERR("severity must be info, warning or critical, not \"%s\"",
-				              value);
+				              cesc(value));
 			s->severity = (enum cgw_sev)sev;
 			return 1;
 		}
@@ -217,7 +293,7 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 			char *end;
 			long p = strtol(value, &end, 10);
 			if (*value == '\0' || *end || p < 0 || p > 1000)
-				return SIGERR("priority must be 0..1000, not \"%s\"", value);
+				return SIGERR("priority must be 0..1000, not \"%s\"", cesc(value));
 			s->priority = (int)p;
 			return 1;
 		}
@@ -227,7 +303,7 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 				if (*p == ' ' || *p == ',')
 					continue;
 				if ((*p != 'D' && *p != 'R') || k + 1 >= sizeof(s->states))
-					return SIGERR("states must list D and/or R, not \"%s\"", value);
+					return SIGERR("states must list D and/or R, not \"%s\"", cesc(value));
 				s->states[k++] = *p;
 			}
 			s->states[k] = '\0';
@@ -239,9 +315,9 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 			/* as alloc_workqueue() names it, and as kworker comms show it after '+' */
 			for (const char *p = value; *p; p++)
 				if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '-'))
-					return SIGERR("workqueue \"%s\" is not a workqueue name", value);
+					return SIGERR("workqueue \"%s\" is not a workqueue name", cesc(value));
 			if (!*value || strlen(value) > 64)
-				return SIGERR("workqueue \"%s\" is not a workqueue name", value);
+				return SIGERR("workqueue \"%s\" is not a workqueue name", cesc(value));
 			free(s->workqueue);
 			s->workqueue = xstrdup(value);
 			return 1;
@@ -249,7 +325,7 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 		if (strcmp(key, "correlator") == 0) {
 			if (!in_list(correlators, value))
 				return SIGERR("unknown correlator \"%s\" (known: none, lru-drain, "
-				              "workqueue, cgroup-churn, task-groups, kmsg)", value);
+				              "workqueue, cgroup-churn, task-groups, kmsg)", cesc(value));
 			free(s->correlator);
 			s->correlator = xstrdup(value);
 			return 1;
@@ -268,8 +344,13 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 		if (strcmp(key, "order") == 0) {
 			if (s->norder)
 				return SIGERR("%s", "only one \"order\" line per signature");
-			char *copy = xstrdup(value), *save;
-			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			char *copy = xstrdup(value), *next = copy;
+			for (char *t = strsep(&next, ","); t; t = strsep(&next, ",")) {
+				if (*trim(t) == '\0' && (next || t != copy)) {
+					free(copy);           /* "a,,b", "a,b,": never a group skipped */
+					return SIGERR("order: empty group in \"%s\" (nothing between two "
+					              "commas)", cesc(value));
+				}
 				if (pat_parse(t, &p, bad, sizeof(bad)) < 0) {
 					free(copy);
 					return SIGERR("order: %s", bad);
@@ -291,9 +372,9 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 		return 1;
 	} else if (strcmp(section, "signature") && strcmp(section, "match") &&
 	           strcmp(section, "remedies") && strcmp(section, "references")) {
-		return SIGERR("unknown section [%s]", section);
+		return SIGERR("unknown section [%s]", cesc(section));
 	}
-	return SIGERR("unknown key \"%s\" in [%s]", key, section);
+	return SIGERR("unknown key \"%s\" in [%s]", cesc(key), cesc(section));
 }
 
 const char *sig_source(const struct cgw_sig *s)
@@ -301,21 +382,31 @@ const char *sig_source(const struct cgw_sig *s)
 	return s->builtin ? "built in" : s->file;
 }
 
-/* Move *s into set, replacing the signature with the same id (and noting which source it
- * replaced); *s is left empty. */
-static void sig_put(struct cgw_sigset *set, struct cgw_sig *s)
+/* Move *s into the indexed set, replacing the signature with the same id (and noting which
+ * source it replaced); *s is left empty. O(1) on average: v doubles when full, and the
+ * table is rebuilt twice as big when half full. */
+static void sig_put(struct sig_index *x, struct cgw_sig *s)
 {
-	struct cgw_sig *old = (struct cgw_sig *)sig_find(set, s->id);
-	if (old) {
+	struct cgw_sigset *set = x->set;
+	size_t *k = slot_of(x, s->id);
+	if (*k) {
+		struct cgw_sig *old = &set->v[*k - 1];
 		free(s->replaced);
 		s->replaced = xstrdup(sig_source(old));
 		sig_clear(old);
 		*old = *s;
-	} else {
-		set->v = xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
-		set->v[set->n++] = *s;
+		memset(s, 0, sizeof(*s));
+		return;
 	}
+	if (set->n == x->cap) {
+		x->cap = x->cap < 16 ? 32 : 2 * x->cap;
+		set->v = xrealloc(set->v, x->cap * sizeof(*set->v));
+	}
+	set->v[set->n++] = *s;
+	*k = set->n;
 	memset(s, 0, sizeof(*s));
+	if (2 * set->n + 2 > x->nslot)
+		index_rehash(x);
 }
 
 /* Whole-signature checks once its file is read. Returns the number of errors. */
@@ -323,7 +414,7 @@ static int sig_validate(const struct cgw_sig *s, FILE *err)
 {
 	int e = 0;
 #define NEED(cond, what) \
-	do { if (!(cond)) { fprintf(err, "%s:%d: signature %s: %s\n", s->file, s->line, s->id, what); e++; } } while (0)
+	do { if (!(cond)) { errorf(err, "%s:%d: signature %s: %s", cesc(s->file), s->line, s->id, what); e++; } } while (0)
 	NEED(s->title && *s->title, "missing title");
 	NEED(s->summary && *s->summary, "missing summary");
 	NEED(s->severity != SEV_NONE, "missing severity");
@@ -342,35 +433,46 @@ static int sig_load_file(struct cgw_sigset *set, const struct cgw_sigfile *f, bo
 	int r = f->text ? ini_load_text(path, f->text, f->len, sig_handler, &x, err)
 	                : ini_load(path, sig_handler, &x, err);
 	if (r < 0) {
-		fprintf(err, "%s: %s\n", path, strerror(-r));
+		errorf(err, "%s: %s", cesc(path), cgw_strerror(-r));
 		r = 1;
 	}
 	if (r == 0 && x.n == 0) {
-		fprintf(err, "%s:1: no [signature] with an id\n", path);
+		errorf(err, "%s:1: no [signature] with an id", cesc(path));
 		r = 1;
 	}
 	for (size_t i = 0; r == 0 && i < x.n; i++)
 		r += sig_validate(&x.v[i], err);
-	for (size_t i = 0; r == 0 && i < x.n; i++)
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(x.v[i].id, x.v[j].id) == 0) {
-				fprintf(err, "%s:%d: duplicate id %s (also at line %d)\n", path,
-				        x.v[i].line, x.v[i].id, x.v[j].line);
-				r++;
-			}
-	if (r) {                              /* a bad file is skipped whole */
-		for (size_t i = 0; i < x.n; i++)
-			sig_clear(&x.v[i]);
-		free(x.v);
+	struct cgw_sigset mine = { 0 };           /* this file's, by id: a repeated id is an error */
+	struct sig_index mx;
+	index_build(&mx, &mine);
+	for (size_t i = 0; r == 0 && i < x.n; i++) {
+		const struct cgw_sig *dup = index_find(&mx, x.v[i].id);
+		if (dup) {
+			errorf(err, "%s:%d: duplicate id %s (also at line %d)", cesc(path), x.v[i].line,
+			       x.v[i].id, dup->line);
+			r++;
+		} else {
+			sig_put(&mx, &x.v[i]);
+		}
+	}
+	index_free(&mx);
+	for (size_t i = 0; i < x.n; i++)          /* what was not moved */
+		sig_clear(&x.v[i]);
+	free(x.v);
+	if (r) {                                  /* a bad file is skipped whole */
+		sig_free(&mine);
 		return r;
 	}
-	for (size_t i = 0; i < x.n; i++) {
-		if (!x.v[i].correlator)
-			x.v[i].correlator = xstrdup("none");
-		x.v[i].builtin = builtin;
-		sig_put(set, &x.v[i]);
+	struct sig_index sx;
+	index_build(&sx, set);
+	for (size_t i = 0; i < mine.n; i++) {
+		if (!mine.v[i].correlator)
+			mine.v[i].correlator = xstrdup("none");
+		mine.v[i].builtin = builtin;
+		sig_put(&sx, &mine.v[i]);
 	}
-	free(x.v);
+	index_free(&sx);
+	sig_free(&mine);
 	return 0;
 }
 
@@ -386,27 +488,33 @@ static int sig_load_files(struct cgw_sigset *set, const struct cgw_sigfile *file
                           bool builtin, FILE *err)
 {
 	struct cgw_sigset here = { 0 };
+	struct sig_index hx, sx;
+	index_build(&hx, &here);
 	int errors = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct cgw_sigset one = { 0 };
 		errors += sig_load_file(&one, &files[i], builtin, err);
 		bool dup_found = false;
 		for (size_t j = 0; j < one.n; j++) {
-			const struct cgw_sig *dup = sig_find(&here, one.v[j].id);
+			const struct cgw_sig *dup = index_find(&hx, one.v[j].id);
 			if (dup) {
-				fprintf(err, "%s:%d: id %s is already defined at %s:%d; skipping this file\n",
-				        one.v[j].file, one.v[j].line, one.v[j].id, dup->file, dup->line);
+				errorf(err, "%s:%d: id %s is already defined at %s:%d; skipping this file",
+				       cesc(one.v[j].file), one.v[j].line, one.v[j].id, cesc(dup->file),
+				       dup->line);
 				errors++;
 				dup_found = true;
 			}
 		}
 		for (size_t j = 0; !dup_found && j < one.n; j++)
-			sig_put(&here, &one.v[j]);
+			sig_put(&hx, &one.v[j]);
 		sig_free(&one);
 	}
+	index_free(&hx);
+	index_build(&sx, set);
 	for (size_t j = 0; j < here.n; j++)      /* a later library replaces by id */
-		sig_put(set, &here.v[j]);
-	free(here.v);
+		sig_put(&sx, &here.v[j]);
+	index_free(&sx);
+	sig_free(&here);
 	return errors;
 }
 
@@ -540,11 +648,11 @@ static void signatures_load_dir(struct cgw_sigset *set, const char *dir)
 		return;
 	int r = sig_load_dir(set, dir, stderr);
 	if (r == -ENOENT)
-		log_debug("signature directory %s does not exist, skipping", dir);
+		log_debug("signature directory %s does not exist, skipping", cesc(dir));
 	else if (r < 0)
-		log_warnx("signature directory %s: %s, skipping", dir, strerror(-r));
+		log_warnx("signature directory %s: %s, skipping", cesc(dir), cgw_strerror(-r));
 	else if (r > 0)
-		log_warnx("%s: %d error%s, those files skipped", dir, r, r == 1 ? "" : "s");
+		log_warnx("%s: %d error%s, those files skipped", cesc(dir), r, r == 1 ? "" : "s");
 }
 
 /* Built-in library, then [signatures] shipped and local, each replacing by id. Bad files

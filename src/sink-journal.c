@@ -84,9 +84,14 @@ static bool journal_present(void)
 
 int sink_journal(const struct incident *i, enum inc_state st)
 {
-	char msg[1024], msgid[33], comm[CGW_COMM_MAX * 4], unit[512], blocked[32];
+	char raw[1024], msgid[33], comm[CGW_COMM_MAX * 4], unit[512], blocked[32];
 	const struct inc_task *t = incident_lead(i);
-	incident_message(i, st, msg, sizeof(msg));
+	incident_message(i, st, raw, sizeof(raw));
+	/* journalctl prints MESSAGE on a terminal: names are C-escaped already, and nothing
+	 * else in it (an incident id, a file name) may move the cursor either */
+	struct strbuf m = { 0 };
+	sb_add_term(&m, raw, strlen(raw), false);
+	const char *msg = m.s;
 	sig_message_id(i->sig, msgid);
 	cescape(t ? t->comm : "", t ? t->comm_len : 0, comm, sizeof(comm));
 	cescape(t ? t->unit : "", t ? strlen(t->unit) : 0, unit, sizeof(unit));
@@ -111,17 +116,24 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	                        "CGWATCH_REPORT=%s", i->report,
 	                        "CGWATCH_BUNDLE=",
 	                        NULL);
-	if (r >= 0)
+	if (r >= 0) {
+		sb_free(&m);
 		return 0;
-	/* no journald: the same message and fields, one line on stderr */
-	fprintf(stderr, "cgwatch: %s [CGWATCH_STATE=%s CGWATCH_INCIDENT=%s CGWATCH_SIGNATURE=%s "
+	}
+	/* no journald: the same message and fields, one line on stderr (escaped as MESSAGE) */
+	struct strbuf line = { 0 };
+	sb_printf(&line, "cgwatch: %s [CGWATCH_STATE=%s CGWATCH_INCIDENT=%s CGWATCH_SIGNATURE=%s "
 	        "CGWATCH_SEVERITY=%s CGWATCH_PID=%d CGWATCH_COMM=%s CGWATCH_UNIT=%s "
 	        "CGWATCH_BLOCKED_SEC=%s CGWATCH_BLOCKED_BOUND=%s CGWATCH_TASKS=%zu CGWATCH_REPORT=%s "
-	        "CGWATCH_BUNDLE= MESSAGE_ID=%s PRIORITY=%d]\n", msg, inc_state_name(st), i->id,
+	        "CGWATCH_BUNDLE= MESSAGE_ID=%s PRIORITY=%d]", msg, inc_state_name(st), i->id,
 	        i->sig, sev_name(i->severity), pid, comm, unit, blocked, bound, i->ntasks_total,
 	        i->report, msgid,
 	        priority_of(i, st));
+	term_write(stderr, line.s, line.len, false);
+	fputc('\n', stderr);
 	fflush(stderr);
+	sb_free(&line);
+	sb_free(&m);
 	return 1;
 }
 

@@ -14,7 +14,7 @@ static void read_cpus(const char *path, struct cgw_cpus *out)
 	if (r < 0 || strncmp(buf, "(null)", 6) == 0)
 		return;
 	if (cpulist_parse(buf, out) < 0) {
-		log_warnx("%s: not a CPU list, ignoring", path);
+		log_warnx("%s: not a CPU list, ignoring", cesc(path));
 		memset(out, 0, sizeof(*out));
 	}
 }
@@ -47,7 +47,7 @@ static void cmdline_cpus(const char *cmdline, const char *key, struct cgw_cpus *
 	char val[1024];
 	memset(out, 0, sizeof(*out));
 	if (cmdline_get(cmdline, key, val, sizeof(val)) && cpulist_parse(val, out) < 0) {
-		log_warnx("/proc/cmdline: %s=%s not understood, ignoring", key, val);
+		log_warnx("/proc/cmdline: %s=%s not understood, ignoring", key, cesc(val));
 		memset(out, 0, sizeof(*out));
 	}
 }
@@ -66,7 +66,8 @@ void topology_read(struct cgw_topology *t, const char *cgroup2_mnt)
 			if (parse_isolcpus(val, &t->isol_flags, &t->isolcpus) == 0)
 				cpus_or(&t->isolated, &t->isolcpus);
 			else
-				log_warnx("/proc/cmdline: isolcpus=%s not understood, ignoring", val);
+				log_warnx("/proc/cmdline: isolcpus=%s not understood, ignoring",
+				          cesc(val));
 		}
 		cmdline_cpus(cmdline, "nohz_full", &c);
 		cpus_or(&t->nohz_full, &c);

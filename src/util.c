@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -191,6 +192,98 @@ char *utf8_escape(const char *s, size_t n, char *out, size_t cap)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+void sb_add_term(struct strbuf *b, const char *s, size_t n, bool keep_newlines)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq(u + i, n - i);
+		bool ctl = k == 0 || (k == 1 && (u[i] < 0x20 || u[i] == 0x7f) &&
+		                      !(keep_newlines && u[i] == '\n')) ||
+		           (k == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0);      /* C1: U+0080..U+009F */
+		if (!ctl) {
+			sb_add(b, s + i, k);
+			i += k;
+			continue;
+		}
+		for (size_t j = 0; j < (k ? k : 1); j++, i++) {
+			char e[4] = { '\\', 'x', hex[u[i] >> 4], hex[u[i] & 15] };
+			sb_add(b, e, 4);
+		}
+	}
+}
+
+size_t text_bad(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq(u + i, n - i);
+		if (k == 0 || (k == 1 && ((u[i] < 0x20 && u[i] != '\t') || u[i] == 0x7f)) ||
+		    (k == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0))
+			return i;
+		i += k;
+	}
+	return n;
+}
+
+void term_write(FILE *out, const char *s, size_t n, bool keep_newlines)
+{
+	struct strbuf b = { 0 };
+	sb_add_term(&b, s, n, keep_newlines);
+	if (b.len)
+		fwrite(b.s, 1, b.len, out);
+	sb_free(&b);
+}
+
+const char *cesc(const char *s)
+{
+	static __thread char buf[4][2048];
+	static __thread unsigned k;
+	k = (k + 1) % 4;
+	size_t n = strlen(s), need = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		need += strchr("\n\t\r\"\\", c) ? 2 : c < 0x20 || c >= 0x7f ? 4 : 1;
+	}
+	cescape(s, n, buf[k], sizeof(buf[k]));
+	if (need >= sizeof(buf[k]))              /* cut: say so */
+		memcpy(buf[k] + sizeof(buf[k]) - 8, "...", 4);
+	return buf[k];
+}
+
+const char *cgw_strerror(int e)
+{
+	return e == CGW_ENOTREG ? "not a regular file" : strerror(e);
+}
+
+int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int e = fstat(fd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR :
+	        !S_ISREG(st.st_mode) ? CGW_ENOTREG : 0;
+	int fl = e ? 0 : fcntl(fd, F_GETFL);
+	if (!e && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
+		e = errno;
+	if (e) {
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+FILE *fopen_regular(const char *path, int *err)
+{
+	int fd = open_regular(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+	*err = fd < 0 ? -fd : f ? 0 : errno;
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
 }
 
 int parse_seconds(const char *s, double min, double max, double *out)

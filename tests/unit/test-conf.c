@@ -1,6 +1,8 @@
 /* test-conf.c: conf_defaults and conf_load on temporary files. */
 #include "unit.h"
 
+#include <sys/stat.h>
+
 struct conf_run {
 	char dir[64], path[128];
 	struct cgw_conf c;
@@ -316,6 +318,78 @@ static void test_conf_directory_is_an_error(void **state)
 	conf_free(&c);
 }
 
+/* A file saved with a UTF-8 byte order mark (Windows editors) is the same configuration;
+ * a BOM anywhere but at the start is not text of the file. */
+static void test_conf_bom(void **state)
+{
+	(void)state;
+	struct conf_run x;
+	load(&x, "\xef\xbb\xbf# saved with a BOM\n[scan]\ninterval = 3\n");
+	if (x.r)
+		print_error("%s", errbuf_text(&x.e));
+	assert_int_equal(x.r, 0);
+	assert_near(x.c.scan_interval_s, 3, 0);
+	done(&x);
+	load(&x, "\xef\xbb\xbf[scan]\ninterval = 4\n");
+	assert_int_equal(x.r, 0);
+	assert_near(x.c.scan_interval_s, 4, 0);
+	done(&x);
+	load(&x, "[scan]\n\xef\xbb\xbfinterval = 4\n");
+	assert_int_equal(x.r, 1);
+	done(&x);
+}
+
+/* A control character anywhere in a line (an escape sequence in a value, a key, a section;
+ * DEL; a C1 control; NUL in tests/conf/8.in) is an error naming the byte as \xNN, and no message holds the raw
+ * byte; the line is not used. A tab is text. */
+static void test_conf_control_characters(void **state)
+{
+	(void)state;
+	struct conf_run x;
+	load(&x, "[scan]\ninterval = 5\033[31m\n[run]\nstate_dir = /x\033]0;t\a\n"
+	     "metrics_file = /m\xc2\x9b.prom\n[ev\033il]\nk\177 = v\nnice =\t5\n");
+	assert_int_equal(x.r, 5);
+	expect_msg(&x, 2, "control character \\x1b: a line holds text and tabs only");
+	expect_msg(&x, 4, "control character \\x1b");
+	expect_msg(&x, 5, "control character \\xc2\\x9b");
+	expect_msg(&x, 6, "control character \\x1b");
+	expect_msg(&x, 7, "control character \\x7f");
+	assert_near(x.c.scan_interval_s, 5, 0);         /* the default: the line was not used */
+	assert_string_equal(x.c.state_dir, CGW_STATEDIR);
+	assert_near(x.c.nice, 5, 0);                    /* "nice =<tab>5" in [run] */
+	assert_null(memchr(x.e.s, '\033', x.e.n));
+	assert_null(memchr(x.e.s, '\177', x.e.n));
+	done(&x);
+	load(&x, "[run]\nstate_dir = /var/lib/caf\xe9\n");   /* Latin-1, not UTF-8 */
+	assert_int_equal(x.r, 1);
+	expect_msg(&x, 2, "byte \\xe9 is not UTF-8 text");
+	done(&x);
+}
+
+/* A FIFO given as the config file is "not a regular file" at once: never a read that waits
+ * for a writer (alarm ends the test if it does). So is a character device. */
+static void test_conf_fifo_and_device(void **state)
+{
+	(void)state;
+	char dir[64], path[128];
+	struct cgw_conf c;
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	conf_defaults(&c);
+	struct errbuf e;
+	alarm(10);
+	int r = conf_load(&c, path, errbuf_open(&e));
+	alarm(0);
+	assert_int_equal(r, -CGW_ENOTREG);
+	assert_string_equal(cgw_strerror(-r), "not a regular file");
+	assert_int_equal(conf_load(&c, "/dev/null", e.f), -CGW_ENOTREG);
+	errbuf_close(&e);
+	conf_free(&c);
+	unlink(path);
+	tmpdir_remove(dir);
+}
+
 /* The shipped cgwatch.conf (every key commented out) parses clean to the defaults. */
 static void test_conf_shipped(void **state)
 {
@@ -355,6 +429,9 @@ int main(void)
 		cmocka_unit_test(test_conf_long_line),
 		cmocka_unit_test(test_conf_missing_file),
 		cmocka_unit_test(test_conf_directory_is_an_error),
+		cmocka_unit_test(test_conf_bom),
+		cmocka_unit_test(test_conf_control_characters),
+		cmocka_unit_test(test_conf_fifo_and_device),
 		cmocka_unit_test(test_conf_shipped),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, NULL, NULL));

@@ -2,6 +2,8 @@
  * real stacks and the format of docs/signatures.md. */
 #include "unit.h"
 
+#include <sys/stat.h>
+
 /* ---- stacks ---- */
 
 /* seed 004: the stuck kworker's Call Trace (console format, "? " words included) */
@@ -724,6 +726,23 @@ static void test_load_broken_files(void **state)
 		  6, "states must list D and/or R, not \"S\"", 1 },
 		{ "empty frame group", HEAD "[match]\nframe =\n", 7, "empty frame group", 1 },
 		{ "frame group of bars", HEAD "[match]\nframe = |\n", 7, "empty frame group", 1 },
+		{ "empty alternative", HEAD "[match]\nframe = a_wait||b_wait\n",
+		  7, "empty alternative in \"a_wait||b_wait\"", 1 },
+		{ "empty last alternative", HEAD "[match]\nframe = kthread\noptional = c_wait|\n",
+		  8, "empty alternative in \"c_wait|\"", 1 },
+		{ "order with an empty group", HEAD "[match]\norder = mutex_lock,,flush_work\n",
+		  7, "order: empty group in \"mutex_lock,,flush_work\"", 1 },
+		{ "order ending in a comma", HEAD "[match]\norder = a, b,\n",
+		  7, "order: empty group in \"a, b,\"", 1 },
+		{ "order starting with a comma", HEAD "[match]\norder = , a, b\n",
+		  7, "order: empty group in \", a, b\"", 1 },
+		{ "escape sequence in a title", "[signature]\nid = bad-one\nseverity = warning\n"
+		  "title = Red \033[31mtitle\nsummary = S\n[match]\nframe = kthread\n",
+		  4, "control character \\x1b: a line holds text and tabs only", 1 },
+		{ "C1 control in a remedy", HEAD "[match]\nframe = kthread\n[remedies]\n"
+		  "remedy = a\xc2\x9b" "2J\n", 9, "control character \\xc2\\x9b", 1 },
+		{ "byte that is not UTF-8", HEAD "explanation = caf\xe9\n[match]\nframe = kthread\n",
+		  6, "byte \\xe9 is not UTF-8 text", 1 },
 		{ "bad frame name", HEAD "[match]\nframe = fuse-get-req\n",
 		  7, "\"fuse-get-req\" is not a kernel function name", 1 },
 		{ "frame with offset", HEAD "[match]\nframe = kthread|fuse_get_req+0x1/0x2\n",
@@ -812,6 +831,109 @@ static void test_load_broken_files(void **state)
 	}
 }
 
+/* A file saved with a UTF-8 byte order mark (as some editors do) loads; UTF-8 text and tabs
+ * in values are kept. */
+static void test_load_bom(void **state)
+{
+	(void)state;
+	char dir[64];
+	tmpdir_make(dir, sizeof(dir));
+	tmpdir_put(dir, "bom.conf", "\xef\xbb\xbf[signature]\nid = bom\nseverity = info\n"
+	           "title = Caf\xc3\xa9\tsaved with a BOM\nsummary = S\n[match]\nframe = kthread\n");
+	struct cgw_sigset set = { 0 };
+	struct errbuf e;
+	int r = sig_load_dir(&set, dir, errbuf_open(&e));
+	if (r)
+		print_error("%s", errbuf_text(&e));
+	assert_int_equal(r, 0);
+	const struct cgw_sig *s = sig_find(&set, "bom");
+	assert_non_null(s);
+	assert_string_equal(s->title, "Caf\xc3\xa9\tsaved with a BOM");
+	errbuf_close(&e);
+	sig_free(&set);
+	tmpdir_remove(dir);
+}
+
+/* A FIFO named like a signature file is "not a regular file", at once, and skipped; the
+ * files next to it load. (Opened plainly, it blocks until a writer comes: alarm ends that.) */
+static void test_load_fifo(void **state)
+{
+	(void)state;
+	char dir[64], path[128], want[256];
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/a.conf", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	tmpdir_put(dir, "b.conf", "[signature]\nid = good\nseverity = info\ntitle = G\n"
+	           "summary = S\n[match]\nframe = kthread\n");
+	struct cgw_sigset set = { 0 };
+	struct errbuf e;
+	alarm(10);
+	int r = sig_load_dir(&set, dir, errbuf_open(&e));
+	alarm(0);
+	assert_int_equal(r, 1);
+	snprintf(want, sizeof(want), "%s: not a regular file", path);
+	assert_err_has(&e, want);
+	assert_non_null(sig_find(&set, "good"));
+	errbuf_close(&e);
+	sig_free(&set);
+	unlink(path);
+	tmpdir_remove(dir);
+}
+
+/* Many signatures: 3,000 files in one directory and 1,000 in a second that replace every
+ * third id; each id is found with the signature of its own file, replaced ones noting the
+ * source they replaced, in load order. (10,000: tests/hostile.sh; the time: BENCHMARKS.md.) */
+static void test_load_many(void **state)
+{
+	(void)state;
+	char a[64], b[64], name[32], text[256];
+	tmpdir_make(a, sizeof(a));
+	tmpdir_make(b, sizeof(b));
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "s%05d.conf", i);
+		snprintf(text, sizeof(text), "[signature]\nid = s%05d\nseverity = info\npriority = %d\n"
+		         "title = T%d\nsummary = S\n[match]\nframe = f%d\n", i, i % 1000, i, i);
+		tmpdir_put(a, name, text);
+		if (i % 3 == 0) {
+			snprintf(text, sizeof(text), "[signature]\nid = s%05d\nseverity = critical\n"
+			         "title = R%d\nsummary = S\n[match]\nframe = g%d\n", i, i, i);
+			tmpdir_put(b, name, text);
+		}
+	}
+	struct cgw_sigset set = { 0 };
+	struct errbuf e;
+	assert_int_equal(sig_load_dir(&set, a, errbuf_open(&e)), 0);
+	assert_int_equal(sig_load_dir(&set, b, e.f), 0);
+	assert_int_equal(set.n, 3000);
+	for (int i = 0; i < 3000; i++) {
+		char id[16], title[16], file[128];
+		snprintf(id, sizeof(id), "s%05d", i);
+		snprintf(title, sizeof(title), "%c%d", i % 3 ? 'T' : 'R', i);
+		snprintf(file, sizeof(file), "%s/s%05d.conf", i % 3 ? a : b, i);
+		const struct cgw_sig *s = sig_find(&set, id);
+		assert_non_null(s);
+		assert_ptr_equal(s, &set.v[i]);                  /* load order kept */
+		assert_string_equal(s->id, id);
+		assert_string_equal(s->title, title);
+		assert_string_equal(s->file, file);
+		snprintf(title, sizeof(title), "%c%d", i % 3 ? 'f' : 'g', i);
+		assert_string_equal(s->frames[0].alt[0], title);
+		if (i % 3 == 0) {
+			snprintf(file, sizeof(file), "%s/s%05d.conf", a, i);
+			assert_non_null(s->replaced);
+			assert_string_equal(s->replaced, file);
+		} else {
+			assert_null(s->replaced);
+		}
+	}
+	assert_null(sig_find(&set, "s03000"));
+	assert_int_equal(errbuf_lines(&e), 0);
+	errbuf_close(&e);
+	sig_free(&set);
+	tmpdir_remove(a);
+	tmpdir_remove(b);
+}
+
 static void test_load_missing_dir(void **state)
 {
 	(void)state;
@@ -869,6 +991,9 @@ int main(void)
 		cmocka_unit_test(test_load_duplicate_id_across_files),
 		cmocka_unit_test(test_load_duplicate_id_skips_whole_file),
 		cmocka_unit_test(test_load_broken_files),
+		cmocka_unit_test(test_load_bom),
+		cmocka_unit_test(test_load_fifo),
+		cmocka_unit_test(test_load_many),
 		cmocka_unit_test(test_load_missing_dir),
 		cmocka_unit_test(test_load_shipped_library),
 	};

@@ -103,6 +103,51 @@ static void test_xstrndup(void **state)
 	free(p);
 }
 
+/* What could drive a terminal becomes text: C0 (newline kept only when asked), DEL, C1 and
+ * bytes that are not UTF-8 as \xNN; UTF-8 text, backslashes and quotes as they are. */
+static void test_term_escape(void **state)
+{
+	(void)state;
+	const char in[] = "a\033[31mb\n\tc\x7f\xc2\x9b\xc3\xa9\xff\xed\xa0\x80\\\"\xf0\x9f\x98\x80";
+	struct strbuf b = { 0 };
+	sb_add_term(&b, in, sizeof(in) - 1, true);
+	assert_string_equal(b.s, "a\\x1b[31mb\n\\x09c\\x7f\\xc2\\x9b\xc3\xa9\\xff\\xed\\xa0\\x80"
+	                         "\\\"\xf0\x9f\x98\x80");
+	sb_free(&b);
+	sb_add_term(&b, "x\ny\0z", 5, false);
+	assert_string_equal(b.s, "x\\x0ay\\x00z");
+	sb_free(&b);
+	/* text_bad: the first byte that is not text; tabs and UTF-8 are text */
+	assert_int_equal(text_bad("a\tb\xc3\xa9", 5), 5);
+	assert_int_equal(text_bad("ab\033", 3), 2);
+	assert_int_equal(text_bad("a\xc2\x85", 3), 1);
+	assert_int_equal(text_bad("a\xc3", 2), 1);          /* cut sequence */
+	assert_int_equal(text_bad("a\0b", 3), 1);
+}
+
+/* errorf: one line, escaped as a whole, whatever the arguments hold; cesc: C-escaped and cut
+ * with "..." when longer than its buffer. */
+static void test_errorf_and_cesc(void **state)
+{
+	(void)state;
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	assert_non_null(f);
+	errorf(f, "%s:%d: %s", "a\033]0;t\a.conf", 3, "x\ny");
+	errorf(f, "%s", cesc("q\"\\\033"));
+	fclose(f);
+	assert_string_equal(s, "a\\x1b]0;t\\x07.conf:3: x\\x0ay\nq\\\"\\\\\\x1b\n");
+	free(s);
+	char big[3000];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	const char *c = cesc(big);
+	assert_true(strlen(c) < 2048);
+	assert_non_null(strstr(c, "..."));
+	assert_string_equal(cesc("plain"), "plain");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -111,6 +156,8 @@ int main(void)
 		cmocka_unit_test(test_read_small_file_proc),
 		cmocka_unit_test(test_now_usec_monotonic),
 		cmocka_unit_test(test_xstrndup),
+		cmocka_unit_test(test_term_escape),
+		cmocka_unit_test(test_errorf_and_cesc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
