@@ -36,7 +36,7 @@ LIBOBJS    := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test unit install asan clean help FORCE
+.PHONY: all deps run test unit install asan asan-unit clean help FORCE
 
 all: $(BUILD)/cgwatch
 
@@ -47,6 +47,7 @@ help:
 	@echo "make test      deps + build + the whole test suite (root for live tests)"
 	@echo "make unit      build the cmocka unit tests"
 	@echo "make asan      build $(BUILD)/asan/cgwatch with AddressSanitizer and UBSan"
+	@echo "make asan-unit build the unit tests with them, in $(BUILD)/asan/tests"
 	@echo "make install   install under DESTDIR/PREFIX"
 
 deps:
@@ -84,9 +85,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS) tests/unit/unit.h $(wildcard src/*.h
 
 unit: $(UNIT_BINS)
 
+ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
+
 asan:
-	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-		$(BUILD)/asan/cgwatch
+	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" $(BUILD)/asan/cgwatch
+
+# the unit tests with AddressSanitizer and UBSan: $(BUILD)/asan/tests/test-*
+asan-unit:
+	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" unit
 
 # run and test install the dependencies first, then build in a new make: the pkg-config
 # flags above are read when make starts, before `deps` has installed the libraries.
@@ -96,7 +102,7 @@ run: deps
 	rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
 test: deps
-	$(MAKE) all unit asan
+	$(MAKE) all unit asan asan-unit
 	BUILD=$(BUILD) tests/run.sh
 
 install: all

@@ -178,7 +178,8 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 	}
 	for (size_t k = 0; k < r->nf; k++) {
 		struct cgw_finding *f = &r->f[k];
-		qsort_r(f->tasks, f->ntasks, sizeof(size_t), cmp_blocked, s->t);
+		if (f->ntasks > 1)            /* qsort_r(NULL, 0, ...) is undefined */
+			qsort_r(f->tasks, f->ntasks, sizeof(size_t), cmp_blocked, s->t);
 		for (size_t j = 0; j < f->ntasks; j++)
 			finding_evidence(f, &s->t[f->tasks[j]]);
 	}

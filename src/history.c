@@ -56,7 +56,9 @@ void history_add(struct cgw_history *h, const struct cgw_seen *w)
 
 void history_commit(struct cgw_history *h)
 {
-	qsort(h->cur, h->ncur, sizeof(*h->cur), cmp_key);
+	if (h->ncur > 1)                  /* no D or R task yet: cur is NULL, and qsort(NULL, 0)
+	                                     is undefined (UBSan) */
+		qsort(h->cur, h->ncur, sizeof(*h->cur), cmp_key);
 	struct cgw_seen *t = h->old;
 	size_t cap = h->capold;
 	h->old = h->cur;

@@ -167,8 +167,10 @@ static int cmp_long(const void *a, const void *b)
 char *idlist_format(const long *ids, size_t n, char *out, size_t cap)
 {
 	long *v = xmalloc((n ? n : 1) * sizeof(long));
-	memcpy(v, ids, n * sizeof(long));
-	qsort(v, n, sizeof(long), cmp_long);
+	if (n)                            /* ids may be NULL then: memcpy/qsort of NULL is UB */
+		memcpy(v, ids, n * sizeof(long));
+	if (n > 1)
+		qsort(v, n, sizeof(long), cmp_long);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		if (m == 0 || v[m - 1] != v[i])

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: unit tests (cmocka, under valgrind), config and signature golden files,
+# The whole test suite: unit tests (cmocka, under valgrind and with ASan+UBSan), config and signature golden files,
 # fixture replays (with the AddressSanitizer build), and live tests on the real kernel (root).
 # Every part prints "PASS name", "FAIL name: why" or "SKIP name: why" lines; the last line is
 # the summary "N passed, N failed, N skipped". Exit status is non-zero when anything failed.
@@ -47,6 +47,29 @@ unit() {
 		elif [ $rc != 0 ] && ! grep -q '^not ok' <<<"$out"; then
 			echo "FAIL unit-$name: exit $rc"
 			tail -5 <<<"$out" | sed 's/^/    /'
+		fi
+	done
+}
+
+# The same unit tests built with AddressSanitizer and UBSan (make asan-unit): any finding
+# fails, UBSan's too (halt_on_error: it would only print). Leaks are valgrind's part above.
+asan_unit() {
+	local t name out rc
+	if ! ls "$BUILD"/asan/tests/test-* >/dev/null 2>&1; then
+		echo "FAIL asan-unit: no $BUILD/asan/tests/test-* (make asan-unit)"
+		return
+	fi
+	for t in "$BUILD"/asan/tests/test-*; do
+		[ -x "$t" ] || continue
+		name=$(basename "$t")
+		out=$(CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=0 \
+			UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 timeout 300 "$t" 2>&1)
+		rc=$?
+		if [ $rc = 0 ] && ! grep -qE 'runtime error:|ERROR: AddressSanitizer' <<<"$out"; then
+			echo "PASS asan-unit-$name"
+		else
+			echo "FAIL asan-unit-$name: exit $rc"
+			grep -m5 -E 'runtime error:|ERROR: AddressSanitizer|^not ok|SUMMARY' <<<"$out" | sed 's/^/    /'
 		fi
 	done
 }
@@ -102,6 +125,8 @@ golden() {
 
 echo "== unit tests (cmocka, valgrind)"
 tally < <(unit)
+echo "== unit tests (AddressSanitizer and UBSan)"
+tally < <(asan_unit)
 echo "== configuration and signature files"
 tally < <(golden)
 echo "== hostile files and strings: FIFOs, escape sequences, 10,000 signatures"
