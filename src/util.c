@@ -247,9 +247,10 @@ const char *cesc(const char *s)
 		unsigned char c = (unsigned char)s[i];
 		need += strchr("\n\t\r\"\\", c) ? 2 : c < 0x20 || c >= 0x7f ? 4 : 1;
 	}
-	cescape(s, n, buf[k], sizeof(buf[k]));
-	if (need >= sizeof(buf[k]))              /* cut: say so */
-		memcpy(buf[k] + sizeof(buf[k]) - 8, "...", 4);
+	if (need < sizeof(buf[k]))
+		return cescape(s, n, buf[k], sizeof(buf[k]));
+	cescape(s, n, buf[k], sizeof(buf[k]) - 3);   /* cut between escapes: say so */
+	strcat(buf[k], "...");
 	return buf[k];
 }
 

@@ -143,8 +143,12 @@ static void test_errorf_and_cesc(void **state)
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	const char *c = cesc(big);
-	assert_true(strlen(c) < 2048);
-	assert_non_null(strstr(c, "..."));
+	assert_int_equal(strlen(c), 2047);
+	assert_string_equal(c + 2044, "...");
+	memset(big, '\033', sizeof(big) - 1);       /* cut after a whole \x1b, never inside */
+	c = cesc(big);
+	assert_int_equal(strlen(c), 2044 / 4 * 4 + 3);
+	assert_string_equal(c + strlen(c) - 7, "\\x1b...");
 	assert_string_equal(cesc("plain"), "plain");
 }
 
