@@ -48,6 +48,17 @@ char *utf8_escape(const char *s, size_t n, char *out, size_t cap);
 /* Parse a decimal double in [min,max] from s (whole string). Returns 0 or -EINVAL/-ERANGE. */
 int parse_seconds(const char *s, double min, double max, double *out);
 
+/* Bounds of numbers read from the host: no time is longer than a century, no count is past
+ * 2^53 (a double holds it exactly). A number beyond them makes its file unparsable. */
+#define CGW_MAX_SECONDS 3155760000.0
+#define CGW_MAX_COUNT (1ull << 53)
+/* A decimal count at *p, digits only ("-0" is 0; no sign, hex, exponent or other text
+ * after it), at most max; *p moves past it. Returns 0, -EINVAL (not a count) or -ERANGE. */
+int parse_count(const char **p, uint64_t max, uint64_t *out);
+/* A decimal as the kernel prints times ("99786.458684", "-1.5"; no exponent, hex, nan or
+ * inf), finite and in [min,max]; "-0" is +0; *p moves past it. 0, -EINVAL or -ERANGE. */
+int parse_decimal(const char **p, double min, double max, double *out);
+
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);
 /* Monotonic clock in milliseconds. */
@@ -92,8 +103,9 @@ struct cgw_stat {
 	int cpu;
 	unsigned rt_priority, policy;
 };
-/* Parse a stat line; comm is taken between the first '(' and the LAST ')'.
- * Returns 0 or -EINVAL. */
+/* Parse a stat line; comm is taken between the first '(' and the LAST ')'. Every field read
+ * must be a count in its range (tid 1..INT_MAX, ppid, flags, start time within CGW_MAX_COUNT,
+ * cpu below CGW_MAX_CPUS, rt_priority 0..99, policy). Returns 0, -EINVAL or -ERANGE. */
 int parse_stat_buf(const char *buf, size_t len, struct cgw_stat *out);
 
 /* /proc/TID/sched: "se.exec_start : 99786.458684", "nr_switches : 1", "policy : 0" */
@@ -102,8 +114,12 @@ struct cgw_sched {
 	double sum_exec_ms;               /* se.sum_exec_runtime: CPU time used, ms */
 	unsigned long long nr_switches;
 	bool have_exec_start, have_switches;
+	const char *bad;                  /* the key whose value is no time or count, or NULL */
 };
-/* Returns 0 when se.exec_start was found, -EINVAL otherwise. */
+/* Returns 0 when se.exec_start was found and every value read (se.exec_start,
+ * se.sum_exec_runtime, nr_switches; the last line of each) is a finite time within
+ * CGW_MAX_SECONDS or a count within CGW_MAX_COUNT; else -EINVAL or -ERANGE, bad naming the
+ * key when it was a value. */
 int parse_sched_buf(const char *buf, struct cgw_sched *out);
 
 /* /proc/TID/status: the fields cgwatch uses. */
@@ -113,7 +129,9 @@ struct cgw_status {
 	char cpus_allowed[256];        /* Cpus_allowed_list, kernel syntax */
 	unsigned long long vol_switches, nonvol_switches;
 };
-/* Returns 0 when Tgid was found, -EINVAL otherwise. */
+/* Returns 0 when Tgid was found and every field read is in range (Tgid 1..INT_MAX, PPid,
+ * the real uid below 2^32-1, counts within CGW_MAX_COUNT, Cpus_allowed_list a CPU list);
+ * -EINVAL or -ERANGE otherwise. */
 int parse_status_buf(const char *buf, struct cgw_status *out);
 
 /* One kernel stack frame: "__flush_work+0x7d/0xd0" as text, "__flush_work" as name. */
