@@ -238,6 +238,20 @@ int parse_status_buf(const char *buf, struct cgw_status *out)
 	return 0;
 }
 
+/* /proc/uptime: "5702.63 11160.30\n" */
+int parse_uptime(const char *buf, double *out)
+{
+	const char *p = buf;
+	double v;
+	int e = parse_decimal(&p, 0, CGW_MAX_SECONDS, &v);
+	if (e < 0)
+		return e;
+	if (*p != ' ' && *p != '\n' && *p != '\0')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 char *frame_name(const char *text, char *out, size_t cap)
 {
 	size_t n = strcspn(text, "+ .\t\n");

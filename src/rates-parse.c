@@ -189,18 +189,6 @@ int parse_cgroup_stat_subsys(const char *buf, const char *controller, long *out)
 	return -ENOENT;
 }
 
-/* /proc/uptime: "5702.63 11160.30\n" */
-int parse_uptime(const char *buf, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(buf, &end);
-	if (errno || end == buf || v < 0)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* "\040" -> ' ': the kernel escapes space, tab, newline and backslash in mount points. */
 
 /* Super options of a v1 cgroup mount that are not controllers (cgroup1_show_options()). */

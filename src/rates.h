@@ -161,8 +161,7 @@ int parse_proc_stat_processes(const char *buf, unsigned long long *out);
 /* cgroup.stat of a cgroup2 cgroup: "nr_subsys_<controller> N" (the live cgroups of the subtree,
  * itself included, that have the controller; 6.9 and later). Returns 0 or -ENOENT. */
 int parse_cgroup_stat_subsys(const char *buf, const char *controller, long *out);
-/* /proc/uptime: the first number. Returns 0 or -EINVAL. */
-int parse_uptime(const char *buf, double *out);
+/* parse_uptime (/proc/uptime) is in cgwatch.h, with the other /proc parsers. */
 
 /* A mounted cgroup v1 hierarchy: its controllers and name= ("cpu,cpuacct", "name=systemd",
  * "none" when it has neither) and its first mount point (unescaped). */
