@@ -321,8 +321,14 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 
 	snprintf(path, sizeof(path), "%s/status", tidname);
 	struct cgw_status stt;
-	if (read_at(taskfd, path, fbuf, sizeof(fbuf)) >= 0 && parse_status_buf(fbuf, &stt) == 0)
-		memcpy(t->cpus_allowed, stt.cpus_allowed, sizeof(t->cpus_allowed));
+	if (read_at(taskfd, path, fbuf, sizeof(fbuf)) >= 0) {
+		if (parse_status_buf(fbuf, &stt) == 0) {
+			memcpy(t->cpus_allowed, stt.cpus_allowed, sizeof(t->cpus_allowed));
+		} else {
+			snprintf(where, sizeof(where), "/proc/%d/task/%.20s/status", tgid, tidname);
+			scan_unreadable(s, where, "cannot parse; its allowed CPUs are unknown");
+		}
+	}
 }
 
 /* The reads that can block on the hang: stack, wchan, cgroup, freezer state. */
