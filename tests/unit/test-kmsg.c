@@ -160,6 +160,19 @@ static void test_kmsg_hostile_numbers(void **state)
 	                                 "workers=3", &pl), -EINVAL);
 	assert_int_equal(kmsg_parse_pool("pool 2: cpus=0 node=0 flags=0x0 nice=0 hung=3s "
 	                                 "workers=99999999999", &pl), -EINVAL);
+
+	/* a record that does not parse is not dropped unseen: the kmsg summary counts it */
+	struct cgw_kmsg k;
+	kmsg_init(&k);
+	const char *ring = "6,9007199254740993,2,-;x\n6,1,nan,-;y\n6,1,2,-;ok\n";
+	kmsg_feed_buf(&k, ring, strlen(ring));
+	assert_int_equal(k.unparsed, 2);
+	struct json_object *o = kmsg_json(&k);
+	struct json_object *u = json_object_object_get(o, "unparsed");
+	assert_non_null(u);
+	assert_int_equal(json_object_get_int64(u), 2);
+	json_object_put(o);
+	kmsg_free(&k);
 }
 
 /* ---- single lines ---- */
