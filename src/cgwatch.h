@@ -71,6 +71,17 @@ FILE *fopen_regular(const char *path, int *err);
 /* Parse a decimal double in [min,max] from s (whole string). Returns 0 or -EINVAL/-ERANGE. */
 int parse_seconds(const char *s, double min, double max, double *out);
 
+/* Bounds of numbers read from the host: no time is longer than a century, no count is past
+ * 2^53 (a double holds it exactly). A number beyond them makes its file unparsable. */
+#define CGW_MAX_SECONDS 3155760000.0
+#define CGW_MAX_COUNT (1ull << 53)
+/* A decimal count at *p, digits only ("-0" is 0; no sign, hex, exponent or other text
+ * after it), at most max; *p moves past it. Returns 0, -EINVAL (not a count) or -ERANGE. */
+int parse_count(const char **p, uint64_t max, uint64_t *out);
+/* A decimal as the kernel prints times ("99786.458684", "-1.5"; no exponent, hex, nan or
+ * inf), finite and in [min,max]; "-0" is +0; *p moves past it. 0, -EINVAL or -ERANGE. */
+int parse_decimal(const char **p, double min, double max, double *out);
+
 /* Monotonic clock in microseconds. */
 uint64_t now_usec(void);
 /* Monotonic clock in milliseconds. */
@@ -115,8 +126,9 @@ struct cgw_stat {
 	int cpu;
 	unsigned rt_priority, policy;
 };
-/* Parse a stat line; comm is taken between the first '(' and the LAST ')'.
- * Returns 0 or -EINVAL. */
+/* Parse a stat line; comm is taken between the first '(' and the LAST ')'. Every field read
+ * must be a count in its range (tid 1..INT_MAX, ppid, flags, start time within CGW_MAX_COUNT,
+ * cpu below CGW_MAX_CPUS, rt_priority 0..99, policy). Returns 0, -EINVAL or -ERANGE. */
 int parse_stat_buf(const char *buf, size_t len, struct cgw_stat *out);
 
 /* /proc/TID/sched: "se.exec_start : 99786.458684", "nr_switches : 1", "policy : 0" */
@@ -125,8 +137,12 @@ struct cgw_sched {
 	double sum_exec_ms;               /* se.sum_exec_runtime: CPU time used, ms */
 	unsigned long long nr_switches;
 	bool have_exec_start, have_switches;
+	const char *bad;                  /* the key whose value is no time or count, or NULL */
 };
-/* Returns 0 when se.exec_start was found, -EINVAL otherwise. */
+/* Returns 0 when se.exec_start was found and every value read (se.exec_start,
+ * se.sum_exec_runtime, nr_switches; the last line of each) is a finite time within
+ * CGW_MAX_SECONDS or a count within CGW_MAX_COUNT; else -EINVAL or -ERANGE, bad naming the
+ * key when it was a value. */
 int parse_sched_buf(const char *buf, struct cgw_sched *out);
 
 /* /proc/TID/status: the fields cgwatch uses. */
@@ -136,8 +152,14 @@ struct cgw_status {
 	char cpus_allowed[256];        /* Cpus_allowed_list, kernel syntax */
 	unsigned long long vol_switches, nonvol_switches;
 };
-/* Returns 0 when Tgid was found, -EINVAL otherwise. */
+/* Returns 0 when Tgid was found and every field read is in range (Tgid 1..INT_MAX, PPid,
+ * the real uid below 2^32-1, counts within CGW_MAX_COUNT, Cpus_allowed_list a CPU list);
+ * -EINVAL or -ERANGE otherwise. */
 int parse_status_buf(const char *buf, struct cgw_status *out);
+
+/* /proc/uptime ("5702.63 11160.30"): the first number, a time within CGW_MAX_SECONDS.
+ * Returns 0 or -EINVAL/-ERANGE. */
+int parse_uptime(const char *buf, double *out);
 
 /* One kernel stack frame: "__flush_work+0x7d/0xd0" as text, "__flush_work" as name. */
 struct cgw_frame { char *text; char *name; };
@@ -397,6 +419,8 @@ struct cgw_task {
 	double blocked_s;                 /* how long blocked (D) or waiting (R), exactly or at */
 	enum cgw_bound bound;             /* least; 0 when unknown */
 	bool gone;                        /* exited while it was being read: dropped */
+	char sched_error[160];            /* why its sched could not be used (its time is then
+	                                     unknown), "" when it was read */
 	char cpus_allowed[256];
 	enum cgw_suspect suspect;
 	/* read only for suspects */
@@ -433,6 +457,9 @@ struct cgw_runner {
 	double share_window_s;            /* since the previous scan (daemon), or the second look */
 };
 
+#define SCAN_MAX_NAMED 64             /* files a report names as unreadable; more are counted */
+struct cgw_unreadable { char path[128]; char why[160]; };
+
 struct cgw_scan {
 	struct cgw_task *t; size_t n, cap;   /* D and R threads only */
 	struct cgw_proc *procs; size_t nprocs, procs_cap;
@@ -450,7 +477,10 @@ struct cgw_scan {
 	uint64_t scan_usec;
 	char host[128], kernel[128];
 	struct cgw_topology topo;
-	int errors;                       /* files that could not be read, besides vanished tasks */
+	int errors;                       /* files that could not be read or parsed, besides
+	                                     vanished tasks */
+	struct cgw_unreadable *unreadable; size_t nunreadable;   /* the first SCAN_MAX_NAMED */
+	char fatal[320];                  /* why scan_run failed, when it says more than errno */
 	int timeouts;                     /* deadline reads that timed out in this scan */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
 };
@@ -475,16 +505,23 @@ ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
  * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
  * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
 struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
+/* Name path as a file that could not be read or parsed (why: printf format): logged,
+ * counted in errors, and kept for the report while fewer than SCAN_MAX_NAMED are. */
+void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
-/* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read. */
+/* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read or the
+ * reader's own clock (/proc/self/sched) is unparsable (s->fatal then says why). */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
-/* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0 or -EINVAL. */
+/* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0, -EINVAL, or
+ * -ERANGE when a CPU past CGW_MAX_CPUS is set. */
 int parse_cpumask_hex(const char *s, struct cgw_cpus *out);
-/* Read the CPU layout into t: /sys, /proc/cmdline, and the isolated cpuset partitions of the
- * cgroup2 hierarchy at cgroup2_mnt ("" when none). Missing files leave sets empty. */
-void topology_read(struct cgw_topology *t, const char *cgroup2_mnt);
+/* Read the CPU layout into s->topo: /sys, /proc/cmdline, and the isolated cpuset partitions
+ * of the cgroup2 hierarchy at s->cgroup2_mnt ("" when none). Missing files leave sets empty;
+ * unparsable ones too, and they are named (scan_unreadable). */
+void topology_read(struct cgw_scan *s);
 
 /* ---- cgroup.c ---- */
 

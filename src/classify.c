@@ -49,7 +49,9 @@ static const char *time_source(const struct cgw_task *t, char *buf, size_t cap)
 {
 	const struct cgw_seen *w = &t->seen;
 	struct strbuf b = { 0 };
-	if (t->exec_start_ms == 0 && w->exec_start_ms > 0)
+	if (t->sched_error[0])
+		sb_printf(&b, "its sched file cannot be parsed: %s", t->sched_error);
+	else if (t->exec_start_ms == 0 && w->exec_start_ms > 0)
 		sb_printf(&b, "se.exec_start reads 0, reset when the kernel moved the task; it read "
 		          "%.3f ms at an earlier scan and the task has not run since", w->exec_start_ms);
 	else if (w->exec_start_ms > 0)

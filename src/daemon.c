@@ -136,7 +136,8 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		return 0;                     /* stopping: SIGTERM is handled next */
 	}
 	if (r < 0) {
-		log_warnx("scan failed: %s; trying again in %g s", strerror(-r), d->conf.scan_interval_s);
+		log_warnx("scan failed: %s; trying again in %g s", scan.fatal[0] ? scan.fatal :
+		          strerror(-r), d->conf.scan_interval_s);
 	} else {
 		d->scans++;
 		daemon_pin(d, &scan.topo);

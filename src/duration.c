@@ -18,6 +18,7 @@
  *
  * Every duration is capped by the task's age (its start time against the boot clock). A value
  * beyond the age by more than the clocks' slack cannot be the task's own: it is not used. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,7 +53,9 @@ struct cgw_dur seen_duration(const struct cgw_seen *w, struct cgw_now now, doubl
                              double age_s)
 {
 	struct cgw_dur best = { 0, BOUND_UNKNOWN };
-	if (w->exec_start_ms > 0 && now.bound != BOUND_UNKNOWN) {
+	/* only finite numbers are times (the parsers let no other through; this holds even so) */
+	if (w->exec_start_ms > 0 && now.bound != BOUND_UNKNOWN && isfinite(w->exec_start_ms) &&
+	    isfinite(now.ms)) {
 		double s = (now.ms - w->exec_start_ms) / 1000.0;
 		if (s < 0)
 			s = 0;                  /* it ran after "now" was read */
@@ -67,7 +70,7 @@ struct cgw_dur seen_duration(const struct cgw_seen *w, struct cgw_now now, doubl
 	double lo = (read_mono_ms - w->since_mono_ms) / 1000.0;
 	if (age_s >= 0 && lo > age_s)
 		lo = age_s;
-	if (lo > 0 && lo > best.s)
+	if (isfinite(lo) && lo > 0 && lo > best.s)
 		best = (struct cgw_dur){ lo, BOUND_LOWER };
 	return best;
 }
@@ -81,7 +84,7 @@ bool seen_still(const struct cgw_seen *w, const struct cgw_stat *st, const struc
 
 double task_age(unsigned long long start_ticks, double uptime_s, long clk_tck)
 {
-	if (uptime_s <= 0 || clk_tck <= 0)
+	if (!(uptime_s > 0) || !isfinite(uptime_s) || clk_tck <= 0)
 		return -1;
 	double age = uptime_s - (double)start_ticks / (double)clk_tck;
 	return age < 0 ? 0 : age;

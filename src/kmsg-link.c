@@ -512,6 +512,8 @@ struct json_object *kmsg_json(const struct cgw_kmsg *k)
 	json_object_object_add(o, "kernel_records", json_object_new_int64((int64_t)k->kernel_records));
 	json_object_object_add(o, "not_kernel", json_object_new_int64((int64_t)k->other_records));
 	json_object_object_add(o, "lost", json_object_new_int64((int64_t)k->lost));
+	if (k->unparsed)                  /* lines that were no record, or held numbers out of range */
+		json_object_object_add(o, "unparsed", json_object_new_int64((int64_t)k->unparsed));
 	if (k->truncated)
 		json_object_object_add(o, "truncated", json_object_new_boolean(true));
 	json_object_object_add(o, "hung_task_reports", json_object_new_int64((int64_t)k->hung_total));

@@ -47,6 +47,9 @@ int kmsg_parse_record(const char *buf, size_t len, struct kmsg_record *out)
 	}
 	if (v[0] > 1023)                       /* facility is 7 bits at most in syslog terms */
 		return -EINVAL;
+	/* a sequence number a double holds exactly, a timestamp within a century of boot */
+	if (v[1] > CGW_MAX_COUNT || v[2] > (uint64_t)(CGW_MAX_SECONDS * 1e6))
+		return -EINVAL;
 	out->facility = (unsigned)(v[0] >> 3);
 	out->level = (unsigned)(v[0] & 7);
 	out->seq = v[1];
@@ -101,6 +104,15 @@ int kmsg_parse_record(const char *buf, size_t len, struct kmsg_record *out)
 
 /* ---- lines ---- */
 
+/* A count at p as an int: -1 when there is none (no digit), -2 when it is past INT_MAX. */
+static int int_num(const char *p)
+{
+	long v = read_num(p, NULL);
+	if (v > INT_MAX || (v < 0 && isdigit((unsigned char)*p)))
+		return -2;
+	return v < 0 ? -1 : (int)v;
+}
+
 /* "comm:pid" in [a, e): the pid after the LAST ':'. */
 static int parse_comm_pid(const char *a, const char *e, struct kmsg_task *t)
 {
@@ -136,7 +148,8 @@ int kmsg_parse_hung(const char *msg, struct kmsg_task *t, long *blocked_s)
 		return -EINVAL;
 	const char *end;
 	long s = read_num(m + strlen(hung_mid), &end);
-	if (s < 0 || (strcmp(end, " seconds.") != 0 && strcmp(end, " seconds") != 0))
+	if (s < 0 || s > (long)CGW_MAX_SECONDS ||
+	    (strcmp(end, " seconds.") != 0 && strcmp(end, " seconds") != 0))
 		return -EINVAL;
 	if (parse_comm_pid(a, m, t) < 0)
 		return -EINVAL;
@@ -293,17 +306,29 @@ static int parse_poolinfo(const char **pp, struct kmsg_poolinfo *pi)
 		const char *q = skip_ws(p), *end;
 		long v;
 		if (starts(q, "node=") && (v = read_num(q + 5, &end)) >= 0) {
+			if (v > 1023)                  /* MAX_NUMNODES is 1024 at most */
+				return -EINVAL;
 			pi->node = (int)v;
 		} else if (starts(q, "node=-1")) {
 			end = q + 7;
 		} else if (starts(q, "flags=0x")) {
-			char *e2;
-			pi->flags = (unsigned)strtoul(q + 8, &e2, 16);
-			end = e2;
+			/* "%x": up to 8 hex digits */
+			const char *h = q + 8;
+			unsigned long f = 0;
+			size_t nd = 0;
+			while (isxdigit((unsigned char)h[nd]) && nd < 9)
+				f = f * 16 + (unsigned long)hexval(h[nd++]);
+			if (nd == 0 || nd > 8)
+				return -EINVAL;
+			pi->flags = (unsigned)f;
+			end = h + nd;
 		} else if (starts(q, "nice=")) {
-			char *e2;
-			pi->nice = (int)strtol(q + 5, &e2, 10);
-			end = e2;
+			/* "%d": a nice value, -20..19 */
+			bool neg = q[5] == '-';
+			v = read_num(q + 5 + neg, &end);
+			if (v < 0 || v > (neg ? 20 : 19))
+				return -EINVAL;
+			pi->nice = neg ? -(int)v : (int)v;
 		} else if (starts(q, "bh-hi") || starts(q, "bh ") || strcmp(q, "bh") == 0) {
 			pi->bh = true;
 			end = q + (q[2] == '-' ? 5 : 2);
@@ -351,11 +376,11 @@ int kmsg_parse_pwq(const char *msg, struct kmsg_pwq *pw)
 	if (parse_poolinfo(&p, &pw->info) < 0)
 		return -EINVAL;
 	const char *a = strstr(p, " active=");
-	if (a)
-		pw->active = (int)read_num(a + 8, NULL);
+	if (a && (pw->active = int_num(a + 8)) < -1)
+		return -EINVAL;
 	const char *r = strstr(p, " refcnt=");
-	if (r)
-		pw->refcnt = (int)read_num(r + 8, NULL);
+	if (r && (pw->refcnt = int_num(r + 8)) < -1)
+		return -EINVAL;
 	return 0;
 }
 
@@ -434,12 +459,12 @@ int kmsg_parse_pool(const char *msg, struct kmsg_pool *pl)
 	if (!starts(p, "hung="))
 		return -EINVAL;
 	long h = read_num(p + 5, &end);
-	if (h < 0 || *end != 's')
+	if (h < 0 || h > (long)CGW_MAX_SECONDS || *end != 's')
 		return -EINVAL;
 	pl->hung_s = (unsigned long)h;
 	const char *w = strstr(end, " workers=");
-	if (w)
-		pl->workers = (int)read_num(w + 9, NULL);
+	if (w && (pl->workers = int_num(w + 9)) < -1)
+		return -EINVAL;
 	return 0;
 }
 

@@ -73,15 +73,22 @@ static void kmsg_job_fn(void *p)
 	close(fd);
 }
 
+/* A sysctl holding one decimal, -1 or a count ("%d\n"); absent when it holds anything else. */
 static long read_long_file(const char *path, long absent)
 {
 	char buf[64];
 	if (read_small_file(path, buf, sizeof(buf)) <= 0)
 		return absent;
-	char *end;
-	errno = 0;
-	long v = strtol(buf, &end, 10);
-	return end == buf || errno ? absent : v;
+	const char *p = buf;
+	long v = -1;
+	uint64_t c;
+	if (p[0] == '-' && p[1] == '1')
+		p += 2;
+	else if (parse_count(&p, 0x7fffffff, &c) == 0)
+		v = (long)c;
+	else
+		return absent;
+	return *p && *p != '\n' ? absent : v;
 }
 
 void kmsg_read_sysctls(struct cgw_kmsg *k)
@@ -95,8 +102,8 @@ void kmsg_read_sysctls(struct cgw_kmsg *k)
 		k->warnings = -2;
 	snprintf(path, sizeof(path), "%s/uptime", k->proc);
 	k->uptime_s = 0;
-	if (read_small_file(path, buf, sizeof(buf)) > 0)
-		k->uptime_s = strtod(buf, NULL);
+	if (read_small_file(path, buf, sizeof(buf)) > 0 && parse_uptime(buf, &k->uptime_s) < 0)
+		k->uptime_s = 0;                   /* no uptime: reports are not dated against it */
 }
 
 int kmsg_read(const char *path, struct cgw_kmsg *out, unsigned timeout_ms)

@@ -116,7 +116,10 @@ static int cmd_check(int argc, char **argv)
 	};
 	int r = scan_run(&scan, &so);
 	if (r < 0) {
-		log_warnx("cannot read %s/proc: %s", cesc(root ? root : ""), strerror(-r));
+		if (scan.fatal[0])
+			log_warnx("%s%s", root ? root : "", scan.fatal);
+		else
+			log_warnx("cannot read %s/proc: %s", cesc(root ? root : ""), strerror(-r));
 		scan_free(&scan);
 		rc = EXIT_UNREADABLE;
 		goto out;

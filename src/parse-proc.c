@@ -6,10 +6,19 @@
 
 #include "cgwatch.h"
 
+/* A whole token as a count in [0, max]. */
+static int token_count(const char *num, uint64_t max, uint64_t *v)
+{
+	const char *q = num;
+	int r = parse_count(&q, max, v);
+	return r < 0 ? r : *q ? -EINVAL : 0;
+}
+
 /* 1765 (kworker/u768:1+cpuset_migrate_mm) D 2 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 20 0 1 0 77
  * 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 3 0 0 0 0 0 ...
  * Fields after the comm: 3 state, 4 ppid, 9 flags, 22 starttime, 39 processor,
- * 40 rt_priority, 41 policy. */
+ * 40 rt_priority, 41 policy. Only those are read, and each must be a count in its range:
+ * a field the kernel never prints so ("nan", "-5", 2^64) makes the line unparsable. */
 int parse_stat_buf(const char *buf, size_t len, struct cgw_stat *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -17,12 +26,20 @@ int parse_stat_buf(const char *buf, size_t len, struct cgw_stat *out)
 	const char *close = memrchr(buf, ')', len);
 	if (!open || !close || close < open)
 		return -EINVAL;
-	char *end;
-	errno = 0;
-	long tid = strtol(buf, &end, 10);
-	if (end == buf || tid <= 0 || tid > 0x7fffffff || errno)
+	/* "%d (": the tid, one space, the comm */
+	char num[24];                     /* a token as a C string */
+	size_t hl = (size_t)(open - buf);
+	if (hl < 2 || hl >= sizeof(num) || buf[hl - 1] != ' ')
 		return -EINVAL;
-	out->tid = (int)tid;
+	memcpy(num, buf, hl - 1);
+	num[hl - 1] = '\0';
+	uint64_t v;
+	int e = token_count(num, 0x7fffffff, &v);
+	if (e < 0)
+		return e;
+	if (v == 0)
+		return -EINVAL;
+	out->tid = (int)v;
 	size_t clen = (size_t)(close - open - 1);
 	if (clen >= sizeof(out->comm))
 		clen = sizeof(out->comm) - 1;
@@ -48,41 +65,71 @@ int parse_stat_buf(const char *buf, size_t len, struct cgw_stat *out)
 		while (p < end_all && *p != ' ' && *p != '\n' && *p != '\0')
 			p++;
 		size_t tlen = (size_t)(p - tok);
-		char num[24];                     /* a token as a C string, for strto* */
-		if (field != 3) {
-			size_t n = tlen < sizeof(num) - 1 ? tlen : sizeof(num) - 1;
-			memcpy(num, tok, n);
-			num[n] = '\0';
-		}
+		uint64_t max = 0;
 		switch (field) {
-		case 3:
+		case 4: max = 0x7fffffff; break;                  /* ppid */
+		case 9: case 41: max = 0xffffffffu; break;        /* flags, policy: unsigned int */
+		case 22: max = CGW_MAX_COUNT; break;              /* start time, in ticks */
+		case 39: max = CGW_MAX_CPUS - 1; break;           /* the CPU it last ran on */
+		case 40: max = 99; break;                         /* rt_priority: 0..MAX_RT_PRIO-1 */
+		default: break;
+		}
+		if (field == 3) {
 			if (tlen != 1)
 				return -EINVAL;
 			out->state = tok[0];
 			have_state = true;
-			break;
-		case 4: out->ppid = atoi(num); break;
-		case 9: out->flags = strtoul(num, NULL, 10); break;
-		case 22: out->start_ticks = strtoull(num, NULL, 10); break;
-		case 39: out->cpu = atoi(num); break;
-		case 40: out->rt_priority = (unsigned)strtoul(num, NULL, 10); break;
-		case 41:
-			out->policy = (unsigned)strtoul(num, NULL, 10);
-			have_policy = true;
-			break;
-		default: break;
+		} else if (max) {
+			if (tlen >= sizeof(num))
+				return -ERANGE;
+			memcpy(num, tok, tlen);
+			num[tlen] = '\0';
+			if ((e = token_count(num, max, &v)) < 0)
+				return e;
+			switch (field) {
+			case 4: out->ppid = (int)v; break;
+			case 9: out->flags = (unsigned long)v; break;
+			case 22: out->start_ticks = v; break;
+			case 39: out->cpu = (int)v; break;
+			case 40: out->rt_priority = (unsigned)v; break;
+			default:
+				out->policy = (unsigned)v;
+				have_policy = true;
+				break;
+			}
 		}
 		field++;
 	}
 	return have_state && have_policy ? 0 : -EINVAL;
 }
 
+/* The value after "key :" up to the end of its line: a time in ms (decimal) or a count. */
+static int sched_value(const char *v, bool decimal, double *d, unsigned long long *u)
+{
+	v += strspn(v, " \t");
+	uint64_t c;
+	int e = decimal ? parse_decimal(&v, 0, CGW_MAX_SECONDS * 1000.0, d)
+	                : parse_count(&v, CGW_MAX_COUNT, &c);
+	if (e < 0)
+		return e;
+	v += strspn(v, " \t\r");
+	if (*v && *v != '\n')
+		return -EINVAL;
+	if (!decimal)
+		*u = c;
+	return 0;
+}
+
 /* cat (2303, #threads: 1)
  * -------------------------------------------------------------------
  * se.exec_start                                :         99786.458684
- * nr_switches                                  :                    1 */
+ * nr_switches                                  :                    1
+ * The first line holds the comm, which may hold '\n' and forge a line: the kernel's own line
+ * of each key comes later, so the last one is read. */
 int parse_sched_buf(const char *buf, struct cgw_sched *out)
 {
+	static const char *const keys[] = { "se.exec_start", "se.sum_exec_runtime", "nr_switches" };
+	const char *val[3] = { NULL, NULL, NULL };
 	memset(out, 0, sizeof(*out));
 	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		const char *colon = strchr(l, ':');
@@ -92,24 +139,32 @@ int parse_sched_buf(const char *buf, struct cgw_sched *out)
 		size_t klen = (size_t)(colon - l);
 		while (klen && l[klen - 1] == ' ')
 			klen--;
-		char *end;
-		if (klen == 13 && strncmp(l, "se.exec_start", 13) == 0) {
-			double v = strtod(colon + 1, &end);
-			if (end != colon + 1) {
-				out->exec_start_ms = v;
-				out->have_exec_start = true;
-			}
-		} else if (klen == 19 && strncmp(l, "se.sum_exec_runtime", 19) == 0) {
-			out->sum_exec_ms = strtod(colon + 1, &end);
-		} else if (klen == 11 && strncmp(l, "nr_switches", 11) == 0) {
-			unsigned long long v = strtoull(colon + 1, &end, 10);
-			if (end != colon + 1) {
-				out->nr_switches = v;
-				out->have_switches = true;
-			}
-		}
+		for (int k = 0; k < 3; k++)
+			if (klen == strlen(keys[k]) && strncmp(l, keys[k], klen) == 0)
+				val[k] = colon + 1;
 	}
-	return out->have_exec_start ? 0 : -EINVAL;
+	int err = 0;
+	for (int k = 0; k < 3; k++) {
+		if (!val[k])
+			continue;
+		int e = k == 0 ? sched_value(val[k], true, &out->exec_start_ms, NULL) :
+		        k == 1 ? sched_value(val[k], true, &out->sum_exec_ms, NULL) :
+		                 sched_value(val[k], false, NULL, &out->nr_switches);
+		if (e < 0) {
+			if (!err) {
+				err = e;
+				out->bad = keys[k];
+			}
+			continue;
+		}
+		if (k == 0)
+			out->have_exec_start = true;
+		else if (k == 2)
+			out->have_switches = true;
+	}
+	if (!err && !out->have_exec_start)
+		err = -EINVAL;
+	return err;
 }
 
 /* "Tgid:\t2395\n" style lines. */
@@ -122,29 +177,78 @@ static const char *status_field(const char *buf, const char *key)
 	return NULL;
 }
 
+/* A count in [0, max] after "Key:" and its tabs, followed by a tab (more values) or the end of
+ * the line. */
+static int status_count(const char *v, uint64_t max, uint64_t *out)
+{
+	v += strspn(v, " \t");
+	int e = parse_count(&v, max, out);
+	if (e < 0)
+		return e;
+	return *v == '\n' || *v == '\0' || *v == '\t' ? 0 : -EINVAL;
+}
+
 int parse_status_buf(const char *buf, struct cgw_status *out)
 {
 	memset(out, 0, sizeof(*out));
 	const char *v;
+	uint64_t n;
+	int e;
 	if (!(v = status_field(buf, "Tgid")))
 		return -EINVAL;
-	out->tgid = atoi(v);
-	if ((v = status_field(buf, "PPid")))
-		out->ppid = atoi(v);
-	if ((v = status_field(buf, "Uid")))
-		out->uid = (unsigned)strtoul(v, NULL, 10);
-	if ((v = status_field(buf, "voluntary_ctxt_switches")))
-		out->vol_switches = strtoull(v, NULL, 10);
-	if ((v = status_field(buf, "nonvoluntary_ctxt_switches")))
-		out->nonvol_switches = strtoull(v, NULL, 10);
+	if ((e = status_count(v, 0x7fffffff, &n)) < 0)
+		return e;
+	if (n == 0)
+		return -EINVAL;
+	out->tgid = (int)n;
+	if ((v = status_field(buf, "PPid"))) {
+		if ((e = status_count(v, 0x7fffffff, &n)) < 0)
+			return e;
+		out->ppid = (int)n;
+	}
+	if ((v = status_field(buf, "Uid"))) {
+		if ((e = status_count(v, 0xfffffffeu, &n)) < 0)    /* (uid_t)-1 is no uid */
+			return e;
+		out->uid = (unsigned)n;
+	}
+	if ((v = status_field(buf, "voluntary_ctxt_switches"))) {
+		if ((e = status_count(v, CGW_MAX_COUNT, &n)) < 0)
+			return e;
+		out->vol_switches = n;
+	}
+	if ((v = status_field(buf, "nonvoluntary_ctxt_switches"))) {
+		if ((e = status_count(v, CGW_MAX_COUNT, &n)) < 0)
+			return e;
+		out->nonvol_switches = n;
+	}
 	if ((v = status_field(buf, "Cpus_allowed_list"))) {
 		v += strspn(v, " \t");
-		size_t n = strcspn(v, "\n");
-		if (n >= sizeof(out->cpus_allowed))
-			n = sizeof(out->cpus_allowed) - 1;
-		memcpy(out->cpus_allowed, v, n);
-		out->cpus_allowed[n] = '\0';
+		size_t len = strcspn(v, "\n");
+		char *all = xstrndup(v, len);
+		struct cgw_cpus cpus;
+		e = cpulist_parse(all, &cpus);
+		free(all);
+		if (e < 0 || len == 0)
+			return -EINVAL;
+		if (len >= sizeof(out->cpus_allowed))
+			len = sizeof(out->cpus_allowed) - 1;
+		memcpy(out->cpus_allowed, v, len);
+		out->cpus_allowed[len] = '\0';
 	}
+	return 0;
+}
+
+/* /proc/uptime: "5702.63 11160.30\n" */
+int parse_uptime(const char *buf, double *out)
+{
+	const char *p = buf;
+	double v;
+	int e = parse_decimal(&p, 0, CGW_MAX_SECONDS, &v);
+	if (e < 0)
+		return e;
+	if (*p != ' ' && *p != '\n' && *p != '\0')
+		return -EINVAL;
+	*out = v;
 	return 0;
 }
 

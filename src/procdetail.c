@@ -3,6 +3,7 @@
  * through the private mount namespace set up by root.c. */
 #include <errno.h>
 #include <libproc2/pids.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -86,7 +87,11 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms)
 				snprintf(t->user, sizeof(t->user), "%s", j->out[k].user);
 				if (!t->unit[0])      /* the cgroup path is the same on a replay */
 					snprintf(t->unit, sizeof(t->unit), "%s", j->out[k].unit);
-				t->started_at = (double)now - j->out[k].elapsed;
+				/* libproc2's own reading of uptime and the start time: a time only when
+				 * it is one */
+				double el = j->out[k].elapsed;
+				if (isfinite(el) && el >= 0 && el <= CGW_MAX_SECONDS)
+					t->started_at = (double)now - el;
 			}
 	detail_release(j);
 	return err;

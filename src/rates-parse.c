@@ -91,8 +91,13 @@ int parse_trace_format(const char *buf, struct trace_field *out, size_t cap)
 		const char *eol = strchr(p, '\n');
 		if (!o || !s || (eol && (o > eol || s > eol)))
 			continue;
-		f.offset = (unsigned)strtoul(o + 7, NULL, 10);
-		f.size = (unsigned)strtoul(s + 5, NULL, 10);
+		uint64_t off, sz;
+		const char *q1 = o + 7, *q2 = s + 5;
+		if (parse_count(&q1, 0xffff, &off) < 0 || *q1 != ';' ||
+		    parse_count(&q2, 0xffff, &sz) < 0 || *q2 != ';')
+			return -EINVAL;           /* a record is at most 64 KiB */
+		f.offset = (unsigned)off;
+		f.size = (unsigned)sz;
 		f.is_signed = g && (!eol || g < eol) && g[7] == '1';
 		seen++;
 		if (n < cap)
@@ -128,19 +133,37 @@ int parse_proc_cgroups(const char *buf, struct rates_ctrl *out, size_t cap)
 	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		if (*l == '#' || *l == '\n')
 			continue;
-		char name[32];
-		int hier, en;
-		long num;
-		if (sscanf(l, "%31s %d %ld %d", name, &hier, &num, &en) != 4 || num < 0 ||
-		    name[strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_")] != '\0')
+		size_t nl = strcspn(l, " \t\n");
+		if (nl == 0 || nl >= 32 ||
+		    strspn(l, "abcdefghijklmnopqrstuvwxyz0123456789_") != nl)
 			continue;             /* controller names are kernel identifiers */
+		char name[32];
+		memcpy(name, l, nl);
+		name[nl] = '\0';
+		/* "%s\t%d\t%d\t%d\n" (proc_cgroupstats_show): a line of a controller whose numbers
+		 * are not counts makes the file unparsable, not the controller absent */
+		static const uint64_t max[3] = { 0x7fffffff, CGW_MAX_COUNT, 1 };
+		uint64_t v[3];
+		const char *p = l + nl;
+		for (int i = 0; i < 3; i++) {
+			size_t ws = strspn(p, " \t");
+			if (ws == 0)
+				return -EINVAL;
+			p += ws;
+			int e = parse_count(&p, max[i], &v[i]);
+			if (e < 0)
+				return e;
+		}
+		p += strspn(p, " \t");
+		if (*p && *p != '\n')
+			return -EINVAL;
 		seen++;
 		if (n < cap) {
 			memset(&out[n], 0, sizeof(out[n]));
 			snprintf(out[n].name, sizeof(out[n].name), "%s", name);
-			out[n].hierarchy = hier;
-			out[n].num_cgroups = num;
-			out[n].enabled = en != 0;
+			out[n].hierarchy = (int)v[0];
+			out[n].num_cgroups = (long)v[1];
+			out[n].enabled = v[2] != 0;
 			n++;
 		}
 	}
@@ -152,11 +175,13 @@ int parse_proc_stat_processes(const char *buf, unsigned long long *out)
 {
 	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
 		if (strncmp(l, "processes ", 10) == 0) {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(l + 10, &end, 10);
-			if (errno || end == l + 10)
-				return -ENOENT;
+			const char *p = l + 10;
+			uint64_t v;
+			int e = parse_count(&p, CGW_MAX_COUNT, &v);
+			if (e < 0)
+				return e;
+			if (*p && *p != '\n')
+				return -EINVAL;
 			*out = v;
 			return 0;
 		}
@@ -178,27 +203,17 @@ int parse_cgroup_stat_subsys(const char *buf, const char *controller, long *out)
 		return -ENOENT;
 	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
 		if (strncmp(l, key, (size_t)k) == 0) {
-			char *end;
-			errno = 0;
-			long v = strtol(l + k, &end, 10);
-			if (errno || end == l + k || v < 0)
-				return -ENOENT;
-			*out = v;
+			const char *p = l + k;
+			uint64_t v;
+			int e = parse_count(&p, CGW_MAX_COUNT, &v);
+			if (e < 0)
+				return e;
+			if (*p && *p != '\n')
+				return -EINVAL;
+			*out = (long)v;
 			return 0;
 		}
 	return -ENOENT;
-}
-
-/* /proc/uptime: "5702.63 11160.30\n" */
-int parse_uptime(const char *buf, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(buf, &end);
-	if (errno || end == buf || v < 0)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 /* "\040" -> ' ': the kernel escapes space, tab, newline and backslash in mount points. */

@@ -590,7 +590,8 @@ static void proc_read(struct cgw_rates_src *s, struct cgw_rates *out, bool first
 		/* /proc/stat is large on big hosts (the intr line): only when it is needed */
 		r = dl_read_file("/proc/stat", buf, 512 * 1024, s->timeout_ms);
 		unsigned long long p;
-		if (r >= 0 && parse_proc_stat_processes(buf, &p) == 0) {
+		int pe = r < 0 ? (int)r : parse_proc_stat_processes(buf, &p);
+		if (pe == 0) {
 			out->have_processes = true;
 			out->processes = p;
 			if (!first && s->live && s->have_processes) {
@@ -602,7 +603,8 @@ static void proc_read(struct cgw_rates_src *s, struct cgw_rates *out, bool first
 		} else if (!first && s->live && !perf_forks) {
 			out->forks.missing = true;
 			snprintf(out->forks.why, sizeof(out->forks.why), "/proc/stat: %s",
-			         r < 0 ? strerror((int)-r) : "no processes line");
+			         r < 0 ? strerror((int)-r) : pe == -ENOENT ? "no processes line" :
+			         "processes is not a count");
 		}
 		if (!first && s->live && !perf_forks && !out->forks_from[0] && !out->forks.missing) {
 			/* perf stopped answering after the open: no /proc/stat baseline yet */

@@ -149,20 +149,23 @@ struct trace_field {
 	bool is_signed;
 };
 /* The fields (common ones included) of a format file. Returns the number stored (at most
- * cap), or -EINVAL when buf is not a format file. */
+ * cap), or -EINVAL when buf is not a format file or an offset or size is no count below 64 Ki. */
 int parse_trace_format(const char *buf, struct trace_field *out, size_t cap);
 /* Can a tracepoint filter compare this field with a string ("wq == \"x\"")? */
 bool trace_field_is_string(const struct trace_field *f);
 
-/* /proc/cgroups. Returns the number of controllers stored, or -EINVAL. */
+/* /proc/cgroups. Returns the number of controllers stored, or -EINVAL/-ERANGE when there is
+ * none or a controller's line holds no counts in range (hierarchy, num_cgroups within
+ * CGW_MAX_COUNT, enabled 0 or 1). Lines whose name is no kernel identifier are skipped. */
 int parse_proc_cgroups(const char *buf, struct rates_ctrl *out, size_t cap);
-/* /proc/stat: the `processes` line (forks since boot). Returns 0 or -ENOENT. */
+/* /proc/stat: the `processes` line (forks since boot). Returns 0, -ENOENT when there is no
+ * such line, or -EINVAL/-ERANGE when its value is no count within CGW_MAX_COUNT. */
 int parse_proc_stat_processes(const char *buf, unsigned long long *out);
 /* cgroup.stat of a cgroup2 cgroup: "nr_subsys_<controller> N" (the live cgroups of the subtree,
- * itself included, that have the controller; 6.9 and later). Returns 0 or -ENOENT. */
+ * itself included, that have the controller; 6.9 and later). Returns 0, -ENOENT, or
+ * -EINVAL/-ERANGE when N is no count within CGW_MAX_COUNT. */
 int parse_cgroup_stat_subsys(const char *buf, const char *controller, long *out);
-/* /proc/uptime: the first number. Returns 0 or -EINVAL. */
-int parse_uptime(const char *buf, double *out);
+/* parse_uptime (/proc/uptime) is in cgwatch.h, with the other /proc parsers. */
 
 /* A mounted cgroup v1 hierarchy: its controllers and name= ("cpu,cpuacct", "name=systemd",
  * "none" when it has neither) and its first mount point (unescaped). */

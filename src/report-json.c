@@ -127,6 +127,8 @@ static json_object *task_json(const struct cgw_task *t)
 	}
 	if (t->stack_error[0])
 		json_object_object_add(o, "stack_error", jstr(t->stack_error));
+	if (t->sched_error[0])
+		json_object_object_add(o, "sched_error", jstr(t->sched_error));
 	json_object_object_add(o, "signature", json_object_new_string(t->sig ? t->sig->id : ""));
 	json_object_object_add(o, "severity", json_object_new_string(sev_name(t->severity)));
 	if (t->vfork_child)
@@ -205,7 +207,8 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 
 	json_object *tasks = json_object_new_array();
 	for (size_t i = 0; i < s->n; i++) {
-		bool listed = r->all && only < 0;
+		/* a task whose time cannot be read is listed, never left out unseen */
+		bool listed = (r->all || s->t[i].sched_error[0]) && only < 0;
 		for (size_t k = 0; k < r->nf && !listed; k++)
 			for (size_t j = 0; j < r->f[k].ntasks && !listed; j++)
 				listed = (only < 0 || (size_t)only == k) && r->f[k].tasks[j] == i;
@@ -224,6 +227,16 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 	json_object_object_add(sc, "duration_ms", jround((double)s->scan_usec / 1000.0, 3));
 	json_object_object_add(sc, "threshold_s", jround(r->threshold_s, 1));
 	json_object_object_add(sc, "unreadable", json_object_new_int(s->errors));
+	json_object *uf = json_object_new_array();
+	for (size_t i = 0; i < s->nunreadable; i++) {
+		json_object *u = json_object_new_object();
+		json_object_object_add(u, "path", jstr_untrusted(s->unreadable[i].path,
+		                                                 strlen(s->unreadable[i].path)));
+		json_object_object_add(u, "why", jstr_untrusted(s->unreadable[i].why,
+		                                                strlen(s->unreadable[i].why)));
+		json_object_array_add(uf, u);
+	}
+	json_object_object_add(sc, "unreadable_files", uf);
 	json_object_object_add(sc, "untimed", json_object_new_int64((int64_t)s->untimed));
 	json_object_object_add(o, "scan", sc);
 	if (r->kmsg)

@@ -344,13 +344,22 @@ static void report_text_raw(const struct cgw_report *r, FILE *out)
 	        ntasks == 1 ? "" : "s", s->threads, (double)s->scan_usec / 1000.0);
 	if (s->untimed)
 		fprintf(out, "note: %zu task%s in D for a time this look cannot establish (se.exec_start "
-		        "reset when the kernel moved %s between CPUs, or on a CPU whose clock cgwatch "
-		        "cannot read) %s not listed; --all lists %s, and the daemon times them from its "
-		        "first sight\n", s->untimed, s->untimed == 1 ? "" : "s",
-		        s->untimed == 1 ? "it" : "them", s->untimed == 1 ? "is" : "are",
-		        s->untimed == 1 ? "it" : "them");
-	if (s->errors)
-		fprintf(out, "note: %d /proc file%s could not be read or parsed (see the messages "
-		        "above); those tasks are missing from this report\n", s->errors,
+		        "reset when the kernel moved %s between CPUs, on a CPU whose clock cgwatch "
+		        "cannot read, or in a sched file it cannot parse) %s not listed; --all lists %s, "
+		        "and the daemon times them from its first sight\n", s->untimed,
+		        s->untimed == 1 ? "" : "s", s->untimed == 1 ? "it" : "them",
+		        s->untimed == 1 ? "is" : "are", s->untimed == 1 ? "it" : "them");
+	if (s->errors) {
+		fprintf(out, "note: %d file%s could not be read or parsed:\n", s->errors,
 		        s->errors == 1 ? "" : "s");
+		for (size_t i = 0; i < s->nunreadable; i++) {
+			const struct cgw_unreadable *u = &s->unreadable[i];
+			char p[sizeof(u->path) * 4], w[sizeof(u->why) * 4];
+			fprintf(out, "  %s: %s\n", cescape(u->path, strlen(u->path), p, sizeof(p)),
+			        cescape(u->why, strlen(u->why), w, sizeof(w)));
+		}
+		if ((size_t)s->errors > s->nunreadable)
+			fprintf(out, "  and %zu more (see the messages above)\n",
+			        (size_t)s->errors - s->nunreadable);
+	}
 }

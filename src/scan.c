@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,59 @@ static ssize_t read_at(int dirfd, const char *name, char *buf, size_t cap)
 static bool vanished(ssize_t r)
 {
 	return r == -ENOENT || r == -ESRCH;
+}
+
+void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
+{
+	char why[sizeof(s->unreadable[0].why)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	log_warnx("%s: %s", path, why);
+	s->errors++;
+	if (s->nunreadable >= SCAN_MAX_NAMED)
+		return;
+	if (!s->unreadable)
+		s->unreadable = xcalloc(SCAN_MAX_NAMED, sizeof(*s->unreadable));
+	struct cgw_unreadable *u = &s->unreadable[s->nunreadable++];
+	snprintf(u->path, sizeof(u->path), "%s", path);
+	snprintf(u->why, sizeof(u->why), "%s", why);
+}
+
+/* Why a sched file (buf, r bytes read or -errno) gave no time: the bad value, C-escaped. */
+static const char *sched_why(const char *buf, ssize_t r, const struct cgw_sched *sc, char *out,
+                             size_t cap)
+{
+	if (r < 0) {
+		snprintf(out, cap, "%s", strerror((int)-r));
+		return out;
+	}
+	if (!sc->bad) {
+		snprintf(out, cap, "no se.exec_start");
+		return out;
+	}
+	/* the value of the last line of that key, as parse_sched_buf read it */
+	const char *val = "";
+	size_t vlen = 0, klen = strlen(sc->bad);
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *colon = strchr(l, ':'), *nl = strchr(l, '\n');
+		if (!colon || (nl && colon > nl))
+			continue;
+		size_t k = (size_t)(colon - l);
+		while (k && l[k - 1] == ' ')
+			k--;
+		if (k == klen && strncmp(l, sc->bad, k) == 0) {
+			val = colon + 1 + strspn(colon + 1, " \t");
+			vlen = nl ? (size_t)(nl - val) : strlen(val);
+		}
+	}
+	char v[48];
+	cescape(val, vlen > 24 ? 24 : vlen, v, sizeof(v));
+	snprintf(out, cap, "%s is not a %s (%s%s)", sc->bad,
+	         strcmp(sc->bad, "nr_switches") ? "time within a century" : "count within 2^53", v,
+	         vlen > 24 ? "..." : "");
+	return out;
 }
 
 static struct cgw_task *scan_push(struct cgw_scan *s)
@@ -147,28 +201,41 @@ static void scan_want_clock(struct cgw_scan *s, int cpu)
 	s->nclocks += cpuclock_measure(&one, &s->clocks[s->nclocks], 1);
 }
 
-/* One thread: stat always; sched and status for D and R. */
+/* One thread: stat always; sched and status for D and R. A stat that cannot be parsed, or
+ * that names another tid than its directory, is not used: the thread is skipped and the file
+ * named. A sched that cannot be parsed leaves the thread's time unknown: it is still counted,
+ * and a D thread old enough to be past the threshold is still reported, with the reason. */
 static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int taskfd, int tgid,
                         const char *tidname)
 {
-	char path[320], buf[STAT_BUF];
+	char path[320], buf[STAT_BUF], where[128];
 	ssize_t r;
+	char *tend;
+	long tid = strtol(tidname, &tend, 10);
+	if (*tend || tid <= 0 || tid > 0x7fffffff)
+		return;                       /* not a thread's directory */
+	snprintf(where, sizeof(where), "/proc/%d/task/%.20s/stat", tgid, tidname);
 	if (o->fdcache) {
-		r = fdcache_read_stat(o->fdcache, taskfd, tgid, atoi(tidname), tidname, buf,
-		                      sizeof(buf));
+		r = fdcache_read_stat(o->fdcache, taskfd, tgid, (int)tid, tidname, buf, sizeof(buf));
 	} else {
 		snprintf(path, sizeof(path), "%s/stat", tidname);
 		r = read_at(taskfd, path, buf, sizeof(buf));
 	}
 	if (r < 0) {
 		if (!vanished(r))
-			s->errors++;
+			scan_unreadable(s, where, "%s, skipping task", strerror((int)-r));
 		return;
 	}
 	struct cgw_stat st;
 	if (parse_stat_buf(buf, (size_t)r, &st) < 0) {
-		log_warnx("/proc/%d/task/%s/stat: cannot parse, skipping task", tgid, tidname);
-		s->errors++;
+		scan_unreadable(s, where, "cannot parse, skipping task");
+		return;
+	}
+	if (st.tid != tid) {
+		/* the kernel prints the tid of the directory's task: this line is not its own, and
+		 * which of the two is right cannot be known */
+		scan_unreadable(s, where, "names tid %d, not %ld: not this task's line, skipping it",
+		                st.tid, tid);
 		return;
 	}
 	s->threads++;
@@ -177,23 +244,24 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	if (st.state != 'D' && st.state != 'R')
 		return;
 
-	char fbuf[FILE_BUF];
+	char fbuf[FILE_BUF], why[128] = "";
 	snprintf(path, sizeof(path), "%s/sched", tidname);
 	r = read_at(taskfd, path, fbuf, sizeof(fbuf));
 	struct cgw_sched sc;
+	if (r < 0 && vanished(r))
+		return;                       /* exited */
 	if (r < 0 || parse_sched_buf(fbuf, &sc) < 0) {
-		if (!vanished(r)) {
-			log_warnx("/proc/%d/task/%s/sched: %s, skipping task", tgid, tidname,
-			          r < 0 ? strerror((int)-r) : "no se.exec_start");
-			s->errors++;
-		}
-		return;
+		sched_why(fbuf, r, &sc, why, sizeof(why));
+		snprintf(where, sizeof(where), "/proc/%d/task/%.20s/sched", tgid, tidname);
+		scan_unreadable(s, where, "%s; its time is unknown", why);
+		memset(&sc, 0, sizeof(sc));   /* nothing of it is used */
 	}
+	bool bad = why[0] != '\0';
 	double mono = mono_ms();
 	struct cgw_seen w = { .tid = st.tid, .start_ticks = st.start_ticks };
-	seen_update(&w, o->history ? history_find(o->history, st.tid, st.start_ticks) : NULL,
+	seen_update(&w, o->history && !bad ? history_find(o->history, st.tid, st.start_ticks) : NULL,
 	            st.state, &sc, st.cpu, mono);
-	if (o->history)
+	if (o->history && !bad)
 		history_add(o->history, &w);
 	if (st.state == 'R') {
 		if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
@@ -216,8 +284,16 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 		d = seen_duration(&w, now, mono, w.exec_start_ms > 0 ? -1 : age);
 	}
 	enum cgw_suspect sus = suspect_of(st.state, d, o);
-	if (sus == SUSPECT_NONE) {
+	if (bad) {
+		/* counted as untimed, and reported (not as a finding) when it may be past the
+		 * threshold: a file that cannot be read makes no task vanish */
 		count_untimed(s, st.state, d, age, o);
+		if (st.state == 'D' && (age < 0 || age >= o->blocked_s))
+			sus = SUSPECT_BLOCKED;
+	}
+	if (sus == SUSPECT_NONE) {
+		if (!bad)
+			count_untimed(s, st.state, d, age, o);
 		return;
 	}
 
@@ -241,11 +317,18 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	t->blocked_s = d.s;
 	t->bound = d.bound;
 	t->suspect = sus;
+	snprintf(t->sched_error, sizeof(t->sched_error), "%s", why);
 
 	snprintf(path, sizeof(path), "%s/status", tidname);
 	struct cgw_status stt;
-	if (read_at(taskfd, path, fbuf, sizeof(fbuf)) >= 0 && parse_status_buf(fbuf, &stt) == 0)
-		memcpy(t->cpus_allowed, stt.cpus_allowed, sizeof(t->cpus_allowed));
+	if (read_at(taskfd, path, fbuf, sizeof(fbuf)) >= 0) {
+		if (parse_status_buf(fbuf, &stt) == 0) {
+			memcpy(t->cpus_allowed, stt.cpus_allowed, sizeof(t->cpus_allowed));
+		} else {
+			snprintf(where, sizeof(where), "/proc/%d/task/%.20s/status", tgid, tidname);
+			scan_unreadable(s, where, "cannot parse; its allowed CPUs are unknown");
+		}
+	}
 }
 
 /* The reads that can block on the hang: stack, wchan, cgroup, freezer state. */
@@ -353,6 +436,8 @@ static void correct_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		struct cgw_task *t = &s->t[i];
+		if (t->sched_error[0])
+			continue;                 /* no time to correct: kept, with the reason */
 		if (t->seen.exec_start_ms > 0) {
 			scan_want_clock(s, t->seen.clock_cpu);
 			struct cgw_now now = scan_cpu_now(s, t->seen.clock_cpu, t->read_mono_ms);
@@ -386,15 +471,30 @@ static void recheck(struct cgw_scan *s, enum cgw_suspect which)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", t->tgid, t->tid);
 		ssize_t r = read_small_file(path, buf, sizeof(buf));
 		double mono = mono_ms();
-		if (r < 0 || parse_stat_buf(buf, (size_t)r, &st) < 0) {
+		if (r < 0 || parse_stat_buf(buf, (size_t)r, &st) < 0 || st.tid != t->tid) {
 			t->gone = true;
 			continue;
 		}
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", t->tgid, t->tid);
-		if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_sched_buf(buf, &sc) < 0 ||
-		    !seen_still(&t->seen, &st, &sc)) {
-			t->gone = true;
-			continue;
+		r = read_small_file(path, buf, sizeof(buf));
+		bool parsed = r >= 0 && parse_sched_buf(buf, &sc) == 0;
+		if (t->sched_error[0]) {
+			/* its time is unknown, named already: kept while it is the same task in the
+			 * same state */
+			if (st.state != t->state || st.start_ticks != t->start_ticks) {
+				t->gone = true;
+				continue;
+			}
+		} else {
+			if (!parsed && r >= 0) {
+				char why[128];
+				scan_unreadable(s, path, "%s at the last look; the task is left out",
+				                sched_why(buf, r, &sc, why, sizeof(why)));
+			}
+			if (!parsed || !seen_still(&t->seen, &st, &sc)) {
+				t->gone = true;
+				continue;
+			}
 		}
 		if (!s->live)
 			continue;                 /* a replay's files stand still */
@@ -427,8 +527,15 @@ static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		char path[96], buf[FILE_BUF];
 		struct cgw_sched sc;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", r->tgid, r->tid);
-		if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_sched_buf(buf, &sc) < 0)
+		ssize_t n = read_small_file(path, buf, sizeof(buf));
+		if (n < 0)
 			continue;
+		if (parse_sched_buf(buf, &sc) < 0) {
+			char why[128];
+			scan_unreadable(s, path, "%s; its share of the CPU is unknown",
+			                sched_why(buf, n, &sc, why, sizeof(why)));
+			continue;
+		}
 		double now = mono_ms(), dt = now - r->read_mono_ms;
 		if (dt > 0) {
 			r->share = (sc.sum_exec_ms - r->sum_exec_ms) / dt;
@@ -476,13 +583,31 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	struct cgw_sched self;
 	if (r < 0)
 		return (int)r;
-	if (parse_sched_buf(buf, &self) < 0)
+	/* the reader's own se.exec_start is "now" on the clock every duration is measured on:
+	 * without it no task can be timed, and a hung host would look healthy */
+	if (parse_sched_buf(buf, &self) < 0 || self.exec_start_ms <= 0) {
+		char why[128];
+		if (self.have_exec_start)
+			snprintf(why, sizeof(why), "se.exec_start is 0, not a time");
+		else
+			sched_why(buf, r, &self, why, sizeof(why));
+		snprintf(s->fatal, sizeof(s->fatal), "/proc/self/sched: %s: cgwatch cannot time any "
+		         "task without its own clock, so it cannot tell a hung host from a healthy "
+		         "one", why);
 		return -EINVAL;
+	}
 	s->now_ms = self.exec_start_ms;
 	s->now_mono_ms = mono_ms();
-	if (read_small_file("/proc/uptime", buf, sizeof(buf)) > 0) {
-		s->uptime_s = strtod(buf, NULL);
-		s->uptime_mono_ms = mono_ms();
+	if ((r = read_small_file("/proc/uptime", buf, sizeof(buf))) > 0) {
+		if (parse_uptime(buf, &s->uptime_s) == 0) {
+			s->uptime_mono_ms = mono_ms();
+		} else {
+			char v[48];
+			s->uptime_s = 0;
+			scan_unreadable(s, "/proc/uptime", "not an uptime (%s); task ages are unknown",
+			                cescape(buf, strcspn(buf, " \n") > 24 ? 24 : strcspn(buf, " \n"),
+			                        v, sizeof(v)));
+		}
 	}
 	s->rq_latest = xcalloc(CGW_MAX_CPUS, sizeof(*s->rq_latest));
 
@@ -491,7 +616,7 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	if (read_small_file("/proc/sys/kernel/osrelease", s->kernel, sizeof(s->kernel)) >= 0)
 		s->kernel[strcspn(s->kernel, "\n")] = '\0';
 	cgroup_mounts_read(s);
-	topology_read(&s->topo, s->cgroup2_mnt);
+	topology_read(s);
 
 	DIR *proc = opendir("/proc");
 	if (!proc)
@@ -561,5 +686,6 @@ void scan_free(struct cgw_scan *s)
 	free(s->rq_latest);
 	free(s->clocks);
 	free(s->runners);
+	free(s->unreadable);
 	memset(s, 0, sizeof(*s));
 }

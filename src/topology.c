@@ -5,7 +5,7 @@
 
 #include "cgwatch.h"
 
-static void read_cpus(const char *path, struct cgw_cpus *out)
+static void read_cpus(struct cgw_scan *s, const char *path, struct cgw_cpus *out)
 {
 	char buf[4096];
 	memset(out, 0, sizeof(*out));
@@ -14,13 +14,14 @@ static void read_cpus(const char *path, struct cgw_cpus *out)
 	if (r < 0 || strncmp(buf, "(null)", 6) == 0)
 		return;
 	if (cpulist_parse(buf, out) < 0) {
-		log_warnx("%s: not a CPU list, ignoring", cesc(path));
+		scan_unreadable(s, path, "not a CPU list (or a CPU past %d), ignoring",
+		                CGW_MAX_CPUS - 1);
 		memset(out, 0, sizeof(*out));
 	}
 }
 
 /* A cpumask in hex words ("ffffffff,00000003"), as /sys/devices/virtual/workqueue/cpumask
- * prints it. Returns 0 or -EINVAL. */
+ * prints it. Returns 0, -EINVAL, or -ERANGE when it sets a CPU past CGW_MAX_CPUS. */
 int parse_cpumask_hex(const char *s, struct cgw_cpus *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -36,8 +37,11 @@ int parse_cpumask_hex(const char *s, struct cgw_cpus *out)
 		if (v < 0)
 			return -EINVAL;
 		for (int b = 0; b < 4; b++, bit++)
-			if (v >> b & 1)
+			if (v >> b & 1) {
+				if (bit >= CGW_MAX_CPUS)
+					return -ERANGE;
 				cpus_set(out, (unsigned)bit);
+			}
 	}
 	return 0;
 }
@@ -52,12 +56,14 @@ static void cmdline_cpus(const char *cmdline, const char *key, struct cgw_cpus *
 	}
 }
 
-void topology_read(struct cgw_topology *t, const char *cgroup2_mnt)
+void topology_read(struct cgw_scan *s)
 {
+	struct cgw_topology *t = &s->topo;
+	const char *cgroup2_mnt = s->cgroup2_mnt;
 	memset(t, 0, sizeof(*t));
-	read_cpus("/sys/devices/system/cpu/online", &t->online);
-	read_cpus("/sys/devices/system/cpu/isolated", &t->isolated);
-	read_cpus("/sys/devices/system/cpu/nohz_full", &t->nohz_full);
+	read_cpus(s, "/sys/devices/system/cpu/online", &t->online);
+	read_cpus(s, "/sys/devices/system/cpu/isolated", &t->isolated);
+	read_cpus(s, "/sys/devices/system/cpu/nohz_full", &t->nohz_full);
 
 	char cmdline[4096], val[1024], buf[4096];
 	if (read_small_file("/proc/cmdline", cmdline, sizeof(cmdline)) >= 0) {
@@ -78,12 +84,15 @@ void topology_read(struct cgw_topology *t, const char *cgroup2_mnt)
 		/* CPUs of isolated cpuset partitions (cgroup v2, 6.x): the root lists them all */
 		char path[512];
 		snprintf(path, sizeof(path), "%s/cpuset.cpus.isolated", cgroup2_mnt);
-		read_cpus(path, &t->partitions);
+		read_cpus(s, path, &t->partitions);
 		cpus_or(&t->isolated, &t->partitions);
 	}
 	if (read_small_file("/sys/devices/virtual/workqueue/cpumask", buf, sizeof(buf)) > 0 &&
-	    parse_cpumask_hex(buf, &t->wq_unbound) < 0)
-		log_warnx("/sys/devices/virtual/workqueue/cpumask: not a cpumask, ignoring");
+	    parse_cpumask_hex(buf, &t->wq_unbound) < 0) {
+		scan_unreadable(s, "/sys/devices/virtual/workqueue/cpumask", "not a cpumask (or a CPU "
+		                "past %d), ignoring", CGW_MAX_CPUS - 1);
+		memset(&t->wq_unbound, 0, sizeof(t->wq_unbound));
+	}
 	t->housekeeping = t->online;
 	cpus_andnot(&t->housekeeping, &t->isolated);
 	cpus_andnot(&t->housekeeping, &t->nohz_full);

@@ -307,6 +307,68 @@ int parse_seconds(const char *s, double min, double max, double *out)
 	return 0;
 }
 
+/* What may not follow a number: more of a number, or of a word ("5x", "1e3", "0x10"). */
+static bool num_continues(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       c == '.' || c == '+' || c == '-' || c == '_';
+}
+
+int parse_count(const char **p, uint64_t max, uint64_t *out)
+{
+	const char *q = *p;
+	bool neg = *q == '-';
+	q += neg;
+	if (*q < '0' || *q > '9')
+		return -EINVAL;
+	uint64_t v = 0;
+	bool over = false;
+	for (; *q >= '0' && *q <= '9'; q++) {
+		unsigned d = (unsigned)(*q - '0');
+		if (over || v > (UINT64_MAX - d) / 10)
+			over = true;
+		else
+			v = v * 10 + d;
+	}
+	if (num_continues(*q))
+		return -EINVAL;
+	if (over || v > max || (neg && v != 0))
+		return -ERANGE;
+	*out = v;
+	*p = q;
+	return 0;
+}
+
+int parse_decimal(const char **p, double min, double max, double *out)
+{
+	const char *q = *p, *start = q;
+	q += *q == '-';
+	size_t n = strspn(q, "0123456789");
+	if (n == 0)
+		return -EINVAL;
+	q += n;
+	if (*q == '.') {
+		n = strspn(q + 1, "0123456789");
+		if (n == 0)
+			return -EINVAL;
+		q += 1 + n;
+	}
+	if (num_continues(*q))
+		return -EINVAL;
+	char num[64];
+	size_t len = (size_t)(q - start);
+	if (len >= sizeof(num))
+		return -ERANGE;           /* no time or count the kernel prints is that long */
+	memcpy(num, start, len);
+	num[len] = '\0';
+	double v = strtod(num, NULL);
+	if (!isfinite(v) || v < min || v > max)
+		return -ERANGE;
+	*out = v == 0 ? 0 : v;        /* "-0" is a zero, printed as 0 */
+	*p = q;
+	return 0;
+}
+
 uint64_t now_usec(void)
 {
 	struct timespec ts;

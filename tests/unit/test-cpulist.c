@@ -201,10 +201,49 @@ static void test_cpumask_hex(void **state)
 	assert_int_equal(parse_cpumask_hex("xyz", &c), -EINVAL);
 }
 
+/* Every number of a CPU list or mask is a CPU below CGW_MAX_CPUS: a hostile number anywhere
+ * in a list ("X", "0-X", "0-7:X/4", "0-7:1/X") does not parse, nor does "-0" (a '-' there is
+ * a range with no start); a mask setting CPU 8192 is -ERANGE (before, the bit was dropped and
+ * the mask taken as valid). */
+static void test_cpus_hostile_numbers(void **state)
+{
+	(void)state;
+	static const char *const forms[] = { "%s", "0-%s", "0-7:%s/4", "0-7:1/%s", "1,%s" };
+	for (size_t f = 0; f < ARRAY_SIZE(forms); f++)
+		for (size_t h = 0; h < ARRAY_SIZE(hostile_nums) + 1; h++) {
+			const char *v = h < ARRAY_SIZE(hostile_nums) ? hostile_nums[h] : "-0";
+			char in[128];
+			snprintf(in, sizeof(in), forms[f], v);
+			struct cgw_cpus c;
+			print_message("# \"%s\"\n", in);
+			assert_int_equal(cpulist_parse(in, &c), -EINVAL);
+		}
+	struct cgw_cpus c;
+	assert_int_equal(cpulist_parse("8191", &c), 0);
+	assert_true(cpus_test(&c, 8191));
+	/* hex mask: 2048 zero digits are CPUs 0-8191; a 1 before them is CPU 8192 */
+	char mask[2100];
+	memset(mask, '0', 2048);
+	mask[2048] = '\n';
+	mask[2049] = '\0';
+	assert_int_equal(parse_cpumask_hex(mask, &c), 0);
+	assert_true(cpus_empty(&c));
+	mask[0] = '8';                        /* CPU 8191 */
+	assert_int_equal(parse_cpumask_hex(mask, &c), 0);
+	assert_true(cpus_test(&c, 8191));
+	memmove(mask + 1, mask, 2050);
+	mask[0] = '1';                        /* 1 then 8 then zeros: CPUs 8191 and 8192 */
+	assert_int_equal(parse_cpumask_hex(mask, &c), -ERANGE);
+	assert_int_equal(parse_cpumask_hex("-5", &c), -EINVAL);
+	assert_int_equal(parse_cpumask_hex("0x10", &c), -EINVAL);
+	assert_int_equal(parse_cpumask_hex("nan", &c), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpumask_hex),
+		cmocka_unit_test(test_cpus_hostile_numbers),
 		cmocka_unit_test(test_cpulist_round_trip),
 		cmocka_unit_test(test_cpulist_members),
 		cmocka_unit_test(test_cpulist_bad_einval),

@@ -3,6 +3,8 @@
  * under two CPU hogs and moved with taskset. Later lines of the sched files are elided. */
 #include "unit.h"
 
+#include <math.h>
+
 /* One task: blocked in D (fuse_get_req), read just after it blocked... */
 static const char d_before[] =
 	"stat (25548, #threads: 1)\n"
@@ -375,6 +377,33 @@ static void test_still(void **state)
 	assert_false(seen_still(&w, &st, &ran));           /* running now */
 }
 
+/* Durations come only from finite numbers: a clock or an exec_start that is nan or infinite
+ * (which no parser lets through any more) proves nothing, and no duration is ever infinite
+ * (before, a "now" of inf with the age unknown gave an exact "inf s"). */
+static void test_nonfinite_proves_nothing(void **state)
+{
+	(void)state;
+	static const double bad[] = { NAN, INFINITY, -INFINITY };
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		for (int which = 0; which < 2; which++) {
+			struct cgw_seen w = { .tid = 1, .state = 'D', .exec_start_ms = 1000,
+			                      .since_mono_ms = 5000 };
+			struct cgw_now now = { 61000, BOUND_EXACT };
+			if (which)
+				now.ms = bad[i];
+			else
+				w.exec_start_ms = bad[i];
+			print_message("# %s = %f\n", which ? "now" : "exec_start", bad[i]);
+			struct cgw_dur d = seen_duration(&w, now, 5000, -1);
+			assert_true(isfinite(d.s));
+			assert_int_equal(d.bound, BOUND_UNKNOWN);
+			char buf[64];
+			assert_null(strstr(dur_text(d, buf, sizeof(buf)), "inf"));
+		}
+	assert_true(task_age(1, NAN, 100) < 0);
+	assert_true(task_age(1, INFINITY, 100) < 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_severity_from_proven),
 		cmocka_unit_test(test_evidence_time_source),
 		cmocka_unit_test(test_still),
+		cmocka_unit_test(test_nonfinite_proves_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,6 +107,74 @@ static void test_record_parse(void **state)
 	assert_string_equal(r.msg, "abc");
 }
 
+/* The numbers of a record and of the report lines, past what the kernel can print: a
+ * sequence number past 2^53, a timestamp past a century of uptime, a "blocked for" past a
+ * century, a nice outside -20..19, a node past 1023, flags that are not hex: not taken. */
+static void test_kmsg_hostile_numbers(void **state)
+{
+	(void)state;
+	struct kmsg_record r;
+	static const char *const bad[] = {
+		"6,9007199254740993,2,-;x",            /* seq past 2^53 */
+		"6,1,3155760000000001,-;x",            /* ts_usec past a century */
+		"6,1,18446744073709551615,-;x",
+		"-6,1,2,-;x", "6,-1,2,-;x", "6,1,-2,-;x", "6,1,nan,-;x", "6,1,inf,-;x",
+		"6,0x10,2,-;x", "6,1,1e3,-;x",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		print_message("# record: %s\n", bad[i]);
+		assert_int_equal(kmsg_parse_record(bad[i], strlen(bad[i]), &r), -EINVAL);
+	}
+	assert_int_equal(kmsg_parse_record("6,9007199254740992,3155760000000000,-;x", 40, &r), 0);
+
+	struct kmsg_task t;
+	long s;
+	assert_int_equal(kmsg_parse_hung("INFO: task a:1 blocked for more than 3155760001 seconds.",
+	                                 &t, &s), -EINVAL);
+	assert_int_equal(kmsg_parse_hung("INFO: task a:1 blocked for more than 3155760000 seconds.",
+	                                 &t, &s), 0);
+	struct kmsg_poolinfo pi;
+	unsigned st;
+	static const char *const badpool[] = {
+		"BUG: workqueue lockup - pool cpus=1 node=0 flags=0x0 nice=-21 stuck for 3s!",
+		"BUG: workqueue lockup - pool cpus=1 node=0 flags=0x0 nice=20 stuck for 3s!",
+		"BUG: workqueue lockup - pool cpus=1 node=0 flags=0x0 nice=99999999999999999999 stuck for 3s!",
+		"BUG: workqueue lockup - pool cpus=1 node=0 flags=0x0 nice=nan stuck for 3s!",
+		"BUG: workqueue lockup - pool cpus=1 node=1024 flags=0x0 nice=0 stuck for 3s!",
+		"BUG: workqueue lockup - pool cpus=1 node=0 flags=0x-5 nice=0 stuck for 3s!",
+		"BUG: workqueue lockup - pool cpus=1 node=0 flags=0x100000000 nice=0 stuck for 3s!",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(badpool); i++) {
+		print_message("# pool: %s\n", badpool[i]);
+		assert_int_equal(kmsg_parse_wq_lockup(badpool[i], &pi, &st), -EINVAL);
+	}
+	assert_int_equal(kmsg_parse_wq_lockup("BUG: workqueue lockup - pool cpus=1 node=1023 "
+	                                      "flags=0xffffffff nice=19 stuck for 3s!", &pi, &st), 0);
+	struct kmsg_pwq pw;
+	memset(&pw, 0, sizeof(pw));
+	assert_int_equal(kmsg_parse_pwq("  pwq 2: cpus=0 node=0 flags=0x0 nice=0 active=99999999999 "
+	                                "refcnt=4", &pw), -EINVAL);
+	struct kmsg_pool pl;
+	memset(&pl, 0, sizeof(pl));
+	assert_int_equal(kmsg_parse_pool("pool 2: cpus=0 node=0 flags=0x0 nice=0 hung=3155760001s "
+	                                 "workers=3", &pl), -EINVAL);
+	assert_int_equal(kmsg_parse_pool("pool 2: cpus=0 node=0 flags=0x0 nice=0 hung=3s "
+	                                 "workers=99999999999", &pl), -EINVAL);
+
+	/* a record that does not parse is not dropped unseen: the kmsg summary counts it */
+	struct cgw_kmsg k;
+	kmsg_init(&k);
+	const char *ring = "6,9007199254740993,2,-;x\n6,1,nan,-;y\n6,1,2,-;ok\n";
+	kmsg_feed_buf(&k, ring, strlen(ring));
+	assert_int_equal(k.unparsed, 2);
+	struct json_object *o = kmsg_json(&k);
+	struct json_object *u = json_object_object_get(o, "unparsed");
+	assert_non_null(u);
+	assert_int_equal(json_object_get_int64(u), 2);
+	json_object_put(o);
+	kmsg_free(&k);
+}
+
 /* ---- single lines ---- */
 
 static void test_hung_line(void **state)
@@ -966,6 +1034,15 @@ static void test_read_errors_and_sysctls(void **state)
 	unlink(path);
 	kmsg_read_sysctls(&k);
 	assert_int_equal(k.detect_count, -1);
+	/* numbers the kernel never writes are not taken: absent, as an unreadable file */
+	snprintf(path, sizeof(path), "%s/sys/kernel", dir);
+	tmpdir_put(path, "hung_task_detect_count", "5x\n");
+	tmpdir_put(path, "hung_task_warnings", "+3\n");
+	tmpdir_put(dir, "uptime", "inf 1.0\n");
+	kmsg_read_sysctls(&k);
+	assert_int_equal(k.detect_count, -1);
+	assert_int_equal(k.warnings, -2);
+	assert_near(k.uptime_s, 0, 0);
 	kmsg_free(&k);
 	tmpdir_remove(dir);
 }
@@ -1369,6 +1446,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_parse),
+		cmocka_unit_test(test_kmsg_hostile_numbers),
 		cmocka_unit_test(test_hung_line),
 		cmocka_unit_test(test_blocker_lines),
 		cmocka_unit_test(test_task_header),

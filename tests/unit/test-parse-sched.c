@@ -1,6 +1,8 @@
 /* test-parse-sched.c: parse_sched_buf and parse_status_buf on real /proc text (Linux 6.18). */
 #include "unit.h"
 
+#include <math.h>
+
 /* /proc/self/sched of `cat` (never switched yet) */
 static const char sched_cat[] =
 	"cat (4750, #threads: 1)\n"
@@ -133,6 +135,80 @@ static void test_sched_missing_exec_start_einval(void **state)
 	struct cgw_sched s;
 	assert_int_equal(parse_sched_buf(bad[2], &s), -EINVAL);
 	assert_true(s.have_switches);
+	assert_int_equal(s.nr_switches, 3);
+}
+
+/* se.exec_start, se.sum_exec_runtime and nr_switches holding a number the kernel never prints
+ * (it prints "%Ld.%06ld" and "%Ld"): the file does not parse, and bad names the field. Before,
+ * strtod took "nan" and "inf" as times (a task blocked "for inf s", or one that vanished from
+ * the report) and strtoull "-5" as 2^64-5. */
+static void test_sched_hostile_numbers(void **state)
+{
+	(void)state;
+	static const char *const keys[] = { "se.exec_start", "se.sum_exec_runtime", "nr_switches" };
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+		for (size_t h = 0; h < ARRAY_SIZE(hostile_nums) + 2; h++) {
+			const char *v = h < ARRAY_SIZE(hostile_nums) ? hostile_nums[h] :
+			                h == ARRAY_SIZE(hostile_nums) ? "" : NULL;
+			struct strbuf b = { 0 };
+			char big[420];
+			if (!v) {            /* 1e400 without an exponent: past any time */
+				memset(big, '9', 400);
+				big[400] = '\0';
+				v = big;
+			}
+			sb_printf(&b, "x (1, #threads: 1)\n---\n");
+			for (size_t j = 0; j < ARRAY_SIZE(keys); j++)
+				sb_printf(&b, "%-45s:%21s\n", keys[j], j == k ? v : j == 2 ? "7" : "1.5");
+			struct cgw_sched s;
+			print_message("# %s = \"%s\"\n", keys[k], esc(v));
+			assert_true(parse_sched_buf(b.s, &s) < 0);
+			assert_non_null(s.bad);
+			assert_string_equal(s.bad, keys[k]);
+			sb_free(&b);
+		}
+}
+
+/* Times are finite, >= 0 and within a century of boot (3.16e12 ms); counts within 2^53. "-0"
+ * and "-0.000000" are zero (exec_start 0: reset by the kernel, an unknown time). A forged
+ * line in the header (a comm may hold '\n') is overridden by the kernel's own, later line. */
+static void test_sched_ranges(void **state)
+{
+	(void)state;
+	static const struct { const char *exec, *sum, *sw; int ok; double exec_ms; } cases[] = {
+		{ "0.000000", "0.000000", "0", 1, 0 },
+		{ "-0", "-0.000000", "-0", 1, 0 },
+		{ "3155760000000.000000", "1.5", "9007199254740992", 1, 3155760000000.0 },
+		{ "3155760000001.000000", "1.5", "1", 0, 0 },
+		{ "1.5", "3155760000001", "1", 0, 0 },
+		{ "1.5", "1.5", "9007199254740993", 0, 0 },
+		{ "-0.000001", "1.5", "1", 0, 0 },
+		{ "1.5", "-1.5", "1", 0, 0 },
+		{ "99786.458684", "3.600891", "9", 1, 99786.458684 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "x (1, #threads: 1)\n---\nse.exec_start : %s\n"
+		         "se.sum_exec_runtime : %s\nnr_switches : %s\n", cases[i].exec, cases[i].sum,
+		         cases[i].sw);
+		struct cgw_sched s;
+		print_message("# case %zu\n", i);
+		int rc = parse_sched_buf(buf, &s);
+		if (!cases[i].ok) {
+			assert_true(rc < 0);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_null(s.bad);
+		assert_near(s.exec_start_ms, cases[i].exec_ms, 1e-6);
+		assert_false(signbit(s.exec_start_ms));     /* -0 is printed as 0 */
+		assert_false(signbit(s.sum_exec_ms));
+	}
+	/* "a\nnr_switches:-5" is a 15-byte comm */
+	const char *forged = "a\nnr_switches:-5 (1, #threads: 1)\n---\nse.exec_start : 5.0\n"
+	                     "nr_switches : 3\n";
+	struct cgw_sched s;
+	assert_int_equal(parse_sched_buf(forged, &s), 0);
 	assert_int_equal(s.nr_switches, 3);
 }
 
@@ -328,16 +404,59 @@ static void test_status_missing_tgid_einval(void **state)
 	}
 }
 
+/* Tgid, PPid, Uid, the switch counts and the allowed CPUs holding what /proc never writes:
+ * the file does not parse (atoi took "nan" as 0, strtoull "-5" as 2^64-5, and any text was
+ * taken as the allowed CPUs). */
+static void test_status_hostile_numbers(void **state)
+{
+	(void)state;
+	static const char *const keys[] = { "Tgid", "PPid", "Uid", "voluntary_ctxt_switches",
+	                                    "nonvoluntary_ctxt_switches", "Cpus_allowed_list" };
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+		for (size_t h = 0; h < ARRAY_SIZE(hostile_nums); h++) {
+			struct strbuf b = { 0 };
+			for (size_t j = 0; j < ARRAY_SIZE(keys); j++)
+				sb_printf(&b, "%s:\t%s%s\n", keys[j], j == k ? hostile_nums[h] : "7",
+				          j == 2 && j != k ? "\t7\t7\t7" : "");
+			struct cgw_status s;
+			print_message("# %s = \"%s\"\n", keys[k], hostile_nums[h]);
+			assert_true(parse_status_buf(b.s, &s) < 0);
+			sb_free(&b);
+		}
+	/* in range: Tgid 1..INT_MAX, a CPU list of CPUs below 8192, uid below 2^32-1 */
+	static const char *const bad[] = {
+		"Tgid:\t0\n", "Tgid:\t2147483648\n", "Tgid:\t1\nPPid:\t2147483648\n",
+		"Tgid:\t1\nUid:\t4294967295\t0\t0\t0\n", "Tgid:\t1\nCpus_allowed_list:\t0-8192\n",
+		"Tgid:\t1\nCpus_allowed_list:\t\x1b[2J\n",
+		"Tgid:\t1\nvoluntary_ctxt_switches:\t9007199254740993\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct cgw_status s;
+		print_message("# bad[%zu]\n", i);
+		assert_true(parse_status_buf(bad[i], &s) < 0);
+	}
+	struct cgw_status s;
+	assert_int_equal(parse_status_buf("Tgid:\t-0\nPPid:\t-0\nUid:\t-0\t0\t0\t0\n", &s), -EINVAL);
+	assert_int_equal(parse_status_buf("Tgid:\t2147483647\nPPid:\t-0\nUid:\t-0\t0\t0\t0\n"
+	                                  "voluntary_ctxt_switches:\t9007199254740992\n", &s), 0);
+	assert_int_equal(s.ppid, 0);
+	assert_int_equal(s.uid, 0);
+	assert_int_equal(s.vol_switches, 9007199254740992ull);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sched_real),
 		cmocka_unit_test(test_sched_key_exact),
 		cmocka_unit_test(test_sched_missing_exec_start_einval),
+		cmocka_unit_test(test_sched_hostile_numbers),
+		cmocka_unit_test(test_sched_ranges),
 		cmocka_unit_test(test_status_real),
 		cmocka_unit_test(test_status_keys_exact),
 		cmocka_unit_test(test_status_long_cpulist_truncated),
 		cmocka_unit_test(test_status_missing_tgid_einval),
+		cmocka_unit_test(test_status_hostile_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -289,6 +289,73 @@ static void test_stat_split_edges(void **state)
 	assert_int_equal(st.policy, 123);
 }
 
+/* The numeric fields cgwatch reads (1 tid, 4 ppid, 9 flags, 22 starttime, 39 processor,
+ * 40 rt_priority, 41 policy), each replaced in a real line by a number /proc never writes:
+ * the line does not parse. Before, strtoull took "-5" as 2^64-5, atoi "nan" as 0 and
+ * "0x10" as 0, and a 2^64 start time as ULLONG_MAX. */
+static void test_stat_hostile_numbers(void **state)
+{
+	(void)state;
+	static const int fields[] = { 1, 4, 9, 22, 39, 40, 41 };
+	for (size_t f = 0; f < ARRAY_SIZE(fields); f++)
+		for (size_t h = 0; h < ARRAY_SIZE(hostile_nums); h++) {
+			/* fifo_line with field fields[f] replaced: split on ' ' after the comm */
+			char line[1024], out[1200];
+			snprintf(line, sizeof(line), "%s", fifo_line);
+			line[strcspn(line, "\n")] = '\0';
+			size_t o = 0;
+			int field = 1;
+			for (char *save, *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+				const char *v = field == fields[f] ? hostile_nums[h] : t;
+				o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s", o ? " " : "", v);
+				field++;
+			}
+			struct cgw_stat st;
+			print_message("# field %d = \"%s\"\n", fields[f], hostile_nums[h]);
+			assert_true(parse_stat_buf(out, o, &st) < 0);
+		}
+}
+
+/* Fields in range only: a CPU cgwatch cannot represent, an RT priority past 99, a tid past
+ * INT_MAX, a start time past 2^53 ticks (no double holds it exactly) do not parse; "-0" is 0
+ * and the largest values in range do. */
+static void test_stat_ranges(void **state)
+{
+	(void)state;
+	static const struct { const char *line; int rc; } cases[] = {
+		{ "7 (a) S 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 8192 0 0", -1 },
+		{ "7 (a) S 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 8191 0 0", 0 },
+		{ "7 (a) S 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 100 1", -1 },
+		{ "7 (a) S 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 99 1", 0 },
+		{ "2147483648 (a) S 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0", -1 },
+		{ "2147483647 (a) S 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0", 0 },
+		{ "7 (a) S 2147483648 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0", -1 },
+		{ "7 (a) S 3 0 0 0 -1 4294967296 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0", -1 },
+		{ "7 (a) S 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 9007199254740993 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0", -1 },
+		{ "7 (a) S 3 0 0 0 -1 8 0 0 0 0 0 0 0 0 20 0 1 0 9007199254740992 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0", 0 },
+		{ "7 (a) S -0 0 0 0 -1 -0 0 0 0 0 0 0 0 0 20 0 1 0 -0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 -0 -0 -0", 0 },
+		/* the fields cgwatch does not read may hold what they like (-1 tty_pgrp, -100 prio) */
+		{ "7 (a) S 3 0 0 0 -1 8 0 0 0 0 nan 0 0 0 -100 0 1 0 55 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0", 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct cgw_stat st;
+		print_message("# case %zu\n", i);
+		int rc = parse_stat_buf(cases[i].line, strlen(cases[i].line), &st);
+		if (cases[i].rc < 0)
+			assert_true(rc < 0);
+		else
+			assert_int_equal(rc, 0);
+	}
+	struct cgw_stat st;
+	assert_int_equal(parse_stat_buf(cases[10].line, strlen(cases[10].line), &st), 0);
+	assert_int_equal(st.ppid, 0);
+	assert_int_equal(st.flags, 0);
+	assert_int_equal(st.start_ticks, 0);
+	assert_int_equal(st.cpu, 0);
+	assert_int_equal(st.rt_priority, 0);
+	assert_int_equal(st.policy, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +367,8 @@ int main(void)
 		cmocka_unit_test(test_stat_len_bounds_last_paren),
 		cmocka_unit_test(test_stat_malformed_einval),
 		cmocka_unit_test(test_stat_split_edges),
+		cmocka_unit_test(test_stat_hostile_numbers),
+		cmocka_unit_test(test_stat_ranges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

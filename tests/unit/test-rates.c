@@ -254,6 +254,61 @@ static void test_proc_stat_uptime(void **state)
 	assert_int_equal(parse_uptime("x\n", &up), -EINVAL);
 }
 
+/* /proc/cgroups, /proc/stat `processes`, /proc/uptime and cgroup.stat with numbers the kernel
+ * never writes: not taken (before, sscanf and strtoull took "-5" and "+5", strtod "inf" as an
+ * uptime, and a controller line with a bad count was dropped as if absent). */
+static void test_rates_hostile_numbers(void **state)
+{
+	(void)state;
+	struct rates_ctrl c[4];
+	for (size_t h = 0; h < ARRAY_SIZE(hostile_nums); h++) {
+		const char *v = hostile_nums[h];
+		char buf[256];
+		unsigned long long p;
+		double up;
+		long n;
+		print_message("# \"%s\"\n", v);
+		for (int col = 0; col < 3; col++) {
+			snprintf(buf, sizeof(buf), "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+			         "cpu\t1\t4\t1\nmemory\t%s\t%s\t%s\n", col == 0 ? v : "2",
+			         col == 1 ? v : "32", col == 2 ? v : "1");
+			assert_true(parse_proc_cgroups(buf, c, 4) < 0);
+		}
+		snprintf(buf, sizeof(buf), "ctxt 5\nprocesses %s\nprocs_running 1\n", v);
+		assert_true(parse_proc_stat_processes(buf, &p) < 0);
+		snprintf(buf, sizeof(buf), "%s 8405.33\n", v);
+		assert_true(parse_uptime(buf, &up) < 0);
+		snprintf(buf, sizeof(buf), "nr_descendants 1\nnr_subsys_cpu %s\n", v);
+		assert_true(parse_cgroup_stat_subsys(buf, "cpu", &n) < 0);
+	}
+	/* in range; "-0" is 0 */
+	unsigned long long p = 1;
+	double up = 1;
+	long n = 1;
+	assert_int_equal(parse_proc_cgroups("cpu\t-0\t-0\t-0\n", c, 4), 1);
+	assert_int_equal(c[0].hierarchy, 0);
+	assert_int_equal(c[0].num_cgroups, 0);
+	assert_false(c[0].enabled);
+	assert_true(parse_proc_cgroups("cpu\t0\t4\t2\n", c, 4) < 0);       /* enabled is 0 or 1 */
+	assert_int_equal(parse_proc_stat_processes("processes -0\n", &p), 0);
+	assert_int_equal(p, 0);
+	assert_true(parse_proc_stat_processes("processes 9007199254740993\n", &p) < 0);
+	assert_int_equal(parse_uptime("-0 0\n", &up), 0);
+	assert_near(up, 0, 0);
+	assert_int_equal(parse_uptime("3155760000.00 0\n", &up), 0);
+	assert_true(parse_uptime("3155760001.00 0\n", &up) < 0);
+	assert_int_equal(parse_cgroup_stat_subsys("nr_subsys_cpu -0\n", "cpu", &n), 0);
+	assert_int_equal(n, 0);
+	/* a trace format field whose offset or size is no count */
+	struct trace_field f[2];
+	assert_true(parse_trace_format("format:\n\tfield:int x;\toffset:-5;\tsize:4;\tsigned:1;\n",
+	                               f, 2) < 0);
+	assert_true(parse_trace_format("format:\n\tfield:int x;\toffset:8;\tsize:nan;\tsigned:1;\n",
+	                               f, 2) < 0);
+	assert_int_equal(parse_trace_format("format:\n\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n",
+	                                    f, 2), 1);
+}
+
 static void test_mountinfo_v1(void **state)
 {
 	(void)state;
@@ -738,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_trace_field_types),
 		cmocka_unit_test(test_proc_cgroups),
 		cmocka_unit_test(test_proc_stat_uptime),
+		cmocka_unit_test(test_rates_hostile_numbers),
 		cmocka_unit_test(test_mountinfo_v1),
 		cmocka_unit_test(test_cgroup_stat),
 		cmocka_unit_test(test_event_names),

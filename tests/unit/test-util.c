@@ -1,6 +1,8 @@
 /* test-util.c: strbuf, read_small_file, now_usec, xstrndup. */
 #include "unit.h"
 
+#include <math.h>
+
 #include <time.h>
 #include <unistd.h>
 
@@ -152,6 +154,58 @@ static void test_errorf_and_cesc(void **state)
 	assert_string_equal(cesc("plain"), "plain");
 }
 
+/* The two readers of numbers from the host: a count (digits; "-0" is 0) and a decimal as the
+ * kernel prints times (no exponent, hex, nan or inf); each refuses what follows a number when
+ * it continues it ("5x", "1e3", "0x10"), and stops before a separator. */
+static void test_parse_count_decimal(void **state)
+{
+	(void)state;
+	static const struct { const char *in; uint64_t max; int rc; uint64_t v; size_t used; } c[] = {
+		{ "0", 10, 0, 0, 1 }, { "-0", 10, 0, 0, 2 }, { "-00 x", 10, 0, 0, 3 },
+		{ "10\n", 10, 0, 10, 2 }, { "11", 10, -ERANGE, 0, 0 }, { "-1", 10, -ERANGE, 0, 0 },
+		{ "18446744073709551615", UINT64_MAX, 0, UINT64_MAX, 20 },
+		{ "18446744073709551616", UINT64_MAX, -ERANGE, 0, 0 },
+		{ "", 10, -EINVAL, 0, 0 }, { "-", 10, -EINVAL, 0, 0 }, { "+1", 10, -EINVAL, 0, 0 },
+		{ " 1", 10, -EINVAL, 0, 0 }, { "1.0", 10, -EINVAL, 0, 0 }, { "0x1", 10, -EINVAL, 0, 0 },
+		{ "1e1", 100, -EINVAL, 0, 0 }, { "nan", 10, -EINVAL, 0, 0 }, { "1,2", 10, 0, 1, 1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		const char *p = c[i].in;
+		uint64_t v = 77;
+		print_message("# count \"%s\"\n", esc(c[i].in));
+		assert_int_equal(parse_count(&p, c[i].max, &v), c[i].rc);
+		if (c[i].rc == 0) {
+			assert_int_equal(v, c[i].v);
+			assert_int_equal(p - c[i].in, c[i].used);
+		} else {
+			assert_int_equal(v, 77);
+			assert_ptr_equal(p, c[i].in);
+		}
+	}
+	static const struct { const char *in; int rc; double v; } d[] = {
+		{ "99.458684", 0, 99.458684 }, { "-0", 0, 0 }, { "-0.000000", 0, 0 },
+		{ "-1.5", -ERANGE, 0 }, { "100.5", -ERANGE, 0 }, { "100", 0, 100 },
+		{ "nan", -EINVAL, 0 }, { "-nan", -EINVAL, 0 }, { "inf", -EINVAL, 0 },
+		{ "-inf", -EINVAL, 0 }, { "infinity", -EINVAL, 0 }, { "1e308", -EINVAL, 0 },
+		{ "0x10", -EINVAL, 0 }, { "0x1p3", -EINVAL, 0 }, { "1.", -EINVAL, 0 },
+		{ ".5", -EINVAL, 0 }, { "1.5.5", -EINVAL, 0 }, { "+1", -EINVAL, 0 },
+		{ "1000000000000000000000000000000000000000000000000000000000000000000", -ERANGE, 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
+		const char *p = d[i].in;
+		double v = 77;
+		print_message("# decimal \"%s\"\n", d[i].in);
+		assert_int_equal(parse_decimal(&p, 0, 100, &v), d[i].rc);
+		if (d[i].rc == 0) {
+			assert_near(v, d[i].v, 1e-9);
+			assert_false(signbit(v));
+			assert_int_equal(*p, '\0');
+		} else {
+			assert_near(v, 77, 0);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_xstrndup),
 		cmocka_unit_test(test_term_escape),
 		cmocka_unit_test(test_errorf_and_cesc),
+		cmocka_unit_test(test_parse_count_decimal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,14 @@ static inline const char *esc(const char *s)
 	} \
 } while (0)
 
+/* Numbers no /proc field holds: not finite, signed, hex, with an exponent, past 2^64. A
+ * parser must refuse each in every numeric field it reads ("-0" is a zero: tested apart). */
+__attribute__((unused)) static const char *const hostile_nums[] = {
+	"nan", "NaN", "-nan", "inf", "-inf", "infinity", "INF", "1e308", "1e3", "-5", "+5",
+	"0x10", "0X1f", "18446744073709551616", "18446744073709551615999",
+	"340282366920938463463374607431768211456", "1.5.5", "--1", "-", ".", "5x",
+};
+
 /* A FILE* collecting what the code under test prints (open_memstream). */
 struct errbuf { FILE *f; char *s; size_t n; };
 static inline FILE *errbuf_open(struct errbuf *e)
