@@ -578,9 +578,23 @@ int incidents_load(struct cgw_incidents *in, const char *path, const char *boot_
 
 /* ---- atomic.c ---- */
 
-/* Write data to path atomically, created with mode: path.tmp in the same directory, fsync,
- * rename, fsync of the directory. Returns 0 or -errno (the temporary file is removed). */
+/* Write data to path atomically, created with mode: path.tmp made afresh (O_EXCL|O_NOFOLLOW)
+ * in the directory (opened O_NOFOLLOW, atomic_dir_check'd), fchmod, fsync, rename, fsync of
+ * the directory. Returns 0 or -errno (the temporary file is removed). */
 int atomic_write(const char *path, const char *data, size_t len, mode_t mode);
+/* The same, with a sentence for the user in why (cap bytes) on failure: strerror, or why the
+ * directory was refused (-EPERM). */
+int atomic_write_why(const char *path, const char *data, size_t len, mode_t mode, char *why,
+                     size_t cap);
+/* One file of a set: its name in the directory (no '/'), its content. */
+struct atomic_file { const char *name; const char *data; size_t len; };
+/* Write n files into dir, all or none: every temporary file first, then the renames; on any
+ * failure nothing new is left (the ones renamed are removed). Returns 0 or -errno, with why. */
+int atomic_write_set(const char *dir, const struct atomic_file *f, size_t n, mode_t mode,
+                     char *why, size_t cap);
+/* Is the directory open at dfd (named dir) one only we or root can change: owned by us or
+ * root, not writable by group or others? Returns 0, or -EPERM with the reason in why. */
+int atomic_dir_check(int dfd, const char *dir, char *why, size_t cap);
 
 /* ---- sink-report.c, sink-journal.c, metrics.c: where incidents go ---- */
 
@@ -591,6 +605,21 @@ char *incident_message(const struct incident *i, enum inc_state st, char *out, s
  * then rotate. The JSON path goes to i->report. Returns 0 or -errno (nothing logged). */
 int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct incident *i,
                 enum inc_state st, ssize_t finding);
+/* One report pair, rendered and ready to write: dir/<id>-NN-<state>.{txt,json}. */
+struct report_files {
+	char *dir, *txt_name, *json_name;
+	char *text, *json; size_t text_len, json_len;
+	size_t keep; uint64_t max_bytes;      /* rotation, from [reports] */
+};
+/* Render the reports of one incident change in memory (no file touched), numbered
+ * i->reports + 1; i is not changed. Returns 0 or -ENOMEM. Free with report_files_free. */
+int report_prepare(const struct cgw_conf *c, const struct cgw_report *r,
+                   const struct incident *i, enum inc_state st, ssize_t finding,
+                   struct report_files *out);
+/* Make the directory (0750) when missing, write both files or neither, rotate. Returns 0 or
+ * -errno with a sentence in why (cap bytes). May block on the disk: not for the main loop. */
+int report_files_write(const struct report_files *f, char *why, size_t cap);
+void report_files_free(struct report_files *f);
 /* Delete the oldest report files of dir until at most keep files and max_bytes remain.
  * Returns the number deleted, or -errno. */
 int reports_rotate(const char *dir, size_t keep, uint64_t max_bytes);
