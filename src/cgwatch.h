@@ -645,6 +645,9 @@ char *sig_message_id(const char *sig_id, char out[33]);
 int sink_journal(const struct incident *i, enum inc_state st);
 /* Print the journal catalog of every signature (journalctl --update-catalog format). */
 void catalog_print(const struct cgw_sigset *set, FILE *out);
+/* The Prometheus text of the last scan (malloc'd, *len bytes). */
+char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, uint64_t scans,
+                   size_t *len);
 /* Rewrite the Prometheus text file path atomically. Returns 0 or -errno. */
 int metrics_write(const char *path, const struct cgw_report *r, const struct cgw_incidents *in,
                   uint64_t scans);
