@@ -674,6 +674,9 @@ bool writer_ok(struct cgw_writer *w, enum wr_kind k);
 void writer_poll(struct cgw_writer *w, unsigned timeout_ms);
 /* Say now that lane k's target does not answer (a startup read timed out), once. */
 void writer_mark_stuck(struct cgw_writer *w, enum wr_kind k, const char *target);
+/* Wait at most wait_ms for the lanes that answer to finish their queues. Returns true when
+ * they did. */
+bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
 /* Let the lanes that answer finish their queue, for at most wait_ms, then tell every thread
  * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. */
 void writer_stop(struct cgw_writer *w, unsigned wait_ms);

@@ -264,7 +264,7 @@ void writer_mark_stuck(struct cgw_writer *w, enum wr_kind k, const char *target)
 	l->stuck_warned = true;
 }
 
-void writer_stop(struct cgw_writer *w, unsigned wait_ms)
+bool writer_wait(struct cgw_writer *w, unsigned wait_ms)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_MONOTONIC, &until);
@@ -275,8 +275,9 @@ void writer_stop(struct cgw_writer *w, unsigned wait_ms)
 		until.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&w->lock);
+	bool busy;
 	for (;;) {
-		bool busy = false;
+		busy = false;
 		uint64_t now = now_usec();
 		for (int k = 0; k < WR_NLANES; k++) {
 			const struct wr_lane *l = &w->lane[k];
@@ -287,6 +288,14 @@ void writer_stop(struct cgw_writer *w, unsigned wait_ms)
 		if (!busy || pthread_cond_timedwait(&w->done, &w->lock, &until) == ETIMEDOUT)
 			break;
 	}
+	pthread_mutex_unlock(&w->lock);
+	return !busy;
+}
+
+void writer_stop(struct cgw_writer *w, unsigned wait_ms)
+{
+	writer_wait(w, wait_ms);
+	pthread_mutex_lock(&w->lock);
 	w->quit = true;                       /* idle threads exit; busy ones after their job */
 	pthread_cond_broadcast(&w->work);
 	pthread_mutex_unlock(&w->lock);
