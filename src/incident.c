@@ -143,7 +143,8 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 			/* not remembered in detail; counted once while it stays stuck (the list is
 			 * sorted; tasks counted before a restart but not saved are not counted again) */
 			struct inc_key key = { t->tid, t->start_ticks };
-			bool known = bsearch(&key, i->overflow, i->noverflow, sizeof(key), key_cmp);
+			bool known = i->noverflow &&
+			             bsearch(&key, i->overflow, i->noverflow, sizeof(key), key_cmp);
 			if (!known && i->overflow_unlisted > 0)
 				i->overflow_unlisted--;
 			else
@@ -183,7 +184,8 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 			i->tasks[k].resolved_at = now;
 	free(seen);
 	free(i->overflow);
-	qsort(over, nover, sizeof(*over), key_cmp);
+	if (nover)
+		qsort(over, nover, sizeof(*over), key_cmp);
 	i->overflow = over;
 	i->noverflow = nover;
 	i->overflow_unlisted = 0;             /* the list is whole again */
@@ -715,7 +717,8 @@ static bool load_incident(struct incident *i, json_object *o, struct lerr *e)
 			return bad(e, f, "tid or start out of range");
 		i->overflow[i->noverflow] = (struct inc_key){ (int)tid, (unsigned long long)st };
 	}
-	qsort(i->overflow, i->noverflow, sizeof(*i->overflow), key_cmp);
+	if (i->noverflow)
+		qsort(i->overflow, i->noverflow, sizeof(*i->overflow), key_cmp);
 	if (!lget_array(o, "timeline", INC_MAX_TIMELINE, &a, e))
 		return false;
 	n = a ? json_object_array_length(a) : 0;
