@@ -14,7 +14,8 @@
 #     answer: ...", and "cannot save open incidents" at most once;
 #   - SIGTERM: exit 0 within 1 s (the stuck writer threads are not waited for);
 #   - a second daemon with the same config reaches READY=1 within 5 s and also stops on
-#     SIGTERM within 1 s.
+#     SIGTERM within 1 s; so does a third with the state dir the mount itself (there the
+#     read of incidents.json is what hangs, not the mkdir).
 # Cleanup kills the fusehold servers (their connections abort, releasing every waiter) and
 # unmounts, whatever happened.
 . "$(dirname "$0")/lib.sh"
@@ -112,5 +113,16 @@ dmn_require_alive "run 2: 1 s after READY"
 dmn_stop TERM 3
 [ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
 	live_fail "run 2: SIGTERM: exit status $DMN_STOP_RC after $DMN_STOP_SEC s, want 0 within 1 s; $(dmn_ctx)"
+
+# And with the state dir the mount itself: its mkdir returns at once (EEXIST), the read of
+# incidents.json in it is what hangs.
+sed -i "s|^state_dir = .*|state_dir = $SMNT|" "$DMN_CONF" || live_fail "setup: cannot edit $DMN_CONF"
+start run3
+dmn_require_alive "run 3: after READY"
+dmn_stop TERM 3
+[ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
+	live_fail "run 3: SIGTERM: exit status $DMN_STOP_RC after $DMN_STOP_SEC s, want 0 within 1 s; $(dmn_ctx)"
+grep -qF "state directory $SMNT does not answer" "${DMN_ERRS[-1]}" ||
+	live_fail "run 3: no \"state directory $SMNT does not answer\"; stderr: $(tail -c 400 "${DMN_ERRS[-1]}" | tr '\n' '|')"
 
 live_pass "opened $late s after the block; scans every $mn-$mx s while the disks hung"
