@@ -36,6 +36,7 @@ struct wr_lane {
 	bool answered;                        /* a job returned since the last poll */
 	size_t dropped;                       /* reports not queued: the queue was full */
 	bool stuck_warned;                    /* main loop only */
+	size_t dropped_said;                  /* main loop only: dropped already logged */
 };
 
 struct cgw_writer {
@@ -226,6 +227,7 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 {
 	char msg[WR_NLANES][1536], target[WR_NLANES][4096];
 	bool stuck[WR_NLANES], answered[WR_NLANES];
+	size_t dropped[WR_NLANES];
 	pthread_mutex_lock(&w->lock);
 	w->timeout_ms = timeout_ms;
 	uint64_t now = now_usec();
@@ -237,6 +239,7 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 		stuck[k] = lane_stuck(w, l, now);
 		answered[k] = l->answered && !l->busy_since;
 		l->answered = false;
+		dropped[k] = l->dropped;
 	}
 	pthread_mutex_unlock(&w->lock);
 	for (int k = 0; k < WR_NLANES; k++) {
@@ -244,6 +247,12 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 		if (l->stuck_warned && answered[k]) {
 			log_warnx(lane_back[k], target[k]);
 			l->stuck_warned = false;
+		}
+		if (dropped[k] > l->dropped_said && !l->stuck_warned) {   /* queue full: counted */
+			log_warnx("%zu report%s dropped: the queue for %s was full", dropped[k] -
+			          l->dropped_said, dropped[k] - l->dropped_said == 1 ? "" : "s",
+			          target[k]);
+			l->dropped_said = dropped[k];
 		}
 		if (msg[k][0])
 			log_warnx("%s", msg[k]);
