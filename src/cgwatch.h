@@ -555,8 +555,13 @@ struct cgw_incidents {
 };
 struct inc_change { size_t inc; enum inc_state state; ssize_t finding; };
 
-/* Name of a state ("opened", ...). */
+/* Name of a state ("opened", ...), and back (INC_NONE when unknown). */
 const char *inc_state_name(enum inc_state s);
+enum inc_state inc_state_parse(const char *s);
+/* Free what an incident holds and zero it. */
+void incident_clear(struct incident *i);
+/* Order of struct inc_key (tid, then start_ticks), for qsort and bsearch. */
+int inc_key_cmp(const void *a, const void *b);
 /* Fold one scan's findings (warning and above) into the open incidents at time now (epoch):
  * open, escalate, update at most every update_s, resolve. Returns the number of changes,
  * stored in a new array *ch (free it). */
@@ -573,6 +578,9 @@ const struct inc_task *incident_lead(const struct incident *i);
 struct cgw_dur inc_task_dur(const struct inc_task *t);
 /* The incident as the "incident" object of a report. */
 struct json_object *incident_json(const struct incident *i, enum inc_state state);
+
+/* ---- state.c: the state file of the open incidents ---- */
+
 /* The state file of the open incidents (malloc'd, *len bytes), at most STATE_MAX_BYTES: the
  * overflow lists cut to INC_MAX_OVERFLOW_SAVED (or left out) so that it fits; an incident that
  * still does not fit is left out and counted in *left_out (may be NULL). */
