@@ -4,7 +4,8 @@
  * loop queues and never waits: a newer state or metrics file replaces one still queued,
  * reports queue up to WR_MAX_REPORTS. writer_poll(), from the main loop, logs the first
  * failure of a streak and, once, a lane whose write has not returned within the deadline.
- * A thread stuck in the kernel is never joined: the process exits around it. */
+ * A thread stuck in the kernel is never joined: the process exits around it; when a reload
+ * points a stuck lane somewhere else, a new thread takes over and the stuck one is left. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ struct wr_lane {
 	char pending[1536];                   /* the first failure of a streak, to log */
 	bool answered;                        /* a job returned since the last poll */
 	size_t dropped;                       /* reports not queued: the queue was full */
+	bool abandoned;                       /* replaced while stuck: exit after the job */
 	bool stuck_warned;                    /* main loop only */
 	size_t dropped_said;                  /* main loop only: dropped already logged */
 };
@@ -42,7 +44,7 @@ struct wr_lane {
 struct cgw_writer {
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;
-	struct wr_lane lane[WR_NLANES];
+	struct wr_lane *lane[WR_NLANES];
 	unsigned timeout_ms;
 	bool quit;
 };
@@ -75,13 +77,24 @@ static void dir_of(const char *path, char *out, size_t cap)
 		snprintf(out, cap, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 }
 
+/* Where job j of lane kind k writes: the directory, or the metrics file. */
+static void job_target(const struct wr_job *j, int k, char *out, size_t cap)
+{
+	if (k == WR_REPORTS)
+		snprintf(out, cap, "%s", j->rf.dir);
+	else if (k == WR_STATE)
+		dir_of(j->path, out, cap);
+	else
+		snprintf(out, cap, "%s", j->path);
+}
+
 static void *lane_thread(void *p)
 {
 	struct wr_lane *l = p;
 	struct cgw_writer *w = l->w;
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!l->head && !w->quit)
+		while (!l->head && !w->quit && !l->abandoned)
 			pthread_cond_wait(&w->work, &w->lock);
 		if (!l->head)
 			break;
@@ -91,12 +104,7 @@ static void *lane_thread(void *p)
 			l->tail = NULL;
 		l->queued--;
 		l->busy_since = now_usec();
-		if (l->kind == WR_REPORTS)
-			snprintf(l->target, sizeof(l->target), "%s", j->rf.dir);
-		else if (l->kind == WR_STATE)
-			dir_of(j->path, l->target, sizeof(l->target));
-		else
-			snprintf(l->target, sizeof(l->target), "%s", j->path);
+		job_target(j, l->kind, l->target, sizeof(l->target));
 		pthread_mutex_unlock(&w->lock);
 
 		char why[1024] = "";
@@ -122,8 +130,19 @@ static void *lane_thread(void *p)
 		job_free(j);
 		pthread_mutex_lock(&w->lock);
 	}
+	bool abandoned = l->abandoned;        /* then nothing points to l any more */
 	pthread_mutex_unlock(&w->lock);
+	if (abandoned)
+		free(l);
 	return NULL;
+}
+
+static struct wr_lane *lane_new(struct cgw_writer *w, int kind)
+{
+	struct wr_lane *l = xcalloc(1, sizeof(*l));
+	l->w = w;
+	l->kind = kind;
+	return l;
 }
 
 struct cgw_writer *writer_new(unsigned timeout_ms)
@@ -136,19 +155,41 @@ struct cgw_writer *writer_new(unsigned timeout_ms)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->done, &ca);
 	pthread_condattr_destroy(&ca);
-	for (int k = 0; k < WR_NLANES; k++) {
-		w->lane[k].w = w;
-		w->lane[k].kind = k;
-	}
+	for (int k = 0; k < WR_NLANES; k++)
+		w->lane[k] = lane_new(w, k);
 	w->timeout_ms = timeout_ms;
 	return w;
 }
 
-/* Queue j on lane k (lock held); start the lane's thread the first time. A job that cannot
- * run (no thread) is run here: better late than never. Returns false when j was dropped. */
+static bool lane_stuck(const struct cgw_writer *w, const struct wr_lane *l, uint64_t now)
+{
+	return l->busy_since && now - l->busy_since > (uint64_t)w->timeout_ms * 1000;
+}
+
+/* Queue j on lane k (lock held); start the lane's thread the first time. A job for another
+ * place than the one a stuck lane hangs on gets a new lane. Returns false when j was dropped
+ * (no thread, or the reports queue is full). */
 static bool lane_push(struct cgw_writer *w, int k, struct wr_job *j)
 {
-	struct wr_lane *l = &w->lane[k];
+	struct wr_lane *l = w->lane[k];
+	char target[4096];
+	job_target(j, k, target, sizeof(target));
+	if (lane_stuck(w, l, now_usec()) && strcmp(target, l->target) != 0) {
+		/* a new place (a reload changed it) while the old one hangs: a new thread for it;
+		 * the stuck one exits whenever its job returns. What was queued was for the old
+		 * place, which was said not to answer: dropped. */
+		struct wr_lane *nl = lane_new(w, k);
+		while (l->head) {
+			struct wr_job *q = l->head;
+			l->head = q->next;
+			job_free(q);
+		}
+		l->tail = NULL;
+		l->queued = 0;
+		l->abandoned = true;
+		pthread_cond_broadcast(&w->work);
+		w->lane[k] = l = nl;
+	}
 	if (!l->started) {
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
@@ -209,15 +250,10 @@ int writer_file(struct cgw_writer *w, enum wr_kind k, const char *path, char *da
 	return ok ? 0 : -EAGAIN;
 }
 
-static bool lane_stuck(const struct cgw_writer *w, const struct wr_lane *l, uint64_t now)
-{
-	return l->busy_since && now - l->busy_since > (uint64_t)w->timeout_ms * 1000;
-}
-
 bool writer_ok(struct cgw_writer *w, enum wr_kind k)
 {
 	pthread_mutex_lock(&w->lock);
-	const struct wr_lane *l = &w->lane[k];
+	const struct wr_lane *l = w->lane[k];
 	bool ok = !l->failing && !l->stuck_warned && !lane_stuck(w, l, now_usec());
 	pthread_mutex_unlock(&w->lock);
 	return ok;
@@ -232,7 +268,7 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 	w->timeout_ms = timeout_ms;
 	uint64_t now = now_usec();
 	for (int k = 0; k < WR_NLANES; k++) {
-		struct wr_lane *l = &w->lane[k];
+		struct wr_lane *l = w->lane[k];
 		snprintf(msg[k], sizeof(msg[k]), "%s", l->pending);
 		l->pending[0] = '\0';
 		snprintf(target[k], sizeof(target[k]), "%s", l->target);
@@ -243,7 +279,7 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 	}
 	pthread_mutex_unlock(&w->lock);
 	for (int k = 0; k < WR_NLANES; k++) {
-		struct wr_lane *l = &w->lane[k];
+		struct wr_lane *l = w->lane[k];        /* replaced only by this thread */
 		if (l->stuck_warned && answered[k]) {
 			log_warnx(lane_back[k], target[k]);
 			l->stuck_warned = false;
@@ -265,7 +301,7 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 
 void writer_mark_stuck(struct cgw_writer *w, enum wr_kind k, const char *target)
 {
-	struct wr_lane *l = &w->lane[k];
+	struct wr_lane *l = w->lane[k];
 	log_warnx(lane_what[k], target);
 	pthread_mutex_lock(&w->lock);
 	snprintf(l->target, sizeof(l->target), "%s", target);
@@ -289,7 +325,7 @@ bool writer_wait(struct cgw_writer *w, unsigned wait_ms)
 		busy = false;
 		uint64_t now = now_usec();
 		for (int k = 0; k < WR_NLANES; k++) {
-			const struct wr_lane *l = &w->lane[k];
+			const struct wr_lane *l = w->lane[k];
 			/* a lane that does not answer is not waited for */
 			busy |= !l->stuck_warned && !lane_stuck(w, l, now) &&
 			        (l->head || l->busy_since);

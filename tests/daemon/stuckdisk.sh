@@ -12,6 +12,8 @@
 #   - it says once each "reports directory R does not answer: reports are not being
 #     written", "state directory S does not answer: ..." and "metrics file M does not
 #     answer: ...", and "cannot save open incidents" at most once;
+#   - SIGHUP with [reports] dir moved to a disk that answers: reports are written there
+#     (the thread stuck on the old one is left behind), and messages name them;
 #   - SIGTERM: exit 0 within 1 s (the stuck writer threads are not waited for);
 #   - a second daemon with the same config reaches READY=1 within 5 s and also stops on
 #     SIGTERM within 1 s; so does a third with the state dir the mount itself (there the
@@ -93,6 +95,19 @@ read -r n mn mx < <(fields "$DPID" STATUS "$t0" | gaps)
 [ "$n" -ge 3 ] && dmn_fcmp "$mx" '<=' 0.9 ||
 	live_fail "STATUS every scan (interval $DMN_INTERVAL) while the disks hang: $n gaps in 3 s, min $mn s, max $mx s"
 dmn_require_alive "3 s into the hang"
+
+# SIGHUP with [reports] dir moved to a disk that answers: the reports of the still open
+# incident ("updated" every update_interval) are written there, while the state dir and the
+# metrics file still hang.
+REP2=$LIVE_TMP/reports2
+mkdir -p "$REP2" || live_fail "setup: mkdir $REP2"
+sed -i "s|^dir = .*|dir = $REP2|" "$DMN_CONF" || live_fail "setup: cannot edit $DMN_CONF"
+kill -HUP "$DPID"
+_moved() { ls "$REP2" 2>/dev/null | grep -q "^$inc-[0-9]*-[a-z]*\.json\$"; }
+live_wait_for 5 _moved ||
+	live_fail "after SIGHUP with [reports] dir = $REP2 (a disk that answers), no report of $inc there within 5 s: $(ls -A "$REP2" | tr '\n' ' '); $(dmn_ctx)"
+dmn_wait_msg 3 ".CGWATCH_INCIDENT == \"$inc\" and (.CGWATCH_REPORT // \"\" | startswith(\"$REP2/\"))" ||
+	live_fail "after SIGHUP, no message of $inc naming a report in $REP2; messages: [$(dmn_digest)]"
 
 dmn_stop TERM 3
 [ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
