@@ -579,6 +579,8 @@ enum cgw_sev report_max_severity(const struct cgw_report *r);
 
 #define INC_MAX_TASKS 64          /* tasks remembered per incident; more are only counted */
 #define INC_MAX_TIMELINE 64       /* state changes remembered per incident */
+#define INC_MAX_OVERFLOW_SAVED 1024   /* overflow tasks listed in the state file; more counted */
+#define STATE_MAX_BYTES ((1 << 20) - 1)  /* the largest state file saved or loaded */
 
 enum inc_state { INC_NONE = 0, INC_OPENED, INC_ESCALATED, INC_UPDATED, INC_RESOLVED };
 
@@ -600,7 +602,9 @@ struct incident {
 	double opened_at, escalated_at, resolved_at, last_event_at;   /* epoch */
 	struct inc_task *tasks; size_t ntasks; size_t ntasks_total;
 	struct inc_key { int tid; unsigned long long start_ticks; } *overflow;
-	size_t noverflow;                 /* tasks past INC_MAX_TASKS in the last scan: counted once */
+	size_t noverflow;                 /* tasks past INC_MAX_TASKS in the last scan: counted once;
+	                                     sorted by (tid, start_ticks) */
+	size_t overflow_unlisted;         /* of those, counted before a restart but not saved */
 	struct inc_event *timeline; size_t ntimeline;
 	unsigned reports;                 /* report files written for it */
 	char report[4096];                /* the last JSON report */
@@ -611,8 +615,13 @@ struct cgw_incidents {
 };
 struct inc_change { size_t inc; enum inc_state state; ssize_t finding; };
 
-/* Name of a state ("opened", ...). */
+/* Name of a state ("opened", ...), and back (INC_NONE when unknown). */
 const char *inc_state_name(enum inc_state s);
+enum inc_state inc_state_parse(const char *s);
+/* Free what an incident holds and zero it. */
+void incident_clear(struct incident *i);
+/* Order of struct inc_key (tid, then start_ticks), for qsort and bsearch. */
+int inc_key_cmp(const void *a, const void *b);
 /* Fold one scan's findings (warning and above) into the open incidents at time now (epoch):
  * open, escalate, update at most every update_s, resolve. Returns the number of changes,
  * stored in a new array *ch (free it). */
@@ -629,18 +638,46 @@ const struct inc_task *incident_lead(const struct incident *i);
 struct cgw_dur inc_task_dur(const struct inc_task *t);
 /* The incident as the "incident" object of a report. */
 struct json_object *incident_json(const struct incident *i, enum inc_state state);
-/* Save the open incidents to path atomically, with this boot's id. Returns 0 or -errno. */
+
+/* ---- state.c: the state file of the open incidents ---- */
+
+/* The state file of the open incidents (malloc'd, *len bytes), at most STATE_MAX_BYTES: the
+ * overflow lists cut to INC_MAX_OVERFLOW_SAVED (or left out) so that it fits; an incident that
+ * still does not fit is left out and counted in *left_out (may be NULL). */
+char *incidents_serialize(const struct cgw_incidents *in, const char *boot_id, size_t *len,
+                          size_t *left_out);
+/* Save the open incidents to path atomically, with this boot's id. Returns 0, -errno, or
+ * -EFBIG when some did not fit (the others are saved). */
 int incidents_save(const struct cgw_incidents *in, const char *path, const char *boot_id);
-/* Load open incidents saved by incidents_save; those of another boot are dropped (counted
- * in *dropped). Returns 0, -ENOENT when there is no file, or -EINVAL (message to err). */
+/* Parse a state file's text (len bytes, named name in messages): every field is checked, and
+ * an incident with a bad one is dropped with "name: incident K: field: why" to err. Those of
+ * another boot are dropped (counted in *dropped). Returns 0 or -EINVAL (not a state file). */
+int incidents_parse(struct cgw_incidents *in, const char *text, size_t len, const char *name,
+                    const char *boot_id, size_t *dropped, FILE *err);
+/* Read path and incidents_parse it. Returns 0, -ENOENT when there is no file, -errno, or
+ * -EINVAL (message to err). Reads without a deadline: the daemon uses dl_read_file. */
 int incidents_load(struct cgw_incidents *in, const char *path, const char *boot_id,
                    size_t *dropped, FILE *err);
 
 /* ---- atomic.c ---- */
 
-/* Write data to path atomically, created with mode: path.tmp in the same directory, fsync,
- * rename, fsync of the directory. Returns 0 or -errno (the temporary file is removed). */
+/* Write data to path atomically, created with mode: path.tmp made afresh (O_EXCL|O_NOFOLLOW)
+ * in the directory (opened O_NOFOLLOW, atomic_dir_check'd), fchmod, fsync, rename, fsync of
+ * the directory. Returns 0 or -errno (the temporary file is removed). */
 int atomic_write(const char *path, const char *data, size_t len, mode_t mode);
+/* The same, with a sentence for the user in why (cap bytes) on failure: strerror, or why the
+ * directory was refused (-EPERM). */
+int atomic_write_why(const char *path, const char *data, size_t len, mode_t mode, char *why,
+                     size_t cap);
+/* One file of a set: its name in the directory (no '/'), its content. */
+struct atomic_file { const char *name; const char *data; size_t len; };
+/* Write n files into dir, all or none: every temporary file first, then the renames; on any
+ * failure nothing new is left (the ones renamed are removed). Returns 0 or -errno, with why. */
+int atomic_write_set(const char *dir, const struct atomic_file *f, size_t n, mode_t mode,
+                     char *why, size_t cap);
+/* Is the directory open at dfd (named dir) one only we or root can change: owned by us or
+ * root, not writable by group or others? Returns 0, or -EPERM with the reason in why. */
+int atomic_dir_check(int dfd, const char *dir, char *why, size_t cap);
 
 /* ---- sink-report.c, sink-journal.c, metrics.c: where incidents go ---- */
 
@@ -651,6 +688,21 @@ char *incident_message(const struct incident *i, enum inc_state st, char *out, s
  * then rotate. The JSON path goes to i->report. Returns 0 or -errno (nothing logged). */
 int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct incident *i,
                 enum inc_state st, ssize_t finding);
+/* One report pair, rendered and ready to write: dir/<id>-NN-<state>.{txt,json}. */
+struct report_files {
+	char *dir, *txt_name, *json_name;
+	char *text, *json; size_t text_len, json_len;
+	size_t keep; uint64_t max_bytes;      /* rotation, from [reports] */
+};
+/* Render the reports of one incident change in memory (no file touched), numbered
+ * i->reports + 1; i is not changed. Returns 0 or -ENOMEM. Free with report_files_free. */
+int report_prepare(const struct cgw_conf *c, const struct cgw_report *r,
+                   const struct incident *i, enum inc_state st, ssize_t finding,
+                   struct report_files *out);
+/* Make the directory (0750) when missing, write both files or neither, rotate. Returns 0 or
+ * -errno with a sentence in why (cap bytes). May block on the disk: not for the main loop. */
+int report_files_write(const struct report_files *f, char *why, size_t cap);
+void report_files_free(struct report_files *f);
 /* Delete the oldest report files of dir until at most keep files and max_bytes remain.
  * Returns the number deleted, or -errno. */
 int reports_rotate(const char *dir, size_t keep, uint64_t max_bytes);
@@ -661,9 +713,41 @@ char *sig_message_id(const char *sig_id, char out[33]);
 int sink_journal(const struct incident *i, enum inc_state st);
 /* Print the journal catalog of every signature (journalctl --update-catalog format). */
 void catalog_print(const struct cgw_sigset *set, FILE *out);
+/* The Prometheus text of the last scan (malloc'd, *len bytes). */
+char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, uint64_t scans,
+                   size_t *len);
 /* Rewrite the Prometheus text file path atomically. Returns 0 or -errno. */
 int metrics_write(const char *path, const struct cgw_report *r, const struct cgw_incidents *in,
                   uint64_t scans);
+
+/* ---- writer.c: the daemon's files, written off the main loop ---- */
+
+enum wr_kind { WR_REPORTS, WR_STATE, WR_METRICS, WR_NLANES };
+struct cgw_writer;
+/* A writer with one thread per kind, started at its first job; a write that has not returned
+ * within timeout_ms is "stuck". Main loop only; never freed (see writer_stop). */
+struct cgw_writer *writer_new(unsigned timeout_ms);
+/* Queue a report pair for report_files_write; takes f over (f is emptied). Never waits.
+ * Returns 0, or -EAGAIN when the queue is full (the pair is dropped). */
+int writer_report(struct cgw_writer *w, struct report_files *f, const char *inc_id);
+/* Queue data (malloc'd, taken over) for atomic_write of path with mode on lane k (WR_STATE or
+ * WR_METRICS); it replaces a write of that lane still queued. Never waits. Returns 0 or
+ * -EAGAIN. */
+int writer_file(struct cgw_writer *w, enum wr_kind k, const char *path, char *data, size_t len,
+                mode_t mode);
+/* Is lane k writing: not failing, not stuck? */
+bool writer_ok(struct cgw_writer *w, enum wr_kind k);
+/* Log what the lanes did since the last call: the first failure of a streak, a write stuck
+ * past timeout_ms (once, "reports directory D does not answer: ..."), and its return. */
+void writer_poll(struct cgw_writer *w, unsigned timeout_ms);
+/* Say now that lane k's target does not answer (a startup read timed out), once. */
+void writer_mark_stuck(struct cgw_writer *w, enum wr_kind k, const char *target);
+/* Wait at most wait_ms for the lanes that answer to finish their queues. Returns true when
+ * they did. */
+bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
+/* Let the lanes that answer finish their queue, for at most wait_ms, then tell every thread
+ * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. */
+void writer_stop(struct cgw_writer *w, unsigned wait_ms);
 
 /* ---- correlate.c ---- */
 

@@ -40,7 +40,8 @@ struct cgw_daemon {
 	struct cgw_rates_src *rates;      /* cgroup activity counters, kept across scans */
 	bool kmsg_warned;
 	bool ready;
-	bool report_warned, metrics_warned;
+	bool state_full_warned;           /* incidents left out of the state file: said once */
+	struct cgw_writer *writer;        /* reports, state and metrics, off the main loop */
 };
 
 /* Pin every thread of ours to the housekeeping CPUs; again when they change (hotplug). */
@@ -100,20 +101,36 @@ static void notify_status(struct cgw_daemon *d, size_t threads)
 	d->ready = true;
 }
 
+/* One incident change: the journal message first, from here; its report files are rendered
+ * in memory and handed to the writer thread, which alone touches the disk. The message names
+ * the report it will write, unless the reports directory is failing or does not answer. */
 static void emit(struct cgw_daemon *d, const struct cgw_report *r, const struct inc_change *c)
 {
 	struct incident *i = &d->inc.v[c->inc];
-	int e = sink_report(&d->conf, r, i, c->state, c->finding);
-	if (e < 0) {
-		if (!d->report_warned)        /* once per failure streak: the disk stays full */
-			log_warnx("cannot write the report of incident %s under %s: %s; the journal "
-			          "still gets it", i->id, d->conf.report_dir, strerror(-e));
-		d->report_warned = true;
+	struct report_files f;
+	bool have = report_prepare(&d->conf, r, i, c->state, c->finding, &f) == 0;
+	if (have && writer_ok(d->writer, WR_REPORTS))
+		snprintf(i->report, sizeof(i->report), "%s/%s", f.dir, f.json_name);
+	else
 		i->report[0] = '\0';
-	} else {
-		d->report_warned = false;
-	}
 	sink_journal(i, c->state);
+	if (have) {
+		i->reports++;                     /* numbers go on: a report never overwrites one */
+		writer_report(d->writer, &f, i->id);
+	}
+}
+
+/* The open incidents to the state file, through the writer. */
+static void save_state(struct cgw_daemon *d)
+{
+	size_t len, left_out;
+	char *txt = incidents_serialize(&d->inc, d->boot_id, &len, &left_out);
+	if (left_out && !d->state_full_warned)
+		log_warnx("%zu open incident%s left out of %s: it would pass %d bytes", left_out,
+		          left_out == 1 ? "" : "s", d->state_path, STATE_MAX_BYTES);
+	d->state_full_warned = left_out > 0;
+	if (txt)
+		writer_file(d->writer, WR_STATE, d->state_path, txt, len, 0600);
 }
 
 static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
@@ -130,6 +147,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		.prev_runners = d->runners,
 		.nprev_runners = d->nrunners,
 	};
+	writer_poll(d->writer, so.read_timeout_ms);   /* what the disk did since the last scan */
 	int r = scan_run(&scan, &so);
 	if (r == -ECANCELED) {
 		scan_free(&scan);
@@ -160,20 +178,14 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		bool open = false;
 		for (size_t k = 0; k < d->inc.n && !open; k++)
 			open = d->inc.v[k].resolved_at == 0;
-		if (n || open) {          /* blocked times grow every scan: a restart keeps them */
-			int e = incidents_save(&d->inc, d->state_path, d->boot_id);
-			if (e < 0)
-				log_warnx("cannot save open incidents to %s: %s", d->state_path,
-				          strerror(-e));
-		}
+		if (n || open)            /* blocked times grow every scan: a restart keeps them */
+			save_state(d);
 		free(ch);
 		incidents_prune(&d->inc);
 		if (d->conf.metrics_file[0]) {
-			int e = metrics_write(d->conf.metrics_file, &rep, &d->inc, d->scans);
-			if (e < 0 && !d->metrics_warned)
-				log_warnx("cannot write metrics to %s: %s", d->conf.metrics_file,
-				          strerror(-e));
-			d->metrics_warned = e < 0;
+			size_t len;
+			char *txt = metrics_text(&rep, &d->inc, d->scans, &len);
+			writer_file(d->writer, WR_METRICS, d->conf.metrics_file, txt, len, 0644);
 		}
 		notify_status(d, scan.threads);
 		report_free(&rep);
@@ -232,6 +244,57 @@ static void read_boot_id(char *out, size_t cap)
 	out[strcspn(out, "\n")] = '\0';
 }
 
+struct state_mkdir { char *path; int err; };
+
+static void state_mkdir_fn(void *p)
+{
+	struct state_mkdir *m = p;
+	m->err = mkdir(m->path, 0700) < 0 ? errno : 0;
+}
+
+static void state_mkdir_free(void *p)
+{
+	struct state_mkdir *m = p;
+	free(m->path);
+	free(m);
+}
+
+/* Make the state directory and load the open incidents, each with the read deadline: a state
+ * directory that does not answer costs a warning and the carried-over incidents, not the
+ * start. */
+static void state_load(struct cgw_daemon *d, unsigned timeout_ms)
+{
+	struct state_mkdir *m = xcalloc(1, sizeof(*m));
+	m->path = xstrdup(d->conf.state_dir);
+	int r = dl_call(state_mkdir_fn, m, state_mkdir_free, timeout_ms);
+	if (r == -ETIMEDOUT) {                 /* m now belongs to the stuck thread */
+		writer_mark_stuck(d->writer, WR_STATE, d->conf.state_dir);
+		return;
+	}
+	if (r < 0)
+		return;                            /* stopping */
+	if (m->err && m->err != EEXIST)
+		log_warnx("cannot create %s: %s; open incidents will not survive a restart",
+		          d->conf.state_dir, strerror(m->err));
+	state_mkdir_free(m);
+	char *buf = xmalloc(STATE_MAX_BYTES + 1);
+	ssize_t n = dl_read_file(d->state_path, buf, STATE_MAX_BYTES + 1, timeout_ms);
+	size_t dropped = 0;
+	if (n == -ETIMEDOUT)
+		writer_mark_stuck(d->writer, WR_STATE, d->conf.state_dir);
+	else if (n < 0 && n != -ENOENT && n != -ECANCELED)
+		log_warnx("cannot read %s: %s; no open incidents carried over", d->state_path,
+		          strerror((int)-n));
+	else if (n >= 0 && incidents_parse(&d->inc, buf, (size_t)n, d->state_path, d->boot_id,
+	                                   &dropped, stderr) == 0)
+		log_warnx("%zu open incident%s carried over from %s", d->inc.n,
+		          d->inc.n == 1 ? "" : "s", d->state_path);
+	free(buf);
+	if (dropped)
+		log_warnx("%zu open incident%s of a previous boot dropped", dropped,
+		          dropped == 1 ? "" : "s");
+}
+
 int daemon_run(const char *config_path)
 {
 	struct cgw_daemon d = { .config_path = config_path };
@@ -248,18 +311,10 @@ int daemon_run(const char *config_path)
 	daemon_footprint(&d);
 
 	read_boot_id(d.boot_id, sizeof(d.boot_id));
-	if (mkdir(d.conf.state_dir, 0700) < 0 && errno != EEXIST)
-		log_warnx("cannot create %s: %s; open incidents will not survive a restart",
-		          d.conf.state_dir, strerror(errno));
+	unsigned timeout_ms = (unsigned)(d.conf.read_timeout_s * 1000);
+	d.writer = writer_new(timeout_ms);
 	snprintf(d.state_path, sizeof(d.state_path), "%s/incidents.json", d.conf.state_dir);
-	size_t dropped = 0;
-	int r = incidents_load(&d.inc, d.state_path, d.boot_id, &dropped, stderr);
-	if (r == 0)
-		log_warnx("%zu open incident%s carried over from %s", d.inc.n, d.inc.n == 1 ? "" : "s",
-		          d.state_path);
-	if (dropped)
-		log_warnx("%zu open incident%s of a previous boot dropped", dropped,
-		          dropped == 1 ? "" : "s");
+	state_load(&d, timeout_ms);
 
 	d.fdcache = fdcache_new();
 	d.history = history_new();
@@ -280,9 +335,11 @@ int daemon_run(const char *config_path)
 	sd_event_source_set_description(d.scan_timer, "cgw-scan");
 	sd_event_source_set_time_accuracy(d.scan_timer, 1000);   /* 1 ms, not sd-event's 250 ms */
 	sd_event_set_watchdog(d.event, true);   /* WATCHDOG=1 from this loop only */
-	r = sd_event_loop(d.event);
+	int r = sd_event_loop(d.event);
 	rc = r < 0 ? EXIT_UNREADABLE : 0;
 out:
+	if (d.writer)                     /* a last save finishes; a stuck disk is not waited for */
+		writer_stop(d.writer, 500);
 	sd_event_source_unref(d.scan_timer);
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);

@@ -19,7 +19,7 @@ const char *inc_state_name(enum inc_state s)
 	return (unsigned)s <= INC_RESOLVED ? state_names[s] : "none";
 }
 
-static enum inc_state inc_state_parse(const char *s)
+enum inc_state inc_state_parse(const char *s)
 {
 	for (int i = INC_OPENED; i <= INC_RESOLVED; i++)
 		if (strcmp(s, state_names[i]) == 0)
@@ -27,7 +27,7 @@ static enum inc_state inc_state_parse(const char *s)
 	return INC_NONE;
 }
 
-static void incident_clear(struct incident *i)
+void incident_clear(struct incident *i)
 {
 	free(i->tasks);
 	free(i->timeline);
@@ -115,13 +115,21 @@ static void incident_event(struct incident *i, enum inc_state st, double now)
 	                                                  incident_active(i), incident_worst(i) };
 }
 
+int inc_key_cmp(const void *a, const void *b)
+{
+	const struct inc_key *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start_ticks < y->start_ticks ? -1 : x->start_ticks > y->start_ticks;
+}
+
 /* Merge the finding's tasks into the incident; those no longer in it have recovered. */
 static void incident_merge(struct incident *i, const struct cgw_report *r,
                            const struct cgw_finding *f, double now)
 {
 	bool *seen = xcalloc(i->ntasks + 1, sizeof(bool));
 	struct inc_key *over = NULL;
-	size_t nover = 0;
+	size_t nover = 0, over_cap = 0;
 	for (size_t j = 0; j < f->ntasks; j++) {
 		const struct cgw_task *t = &r->scan->t[f->tasks[j]];
 		size_t k;
@@ -129,14 +137,20 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 			if (i->tasks[k].tid == t->tid && i->tasks[k].start_ticks == t->start_ticks)
 				break;
 		if (k == i->ntasks && i->ntasks == INC_MAX_TASKS) {
-			/* not remembered in detail; counted once while it stays stuck */
-			bool known = false;
-			for (size_t o = 0; o < i->noverflow && !known; o++)
-				known = i->overflow[o].tid == t->tid &&
-				        i->overflow[o].start_ticks == t->start_ticks;
-			i->ntasks_total += !known;
-			over = xrealloc(over, (nover + 1) * sizeof(*over));
-			over[nover++] = (struct inc_key){ t->tid, t->start_ticks };
+			/* not remembered in detail; counted once while it stays stuck (the list is
+			 * sorted; tasks counted before a restart but not saved are not counted again) */
+			struct inc_key key = { t->tid, t->start_ticks };
+			bool known = i->noverflow &&
+			             bsearch(&key, i->overflow, i->noverflow, sizeof(key), inc_key_cmp);
+			if (!known && i->overflow_unlisted > 0)
+				i->overflow_unlisted--;
+			else
+				i->ntasks_total += !known;
+			if (nover == over_cap) {
+				over_cap = over_cap ? 2 * over_cap : 64;
+				over = xrealloc(over, over_cap * sizeof(*over));
+			}
+			over[nover++] = key;
 			continue;
 		}
 		if (k == i->ntasks) {
@@ -167,8 +181,11 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 			i->tasks[k].resolved_at = now;
 	free(seen);
 	free(i->overflow);
+	if (nover)
+		qsort(over, nover, sizeof(*over), inc_key_cmp);
 	i->overflow = over;
 	i->noverflow = nover;
+	i->overflow_unlisted = 0;             /* the list is whole again */
 }
 
 static void change_push(struct inc_change **ch, size_t *n, size_t inc, enum inc_state st,
@@ -310,208 +327,3 @@ json_object *incident_json(const struct incident *i, enum inc_state state)
 	return o;
 }
 
-/* The state file keeps raw values (comm as hex: it may hold any byte). */
-static json_object *state_incident(const struct incident *i)
-{
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_string(i->id));
-	json_object_object_add(o, "signature", json_object_new_string(i->sig));
-	json_object_object_add(o, "severity", json_object_new_int(i->severity));
-	json_object_object_add(o, "escalated", json_object_new_boolean(i->escalated));
-	json_object_object_add(o, "opened_at", json_object_new_double(i->opened_at));
-	json_object_object_add(o, "escalated_at", json_object_new_double(i->escalated_at));
-	json_object_object_add(o, "last_event_at", json_object_new_double(i->last_event_at));
-	json_object_object_add(o, "tasks_total", json_object_new_int64((int64_t)i->ntasks_total));
-	json_object_object_add(o, "reports", json_object_new_int((int)i->reports));
-	json_object_object_add(o, "report", json_object_new_string(i->report));
-	json_object *ts = json_object_new_array();
-	for (size_t k = 0; k < i->ntasks; k++) {
-		const struct inc_task *t = &i->tasks[k];
-		char hex[CGW_COMM_MAX * 2 + 1];
-		for (size_t c = 0; c < t->comm_len; c++)
-			snprintf(hex + 2 * c, 3, "%02x", (unsigned char)t->comm[c]);
-		hex[2 * t->comm_len] = '\0';
-		json_object *to = json_object_new_object();
-		json_object_object_add(to, "tid", json_object_new_int(t->tid));
-		json_object_object_add(to, "tgid", json_object_new_int(t->tgid));
-		json_object_object_add(to, "start_ticks", json_object_new_int64((int64_t)t->start_ticks));
-		json_object_object_add(to, "comm_hex", json_object_new_string(hex));
-		json_object_object_add(to, "unit", json_object_new_string(t->unit));
-		json_object_object_add(to, "blocked_s", json_object_new_double(t->blocked_s));
-		json_object_object_add(to, "blocked_bound", json_object_new_string(bound_name(t->bound)));
-		json_object_object_add(to, "resolved_at", json_object_new_double(t->resolved_at));
-		json_object_array_add(ts, to);
-	}
-	json_object_object_add(o, "tasks", ts);
-	json_object *ov = json_object_new_array();
-	for (size_t k = 0; k < i->noverflow; k++) {
-		json_object *p = json_object_new_array();
-		json_object_array_add(p, json_object_new_int(i->overflow[k].tid));
-		json_object_array_add(p, json_object_new_int64((int64_t)i->overflow[k].start_ticks));
-		json_object_array_add(ov, p);
-	}
-	json_object_object_add(o, "overflow", ov);
-	json_object *tl = json_object_new_array();
-	for (size_t k = 0; k < i->ntimeline; k++) {
-		const struct inc_event *e = &i->timeline[k];
-		json_object *ev = json_object_new_object();
-		json_object_object_add(ev, "time", json_object_new_double(e->time));
-		json_object_object_add(ev, "state", json_object_new_string(inc_state_name(e->state)));
-		json_object_object_add(ev, "severity", json_object_new_int(e->severity));
-		json_object_object_add(ev, "tasks", json_object_new_int64((int64_t)e->ntasks));
-		json_object_object_add(ev, "blocked_s", json_object_new_double(e->blocked_s));
-		json_object_array_add(tl, ev);
-	}
-	json_object_object_add(o, "timeline", tl);
-	return o;
-}
-
-int incidents_save(const struct cgw_incidents *in, const char *path, const char *boot_id)
-{
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "schema", json_object_new_string("cgwatch.state/1"));
-	json_object_object_add(o, "boot_id", json_object_new_string(boot_id));
-	json_object *a = json_object_new_array();
-	for (size_t k = 0; k < in->n; k++)
-		if (in->v[k].resolved_at == 0)
-			json_object_array_add(a, state_incident(&in->v[k]));
-	json_object_object_add(o, "incidents", a);
-	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	int r = txt ? atomic_write(path, txt, strlen(txt), 0600) : -ENOMEM;
-	json_object_put(o);
-	return r;
-}
-
-static double jget_d(json_object *o, const char *k)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v) : 0;
-}
-
-static int64_t jget_i(json_object *o, const char *k)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
-}
-
-static const char *jget_s(json_object *o, const char *k)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
-	       ? json_object_get_string(v) : "";
-}
-
-static bool load_incident(struct incident *i, json_object *o)
-{
-	memset(i, 0, sizeof(*i));
-	snprintf(i->id, sizeof(i->id), "%s", jget_s(o, "id"));
-	snprintf(i->sig, sizeof(i->sig), "%s", jget_s(o, "signature"));
-	if (!i->id[0] || !i->sig[0])
-		return false;
-	int64_t sev = jget_i(o, "severity");
-	i->severity = sev >= SEV_INFO && sev <= SEV_CRITICAL ? (enum cgw_sev)sev : SEV_WARNING;
-	json_object *v;
-	i->escalated = json_object_object_get_ex(o, "escalated", &v) && json_object_get_boolean(v);
-	i->opened_at = jget_d(o, "opened_at");
-	i->escalated_at = jget_d(o, "escalated_at");
-	i->last_event_at = jget_d(o, "last_event_at");
-	i->ntasks_total = (size_t)jget_i(o, "tasks_total");
-	i->reports = (unsigned)jget_i(o, "reports");
-	snprintf(i->report, sizeof(i->report), "%s", jget_s(o, "report"));
-	json_object *a;
-	if (json_object_object_get_ex(o, "tasks", &a) && json_object_is_type(a, json_type_array)) {
-		size_t n = json_object_array_length(a);
-		if (n > INC_MAX_TASKS)
-			n = INC_MAX_TASKS;
-		i->tasks = xcalloc(n + 1, sizeof(*i->tasks));
-		for (size_t k = 0; k < n; k++) {
-			json_object *to = json_object_array_get_idx(a, k);
-			struct inc_task *t = &i->tasks[i->ntasks];
-			t->tid = (int)jget_i(to, "tid");
-			t->tgid = (int)jget_i(to, "tgid");
-			t->start_ticks = (unsigned long long)jget_i(to, "start_ticks");
-			const char *hex = jget_s(to, "comm_hex");
-			size_t hl = strlen(hex) / 2;
-			for (size_t c = 0; c < hl && c + 1 < sizeof(t->comm); c++) {
-				unsigned b;
-				if (sscanf(hex + 2 * c, "%2x", &b) != 1)
-					break;
-				t->comm[c] = (char)b;
-				t->comm_len = c + 1;
-			}
-			snprintf(t->unit, sizeof(t->unit), "%s", jget_s(to, "unit"));
-			t->blocked_s = jget_d(to, "blocked_s");
-			t->bound = bound_parse(jget_s(to, "blocked_bound"));
-			t->resolved_at = jget_d(to, "resolved_at");
-			if (t->tid > 0)
-				i->ntasks++;
-		}
-	}
-	if (json_object_object_get_ex(o, "overflow", &a) && json_object_is_type(a, json_type_array)) {
-		size_t n = json_object_array_length(a);
-		i->overflow = xcalloc(n + 1, sizeof(*i->overflow));
-		for (size_t k = 0; k < n; k++) {
-			json_object *p = json_object_array_get_idx(a, k);
-			if (!json_object_is_type(p, json_type_array) || json_object_array_length(p) != 2)
-				continue;
-			i->overflow[i->noverflow++] = (struct inc_key){
-				json_object_get_int(json_object_array_get_idx(p, 0)),
-				(unsigned long long)json_object_get_int64(json_object_array_get_idx(p, 1)) };
-		}
-	}
-	if (json_object_object_get_ex(o, "timeline", &a) && json_object_is_type(a, json_type_array)) {
-		size_t n = json_object_array_length(a);
-		if (n > INC_MAX_TIMELINE)
-			n = INC_MAX_TIMELINE;
-		i->timeline = xcalloc(n + 1, sizeof(*i->timeline));
-		for (size_t k = 0; k < n; k++) {
-			json_object *ev = json_object_array_get_idx(a, k);
-			int64_t es = jget_i(ev, "severity");
-			i->timeline[k] = (struct inc_event){
-				jget_d(ev, "time"), inc_state_parse(jget_s(ev, "state")),
-				es >= SEV_INFO && es <= SEV_CRITICAL ? (enum cgw_sev)es : SEV_WARNING,
-				(size_t)jget_i(ev, "tasks"), jget_d(ev, "blocked_s") };
-		}
-		i->ntimeline = n;
-	}
-	return true;
-}
-
-int incidents_load(struct cgw_incidents *in, const char *path, const char *boot_id,
-                   size_t *dropped, FILE *err)
-{
-	*dropped = 0;
-	char *buf = xmalloc(1 << 20);
-	ssize_t r = read_small_file(path, buf, 1 << 20);
-	if (r < 0) {
-		free(buf);
-		return (int)r;
-	}
-	json_object *o = json_tokener_parse(buf);
-	free(buf);
-	json_object *a;
-	if (!o || strcmp(jget_s(o, "schema"), "cgwatch.state/1") ||
-	    !json_object_object_get_ex(o, "incidents", &a) ||
-	    !json_object_is_type(a, json_type_array)) {
-		fprintf(err, "%s: not a cgwatch state file, ignoring it\n", path);
-		json_object_put(o);
-		return -EINVAL;
-	}
-	bool same_boot = strcmp(jget_s(o, "boot_id"), boot_id) == 0;
-	for (size_t k = 0; k < json_object_array_length(a); k++) {
-		struct incident i;
-		if (!load_incident(&i, json_object_array_get_idx(a, k))) {
-			fprintf(err, "%s: incident %zu is incomplete, ignoring it\n", path, k);
-			continue;
-		}
-		if (!same_boot) {                 /* its tasks died with the previous boot */
-			incident_clear(&i);
-			(*dropped)++;
-			continue;
-		}
-		in->v = xrealloc(in->v, (in->n + 1) * sizeof(*in->v));
-		in->v[in->n++] = i;
-	}
-	json_object_put(o);
-	return 0;
-}

@@ -6,8 +6,8 @@
 
 #include "cgwatch.h"
 
-int metrics_write(const char *path, const struct cgw_report *r, const struct cgw_incidents *in,
-                  uint64_t scans)
+char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, uint64_t scans,
+                   size_t *len)
 {
 	const struct cgw_scan *s = r->scan;
 	size_t blocked = 0, starved = 0;
@@ -44,7 +44,16 @@ int metrics_write(const char *path, const struct cgw_report *r, const struct cgw
 	sb_printf(&b, "# HELP cgwatch_scans_total Scans since the daemon started.\n"
 	          "# TYPE cgwatch_scans_total counter\ncgwatch_scans_total %llu\n",
 	          (unsigned long long)scans);
-	int e = atomic_write(path, b.s, b.len, 0644);   /* node_exporter reads it */
-	sb_free(&b);
+	*len = b.len;
+	return b.s;
+}
+
+int metrics_write(const char *path, const struct cgw_report *r, const struct cgw_incidents *in,
+                  uint64_t scans)
+{
+	size_t len;
+	char *txt = metrics_text(r, in, scans, &len);
+	int e = atomic_write(path, txt, len, 0644);   /* node_exporter reads it */
+	free(txt);
 	return e;
 }

@@ -42,43 +42,82 @@ static void incident_text(const struct cgw_report *r, const struct incident *i,
 		report_text_finding(r, (size_t)finding, out);
 }
 
-int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct incident *i,
-                enum inc_state st, ssize_t finding)
+int report_prepare(const struct cgw_conf *c, const struct cgw_report *r,
+                   const struct incident *i, enum inc_state st, ssize_t finding,
+                   struct report_files *out)
 {
-	/* reports quote kernel stacks, which /proc gives to root only */
-	if (mkdir(c->report_dir, 0750) < 0 && errno != EEXIST)
-		return -errno;
-	char base[4000], path[4096];
-	snprintf(base, sizeof(base), "%s/%s-%02u-%s", c->report_dir, i->id, i->reports + 1,
-	         inc_state_name(st));
-
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	memset(out, 0, sizeof(*out));
+	char base[512];
+	snprintf(base, sizeof(base), "%s-%02u-%s", i->id, i->reports + 1, inc_state_name(st));
+	FILE *f = open_memstream(&out->text, &out->text_len);
 	if (!f)
 		return -ENOMEM;
 	incident_text(r, i, st, finding, f);
 	fclose(f);
-	snprintf(path, sizeof(path), "%s.txt", base);
-	int e = atomic_write(path, text, len, 0640);
-	free(text);
-	if (e < 0)
-		return e;
-
 	json_object *o = report_json_build(r, finding >= 0 ? finding : (ssize_t)r->nf);
 	json_object_object_add(o, "incident", incident_json(i, st));
 	const char *js = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
-	snprintf(path, sizeof(path), "%s.json", base);
-	e = js ? atomic_write(path, js, strlen(js), 0640) : -ENOMEM;
+	out->json = js ? xstrdup(js) : NULL;
+	out->json_len = js ? strlen(js) : 0;
 	json_object_put(o);
+	if (!out->json) {
+		report_files_free(out);
+		return -ENOMEM;
+	}
+	out->dir = xstrdup(c->report_dir);
+	size_t n = strlen(base) + 6;
+	out->txt_name = xmalloc(n);
+	out->json_name = xmalloc(n);
+	snprintf(out->txt_name, n, "%s.txt", base);
+	snprintf(out->json_name, n, "%s.json", base);
+	out->keep = (size_t)c->report_keep;
+	out->max_bytes = (uint64_t)(c->report_max_mib * 1024 * 1024);
+	return 0;
+}
+
+int report_files_write(const struct report_files *f, char *why, size_t cap)
+{
+	/* reports quote kernel stacks, which /proc gives to root only */
+	if (mkdir(f->dir, 0750) < 0 && errno != EEXIST) {
+		int e = -errno;
+		snprintf(why, cap, "%s", strerror(-e));
+		return e;
+	}
+	const struct atomic_file files[2] = { { f->txt_name, f->text, f->text_len },
+	                                      { f->json_name, f->json, f->json_len } };
+	int e = atomic_write_set(f->dir, files, 2, 0640, why, cap);
 	if (e < 0)
 		return e;
-	i->reports++;
-	snprintf(i->report, sizeof(i->report), "%s", path);
-	int rot = reports_rotate(c->report_dir, (size_t)c->report_keep,
-	                         (uint64_t)(c->report_max_mib * 1024 * 1024));
-	return rot < 0 ? rot : 0;
+	reports_rotate(f->dir, f->keep, f->max_bytes);   /* fails only if the dir went away */
+	return 0;
+}
+
+void report_files_free(struct report_files *f)
+{
+	free(f->dir);
+	free(f->txt_name);
+	free(f->json_name);
+	free(f->text);
+	free(f->json);
+	memset(f, 0, sizeof(*f));
+}
+
+int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct incident *i,
+                enum inc_state st, ssize_t finding)
+{
+	struct report_files f;
+	int e = report_prepare(c, r, i, st, finding, &f);
+	if (e < 0)
+		return e;
+	char why[512];
+	e = report_files_write(&f, why, sizeof(why));
+	if (e == 0) {
+		i->reports++;
+		snprintf(i->report, sizeof(i->report), "%s/%s", f.dir, f.json_name);
+	}
+	report_files_free(&f);
+	return e;
 }
 
 struct rfile { char *name; time_t mtime; long nsec; off_t size; };

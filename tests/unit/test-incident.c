@@ -33,8 +33,7 @@ static size_t scan1(struct cgw_incidents *in, double now, const struct cgw_sig *
 {
 	struct unit_scan u;
 	us_init(&u);
-	size_t idx[256];
-	assert_true(n <= ARRAY_SIZE(idx));
+	size_t *idx = xcalloc(n + 1, sizeof(*idx));
 	for (size_t k = 0; k < n; k++) {
 		char comm[32];
 		int l = snprintf(comm, sizeof(comm), "task-%d", t[k].tid);
@@ -42,6 +41,7 @@ static size_t scan1(struct cgw_incidents *in, double now, const struct cgw_sig *
 	}
 	if (sig)
 		us_finding(&u, sig, sev, n, idx);
+	free(idx);
 	size_t nch = incidents_update(in, &u.rep, now, UPDATE_S, ch);
 	us_free(&u);
 	return nch;
@@ -465,6 +465,46 @@ static void test_task_cap_after_restart(void **state)
 	if (total != N)
 		print_error("ntasks_total %zu after a restart, %d tasks\n", total, N);
 	assert_int_equal(total, N);
+}
+
+/* The same with more tasks past the cap than the state file lists (INC_MAX_OVERFLOW_SAVED):
+ * those counted but not listed are not counted again after the restart either. */
+static void test_task_cap_after_restart_unlisted(void **state)
+{
+	(void)state;
+	enum { N = INC_MAX_TASKS + INC_MAX_OVERFLOW_SAVED + 300 };
+	struct ts *t = xcalloc(N, sizeof(*t));
+	for (int k = 0; k < N; k++)
+		t[k] = (struct ts){ 100 + k, 100 + k, 30.0 - k * 0.001 };
+	char dir[64], path[128];
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/incidents.json", dir);
+	struct cgw_incidents in = { 0 }, got = { 0 };
+	struct inc_change *ch;
+	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, t, N, &ch), 1);
+	free(ch);
+	assert_int_equal(in.v[0].ntasks_total, N);
+	assert_int_equal(incidents_save(&in, path, "b"), 0);
+	incidents_free(&in);
+	size_t dropped;
+	struct errbuf e;
+	assert_int_equal(incidents_load(&got, path, "b", &dropped, errbuf_open(&e)), 0);
+	errbuf_close(&e);
+	tmpdir_remove(dir);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(got.v[0].noverflow, INC_MAX_OVERFLOW_SAVED);
+	scan1_quiet(&got, T0 + 5, &sig_fuse, SEV_WARNING, t, N);
+	size_t total = got.v[0].ntasks_total;
+	/* and the scan after: the list is whole again, one new task counts once */
+	t[N - 1].tid = t[N - 1].tgid = 100 + N;
+	scan1_quiet(&got, T0 + 10, &sig_fuse, SEV_WARNING, t, N);
+	size_t total2 = got.v[0].ntasks_total;
+	incidents_free(&got);
+	free(t);
+	if (total != N)
+		print_error("ntasks_total %zu after a restart, %d tasks\n", total, N);
+	assert_int_equal(total, N);
+	assert_int_equal(total2, N + 1);
 }
 
 /* The timeline keeps INC_MAX_TIMELINE events: the first ("opened") and the latest. */
@@ -1005,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_task_cap),
 		cmocka_unit_test(test_task_cap_rescan),
 		cmocka_unit_test(test_task_cap_after_restart),
+		cmocka_unit_test(test_task_cap_after_restart_unlisted),
 		cmocka_unit_test(test_timeline_cap),
 		cmocka_unit_test(test_id_format),
 		cmocka_unit_test(test_id_suffix_when_taken),

@@ -1,0 +1,188 @@
+/* test-writer.c: the daemon's writer threads (writer.c). Files queued are written; a failure
+ * is said once per streak, with the reason, and again after a success; the last of many
+ * queued writes is what stays; a report pair goes through report_files_write. */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "unit.h"
+
+#define T0 1796022982.0              /* 2026-11-30T07:16:22Z */
+#define T0_ID "20261130T071622Z"
+
+static struct cgw_sig sig_fuse;
+static struct cgw_writer *writer;     /* never freed, by design: kept reachable */
+
+static int setup(void **state)
+{
+	(void)state;
+	umask(022);
+	sig_fuse = unit_sig("fuse-wait", "Waiting for a FUSE daemon", "stat() on FUSE",
+	                    SEV_WARNING);
+	writer = writer_new(5000);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	writer_stop(writer, 2000);
+	return 0;
+}
+
+/* stderr into a file while the writer logs. */
+struct capture { int saved; char path[64]; };
+
+static void capture_begin(struct capture *c)
+{
+	fflush(stderr);
+	snprintf(c->path, sizeof(c->path), "/tmp/cgw-unit-log-XXXXXX");
+	int fd = mkstemp(c->path);
+	assert_true(fd >= 0);
+	c->saved = dup(2);
+	assert_int_equal(dup2(fd, 2), 2);
+	close(fd);
+}
+
+/* What was logged (into buf), and the number of lines. */
+static int capture_end(struct capture *c, char *buf, size_t cap)
+{
+	fflush(stderr);
+	assert_int_equal(dup2(c->saved, 2), 2);
+	close(c->saved);
+	ssize_t n = read_small_file(c->path, buf, cap);
+	unlink(c->path);
+	assert_true(n >= 0);
+	int lines = 0;
+	for (const char *p = buf; *p; p++)
+		lines += *p == '\n';
+	return lines;
+}
+
+/* One state write through the writer, waited for and polled. */
+static void state_write(const char *path, const char *text)
+{
+	assert_int_equal(writer_file(writer, WR_STATE, path, xstrdup(text), strlen(text), 0600), 0);
+	assert_true(writer_wait(writer, 5000));
+	writer_poll(writer, 5000);
+}
+
+/* A refused directory: "cannot save open incidents to ..." with the reason, once for three
+ * failed saves; a success ends the streak, and the next failure is said again. */
+static void test_failure_once_per_streak(void **state)
+{
+	(void)state;
+	char dir[64], path[128], log[4096], want[512], buf[64];
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/incidents.json", dir);
+	assert_int_equal(chmod(dir, 0777), 0);
+	struct capture c;
+	capture_begin(&c);
+	for (int k = 0; k < 3; k++)
+		state_write(path, "one");
+	bool ok = writer_ok(writer, WR_STATE);
+	int lines = capture_end(&c, log, sizeof(log));
+	snprintf(want, sizeof(want), "cgwatch: cannot save open incidents to %s: %s is writable by "
+	         "group and others (mode 0777): refusing to write there\n", path, dir);
+	assert_string_equal(log, want);
+	assert_int_equal(lines, 1);
+	assert_false(ok);
+	assert_int_equal(tmpdir_count(dir), 0);
+
+	assert_int_equal(chmod(dir, 0700), 0);
+	capture_begin(&c);
+	state_write(path, "two");
+	ok = writer_ok(writer, WR_STATE);
+	lines = capture_end(&c, log, sizeof(log));
+	assert_int_equal(lines, 0);
+	assert_true(ok);
+	assert_int_equal(tmpdir_get(dir, "incidents.json", buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "two");
+
+	assert_int_equal(chmod(dir, 0777), 0);
+	capture_begin(&c);
+	state_write(path, "three");
+	state_write(path, "four");
+	lines = capture_end(&c, log, sizeof(log));
+	assert_int_equal(lines, 1);
+	assert_string_equal(log, want);
+	assert_int_equal(chmod(dir, 0700), 0);
+	tmpdir_remove(dir);
+}
+
+/* Many metrics writes queued at once: the newest is the file's content in the end. */
+static void test_newest_wins(void **state)
+{
+	(void)state;
+	char dir[64], path[128], buf[64], txt[32];
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/cgwatch.prom", dir);
+	for (int k = 0; k < 200; k++) {
+		int n = snprintf(txt, sizeof(txt), "scan %d\n", k);
+		assert_int_equal(writer_file(writer, WR_METRICS, path, xstrdup(txt), (size_t)n, 0644), 0);
+	}
+	assert_true(writer_wait(writer, 5000));
+	assert_true(tmpdir_get(dir, "cgwatch.prom", buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "scan 199\n");
+	assert_int_equal(tmpdir_count(dir), 1);
+	tmpdir_remove(dir);
+}
+
+/* A report pair through the writer: both files; into a missing parent: the report message
+ * naming the incident and the directory. */
+static void test_reports(void **state)
+{
+	(void)state;
+	char dir[64], rdir[128], log[4096], want[512];
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(rdir, sizeof(rdir), "%s/reports", dir);
+	struct cgw_conf conf;
+	memset(&conf, 0, sizeof(conf));
+	conf.report_dir = rdir;
+	conf.report_keep = 100;
+	conf.report_max_mib = 10;
+	struct cgw_incidents in = { 0 };
+	struct unit_scan u;
+	us_init(&u);
+	size_t idx = us_task(&u, 1, 1, "systemd", 7, 21.3);
+	us_finding(&u, &sig_fuse, SEV_WARNING, 1, &idx);
+	struct inc_change *ch;
+	assert_int_equal(incidents_update(&in, &u.rep, T0, 300, &ch), 1);
+	struct report_files f;
+	assert_int_equal(report_prepare(&conf, &u.rep, &in.v[0], ch[0].state, ch[0].finding, &f), 0);
+	assert_string_equal(f.json_name, T0_ID "-fuse-wait-01-opened.json");
+	assert_int_equal(writer_report(writer, &f, in.v[0].id), 0);
+	assert_null(f.text);                  /* taken over */
+	assert_true(writer_wait(writer, 5000));
+	assert_true(tmpdir_has(rdir, T0_ID "-fuse-wait-01-opened.txt"));
+	assert_true(tmpdir_has(rdir, T0_ID "-fuse-wait-01-opened.json"));
+	assert_int_equal(tmpdir_count(rdir), 2);
+
+	snprintf(rdir, sizeof(rdir), "%s/missing/reports", dir);
+	assert_int_equal(report_prepare(&conf, &u.rep, &in.v[0], ch[0].state, ch[0].finding, &f), 0);
+	struct capture c;
+	capture_begin(&c);
+	assert_int_equal(writer_report(writer, &f, in.v[0].id), 0);
+	assert_true(writer_wait(writer, 5000));
+	writer_poll(writer, 5000);
+	bool ok = writer_ok(writer, WR_REPORTS);
+	int lines = capture_end(&c, log, sizeof(log));
+	snprintf(want, sizeof(want), "cgwatch: cannot write the report of incident " T0_ID
+	         "-fuse-wait under %s: %s; the journal still gets it\n", rdir, strerror(ENOENT));
+	assert_string_equal(log, want);
+	assert_int_equal(lines, 1);
+	assert_false(ok);
+	free(ch);
+	us_free(&u);
+	incidents_free(&in);
+	tmpdir_remove(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_failure_once_per_streak),
+		cmocka_unit_test(test_newest_wins),
+		cmocka_unit_test(test_reports),
+	};
+	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, setup, teardown));
+}
