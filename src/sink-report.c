@@ -159,7 +159,8 @@ int reports_rotate(const char *dir, size_t keep, uint64_t max_bytes)
 		                         st.st_size };
 		total += (uint64_t)st.st_size;
 	}
-	qsort(v, n, sizeof(*v), rfile_cmp);
+	if (n)                                /* qsort(NULL, 0) is undefined */
+		qsort(v, n, sizeof(*v), rfile_cmp);
 	int deleted = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (n - (size_t)deleted > keep || total > max_bytes) {

@@ -429,7 +429,7 @@ int incidents_parse(struct cgw_incidents *in, const char *text, size_t len, cons
 	    strcmp(json_object_get_string(s), "cgwatch.state/1") ||
 	    !json_object_object_get_ex(o, "incidents", &a) ||
 	    !json_object_is_type(a, json_type_array)) {
-		fprintf(err, "%s: not a cgwatch state file, ignoring it\n", name);
+		errorf(err, "%s: not a cgwatch state file, ignoring it", name);
 		json_object_put(o);
 		return -EINVAL;
 	}
@@ -446,9 +446,9 @@ int incidents_parse(struct cgw_incidents *in, const char *text, size_t len, cons
 		if (!load_incident(&i, io, &e)) {
 			incident_clear(&i);
 			if (!has_id)
-				fprintf(err, "%s: incident %zu is incomplete (no id), ignoring it\n", name, k);
+				errorf(err, "%s: incident %zu is incomplete (no id), ignoring it", name, k);
 			else
-				fprintf(err, "%s: incident %zu: %s: %s, ignoring the incident\n", name, k,
+				errorf(err, "%s: incident %zu: %s: %s, ignoring the incident", name, k,
 				        e.field, e.why);
 			continue;
 		}
