@@ -20,7 +20,7 @@ CC         ?= cc
 PKGS       := libsystemd libproc2 inih json-c
 DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-dev \
                libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev jq valgrind \
-               fuse3 util-linux procps systemd python3
+               fuse3 util-linux procps systemd python3 clang-14 libclang-rt-14-dev
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g
@@ -35,8 +35,16 @@ OBJS       := $(SRCS:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sigs-builtin.o
 LIBOBJS    := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# libFuzzer harnesses, one per parser, built with clang into $(BUILD)/fuzz (tests/fuzz/run.sh)
+FUZZ_CC    ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+               -fno-sanitize-recover=all
+FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BINS  := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/bin/%)
 
-.PHONY: all deps run test unit install asan asan-unit clean help FORCE
+.PHONY: all deps run test unit install asan asan-unit fuzz fuzz-smoke fuzz-build fuzz-bins clean \
+        help FORCE
 
 all: $(BUILD)/cgwatch
 
@@ -48,6 +56,8 @@ help:
 	@echo "make unit      build the cmocka unit tests"
 	@echo "make asan      build $(BUILD)/asan/cgwatch with AddressSanitizer and UBSan"
 	@echo "make asan-unit build the unit tests with them, in $(BUILD)/asan/tests"
+	@echo "make fuzz      run every libFuzzer harness for FUZZ_SECONDS (60) each (clang-14)"
+	@echo "make fuzz-smoke  the same for 3 s each, as the test suite does"
 	@echo "make install   install under DESTDIR/PREFIX"
 
 deps:
@@ -74,7 +84,7 @@ $(BUILD)/gen/sigs-builtin.c: src/sigs-builtin.sh conf/signatures.d $(SIG_FILES) 
 $(BUILD)/obj/sigs-builtin.o: $(BUILD)/gen/sigs-builtin.c src/cgwatch.h $(BUILD)/config.h | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
 
-$(BUILD)/obj $(BUILD)/tests $(BUILD)/gen:
+$(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/bin:
 	mkdir -p $@
 
 $(BUILD)/cgwatch: $(OBJS)
@@ -94,6 +104,22 @@ asan:
 asan-unit:
 	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" unit
 
+# The harnesses and the library objects they link, with clang, ASan, UBSan (fatal) and the
+# libFuzzer instrumentation, in their own build directory ($(BUILD)/fuzz).
+fuzz-build:
+	$(MAKE) BUILD=$(BUILD)/fuzz CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" fuzz-bins
+
+fuzz-bins: $(FUZZ_BINS)
+
+$(BUILD)/bin/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h $(LIBOBJS) $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/bin
+	$(CC) $(ALL_CFLAGS) -Isrc -fsanitize=fuzzer -o $@ $< $(LIBOBJS) $(LIBS)
+
+fuzz: fuzz-build
+	BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
+fuzz-smoke: fuzz-build
+	BUILD=$(BUILD) FUZZ_SECONDS=3 tests/fuzz/run.sh
+
 # run and test install the dependencies first, then build in a new make: the pkg-config
 # flags above are read when make starts, before `deps` has installed the libraries.
 run: deps
@@ -101,6 +127,7 @@ run: deps
 	$(BUILD)/cgwatch check; \
 	rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
+# (tests/fuzz/run.sh builds the fuzz harnesses itself, or skips them without clang-14)
 test: deps
 	$(MAKE) all unit asan asan-unit
 	BUILD=$(BUILD) tests/run.sh

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Assemble the seed corpus of each fuzz harness from what the repository already holds:
+fixture trees (tests/fixtures/*/proc, sys, dev/kmsg), the configuration golden files, the
+signature library, the kernel text quoted in the unit tests, and the few hand-made seeds of
+tests/fuzz/seeds/NAME/. Usage: seeds.py OUTDIR NAME... (writes OUTDIR/NAME/<sha1>)."""
+import glob
+import hashlib
+import os
+import re
+import sys
+
+REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+FIX = "tests/fixtures/*/"
+
+
+def files(*patterns):
+    for p in patterns:
+        for f in sorted(glob.glob(os.path.join(REPO, p), recursive=True)):
+            if os.path.isfile(f):
+                with open(f, "rb") as fh:
+                    yield fh.read()
+
+
+LITERAL = re.compile(rb'"((?:[^"\\\n]|\\.)*)"')
+ADJACENT = re.compile(rb'(?:"(?:[^"\\\n]|\\.)*"\s*)+')
+
+
+def unescape(b):
+    out, i = bytearray(), 0
+    simple = {ord("n"): 10, ord("t"): 9, ord("r"): 13, ord("\\"): 92, ord('"'): 34, ord("'"): 39,
+              ord("a"): 7, ord("b"): 8, ord("f"): 12, ord("v"): 11, ord("?"): 63}
+    while i < len(b):
+        c = b[i]
+        if c != 92 or i + 1 == len(b):
+            out.append(c)
+            i += 1
+            continue
+        n = b[i + 1]
+        if n in simple:
+            out.append(simple[n])
+            i += 2
+        elif n == ord("x"):
+            m = re.match(rb"[0-9a-fA-F]{1,2}", b[i + 2:])
+            out.append(int(m.group(0), 16) if m else 120)
+            i += 2 + (len(m.group(0)) if m else 0)
+        elif 48 <= n <= 55:
+            m = re.match(rb"[0-7]{1,3}", b[i + 1:])
+            out.append(int(m.group(0), 8) & 255)
+            i += 1 + len(m.group(0))
+        else:
+            out.append(n)
+            i += 2
+    return bytes(out)
+
+
+def c_strings(path):
+    """Every string constant of a C file (adjacent literals joined)."""
+    with open(os.path.join(REPO, path), "rb") as fh:
+        src = fh.read()
+    for m in ADJACENT.finditer(src):
+        yield unescape(b"".join(LITERAL.findall(m.group(0))))
+
+
+def c_arrays(path):
+    """Brace-enclosed lists of two or more string constants: the unit tests' kernel reports."""
+    with open(os.path.join(REPO, path), "rb") as fh:
+        src = fh.read()
+    for m in re.finditer(rb"\{([^{}]*)\}", src):
+        lits = [unescape(b"".join(LITERAL.findall(a.group(0)))) for a in ADJACENT.finditer(m.group(1))]
+        if len(lits) >= 2:
+            yield lits
+
+
+def record(msg, seq, pri=4):
+    esc = b"".join(bytes([c]) if 32 <= c < 127 and c != 92 else b"\\x%02x" % c for c in msg)
+    return b"%d,%d,%d,-;%s\n" % (pri, seq, 1000000 + seq * 13, esc)
+
+
+def kmsg_lines():
+    for cap in files(FIX + "dev/kmsg"):
+        for line in cap.split(b"\n"):
+            if line and not line.startswith(b" "):
+                yield line
+    for i, s in enumerate(c_strings("tests/unit/test-kmsg.c")):
+        if re.match(rb"^\d+,\d+,\d+,", s):
+            yield s.split(b"\n")[0]
+        elif 8 <= len(s) < 1024:
+            yield record(s, i).rstrip(b"\n")
+
+
+def kmsg_captures():
+    for cap in files(FIX + "dev/kmsg"):
+        yield cap
+        lines = cap.split(b"\n")
+        for i in range(0, len(lines), 20):
+            yield b"\n".join(lines[i:i + 30]) + b"\n"
+    for arr in c_arrays("tests/unit/test-kmsg.c"):
+        yield b"".join(record(s, i) for i, s in enumerate(arr))
+    for s in c_strings("tests/unit/test-kmsg.c"):
+        if s.count(b"\n") >= 2 and re.match(rb"^\d+,\d+,\d+,", s):
+            yield s
+
+
+def kworkers():
+    for comm in files(FIX + "proc/**/comm"):
+        if comm.startswith(b"kworker/"):
+            yield comm.rstrip(b"\n")
+    for s in c_strings("tests/unit/test-kworker.c"):
+        if s.startswith(b"kworker/"):
+            yield s
+
+
+def cpulists():
+    yield from files(FIX + "sys/devices/system/cpu/*", FIX + "sys/fs/cgroup/**/cpuset.cpus*")
+    for st in files(FIX + "proc/**/status"):
+        for line in st.split(b"\n"):
+            if line.startswith(b"Cpus_allowed"):
+                yield line.split(b":", 1)[1].strip()
+    for s in c_strings("tests/unit/test-cpulist.c"):
+        if s and len(s) < 200:
+            yield s
+
+
+def rates():
+    yield from files(FIX + "proc/cgroups", FIX + "proc/stat", FIX + "proc/uptime",
+                     FIX + "sys/fs/cgroup/**/cgroup.stat")
+    for s in c_strings("tests/unit/test-rates.c"):
+        if b"\n" in s or s[:1].isdigit():
+            yield s
+
+
+SEEDS = {
+    "stat": lambda: files(FIX + "proc/**/stat"),
+    "sched": lambda: files(FIX + "proc/**/sched"),
+    "status": lambda: files(FIX + "proc/**/status"),
+    "stack": lambda: files(FIX + "proc/**/stack", FIX + "proc/**/wchan"),
+    "cgroup": lambda: files(FIX + "proc/**/cgroup"),
+    "mountinfo": lambda: files(FIX + "proc/**/mountinfo"),
+    "cmdline": lambda: files(FIX + "proc/cmdline"),
+    "kworker": kworkers,
+    "cpulist": cpulists,
+    "kmsg-record": kmsg_lines,
+    "kmsg": kmsg_captures,
+    "rates": rates,
+    "conf": lambda: files("tests/conf/*.in", "cgwatch.conf"),
+    "sig": lambda: files("conf/signatures.d/*.conf", "tests/sigs/**/*.conf"),
+    "state": lambda: iter(()),
+}
+
+
+def main():
+    out, names = sys.argv[1], sys.argv[2:]
+    for name in names:
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            os.unlink(os.path.join(d, f))
+        gen = SEEDS.get(name, lambda: iter(()))()
+        hand = files("tests/fuzz/seeds/%s/*" % name)
+        n = 0
+        for data in list(gen) + list(hand):
+            path = os.path.join(d, hashlib.sha1(data).hexdigest())
+            if not os.path.exists(path):
+                with open(path, "wb") as fh:
+                    fh.write(data)
+                n += 1
+        print("%s: %d seeds" % (name, n))
+
+
+if __name__ == "__main__":
+    main()
