@@ -300,6 +300,8 @@ static int parse_poolinfo(const char **pp, struct kmsg_poolinfo *pi)
 		return -EINVAL;
 	p += 5;
 	size_t n = strcspn(p, " ");
+	if (strspn(p, "0123456789,-") < n)      /* %*pbl: a CPU list, nothing else */
+		return -EINVAL;
 	copy_text(pi->cpus, sizeof(pi->cpus), p, n);
 	p += n;
 	for (;;) {

@@ -1362,6 +1362,59 @@ static void test_link_wq(void **state)
 	sb_free(&c.sb);
 }
 
+/* A pool's CPUs are a CPU list, as the kernel prints them; a replayed capture whose "cpus="
+ * holds other bytes (here an escape sequence) is not a pool line. Found by fuzz-kmsg: the
+ * CPUs went raw into the evidence ("pool 78 (cpus=19\x1b[2J)") and the BAR line. */
+static void test_link_pool_cpus_raw(void **state)
+{
+	(void)state;
+	struct kmsg_poolinfo pi;
+	struct kmsg_pwq pw;
+	struct kmsg_pool pl;
+	unsigned s;
+	memset(&pw, 0, sizeof(pw));
+	assert_int_equal(kmsg_parse_pwq("  pwq 78: cpus=19\x80 node=0 flags=0x0 nice=0 active=2 refcnt=4",
+	                                &pw), -EINVAL);
+	assert_int_equal(kmsg_parse_wq_lockup("BUG: workqueue lockup - pool cpus=19\x1b[2J node=0 "
+	                                      "flags=0x0 nice=0 stuck for 41s!", &pi, &s), -EINVAL);
+	assert_int_equal(kmsg_parse_pool("pool 78: cpus=1\x07 node=0 flags=0x0 nice=0 hung=41s workers=2",
+	                                 &pl), -EINVAL);
+
+	const char *dump[ARRAY_SIZE(seed004_wq_dump)];
+	for (size_t i = 0; i < ARRAY_SIZE(dump); i++)
+		dump[i] = strstr(seed004_wq_dump[i], "pwq 78:")
+		          ? "  pwq 78: cpus=19\x1b[2J node=0 flags=0x0 nice=0 active=2 refcnt=4"
+		          : seed004_wq_dump[i];
+	struct cap c;
+	cap_init(&c, 1880, 2253000000ULL);
+	cap_lines(&c, 0, dump, 2);
+	cap_lines(&c, 6, dump + 2, ARRAY_SIZE(dump) - 2);
+	struct cgw_kmsg k;
+	kmsg_init(&k);
+	feed(&k, &c);
+	snprintf(k.source, sizeof(k.source), "/dev/kmsg");
+	k.uptime_s = 2260.0;
+	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
+	struct unit_scan u;
+	seed004_scan(&u, &sig);
+	u.scan.t[0].blocked_s = 170;
+	u.scan.t[1].blocked_s = 170;
+	kmsg_link(&u.rep, &k);
+	const struct cgw_finding *f = &u.rep.f[0];
+	assert_true(f->evidence.len > 0);
+	for (size_t i = 0; i < f->evidence.len; i++)
+		if (f->evidence.s[i] != '\n' && (f->evidence.s[i] < 0x20 || f->evidence.s[i] > 0x7e))
+			fail_msg("raw byte 0x%02x in: %s", (unsigned char)f->evidence.s[i],
+			         esc(f->evidence.s));
+	/* the rest of the dump as before, and nothing of the line that is no pool's */
+	assert_int_equal(count_lines(f, "pool 74 (cpus=18)"), 3);
+	assert_int_equal(count_lines(f, "BAR(1765) on workqueue"), 1);
+	assert_int_equal(count_lines(f, "pool 78"), 0);
+	us_free(&u);
+	kmsg_free(&k);
+	sb_free(&c.sb);
+}
+
 static void test_link_soft_rcu(void **state)
 {
 	(void)state;
@@ -1469,6 +1522,7 @@ int main(void)
 		cmocka_unit_test(test_link_hostile_comm),
 		cmocka_unit_test(test_link_blocker),
 		cmocka_unit_test(test_link_wq),
+		cmocka_unit_test(test_link_pool_cpus_raw),
 		cmocka_unit_test(test_link_soft_rcu),
 		cmocka_unit_test(test_json),
 	};
