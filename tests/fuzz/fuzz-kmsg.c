@@ -44,8 +44,17 @@ static void link_all(const struct cgw_kmsg *k)
 	r.f = &f;
 	r.nf = 1;
 	kmsg_link(&r, k);
-	for (size_t i = 0; i < f.evidence.len; i++)      /* every line escaped */
+	for (size_t i = 0; i < f.evidence.len; i++) {    /* every line escaped */
+		if (f.evidence.s[i] != '\n' && !fuzz_printable(&f.evidence.s[i], 1)) {
+			size_t a = i, len = strcspn(f.evidence.s + i, "\n");
+			while (a && f.evidence.s[a - 1] != '\n')
+				a--;
+			char line[2048];
+			fprintf(stderr, "raw byte in evidence: %s\n",
+			        cescape(f.evidence.s + a, len + i - a, line, sizeof(line)));
+		}
 		FUZZ_CHECK(f.evidence.s[i] == '\n' || fuzz_printable(&f.evidence.s[i], 1));
+	}
 	sb_free(&f.evidence);
 	sb_free(&f.summary);
 	free(idx);
