@@ -516,7 +516,8 @@ int kmsg_parse_rcu(const char *msg, enum kmsg_rcu_kind *kind, char *flavor, size
 	if (info)
 		p += 6;
 	size_t fn = strcspn(p, " ");
-	if (fn == 0 || fn >= 32 || !p[fn] || strncmp(p, "rcu", 3) != 0)
+	if (fn == 0 || fn >= 32 || !p[fn] || strncmp(p, "rcu", 3) != 0 ||
+	    strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_") != fn)   /* rcu_preempt, rcu_sched */
 		return -EINVAL;
 	const char *r = p + fn + 1, *end;
 	if (info && (starts(r, "detected stalls on CPUs/tasks:") ||

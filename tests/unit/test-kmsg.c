@@ -1450,6 +1450,44 @@ static void test_link_soft_rcu(void **state)
 	sb_free(&c.sb);
 }
 
+/* An RCU flavor is a kernel identifier ("rcu_preempt"); a replayed capture's other bytes make
+ * the line no RCU report. Found by fuzz-kmsg: "the rcu_pre\xfb...empt grace-period kthread was
+ * starved" went raw into the evidence. */
+static void test_link_rcu_flavor_raw(void **state)
+{
+	(void)state;
+	enum kmsg_rcu_kind kind;
+	char fl[32];
+	long j;
+	assert_int_equal(kmsg_parse_rcu("rcu: rcu_pre\xfb\xfb" "empt kthread starved for 2495 jiffies! g1613",
+	                                &kind, fl, sizeof(fl), &j), -EINVAL);
+	assert_int_equal(kmsg_parse_rcu("rcu: INFO: rcu_\x1b[2J detected stalls on CPUs/tasks:", &kind, fl,
+	                                sizeof(fl), &j), -EINVAL);
+	struct cap c;
+	cap_init(&c, 70, 2200000000ULL);
+	cap_add(&c, 3, "rcu: INFO: rcu_\x1b[2Jpreempt detected stalls on CPUs/tasks:");
+	cap_add(&c, 3, "rcu: \t18-...0: (0 ticks this GP) idle=1a4c/1/0x4000000000000000 softirq=696/696 fqs=1058");
+	cap_add(&c, 3, "rcu: rcu_\x1b[2Jpreempt kthread starved for 2495 jiffies! g1613 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=7");
+	struct cgw_kmsg k;
+	kmsg_init(&k);
+	feed(&k, &c);
+	snprintf(k.source, sizeof(k.source), "/dev/kmsg");
+	k.uptime_s = 2212.61;
+	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
+	struct unit_scan u;
+	seed004_scan(&u, &sig);
+	kmsg_link(&u.rep, &k);
+	const struct cgw_finding *f = &u.rep.f[0];
+	for (size_t i = 0; i < f->evidence.len; i++)
+		if (f->evidence.s[i] != '\n' && (f->evidence.s[i] < 0x20 || f->evidence.s[i] > 0x7e))
+			fail_msg("raw byte 0x%02x in: %s", (unsigned char)f->evidence.s[i],
+			         esc(f->evidence.s));
+	assert_int_equal(count_lines(f, "grace-period kthread"), 0);
+	us_free(&u);
+	kmsg_free(&k);
+	sb_free(&c.sb);
+}
+
 static void test_json(void **state)
 {
 	(void)state;
@@ -1524,6 +1562,7 @@ int main(void)
 		cmocka_unit_test(test_link_wq),
 		cmocka_unit_test(test_link_pool_cpus_raw),
 		cmocka_unit_test(test_link_soft_rcu),
+		cmocka_unit_test(test_link_rcu_flavor_raw),
 		cmocka_unit_test(test_json),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, NULL, NULL));
