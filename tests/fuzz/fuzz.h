@@ -4,11 +4,11 @@
 #ifndef CGW_FUZZ_H
 #define CGW_FUZZ_H
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cgwatch.h"
@@ -62,27 +62,38 @@ static inline FILE *fuzz_null(void)
 	return f;
 }
 
-/* The input as a file the loaders open by path: a memfd, as /proc/self/fd/N (one file,
- * rewritten for every input). */
+/* The input as a file the loaders open by path: DIR/input, a regular file in a directory of
+ * TMPDIR made at the first call and removed at exit (one file, rewritten for every input). */
+static char fuzz_dir[256], fuzz_path[300];
+
+static inline void fuzz_cleanup(void)
+{
+	unlink(fuzz_path);
+	rmdir(fuzz_dir);
+}
+
 static inline const char *fuzz_file(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
-	if (fd < 0) {
-		fd = memfd_create("cgwatch-fuzz", MFD_CLOEXEC);
-		if (fd < 0)
+	if (!fuzz_dir[0]) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/cgwatch-fuzz.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(fuzz_dir))
 			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		snprintf(fuzz_path, sizeof(fuzz_path), "%s/input", fuzz_dir);
+		atexit(fuzz_cleanup);
 	}
-	if (ftruncate(fd, 0) < 0)
+	int fd = open(fuzz_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
 		abort();
 	for (size_t off = 0; off < size;) {
-		ssize_t w = pwrite(fd, data + off, size - off, (off_t)off);
+		ssize_t w = write(fd, data + off, size - off);
 		if (w <= 0)
 			abort();
 		off += (size_t)w;
 	}
-	return path;
+	if (close(fd) < 0)
+		abort();
+	return fuzz_path;
 }
 
 #endif

@@ -3,8 +3,9 @@
 # FUZZ_SECONDS (3 by default; `make fuzz` gives 60) under ASan and UBSan, from a seed corpus
 # assembled from the fixtures (tests/fuzz/seeds.py). Corpora grow in BUILD/fuzz/corpus/NAME and
 # are kept; a finding (crash, sanitizer report, leak, a broken guarantee, an input slower than
-# 5 s or a process above 1 GiB) is kept as BUILD/fuzz/crashes/NAME-*. Prints "PASS fuzz-NAME",
-# "FAIL fuzz-NAME: why" with the report's first lines, or "SKIP fuzz: why".
+# 5 s or a process above 1 GiB) is kept as BUILD/fuzz/crashes/NAME-*. FUZZ_JOBS harnesses run
+# at once (the number of CPUs). Prints "PASS fuzz-NAME", "FAIL fuzz-NAME: why" with the report's
+# first lines and how to reproduce it, or "SKIP fuzz: why".
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -28,7 +29,7 @@ fi
 
 log=$(mktemp)
 trap 'rm -f "$log"; [ -n "${tmp:-}" ] && rm -rf "$tmp"' EXIT
-if ! make -s BUILD="$BUILD" FUZZ_CC="$FUZZ_CC" fuzz-build >"$log" 2>&1; then
+if ! make -s -j"$(nproc)" BUILD="$BUILD" FUZZ_CC="$FUZZ_CC" fuzz-build >"$log" 2>&1; then
 	echo "FAIL fuzz-build: make fuzz-build failed:"
 	tail -15 "$log" | sed 's/^/    /'
 	exit 0
@@ -49,32 +50,45 @@ if ! python3 tests/fuzz/seeds.py "$OUT/seeds" "${names[@]}" >"$log" 2>&1; then
 	exit 0
 fi
 mkdir -p "$OUT/crashes"
-tmp=$(mktemp -d)                  # scratch files of the harnesses (fuzz-sig's directory)
+tmp=$(mktemp -d)                  # results, and scratch files of the harnesses
 
-for name in "${names[@]}"; do
-	bin=$OUT/bin/fuzz-$name
+# One harness: its PASS or FAIL lines into $tmp/NAME.out.
+run_one() {
+	local name=$1 bin=$OUT/bin/fuzz-$1 log=$tmp/$1.log why crash rc
+	mkdir -p "$tmp/$name.tmp" "$OUT/corpus/$name"
 	if [ ! -x "$bin" ]; then
 		echo "FAIL fuzz-$name: $bin was not built"
-		continue
+		return
 	fi
-	mkdir -p "$OUT/corpus/$name"
-	args=(-max_total_time="$SECS" -timeout=5 -rss_limit_mb=1024 -print_final_stats=1
-	      -artifact_prefix="$OUT/crashes/$name-")
+	local args=(-max_total_time="$SECS" -timeout=5 -rss_limit_mb=1024 -print_final_stats=1
+	            -artifact_prefix="$OUT/crashes/$name-")
 	[ -f "tests/fuzz/$name.dict" ] && args+=(-dict="tests/fuzz/$name.dict")
-	TMPDIR=$tmp ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	TMPDIR=$tmp/$name.tmp ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		timeout -k 5 $((SECS * 2 + 60)) "$bin" "${args[@]}" "$OUT/corpus/$name" \
 		"$OUT/seeds/$name" >"$log" 2>&1
 	rc=$?
 	if [ $rc = 0 ]; then
 		echo "PASS fuzz-$name"
-		continue
+		return
 	fi
-	why=$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|guarantee broken' "$log")
+	local pat='ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|guarantee broken'
+	why=$(grep -m1 -E "$pat" "$log")
 	[ -n "$why" ] || why="exit $rc"
 	crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
 	echo "FAIL fuzz-$name: ${why#"${why%%[! ]*}"}"
 	[ -n "$crash" ] && echo "    reproduce: $bin $crash"
-	grep -m1 -A14 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|guarantee broken' "$log" |
-		sed 's/^/    /'
+	grep -m1 -A14 -E "$pat" "$log" | sed 's/^/    /'
+}
+
+# FUZZ_JOBS harnesses at a time (the number of CPUs), results printed in order.
+jobs=${FUZZ_JOBS:-$(nproc)}
+for name in "${names[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+	run_one "$name" >"$tmp/$name.out" 2>&1 &
+done
+wait
+for name in "${names[@]}"; do
+	cat "$tmp/$name.out"
 done
