@@ -3,6 +3,7 @@
  * rates, printed as the report does (rates_json, rates_text). */
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 
 #include "fuzz.h"
 #include "rates.h"
@@ -31,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rt.ev[e].count = (uint64_t)e * (nf > 0 ? f[0].offset : 1);
 	}
 	int n = parse_proc_cgroups(buf, rt.ctrl, RATES_MAX_CTRL);
-	FUZZ_CHECK(n == -EINVAL || (n >= 0 && n <= RATES_MAX_CTRL));
+	FUZZ_CHECK(n == -EINVAL || n == -ERANGE || (n >= 0 && n <= RATES_MAX_CTRL));
 	for (int i = 0; i < n; i++)
 		FUZZ_CHECK(rt.ctrl[i].name[0] && strlen(rt.ctrl[i].name) < sizeof(rt.ctrl[i].name) &&
 		           rt.ctrl[i].num_cgroups >= 0);
@@ -44,6 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(subsys >= 0);
 	if (parse_uptime(buf, &rt.uptime_s) != 0)
 		rt.uptime_s = 0;
+	FUZZ_CHECK(isfinite(rt.uptime_s) && rt.uptime_s >= 0 && rt.uptime_s <= CGW_MAX_SECONDS);
 	if (rt.have_processes) {
 		rt.forks.count = rt.processes;
 		snprintf(rt.forks_from, sizeof(rt.forks_from), "/proc/stat processes");

@@ -1,6 +1,8 @@
 /* fuzz-sched.c: /proc/TID/sched (parse_sched_buf), then a task's time off the CPU from it,
  * as the scan computes and prints it. */
+#include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 
 #include "fuzz.h"
 
@@ -9,8 +11,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *buf = fuzz_str(data, size);
 	struct cgw_sched sc;
 	int r = parse_sched_buf(buf, &sc);
-	FUZZ_CHECK((r == 0) == sc.have_exec_start);
+	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ERANGE);
 	if (r == 0) {
+		/* finite times within a century, counts within 2^53 */
+		FUZZ_CHECK(sc.have_exec_start && !sc.bad);
+		FUZZ_CHECK(isfinite(sc.exec_start_ms) && sc.exec_start_ms >= 0 &&
+		           sc.exec_start_ms <= CGW_MAX_SECONDS * 1000.0);
+		FUZZ_CHECK(isfinite(sc.sum_exec_ms) && sc.sum_exec_ms >= 0 &&
+		           sc.sum_exec_ms <= CGW_MAX_SECONDS * 1000.0);
+		FUZZ_CHECK(sc.nr_switches <= CGW_MAX_COUNT);
 		/* a first sighting, then the same task read again a second later */
 		struct cgw_seen w = { .tid = 1, .start_ticks = 100 }, w2 = w;
 		seen_update(&w, NULL, 'D', &sc, 0, 1000.0);

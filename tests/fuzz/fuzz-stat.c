@@ -1,5 +1,6 @@
 /* fuzz-stat.c: /proc/TID/stat (parse_stat_buf), then the task's name as reports print it
  * (C-escaped text, JSON) and as a kworker's. */
+#include <errno.h>
 #include <json-c/json.h>
 
 #include "fuzz.h"
@@ -8,8 +9,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = fuzz_str(data, size);
 	struct cgw_stat st;
-	if (parse_stat_buf(buf, size, &st) == 0) {
-		FUZZ_CHECK(st.tid > 0);
+	int r = parse_stat_buf(buf, size, &st);
+	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ERANGE);
+	if (r == 0) {
+		/* every field read is in its range */
+		FUZZ_CHECK(st.tid > 0 && st.ppid >= 0 && st.start_ticks <= CGW_MAX_COUNT);
+		FUZZ_CHECK(st.cpu >= 0 && st.cpu < CGW_MAX_CPUS && st.rt_priority <= 99);
 		FUZZ_CHECK(st.comm_len < sizeof(st.comm) && st.comm[st.comm_len] == '\0');
 		FUZZ_CHECK(st.state != '\0' && st.state != ' ' && st.state != '\n');
 
