@@ -1,8 +1,10 @@
-/* fuzz-state.c: the daemon's state file (incidents_load, from its path), then what the daemon
- * does after a restart: each incident as a report's "incident" object and a journal line, a
+/* fuzz-state.c: the daemon's state file (incidents_load, from its path): every field of what
+ * it keeps in range, and saving it again (incidents_serialize) gives a file that loads to the
+ * same; then what the daemon does after a restart: each incident as a report's "incident" object and a journal line, a
  * scan that finds the first one's signature again (merged, escalated or updated), a scan that
  * finds nothing (all resolved), the messages of every change. */
 #include <json-c/json.h>
+#include <math.h>
 
 #include "fuzz.h"
 
@@ -20,6 +22,45 @@ static void say(const struct cgw_incidents *in, const struct inc_change *ch, siz
 	}
 }
 
+static bool time_ok(double t)
+{
+	return isfinite(t) && t >= 0 && t < 1e12;
+}
+
+/* What load keeps is what cgwatch writes: ids that name no other path, finite times. */
+static void check_loaded(const struct incident *i)
+{
+	FUZZ_CHECK(i->id[0] && i->sig[0] && strlen(i->id) < sizeof(i->id));
+	FUZZ_CHECK(!strchr(i->id, '/') && !strstr(i->id, "..") && !strchr(i->sig, '/'));
+	FUZZ_CHECK(i->ntasks <= INC_MAX_TASKS && i->ntimeline <= INC_MAX_TIMELINE);
+	FUZZ_CHECK(i->ntasks_total >= i->ntasks);
+	FUZZ_CHECK(time_ok(i->opened_at) && time_ok(i->escalated_at) && time_ok(i->last_event_at));
+	FUZZ_CHECK(i->resolved_at == 0);
+	for (size_t k = 0; k < i->ntasks; k++)
+		FUZZ_CHECK(i->tasks[k].tid > 0 && time_ok(i->tasks[k].blocked_s) &&
+		           time_ok(i->tasks[k].resolved_at));
+	for (size_t k = 0; k < i->ntimeline; k++)
+		FUZZ_CHECK(time_ok(i->timeline[k].time) && time_ok(i->timeline[k].blocked_s));
+}
+
+/* Saved again, it loads to the same incidents, and saves to the same text. */
+static void roundtrip(const struct cgw_incidents *in)
+{
+	size_t len, left = 0, dropped;
+	char *text = incidents_serialize(in, BOOT, &len, &left);
+	FUZZ_CHECK(text && len <= STATE_MAX_BYTES && left <= in->n);
+	struct cgw_incidents again;
+	memset(&again, 0, sizeof(again));
+	FUZZ_CHECK(incidents_parse(&again, text, len, "again", BOOT, &dropped, fuzz_null()) == 0);
+	FUZZ_CHECK(again.n == in->n - left && dropped == 0);
+	size_t len2;
+	char *text2 = incidents_serialize(&again, BOOT, &len2, NULL);
+	FUZZ_CHECK(len2 == len && memcmp(text, text2, len) == 0);
+	free(text2);
+	free(text);
+	incidents_free(&again);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = fuzz_file(data, size);
@@ -30,8 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(r == 0 || (r < 0 && in.n == 0));
 	for (size_t k = 0; k < in.n; k++) {
 		const struct incident *i = &in.v[k];
-		FUZZ_CHECK(i->id[0] && i->sig[0] && strlen(i->id) < sizeof(i->id));
-		FUZZ_CHECK(i->ntasks <= INC_MAX_TASKS && i->ntimeline <= INC_MAX_TIMELINE);
+		check_loaded(i);
 		char msg[1024];
 		incident_message(i, INC_OPENED, msg, sizeof(msg));
 		json_object *o = incident_json(i, INC_UPDATED);
@@ -39,6 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_object_put(o);
 		(void)incident_stuck(i);
 	}
+
+	roundtrip(&in);
 
 	/* the next scan: one task, blocked, in the first incident's signature */
 	struct cgw_sig sig;
