@@ -165,14 +165,15 @@ static bool lget_int(json_object *o, const char *k, int64_t min, int64_t max, in
 	return true;
 }
 
-/* A finite number in [min, max]; 0 when absent; zero_ok: 0 is also accepted (no time). */
+/* A finite number in [min, max]; zero_ok: 0 is also accepted (no time), and so is an absent
+ * one, as 0; else absent is missing (saved as 0, it would not load again). */
 static bool lget_num(json_object *o, const char *k, double min, double max, bool zero_ok,
                      double *out, const char *field, struct lerr *e)
 {
 	json_object *v;
 	*out = 0;
 	if (!json_object_object_get_ex(o, k, &v))
-		return true;
+		return zero_ok ? true : bad(e, field, "missing");
 	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
 		return bad(e, field, "not a number");
 	double x = json_object_get_double(v);
