@@ -43,6 +43,25 @@ int atomic_dir_check(int dfd, const char *dir, char *why, size_t cap)
 	return 0;
 }
 
+/* The directory itself may be a symlink: systemd's DynamicUser= makes /var/log/cgwatch and
+ * /var/lib/cgwatch links into private/. It is followed only when root or we own the link (as
+ * the kernel's protected_symlinks has it: nobody else could have made it), and what it leads
+ * to is checked as any directory. Returns the directory's fd or -errno, why said. */
+static int dir_open(const char *dir, char *why, size_t cap)
+{
+	struct stat lst;
+	if (lstat(dir, &lst) < 0)
+		return fail_why(-errno, why, cap);
+	if (S_ISLNK(lst.st_mode) && lst.st_uid != 0 && lst.st_uid != geteuid()) {
+		if (why && cap)
+			snprintf(why, cap, "%s is a symlink owned by uid %u, not by us or root: "
+			         "refusing to follow it", dir, (unsigned)lst.st_uid);
+		return -EPERM;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dfd < 0 ? fail_why(-errno, why, cap) : dfd;
+}
+
 /* Write one temporary file tmp in dfd. Returns 0 or -errno (tmp removed). */
 static int write_tmp(int dfd, const char *tmp, const char *data, size_t len, mode_t mode)
 {
@@ -89,11 +108,10 @@ int atomic_write_set(const char *dir, const struct atomic_file *f, size_t n, mod
 		free(tmp);
 		return fail_why(e, why, cap);
 	}
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = dir_open(dir, why, cap);
 	if (dfd < 0) {
-		e = -errno;
 		free(tmp);
-		return fail_why(e == -ELOOP ? -ENOTDIR : e, why, cap);
+		return dfd;                       /* why says it already */
 	}
 	e = atomic_dir_check(dfd, dir, why, cap);
 	bool refused = e < 0;                 /* why says it already */

@@ -229,17 +229,28 @@ static void test_dir_refused(void **state)
 	tmpdir_remove(dir);
 }
 
-/* A directory that is a symlink is not followed. */
+/* A directory that is a symlink is followed only when root or we made the link (systemd's
+ * DynamicUser= links /var/log/cgwatch into private/): a link someone else owns is refused. */
 static void test_dir_symlink(void **state)
 {
 	(void)state;
-	char dir[64], other[64], link[128], p[192];
+	struct passwd *pw = getpwnam("nobody");
+	if (geteuid() != 0 || !pw) {
+		print_message("# SKIP: needs root and a user nobody\n");
+		skip();
+	}
+	char dir[64], other[64], link[128], p[192], why[512] = "";
 	tmpdir_make(dir, sizeof(dir));
 	tmpdir_make(other, sizeof(other));
 	snprintf(link, sizeof(link), "%s/link", dir);
 	assert_int_equal(symlink(other, link), 0);
 	snprintf(p, sizeof(p), "%s/cgwatch.prom", link);
-	assert_true(atomic_write(p, "x", 1, 0644) < 0);
+	assert_int_equal(atomic_write_why(p, "x", 1, 0644, why, sizeof(why)), 0);  /* ours */
+	assert_int_equal(tmpdir_count(other), 1);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(lchown(link, pw->pw_uid, pw->pw_gid), 0);
+	assert_true(atomic_write_why(p, "x", 1, 0644, why, sizeof(why)) < 0);
+	assert_non_null(strstr(why, "is a symlink owned by uid"));
 	assert_int_equal(tmpdir_count(other), 0);
 	tmpdir_remove(dir);
 	tmpdir_remove(other);
