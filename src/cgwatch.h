@@ -471,6 +471,7 @@ struct cgw_scan {
 	                                  /* per CPU: latest exec_start of an R task (a floor) */
 	size_t untimed;                   /* D tasks not listed: their time is unknown (duration.c) */
 	bool live;                        /* the host itself, not a replayed tree */
+	bool relook;                      /* scan.c: a runnable thread read a second time */
 	struct cgw_cpuclock *clocks; size_t nclocks, clocks_cap;   /* CPU clocks read (cpuclock.c) */
 	struct cgw_cpus clock_tried;      /* CPUs whose clock this scan tried to read */
 	size_t threads;                   /* threads seen */

@@ -238,9 +238,11 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 		                st.tid, tid);
 		return;
 	}
-	s->threads++;
-	if (st.tid == tgid)
-		proc_push(s, tgid, st.ppid, st.start_ticks);
+	if (!s->relook) {                 /* counted, listed and remembered once */
+		s->threads++;
+		if (st.tid == tgid)
+			proc_push(s, tgid, st.ppid, st.start_ticks);
+	}
 	if (st.state != 'D' && st.state != 'R')
 		return;
 
@@ -261,9 +263,9 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	struct cgw_seen w = { .tid = st.tid, .start_ticks = st.start_ticks };
 	seen_update(&w, o->history && !bad ? history_find(o->history, st.tid, st.start_ticks) : NULL,
 	            st.state, &sc, st.cpu, mono);
-	if (o->history && !bad)
+	if (o->history && !bad && !s->relook)
 		history_add(o->history, &w);
-	if (st.state == 'R') {
+	if (st.state == 'R' && !s->relook) {
 		if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
 		    sc.exec_start_ms > s->rq_latest[st.cpu].exec_start_ms)
 			s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
@@ -282,6 +284,11 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 		/* R tasks are many: a first look on the reader's clock, without the age test that
 		 * the drift could fail; the candidates' own clocks are read after the walk */
 		d = seen_duration(&w, now, mono, w.exec_start_ms > 0 ? -1 : age);
+		if (s->relook) {          /* the floor of its own CPU's clock knows better */
+			struct cgw_dur f = seen_duration(&w, scan_cpu_now(s, st.cpu, mono), mono, -1);
+			if (f.bound != BOUND_UNKNOWN && f.s > d.s)
+				d = f;
+		}
 	}
 	enum cgw_suspect sus = suspect_of(st.state, d, o);
 	if (bad) {
@@ -452,6 +459,39 @@ static void correct_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		}
 	}
 	drop_gone(s);
+}
+
+/* A runnable thread's first look is on the reader's clock, and CPU clocks drift apart: after a
+ * stall of the host (steal time, a soft lockup) by seconds, with the reader's behind. So a
+ * runner that the first look found fresh is looked at again when its own CPU's floor (the
+ * latest exec_start of a runnable task there, complete once the walk is done: same clock, a
+ * lower bound of now) shows it waiting past the threshold. */
+static void relook_runners(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
+	if (!s->live)
+		return;                   /* a replay has one clock, the capture's */
+	size_t n = s->nrunners;       /* a second look pushes no runner */
+	for (size_t i = 0; i < n; i++) {
+		const struct cgw_runner *r = &s->runners[i];
+		if (r->cpu < 0 || r->cpu >= CGW_MAX_CPUS || r->exec_start_ms <= 0 ||
+		    s->rq_latest[r->cpu].exec_start_ms - r->exec_start_ms < o->starved_s * 1000)
+			continue;
+		bool listed = false;
+		for (size_t k = 0; k < s->n && !listed; k++)
+			listed = s->t[k].tid == r->tid;
+		if (listed)
+			continue;
+		char path[64], tid[16];
+		snprintf(path, sizeof(path), "/proc/%d/task", r->tgid);
+		snprintf(tid, sizeof(tid), "%d", r->tid);
+		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;             /* gone */
+		s->relook = true;
+		scan_thread(s, o, fd, r->tgid, tid);
+		s->relook = false;
+		close(fd);
+	}
 }
 
 /* Read stat and sched of the suspects of kind `which` (SUSPECT_NONE: all of them) again. One
@@ -657,6 +697,7 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		closedir(task);
 	}
 	closedir(proc);
+	relook_runners(s, o);
 	if (o->fdcache)
 		fdcache_end(o->fdcache);
 	if (o->history)
