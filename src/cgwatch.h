@@ -807,6 +807,34 @@ void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
  * for the user in msg. */
 int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap);
 
+/* ---- warnonce.c: a repeated warning said once, counted, said again when it changes ---- */
+
+struct warn_once { char last[1536]; uint64_t hash; unsigned long repeats; bool active; };
+/* The next state of a warning: msg (NULL: it cleared). Returns true with the line to say in
+ * out (cap bytes): msg when new; "<last>: again N times; now: <msg>" when it changed after
+ * repeats; "<last>: again N times; now cleared" (or "<last>: now cleared") when it cleared.
+ * Returns false (out "") for a repeat, counted, or a clear with nothing active. */
+bool warn_step(struct warn_once *w, const char *msg, char *out, size_t cap);
+/* warn_step with a formatted message, the line to log_warnx. */
+void warn_once(struct warn_once *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* warn_step(NULL): the failure is over; said when one was active. */
+void warn_clear(struct warn_once *w);
+
+/* ---- footprint.c: the daemon's own limits ---- */
+
+/* Bytes of locked memory the daemon needs on a host with this many threads (base, and a
+ * share per thread, capped): what RLIMIT_MEMLOCK must allow before mlockall(MCL_FUTURE). */
+uint64_t memlock_need(uint64_t threads);
+/* Lock memory under RLIMIT_MEMLOCK limit (RLIM_INFINITY: none; ignored with CAP_IPC_LOCK
+ * effective, ipc_lock) when the daemon needs need bytes? The sentence for the log in msg:
+ * locking and why, or not and why not. */
+bool memlock_decide(uint64_t limit, bool ipc_lock, uint64_t need, char *msg, size_t cap);
+/* Did the service manager apply the unit's OOMScoreAdjust and LimitNOFILE (a container may
+ * silently not)? Returns true with the sentence naming each that differs in msg. A NOFILE
+ * above the one asked for is fine. */
+bool limits_check(long oom_adj, long want_oom_adj, uint64_t nofile, uint64_t want_nofile,
+                  char *msg, size_t cap);
+
 /* ---- daemon.c ---- */
 
 /* cgwatch run: scan, keep incidents, report, until SIGTERM/SIGINT. Returns the exit code. */
