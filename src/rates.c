@@ -144,14 +144,28 @@ static int perf_open_event(unsigned long long config, int cpu, int group)
 /* Find tracefs, mounting it at /sys/kernel/tracing when it is nowhere. Leaving it mounted is
  * the normal state of a host (systemd mounts it at boot, sys-kernel-tracing.mount), and
  * another tool may start using it at any time: cgwatch never unmounts it. */
+/* Can we read dir/events? Opened, not probed: the kernel decides with our effective ids and
+ * capabilities (access(2) would use the real uid and none: a DynamicUser with
+ * CAP_DAC_READ_SEARCH is refused the 0700 tracefs by access, not by open). 0 or -errno. */
+static int events_open(const char *dir)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "%s/events", dir);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 static int tracefs_find(struct perf_set *ps)
 {
-	if (access(TRACEFS "/events", F_OK) == 0) {
+	int e = -events_open(TRACEFS);
+	if (e == 0) {
 		snprintf(ps->tracefs, sizeof(ps->tracefs), "%s", TRACEFS);
 		return 0;
 	}
-	int e = errno;
-	if (access(TRACEFS_DEBUG "/events", F_OK) == 0) {
+	if (events_open(TRACEFS_DEBUG) == 0) {
 		snprintf(ps->tracefs, sizeof(ps->tracefs), "%s", TRACEFS_DEBUG);
 		return 0;
 	}
@@ -168,8 +182,7 @@ static int tracefs_find(struct perf_set *ps)
 	}
 	ps->mounted = true;
 	snprintf(ps->tracefs, sizeof(ps->tracefs), "%s", TRACEFS);
-	if (access(TRACEFS "/events", F_OK) < 0) {
-		e = errno;
+	if ((e = -events_open(TRACEFS)) != 0) {
 		snprintf(ps->msg, sizeof(ps->msg), "tracefs mounted at " TRACEFS " has no events "
 		         "directory: %s", strerror(e));
 		return -e;
