@@ -797,6 +797,10 @@ struct json_object *jseconds(double s);
 /* A string from a task or the host as a JSON string: the real string (utf8_escape), with no
  * raw control character (DEL and C1 included) in the printed JSON. */
 struct json_object *jstr_untrusted(const char *s, size_t n);
+/* A "not read: WHAT: WHY: what it costs" line for each source the report lacks: /dev/kmsg
+ * (live, or a replay's capture that is there and unreadable), the perf counters (live),
+ * /proc/cgroups, the kernel stacks of suspects. Nothing when everything was read. */
+void report_text_sources(const struct cgw_report *r, FILE *out);
 /* The text report of finding k alone, after a header line of the caller's. */
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
 

@@ -3,11 +3,13 @@
  * summary line. Task strings are C-escaped: a name cannot start a line or move the cursor.
  * One screen per incident: alike tasks are one entry ("x56 PIDs ...", the stack once) and
  * alike evidence lines one line (textgroup.c); --verbose prints them all. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cgwatch.h"
+#include "kmsg.h"
 #include "rates.h"
 
 static const char *sev_label(enum cgw_sev s)
@@ -297,6 +299,63 @@ void report_text(const struct cgw_report *r, FILE *out)
 	textout_close(&t, out);
 }
 
+/* One "not read:" line: what, why (both C-escaped), and what it costs. */
+static void not_read(FILE *out, const char *what, const char *why, const char *cost)
+{
+	char w[1024], y[1024];
+	fprintf(out, "not read: %s: %s: %s\n", cescape(what, strlen(what), w, sizeof(w)),
+	        cescape(why, strlen(why), y, sizeof(y)), cost);
+}
+
+void report_text_sources(const struct cgw_report *r, FILE *out)
+{
+	const struct cgw_kmsg *k = r->kmsg;
+	/* a replay without a capture of the ring has nothing to read: not a failure */
+	if (k && k->error && (r->scan->live || k->error != -ENOENT)) {
+		char what[600];
+		snprintf(what, sizeof(what), "kernel messages: %s", k->source);
+		not_read(out, what, strerror(-k->error), "the kernel's own hung-task, lockup and "
+		         "stall reports are not linked");
+	}
+	const struct cgw_rates *rt = r->rates;
+	if (rt && rt->live && rt->source != RATES_SRC_PERF) {
+		const char *why = NULL;
+		for (int e = 0; e < RATE_NEV && !why; e++)
+			if (rt->ev[e].missing && rt->ev[e].why[0])
+				why = rt->ev[e].why;
+		if (why)
+			not_read(out, "cgroup event counts (perf)", why, "counted from /proc/cgroups and "
+			         "/proc/stat instead: no per-event counts for the correlators");
+	}
+	if (rt && rt->cgroups_err[0] && (rt->live || !strstr(rt->cgroups_err, strerror(ENOENT))))
+		not_read(out, "cgroup counts", rt->cgroups_err, "no count of cgroups per controller");
+	const struct cgw_scan *s = r->scan;
+	size_t nstack = 0;
+	const char *first = NULL;
+	bool others = false;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cgw_task *t = &s->t[i];
+		if (t->suspect == SUSPECT_NONE || !t->stack_error[0] || t->gone)
+			continue;
+		const char *why = t->stack_error;
+		if (strncmp(why, "stack unreadable: ", 18) == 0)
+			why += 18;
+		nstack++;
+		if (!first)
+			first = why;
+		else if (strcmp(first, why) != 0)
+			others = true;
+	}
+	if (nstack) {
+		char what[64], why[256];
+		snprintf(what, sizeof(what), "kernel stacks of %zu task%s", nstack,
+		         nstack == 1 ? "" : "s");
+		snprintf(why, sizeof(why), "%s%s", first, others ? " (and other reasons)" : "");
+		not_read(out, what, why, nstack == 1 ? "its wait is not matched to a signature" :
+		         "their waits are not matched to a signature");
+	}
+}
+
 static void report_text_raw(const struct cgw_report *r, FILE *out)
 {
 	const struct cgw_scan *s = r->scan;
@@ -306,11 +365,13 @@ static void report_text_raw(const struct cgw_report *r, FILE *out)
 	fprintf(out, "cgwatch check on %s (kernel %s) at %s\n",
 	        cescape(s->host, strlen(s->host), host, sizeof(host)),
 	        cescape(s->kernel, strlen(s->kernel), kernel, sizeof(kernel)), ts);
-	fprintf(out, "CPUs online %s; isolated %s; nohz_full %s; housekeeping %s\n\n",
+	fprintf(out, "CPUs online %s; isolated %s; nohz_full %s; housekeeping %s\n",
 	        cpulist_format(&s->topo.online, a, sizeof(a)),
 	        cpus_empty(&s->topo.isolated) ? "none" : cpulist_format(&s->topo.isolated, b, sizeof(b)),
 	        cpus_empty(&s->topo.nohz_full) ? "none" : cpulist_format(&s->topo.nohz_full, c, sizeof(c)),
 	        cpulist_format(&s->topo.housekeeping, d, sizeof(d)));
+	report_text_sources(r, out);
+	fputc('\n', out);
 
 	size_t count[4] = { 0 }, ntasks = 0;
 	for (size_t k = 0; k < r->nf; k++) {
