@@ -18,15 +18,20 @@ enum cgw_sev { SEV_NONE = 0, SEV_INFO, SEV_WARNING, SEV_CRITICAL };
 
 /* ---- util.c ---- */
 
-/* Allocation that aborts on failure (a daemon that cannot allocate cannot report either). */
+/* Allocation that aborts on failure: for small fixed sizes only. Anything sized by the host
+ * (its tasks, files, CPUs) or that a limit can refuse uses malloc or try_reallocarray and
+ * fails softly: it costs a scan, never the process. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
-/* A growable string. */
-struct strbuf { char *s; size_t len, cap; };
+/* realloc of n elements of size each; NULL (p untouched) on overflow or failure. */
+void *try_reallocarray(void *p, size_t n, size_t size);
+
+/* A growable string. An append that cannot get memory is dropped and sets lost. */
+struct strbuf { char *s; size_t len, cap; bool lost; };
 /* Append formatted text; the buffer stays NUL-terminated. */
 void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append n bytes. */
@@ -218,11 +223,13 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
 /* Read path into buf (cap, NUL-terminated) in a helper thread; give up after timeout_ms.
  * Returns bytes read, -errno, -ETIMEDOUT (the thread is abandoned, and finishes and frees
  * its own state whenever the kernel lets it; until then the same path times out at once),
- * -ECANCELED (SIGTERM/SIGINT pending) or -EBUSY (DL_MAX_STUCK threads already stuck). */
+ * -ECANCELED (SIGTERM/SIGINT pending), -EBUSY (DL_MAX_STUCK threads already stuck) or
+ * -ENOMEM (no memory for its buffer: cap bytes more). */
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
 /* Run fn(arg) on the worker thread with a deadline. Returns 0; or -ETIMEDOUT (-ECANCELED
  * when SIGTERM/SIGINT is pending): the worker is abandoned, owns arg and calls release(arg)
- * when fn returns; or -ECANCELED/-EBUSY before starting, arg released. One caller thread. */
+ * when fn returns; or -ECANCELED/-EBUSY/-ENOMEM before starting, arg released. One caller
+ * thread. */
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
 /* Retire the idle worker; the next call starts a new one. Threads keep the mount namespace
  * they were born in, so root.c calls this after entering a new one. */
@@ -394,8 +401,8 @@ void history_begin(struct cgw_history *h);
 /* The last committed scan's sighting of (tid, start_ticks), or NULL. */
 const struct cgw_seen *history_find(const struct cgw_history *h, int tid,
                                     unsigned long long start_ticks);
-/* Remember a sighting of this scan. */
-void history_add(struct cgw_history *h, const struct cgw_seen *w);
+/* Remember a sighting of this scan. Returns 0 or -ENOMEM (not remembered). */
+int history_add(struct cgw_history *h, const struct cgw_seen *w);
 /* End a scan: its sightings are what the next scan finds. */
 void history_commit(struct cgw_history *h);
 
@@ -482,6 +489,8 @@ struct cgw_scan {
 	struct cgw_unreadable *unreadable; size_t nunreadable;   /* the first SCAN_MAX_NAMED */
 	char fatal[320];                  /* why scan_run failed, when it says more than errno */
 	int timeouts;                     /* deadline reads that timed out in this scan */
+	bool nomem;                       /* an allocation failed: the scan is incomplete, and
+	                                     scan_run returns -ENOMEM */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
 };
 
@@ -512,7 +521,9 @@ void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read or the
- * reader's own clock (/proc/self/sched) is unparsable (s->fatal then says why). */
+ * reader's own clock (/proc/self/sched) is unparsable (s->fatal then says why), or -ENOMEM
+ * when memory ran out on the way (the scan is incomplete: not to be used; the daemon's
+ * history is not committed). */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
 /* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0, -EINVAL, or

@@ -355,8 +355,9 @@ static void state_load(struct cgw_daemon *d, unsigned timeout_ms)
 		log_warnx("cannot create %s: %s; open incidents will not survive a restart",
 		          d->conf.state_dir, strerror(m->err));
 	state_mkdir_free(m);
-	char *buf = xmalloc(STATE_MAX_BYTES + 1);
-	ssize_t n = dl_read_file(d->state_path, buf, STATE_MAX_BYTES + 1, timeout_ms);
+	char *buf = malloc(STATE_MAX_BYTES + 1);
+	ssize_t n = buf ? dl_read_file(d->state_path, buf, STATE_MAX_BYTES + 1, timeout_ms)
+	                : -ENOMEM;
 	size_t dropped = 0;
 	if (n == -ETIMEDOUT)
 		writer_mark_stuck(d->writer, WR_STATE, d->conf.state_dir);

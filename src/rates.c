@@ -413,7 +413,12 @@ static void job_read(void *p)
 {
 	struct perf_set *ps = p;
 	size_t total = ps->ncpu * RATE_NEV;
-	uint64_t *vals = xcalloc(total, sizeof(uint64_t));
+	uint64_t *vals = calloc(total ? total : 1, sizeof(uint64_t));
+	if (!vals) {
+		snprintf(ps->msg, sizeof(ps->msg), "reading the counters: out of memory");
+		ps->err = -ENOMEM;
+		return;
+	}
 	memcpy(vals, ps->base, total * sizeof(uint64_t));
 	memset(ps->delta, 0, sizeof(ps->delta));
 	ps->err = 0;
@@ -582,7 +587,12 @@ int rates_wait(struct cgw_rates_src *s, unsigned window_ms)
  * in a replay), /proc/uptime (a replay: the average fork rate since boot). */
 static void proc_read(struct cgw_rates_src *s, struct cgw_rates *out, bool first)
 {
-	char *buf = xmalloc(512 * 1024);
+	char *buf = malloc(512 * 1024);
+	if (!buf) {                               /* this sample goes without; the next tries */
+		snprintf(out->cgroups_err, sizeof(out->cgroups_err), "/proc/cgroups: %s",
+		         strerror(ENOMEM));
+		return;
+	}
 	ssize_t r = dl_read_file("/proc/cgroups", buf, 16384, s->timeout_ms);
 	int n = r < 0 ? (int)r : parse_proc_cgroups(buf, out->ctrl, RATES_MAX_CTRL);
 	if (n < 0) {

@@ -237,8 +237,10 @@ static void textout_close(struct textout *t, FILE *out)
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out)
 {
 	struct textout t;
-	if (!textout_open(&t))
-		abort();
+	if (!textout_open(&t)) {              /* no memory: unescaped text is not an option */
+		fputs("(the finding could not be printed: out of memory)\n", out);
+		return;
+	}
 	finding_text(r, &r->f[k], t.f);
 	textout_close(&t, out);
 }
@@ -293,8 +295,10 @@ static void report_text_raw(const struct cgw_report *r, FILE *out);
 void report_text(const struct cgw_report *r, FILE *out)
 {
 	struct textout t;
-	if (!textout_open(&t))
-		abort();
+	if (!textout_open(&t)) {
+		fputs("(the report could not be printed: out of memory)\n", out);
+		return;
+	}
 	report_text_raw(r, t.f);
 	textout_close(&t, out);
 }

@@ -102,9 +102,20 @@ static void test_stuck_threads_bounded(void **state)
 	assert_int_equal(dl_read_file(ok, buf, sizeof(buf), 1000), 1);
 }
 
+/* A buffer that cannot be allocated costs the read (-ENOMEM), never the process (it was
+ * xmalloc: abort()). */
+static void test_read_nomem(void **state)
+{
+	(void)state;
+	char buf[16];
+	assert_int_equal(dl_read_file("/proc/self/stat", buf, (size_t)1 << 46, 1000), -ENOMEM);
+	assert_true(dl_read_file("/proc/self/stat", buf, sizeof(buf), 1000) > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_nomem),
 		cmocka_unit_test(test_read_ok),
 		cmocka_unit_test(test_timeout_then_not_asked_again),
 		cmocka_unit_test(test_stuck_threads_bounded),
