@@ -44,7 +44,7 @@ struct cgw_daemon {
 	struct warn_once pin_warn;
 	bool locked;                      /* mlockall(MCL_FUTURE) in force */
 	bool ready;
-	bool state_full_warned;           /* incidents left out of the state file: said once */
+	struct warn_once state_full_warn; /* incidents left out of the state file */
 	struct cgw_writer *writer;        /* reports, state and metrics, off the main loop */
 };
 
@@ -198,10 +198,11 @@ static void save_state(struct cgw_daemon *d)
 {
 	size_t len, left_out;
 	char *txt = incidents_serialize(&d->inc, d->boot_id, &len, &left_out);
-	if (left_out && !d->state_full_warned)
-		log_warnx("%zu open incident%s left out of %s: it would pass %d bytes", left_out,
-		          left_out == 1 ? "" : "s", d->state_path, STATE_MAX_BYTES);
-	d->state_full_warned = left_out > 0;
+	if (left_out)
+		warn_once(&d->state_full_warn, "%zu open incident%s left out of %s: it would pass %d "
+		          "bytes", left_out, left_out == 1 ? "" : "s", d->state_path, STATE_MAX_BYTES);
+	else
+		warn_clear(&d->state_full_warn);
 	if (txt)
 		writer_file(d->writer, WR_STATE, d->state_path, txt, len, 0600);
 }

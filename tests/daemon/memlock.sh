@@ -8,7 +8,9 @@
 # (no CAP_IPC_LOCK, which would lift the limit) with an incident open, stopped
 # and started again three times: every run keeps scanning for 3 s (no SIGABRT,
 # no ENOMEM), exits 0 on SIGTERM, says once what it did about locking and why,
-# and the incident is opened once across the runs. Last, one run with
+# and the incident is opened once across the runs. The first run has INVOCATION_ID set (as
+# under systemd) and must say that the unit's OOMScoreAdjust=-900 was not applied. Last, one
+# run with
 # CAP_IPC_LOCK locks its memory; its VmLck with the incident open is printed.
 . "$(dirname "$0")/lib.sh"
 dmn_enter_ns "$@"
@@ -27,7 +29,10 @@ out=$(CGWATCH=$WRAP; "$WRAP" config --check --config "$DMN_CONF" 2>&1) ||
 
 dmn_fuse_child cgw-stuck
 for run in 1 2 3 4; do
-	CGWATCH=$WRAP dmn_start "run$run"
+	# run 1 as systemd starts it (INVOCATION_ID): the unit's OOMScoreAdjust=-900 is not
+	# applied here (oom_score_adj 0), which the daemon must say
+	CGWATCH=$WRAP dmn_start "run$run" ${run/#1/INVOCATION_ID=cgwatch-test}
+	[ "$run" != 1 ] || [ "$(cat /proc/$DPID/oom_score_adj)" = -900 ] || oom_said=want
 	lim=$(awk '/^Max locked memory/ { print $4 }' "/proc/$DPID/limits" 2>/dev/null)
 	[ "$lim" = 8388608 ] || live_fail "run $run: RLIMIT_MEMLOCK is '$lim', want 8388608 (the wrapper did not apply)"
 	if [ "$run" = 1 ]; then
@@ -43,6 +48,12 @@ for run in 1 2 3 4; do
 		live_fail "run $run: does not say it left memory unlocked and why; $(dmn_ctx)"
 	grep -Eqi 'abort|cannot allocate|out of memory' "$err" &&
 		live_fail "run $run: $(grep -Ei 'abort|cannot allocate|out of memory' "$err" | head -1)"
+	if [ "$run" = 1 ] && [ "$oom_said" = want ]; then
+		grep -q "OOMScoreAdjust=-900 was not applied (oom_score_adj is $(cat /proc/$DPID/oom_score_adj))" "$err" ||
+			live_fail "run 1 (INVOCATION_ID set): does not say OOMScoreAdjust=-900 was not applied; $(dmn_ctx)"
+	fi
+	[ "$run" = 1 ] || ! grep -q 'OOMScoreAdjust' "$err" ||
+		live_fail "run $run (not under systemd): speaks of OOMScoreAdjust; $(dmn_ctx)"
 	dmn_stop TERM 3
 	[ "$DMN_STOP_RC" = 0 ] ||
 		live_fail "run $run: exit status $DMN_STOP_RC on SIGTERM, want 0; $(dmn_ctx)"
