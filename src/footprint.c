@@ -10,8 +10,9 @@
 #include "cgwatch.h"
 
 /* Measured (docs/daemon.md): VmLck of a daemon with one malloc arena is 7.5 MiB on an idle
- * host, 9.9 MiB at 5,000 threads with an incident open. Twice that, and per host thread
- * room for its share of the scan's arrays, its fdcache entry and report text. */
+ * host, 7.7 MiB at 5,000 threads, 8.5 MiB with an incident open (the 512 KiB /proc/stat
+ * buffers of the rates come and go). About three times that, and per host thread room for
+ * its share of the scan's arrays, its fdcache entry and report text. */
 #define NEED_BASE (24ull << 20)
 #define NEED_PER_THREAD 2048ull
 #define NEED_MAX (256ull << 20)
