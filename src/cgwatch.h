@@ -574,7 +574,8 @@ struct cgw_report {
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,
- * most severe first. Returns 0. */
+ * most severe first. Returns 0, or -ENOMEM (the findings are incomplete: free them with
+ * report_free and do not use them). */
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 void report_free(struct cgw_report *r);
 /* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */

@@ -247,7 +247,13 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		struct cgw_report rep = { .scan = &scan, .conf = &d->conf,
 		                          .threshold_s = d->conf.blocked_warning_s, .kmsg = &d->kmsg,
 		                          .rates = &rates };
-		classify(&rep, &d->sigs);
+		if (classify(&rep, &d->sigs) < 0) {   /* out of memory: this scan is lost */
+			warn_once(&d->scan_warn, "scan failed: out of memory classifying %zu tasks; "
+			          "trying again every %g s", scan.n, d->conf.scan_interval_s);
+			daemon_unlock(d);
+			report_free(&rep);
+			goto next;
+		}
 		kmsg_link(&rep, &d->kmsg);
 		rates_link(&rep, &rates);
 		struct inc_change *ch;
@@ -269,6 +275,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		notify_status(d, scan.threads);
 		report_free(&rep);
 	}
+next:
 	free(d->runners);                 /* keep this scan's runners for the next one */
 	d->runners = scan.runners;
 	d->nrunners = scan.nrunners;
