@@ -110,7 +110,12 @@ static bool tasks_alike(const struct cgw_task *a, const struct cgw_task *b)
 
 size_t task_groups(const struct cgw_task *t, const size_t *idx, size_t n, size_t *group)
 {
-	size_t *first = xmalloc((n ? n : 1) * sizeof(size_t));   /* each entry's first task */
+	size_t *first = malloc((n ? n : 1) * sizeof(size_t));   /* each entry's first task */
+	if (!first) {                         /* no memory to group: each task its own entry */
+		for (size_t i = 0; i < n; i++)
+			group[i] = i;
+		return n;
+	}
 	size_t ng = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t g = 0;
@@ -130,10 +135,23 @@ static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE
                        const char *indent)
 {
 	const struct cgw_task *t = &s->t[m[0]];
-	char (*comm)[CGW_COMM_MAX * 4] = xmalloc(n * sizeof(*comm));
-	const char **names = xmalloc(n * sizeof(*names));
-	size_t *lens = xmalloc(n * sizeof(*lens));
-	long *ids = xmalloc(n * sizeof(*ids));
+	char (*comm)[CGW_COMM_MAX * 4] = malloc(n * sizeof(*comm));
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	size_t *lens = calloc(n ? n : 1, sizeof(*lens));
+	long *ids = malloc(n * sizeof(*ids));
+	if (!comm || !names || !lens || !ids) {   /* no memory to merge them: one by one */
+		free(comm);
+		free(names);
+		free(lens);
+		free(ids);
+		if (n == 1)
+			fprintf(out, "%s%s %d: (not printed: out of memory)\n", indent,
+			        t->tid == t->tgid ? "PID" : "TID", t->tid);
+		else
+			for (size_t i = 0; i < n; i++)
+				task_entry(s, &m[i], 1, out, indent);
+		return;
+	}
 	struct cgw_cpus cpus;
 	memset(&cpus, 0, sizeof(cpus));
 	for (size_t i = 0; i < n; i++) {
@@ -192,8 +210,15 @@ static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE
 static void task_entries(const struct cgw_scan *s, const size_t *idx, size_t n, bool verbose,
                          FILE *out, const char *indent)
 {
-	size_t *group = xmalloc((n ? n : 1) * sizeof(size_t));
-	size_t *m = xmalloc((n ? n : 1) * sizeof(size_t));
+	size_t *group = malloc((n ? n : 1) * sizeof(size_t));
+	size_t *m = malloc((n ? n : 1) * sizeof(size_t));
+	if (!group || !m) {
+		free(group);
+		free(m);
+		fprintf(out, "%s(%zu task%s not printed: out of memory)\n", indent, n,
+		        n == 1 ? "" : "s");
+		return;
+	}
 	size_t ng = n;
 	if (verbose)
 		for (size_t i = 0; i < n; i++)
