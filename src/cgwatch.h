@@ -489,6 +489,8 @@ struct cgw_scan {
 	struct cgw_unreadable *unreadable; size_t nunreadable;   /* the first SCAN_MAX_NAMED */
 	char fatal[320];                  /* why scan_run failed, when it says more than errno */
 	int timeouts;                     /* deadline reads that timed out in this scan */
+	struct warn_set *warns;           /* the daemon's: warnings said once, counted, cleared
+	                                     (warnonce.c); NULL: each said (check) */
 	bool nomem;                       /* an allocation failed: the scan is incomplete, and
 	                                     scan_run returns -ENOMEM */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
@@ -514,7 +516,8 @@ ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
  * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
  * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
 struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
-/* Name path as a file that could not be read or parsed (why: printf format): logged,
+/* Name path as a file that could not be read or parsed (why: printf format): logged (through
+ * s->warns: once while it stays so),
  * counted in errors, and kept for the report while fewer than SCAN_MAX_NAMED are. */
 void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -835,6 +838,18 @@ bool warn_step(struct warn_once *w, const char *msg, char *out, size_t cap);
 void warn_once(struct warn_once *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* warn_step(NULL): the failure is over; said when one was active. */
 void warn_clear(struct warn_once *w);
+/* Many warnings of one pass (a scan), each followed on its own (at most 64; more are said
+ * every time): said the first pass, counted while each pass says it again, and said cleared,
+ * with the count, at the end of the first pass without it. NULL from warn_set_new (no
+ * memory) or given as ws: every warning is said. */
+struct warn_set;
+struct warn_set *warn_set_new(void);
+void warn_set_free(struct warn_set *ws);
+/* A warning of this pass (log_warnx when ws is NULL). */
+void warn_set_say(struct warn_set *ws, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The pass is over: warnings it did not say are cleared. */
+void warn_set_end(struct warn_set *ws);
 
 /* ---- footprint.c: the daemon's own limits ---- */
 

@@ -42,6 +42,7 @@ struct cgw_daemon {
 	struct warn_once kmsg_warn;       /* per-scan warnings: said once, counted */
 	struct warn_once scan_warn;
 	struct warn_once pin_warn;
+	struct warn_set *scan_warns;      /* what a scan says of the host's files, once */
 	bool locked;                      /* mlockall(MCL_FUTURE) in force */
 	bool ready;
 	struct warn_once state_full_warn; /* incidents left out of the state file */
@@ -222,7 +223,10 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		.nprev_runners = d->nrunners,
 	};
 	writer_poll(d->writer, so.read_timeout_ms);   /* what the disk did since the last scan */
+	scan.warns = d->scan_warns;
 	int r = scan_run(&scan, &so);
+	if (r == 0)                               /* a whole scan: what it no longer says cleared */
+		warn_set_end(d->scan_warns);
 	if (r == -ECANCELED) {
 		scan_free(&scan);
 		return 0;                     /* stopping: SIGTERM is handled next */
@@ -408,6 +412,7 @@ int daemon_run(const char *config_path)
 	snprintf(d.state_path, sizeof(d.state_path), "%s/incidents.json", d.conf.state_dir);
 	state_load(&d, timeout_ms);
 
+	d.scan_warns = warn_set_new();
 	d.fdcache = fdcache_new();
 	d.history = history_new();
 	d.rates = rates_open(true, (unsigned)(d.conf.read_timeout_s * 1000));
@@ -436,6 +441,7 @@ out:
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);
 	fdcache_free(d.fdcache);
+	warn_set_free(d.scan_warns);
 	history_free(d.history);
 	free(d.runners);
 	kmsg_free(&d.kmsg);

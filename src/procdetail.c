@@ -82,8 +82,8 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms)
 	}
 	int e = dl_call(detail_fn, j, detail_release, timeout_ms);
 	if (e == -ETIMEDOUT)
-		log_warnx("process details (libproc2) timed out after %g s, skipping",
-		          timeout_ms / 1000.0);
+		warn_set_say(s->warns, "process details (libproc2) timed out after %g s, skipping",
+		             timeout_ms / 1000.0);
 	if (e < 0)
 		return e;
 	int err = j->err;

@@ -51,7 +51,7 @@ void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	log_warnx("%s: %s", path, why);
+	warn_set_say(s->warns, "%s: %s", path, why);
 	s->errors++;
 	if (s->nunreadable >= SCAN_MAX_NAMED)
 		return;
@@ -426,8 +426,8 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 		    parse_cgroup_buf(buf, "name=systemd", sd, sizeof(sd), NULL, 0) == -EINVAL) {
 			/* never let a crafted cgroup name mark a hung task as frozen */
 			snprintf(t->cgroup, sizeof(t->cgroup), "?");
-			log_warnx("%s: a hierarchy is listed twice (a cgroup name holds a newline?); "
-			          "cgroup and freezer state of %d not trusted", path, t->tid);
+			warn_set_say(s->warns, "%s: a hierarchy is listed twice (a cgroup name holds a "
+			             "newline?); cgroup and freezer state of %d not trusted", path, t->tid);
 		} else {
 			snprintf(t->cgroup, sizeof(t->cgroup), "%s",
 			         v2[0] && strcmp(v2, "/") ? v2 : sd[0] ? sd : v2);

@@ -4,6 +4,7 @@
  * noise. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgwatch.h"
@@ -65,4 +66,70 @@ void warn_clear(struct warn_once *w)
 	char out[3200];
 	if (warn_step(w, NULL, out, sizeof(out)))
 		log_warnx("%s", out);
+}
+
+/* ---- many warnings of one pass, each its own ---- */
+
+#define WARN_SET_MAX 64                   /* distinct warnings followed; more are said each time */
+
+struct warn_set {
+	struct warn_ent { struct warn_once w; bool seen; } v[WARN_SET_MAX];
+	size_t n;
+};
+
+struct warn_set *warn_set_new(void)
+{
+	return calloc(1, sizeof(struct warn_set));   /* NULL: every warning said, as without */
+}
+
+void warn_set_free(struct warn_set *ws)
+{
+	free(ws);
+}
+
+void warn_set_say(struct warn_set *ws, const char *fmt, ...)
+{
+	char msg[1536], out[3200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!ws) {
+		log_warnx("%s", msg);
+		return;
+	}
+	uint64_t h = msg_hash(msg);
+	size_t k = 0;
+	while (k < ws->n && ws->v[k].w.hash != h)
+		k++;
+	if (k == ws->n) {
+		if (ws->n == WARN_SET_MAX) {          /* full: said, not followed */
+			log_warnx("%s", msg);
+			return;
+		}
+		memset(&ws->v[ws->n++], 0, sizeof(ws->v[0]));
+	}
+	ws->v[k].seen = true;
+	if (warn_step(&ws->v[k].w, msg, out, sizeof(out)))
+		log_warnx("%s", out);
+}
+
+void warn_set_end(struct warn_set *ws)
+{
+	if (!ws)
+		return;
+	char out[3200];
+	size_t kept = 0;
+	for (size_t k = 0; k < ws->n; k++) {
+		if (!ws->v[k].seen) {                 /* not said this pass: it cleared */
+			if (warn_step(&ws->v[k].w, NULL, out, sizeof(out)))
+				log_warnx("%s", out);
+			continue;
+		}
+		ws->v[k].seen = false;
+		if (kept != k)
+			ws->v[kept] = ws->v[k];
+		kept++;
+	}
+	ws->n = kept;
 }

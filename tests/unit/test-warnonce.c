@@ -59,12 +59,60 @@ static void test_long(void **state)
 	assert_true(strlen(out) < sizeof(out));
 }
 
+/* stderr into a file while warnings are logged. */
+struct capture { int saved; char path[64]; };
+
+static void capture_begin(struct capture *c)
+{
+	fflush(stderr);
+	snprintf(c->path, sizeof(c->path), "/tmp/cgw-unit-log-XXXXXX");
+	int fd = mkstemp(c->path);
+	assert_true(fd >= 0);
+	c->saved = dup(2);
+	assert_int_equal(dup2(fd, 2), 2);
+	close(fd);
+}
+
+static void capture_end(struct capture *c, char *buf, size_t cap)
+{
+	fflush(stderr);
+	assert_int_equal(dup2(c->saved, 2), 2);
+	close(c->saved);
+	ssize_t n = read_small_file(c->path, buf, cap);
+	unlink(c->path);
+	assert_true(n >= 0);
+}
+
+/* Many warnings of one pass (a scan: a file per line), each its own: said the first scan,
+ * counted while it comes back every scan, cleared with its count the first scan without. */
+static void test_set(void **state)
+{
+	(void)state;
+	struct warn_set *ws = warn_set_new();
+	struct capture c;
+	char log[4096];
+	capture_begin(&c);
+	for (int scan = 0; scan < 4; scan++) {
+		warn_set_say(ws, "/proc/cmdline: isolcpus=%s not understood", "x");
+		if (scan < 2)
+			warn_set_say(ws, "/proc/7/sched: %s", "se.exec_start is not a time");
+		warn_set_end(ws);
+	}
+	capture_end(&c, log, sizeof(log));
+	assert_string_equal(log,
+		"cgwatch: /proc/cmdline: isolcpus=x not understood\n"
+		"cgwatch: /proc/7/sched: se.exec_start is not a time\n"
+		"cgwatch: /proc/7/sched: se.exec_start is not a time: again 1 time; now cleared\n");
+	warn_set_free(ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_once_then_counted),
 		cmocka_unit_test(test_changed),
 		cmocka_unit_test(test_long),
+		cmocka_unit_test(test_set),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
