@@ -8,9 +8,11 @@
 
 void cgroup_mounts_read(struct cgw_scan *s)
 {
-	char *buf = xmalloc(65536);
+	char *buf = malloc(65536);
 	s->freezer_mnt[0] = s->cgroup2_mnt[0] = '\0';
-	if (read_small_file("/proc/self/mountinfo", buf, 65536) >= 0) {
+	if (!buf)
+		s->nomem = true;
+	else if (read_small_file("/proc/self/mountinfo", buf, 65536) >= 0) {
 		parse_mountinfo_cgroup(buf, "freezer", s->freezer_mnt, sizeof(s->freezer_mnt));
 		parse_mountinfo_cgroup(buf, NULL, s->cgroup2_mnt, sizeof(s->cgroup2_mnt));
 	}

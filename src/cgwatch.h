@@ -18,15 +18,20 @@ enum cgw_sev { SEV_NONE = 0, SEV_INFO, SEV_WARNING, SEV_CRITICAL };
 
 /* ---- util.c ---- */
 
-/* Allocation that aborts on failure (a daemon that cannot allocate cannot report either). */
+/* Allocation that aborts on failure: for small fixed sizes only. Anything sized by the host
+ * (its tasks, files, CPUs) or that a limit can refuse uses malloc or try_reallocarray and
+ * fails softly: it costs a scan, never the process. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
-/* A growable string. */
-struct strbuf { char *s; size_t len, cap; };
+/* realloc of n elements of size each; NULL (p untouched) on overflow or failure. */
+void *try_reallocarray(void *p, size_t n, size_t size);
+
+/* A growable string. An append that cannot get memory is dropped and sets lost. */
+struct strbuf { char *s; size_t len, cap; bool lost; };
 /* Append formatted text; the buffer stays NUL-terminated. */
 void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append n bytes. */
@@ -218,11 +223,13 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
 /* Read path into buf (cap, NUL-terminated) in a helper thread; give up after timeout_ms.
  * Returns bytes read, -errno, -ETIMEDOUT (the thread is abandoned, and finishes and frees
  * its own state whenever the kernel lets it; until then the same path times out at once),
- * -ECANCELED (SIGTERM/SIGINT pending) or -EBUSY (DL_MAX_STUCK threads already stuck). */
+ * -ECANCELED (SIGTERM/SIGINT pending), -EBUSY (DL_MAX_STUCK threads already stuck) or
+ * -ENOMEM (no memory for its buffer: cap bytes more). */
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
 /* Run fn(arg) on the worker thread with a deadline. Returns 0; or -ETIMEDOUT (-ECANCELED
  * when SIGTERM/SIGINT is pending): the worker is abandoned, owns arg and calls release(arg)
- * when fn returns; or -ECANCELED/-EBUSY before starting, arg released. One caller thread. */
+ * when fn returns; or -ECANCELED/-EBUSY/-ENOMEM before starting, arg released. One caller
+ * thread. */
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
 /* Retire the idle worker; the next call starts a new one. Threads keep the mount namespace
  * they were born in, so root.c calls this after entering a new one. */
@@ -394,8 +401,8 @@ void history_begin(struct cgw_history *h);
 /* The last committed scan's sighting of (tid, start_ticks), or NULL. */
 const struct cgw_seen *history_find(const struct cgw_history *h, int tid,
                                     unsigned long long start_ticks);
-/* Remember a sighting of this scan. */
-void history_add(struct cgw_history *h, const struct cgw_seen *w);
+/* Remember a sighting of this scan. Returns 0 or -ENOMEM (not remembered). */
+int history_add(struct cgw_history *h, const struct cgw_seen *w);
 /* End a scan: its sightings are what the next scan finds. */
 void history_commit(struct cgw_history *h);
 
@@ -483,6 +490,10 @@ struct cgw_scan {
 	struct cgw_unreadable *unreadable; size_t nunreadable;   /* the first SCAN_MAX_NAMED */
 	char fatal[320];                  /* why scan_run failed, when it says more than errno */
 	int timeouts;                     /* deadline reads that timed out in this scan */
+	struct warn_set *warns;           /* the daemon's: warnings said once, counted, cleared
+	                                     (warnonce.c); NULL: each said (check) */
+	bool nomem;                       /* an allocation failed: the scan is incomplete, and
+	                                     scan_run returns -ENOMEM */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
 };
 
@@ -506,14 +517,17 @@ ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
  * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
  * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
 struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
-/* Name path as a file that could not be read or parsed (why: printf format): logged,
+/* Name path as a file that could not be read or parsed (why: printf format): logged (through
+ * s->warns: once while it stays so),
  * counted in errors, and kept for the report while fewer than SCAN_MAX_NAMED are. */
 void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read or the
- * reader's own clock (/proc/self/sched) is unparsable (s->fatal then says why). */
+ * reader's own clock (/proc/self/sched) is unparsable (s->fatal then says why), or -ENOMEM
+ * when memory ran out on the way (the scan is incomplete: not to be used; the daemon's
+ * history is not committed). */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
 /* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0, -EINVAL, or
@@ -564,7 +578,8 @@ struct cgw_report {
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,
- * most severe first. Returns 0. */
+ * most severe first. Returns 0, or -ENOMEM (the findings are incomplete: free them with
+ * report_free and do not use them). */
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 void report_free(struct cgw_report *r);
 /* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
@@ -798,6 +813,10 @@ struct json_object *jseconds(double s);
 /* A string from a task or the host as a JSON string: the real string (utf8_escape), with no
  * raw control character (DEL and C1 included) in the printed JSON. */
 struct json_object *jstr_untrusted(const char *s, size_t n);
+/* A "not read: WHAT: WHY: what it costs" line for each source the report lacks: /dev/kmsg
+ * (live, or a replay's capture that is there and unreadable), the perf counters (live),
+ * /proc/cgroups, the kernel stacks of suspects. Nothing when everything was read. */
+void report_text_sources(const struct cgw_report *r, FILE *out);
 /* The text report of finding k alone, after a header line of the caller's. */
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
 
@@ -807,6 +826,46 @@ void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
  * namespace. Every access to DIR runs with a deadline. Returns 0 or -errno, with a message
  * for the user in msg. */
 int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap);
+
+/* ---- warnonce.c: a repeated warning said once, counted, said again when it changes ---- */
+
+struct warn_once { char last[1536]; uint64_t hash; unsigned long repeats; bool active; };
+/* The next state of a warning: msg (NULL: it cleared). Returns true with the line to say in
+ * out (cap bytes): msg when new; "<last>: again N times; now: <msg>" when it changed after
+ * repeats; "<last>: again N times; now cleared" (or "<last>: now cleared") when it cleared.
+ * Returns false (out "") for a repeat, counted, or a clear with nothing active. */
+bool warn_step(struct warn_once *w, const char *msg, char *out, size_t cap);
+/* warn_step with a formatted message, the line to log_warnx. */
+void warn_once(struct warn_once *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* warn_step(NULL): the failure is over; said when one was active. */
+void warn_clear(struct warn_once *w);
+/* Many warnings of one pass (a scan), each followed on its own (at most 64; more are said
+ * every time): said the first pass, counted while each pass says it again, and said cleared,
+ * with the count, at the end of the first pass without it. NULL from warn_set_new (no
+ * memory) or given as ws: every warning is said. */
+struct warn_set;
+struct warn_set *warn_set_new(void);
+void warn_set_free(struct warn_set *ws);
+/* A warning of this pass (log_warnx when ws is NULL). */
+void warn_set_say(struct warn_set *ws, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The pass is over: warnings it did not say are cleared. */
+void warn_set_end(struct warn_set *ws);
+
+/* ---- footprint.c: the daemon's own limits ---- */
+
+/* Bytes of locked memory the daemon needs on a host with this many threads (base, and a
+ * share per thread, capped): what RLIMIT_MEMLOCK must allow before mlockall(MCL_FUTURE). */
+uint64_t memlock_need(uint64_t threads);
+/* Lock memory under RLIMIT_MEMLOCK limit (RLIM_INFINITY: none; ignored with CAP_IPC_LOCK
+ * effective, ipc_lock) when the daemon needs need bytes? The sentence for the log in msg:
+ * locking and why, or not and why not. */
+bool memlock_decide(uint64_t limit, bool ipc_lock, uint64_t need, char *msg, size_t cap);
+/* Did the service manager apply the unit's OOMScoreAdjust and LimitNOFILE (a container may
+ * silently not)? Returns true with the sentence naming each that differs in msg. A NOFILE
+ * above the one asked for is fine. */
+bool limits_check(long oom_adj, long want_oom_adj, uint64_t nofile, uint64_t want_nofile,
+                  char *msg, size_t cap);
 
 /* ---- daemon.c ---- */
 

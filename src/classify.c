@@ -1,4 +1,5 @@
 /* classify.c: give each suspect its signature and severity, and group them into findings. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,10 +148,8 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 		else if ((sig = sig_best(sigs, t->state, t->frames, t->nframes)) == NULL)
 			sig = t->suspect == SUSPECT_STARVED ? starved : unknown;
 		t->sig = sig;
-		if (t->nframes) {
-			t->marks = xcalloc(t->nframes, sizeof(bool));
-			sig_match(sig, t->frames, t->nframes, t->marks);
-		}
+		if (t->nframes && (t->marks = calloc(t->nframes, sizeof(bool))))
+			sig_match(sig, t->frames, t->nframes, t->marks);   /* else: no ">>" marks */
 		if (strcmp(sig->id, "vfork-wait") == 0)
 			t->vfork_child = vfork_child_of(s, t);
 		t->severity = task_severity(t, r->conf);
@@ -166,12 +165,18 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 			if (r->f[k].sig == t->sig)
 				f = &r->f[k];
 		if (!f) {
-			r->f = xrealloc(r->f, (r->nf + 1) * sizeof(*r->f));
+			struct cgw_finding *nf = try_reallocarray(r->f, r->nf + 1, sizeof(*r->f));
+			if (!nf)
+				return -ENOMEM;
+			r->f = nf;
 			f = &r->f[r->nf++];
 			memset(f, 0, sizeof(*f));
 			f->sig = t->sig;
 		}
-		f->tasks = xrealloc(f->tasks, (f->ntasks + 1) * sizeof(size_t));
+		size_t *nt = try_reallocarray(f->tasks, f->ntasks + 1, sizeof(size_t));
+		if (!nt)
+			return -ENOMEM;
+		f->tasks = nt;
 		f->tasks[f->ntasks++] = i;
 		if (t->severity > f->severity)
 			f->severity = t->severity;

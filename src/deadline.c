@@ -79,7 +79,9 @@ static struct dl_worker *dl_worker_get(void)
 {
 	if (dl_current)
 		return dl_current;
-	struct dl_worker *w = xcalloc(1, sizeof(*w));
+	struct dl_worker *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -128,7 +130,12 @@ int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned tim
 		fn(arg);
 		return 0;
 	}
-	struct dl_job *j = xcalloc(1, sizeof(*j));
+	struct dl_job *j = calloc(1, sizeof(*j));
+	if (!j) {
+		if (release)
+			release(arg);
+		return -ENOMEM;
+	}
 	j->fn = fn;
 	j->arg = arg;
 	j->release = release;
@@ -228,10 +235,18 @@ ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_m
 {
 	if (stuck_has(path))
 		return -ETIMEDOUT;                 /* still stuck since an earlier scan */
-	struct dl_read *d = xcalloc(1, sizeof(*d));
-	d->path = xstrdup(path);
-	d->buf = xmalloc(cap);
+	struct dl_read *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->path = strdup(path);
+	d->buf = malloc(cap);
 	d->cap = cap;
+	if (!d->path || !d->buf) {
+		free(d->path);
+		free(d->buf);
+		free(d);
+		return -ENOMEM;
+	}
 	/* registered before the call: once abandoned, the worker may release d any time */
 	stuck_set(d->path, true);
 	int e = dl_call(dl_read_fn, d, dl_read_release, timeout_ms);

@@ -46,8 +46,14 @@ static int fdcache_take(struct cgw_fdcache *c, int tgid, int tid)
 static void fdcache_keep(struct cgw_fdcache *c, int tgid, int tid, int fd)
 {
 	if (c->nnew == c->newcap) {
-		c->newcap = c->newcap ? c->newcap * 2 : 1024;
-		c->new = xrealloc(c->new, c->newcap * sizeof(*c->new));
+		size_t cap = c->newcap ? c->newcap * 2 : 1024;
+		struct fd_ent *n = try_reallocarray(c->new, cap, sizeof(*c->new));
+		if (!n) {                     /* no room: not kept, read afresh next scan */
+			close(fd);
+			return;
+		}
+		c->new = n;
+		c->newcap = cap;
 	}
 	c->new[c->nnew++] = (struct fd_ent){ tgid, tid, fd };
 }

@@ -1,6 +1,7 @@
 /* history.c: the daemon's memory of the D and R tasks of its last scan, keyed by (tid, start
  * time), so that a duration the kernel no longer shows is still known (duration.c). Only D
  * and R tasks are kept: a few on a healthy host, bounded by the thread count on any host. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,13 +46,18 @@ const struct cgw_seen *history_find(const struct cgw_history *h, int tid,
 	return h->nold ? bsearch(&key, h->old, h->nold, sizeof(key), cmp_key) : NULL;
 }
 
-void history_add(struct cgw_history *h, const struct cgw_seen *w)
+int history_add(struct cgw_history *h, const struct cgw_seen *w)
 {
 	if (h->ncur == h->capcur) {
-		h->capcur = h->capcur ? h->capcur * 2 : 64;
-		h->cur = xrealloc(h->cur, h->capcur * sizeof(*h->cur));
+		size_t cap = h->capcur ? h->capcur * 2 : 64;
+		struct cgw_seen *n = try_reallocarray(h->cur, cap, sizeof(*h->cur));
+		if (!n)
+			return -ENOMEM;
+		h->cur = n;
+		h->capcur = cap;
 	}
 	h->cur[h->ncur++] = *w;
+	return 0;
 }
 
 void history_commit(struct cgw_history *h)

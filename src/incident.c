@@ -130,6 +130,7 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 	bool *seen = xcalloc(i->ntasks + 1, sizeof(bool));
 	struct inc_key *over = NULL;
 	size_t nover = 0, over_cap = 0;
+	bool over_lost = false;               /* no memory for the list: the old one stays */
 	for (size_t j = 0; j < f->ntasks; j++) {
 		const struct cgw_task *t = &r->scan->t[f->tasks[j]];
 		size_t k;
@@ -146,11 +147,18 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 				i->overflow_unlisted--;
 			else
 				i->ntasks_total += !known;
-			if (nover == over_cap) {
-				over_cap = over_cap ? 2 * over_cap : 64;
-				over = xrealloc(over, over_cap * sizeof(*over));
+			if (nover == over_cap && !over_lost) {
+				size_t cap = over_cap ? 2 * over_cap : 64;
+				struct inc_key *n = try_reallocarray(over, cap, sizeof(*over));
+				if (n) {
+					over = n;
+					over_cap = cap;
+				} else {
+					over_lost = true;
+				}
 			}
-			over[nover++] = key;
+			if (!over_lost)
+				over[nover++] = key;
 			continue;
 		}
 		if (k == i->ntasks) {
@@ -180,6 +188,10 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 		if (!seen[k] && i->tasks[k].resolved_at == 0)
 			i->tasks[k].resolved_at = now;
 	free(seen);
+	if (over_lost) {                      /* counted, not listed: tasks the old list knew */
+		free(over);                       /* are not counted twice */
+		return;
+	}
 	free(i->overflow);
 	if (nover)
 		qsort(over, nover, sizeof(*over), inc_key_cmp);

@@ -34,7 +34,9 @@ static void kmsg_job_release(void *p)
  * Returns 0 or -errno; EPIPE (records overwritten under us) is counted and read past. */
 static int read_records(int fd, struct strbuf *b, size_t max, unsigned *epipe, bool *truncated)
 {
-	char *chunk = xmalloc(KMSG_READ_CHUNK);
+	char *chunk = malloc(KMSG_READ_CHUNK);
+	if (!chunk)
+		return -ENOMEM;
 	int err = 0;
 	size_t got = 0;
 	for (;;) {
@@ -45,6 +47,10 @@ static int read_records(int fd, struct strbuf *b, size_t max, unsigned *epipe, b
 		ssize_t n = read(fd, chunk, KMSG_READ_CHUNK);
 		if (n > 0) {
 			sb_add(b, chunk, (size_t)n);
+			if (b->lost) {                /* what was read stays; the rest waits */
+				err = -ENOMEM;
+				break;
+			}
 			got += (size_t)n;
 			continue;
 		}

@@ -36,7 +36,12 @@ static void detail_fn(void *p)
 		return;
 	}
 	int total = f->counts->total;
-	j->out = xcalloc((size_t)(total > 0 ? total : 1), sizeof(*j->out));
+	j->out = calloc((size_t)(total > 0 ? total : 1), sizeof(*j->out));
+	if (!j->out) {
+		j->err = -ENOMEM;
+		procps_pids_unref(&info);
+		return;
+	}
 	for (int i = 0; i < total; i++) {
 		struct pids_stack *st = f->stacks[i];
 		j->out[i].pid = PIDS_VAL(D_PID, s_int, st, info);
@@ -63,8 +68,11 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms)
 {
 	if (s->n == 0)
 		return 0;
-	struct detail_job *j = xcalloc(1, sizeof(*j));
-	j->pids = xcalloc(s->n, sizeof(unsigned));
+	struct detail_job *j = calloc(1, sizeof(*j));
+	if (!j || !(j->pids = calloc(s->n, sizeof(unsigned)))) {
+		free(j);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		bool seen = false;
 		for (int k = 0; k < j->n && !seen; k++)
@@ -74,8 +82,8 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms)
 	}
 	int e = dl_call(detail_fn, j, detail_release, timeout_ms);
 	if (e == -ETIMEDOUT)
-		log_warnx("process details (libproc2) timed out after %g s, skipping",
-		          timeout_ms / 1000.0);
+		warn_set_say(s->warns, "process details (libproc2) timed out after %g s, skipping",
+		             timeout_ms / 1000.0);
 	if (e < 0)
 		return e;
 	int err = j->err;

@@ -144,14 +144,28 @@ static int perf_open_event(unsigned long long config, int cpu, int group)
 /* Find tracefs, mounting it at /sys/kernel/tracing when it is nowhere. Leaving it mounted is
  * the normal state of a host (systemd mounts it at boot, sys-kernel-tracing.mount), and
  * another tool may start using it at any time: cgwatch never unmounts it. */
+/* Can we read dir/events? Opened, not probed: the kernel decides with our effective ids and
+ * capabilities (access(2) would use the real uid and none: a DynamicUser with
+ * CAP_DAC_READ_SEARCH is refused the 0700 tracefs by access, not by open). 0 or -errno. */
+static int events_open(const char *dir)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "%s/events", dir);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 static int tracefs_find(struct perf_set *ps)
 {
-	if (access(TRACEFS "/events", F_OK) == 0) {
+	int e = -events_open(TRACEFS);
+	if (e == 0) {
 		snprintf(ps->tracefs, sizeof(ps->tracefs), "%s", TRACEFS);
 		return 0;
 	}
-	int e = errno;
-	if (access(TRACEFS_DEBUG "/events", F_OK) == 0) {
+	if (events_open(TRACEFS_DEBUG) == 0) {
 		snprintf(ps->tracefs, sizeof(ps->tracefs), "%s", TRACEFS_DEBUG);
 		return 0;
 	}
@@ -168,8 +182,7 @@ static int tracefs_find(struct perf_set *ps)
 	}
 	ps->mounted = true;
 	snprintf(ps->tracefs, sizeof(ps->tracefs), "%s", TRACEFS);
-	if (access(TRACEFS "/events", F_OK) < 0) {
-		e = errno;
+	if ((e = -events_open(TRACEFS)) != 0) {
 		snprintf(ps->msg, sizeof(ps->msg), "tracefs mounted at " TRACEFS " has no events "
 		         "directory: %s", strerror(e));
 		return -e;
@@ -400,7 +413,12 @@ static void job_read(void *p)
 {
 	struct perf_set *ps = p;
 	size_t total = ps->ncpu * RATE_NEV;
-	uint64_t *vals = xcalloc(total, sizeof(uint64_t));
+	uint64_t *vals = calloc(total ? total : 1, sizeof(uint64_t));
+	if (!vals) {
+		snprintf(ps->msg, sizeof(ps->msg), "reading the counters: out of memory");
+		ps->err = -ENOMEM;
+		return;
+	}
 	memcpy(vals, ps->base, total * sizeof(uint64_t));
 	memset(ps->delta, 0, sizeof(ps->delta));
 	ps->err = 0;
@@ -569,7 +587,12 @@ int rates_wait(struct cgw_rates_src *s, unsigned window_ms)
  * in a replay), /proc/uptime (a replay: the average fork rate since boot). */
 static void proc_read(struct cgw_rates_src *s, struct cgw_rates *out, bool first)
 {
-	char *buf = xmalloc(512 * 1024);
+	char *buf = malloc(512 * 1024);
+	if (!buf) {                               /* this sample goes without; the next tries */
+		snprintf(out->cgroups_err, sizeof(out->cgroups_err), "/proc/cgroups: %s",
+		         strerror(ENOMEM));
+		return;
+	}
 	ssize_t r = dl_read_file("/proc/cgroups", buf, 16384, s->timeout_ms);
 	int n = r < 0 ? (int)r : parse_proc_cgroups(buf, out->ctrl, RATES_MAX_CTRL);
 	if (n < 0) {

@@ -3,11 +3,13 @@
  * summary line. Task strings are C-escaped: a name cannot start a line or move the cursor.
  * One screen per incident: alike tasks are one entry ("x56 PIDs ...", the stack once) and
  * alike evidence lines one line (textgroup.c); --verbose prints them all. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cgwatch.h"
+#include "kmsg.h"
 #include "rates.h"
 
 static const char *sev_label(enum cgw_sev s)
@@ -108,7 +110,12 @@ static bool tasks_alike(const struct cgw_task *a, const struct cgw_task *b)
 
 size_t task_groups(const struct cgw_task *t, const size_t *idx, size_t n, size_t *group)
 {
-	size_t *first = xmalloc((n ? n : 1) * sizeof(size_t));   /* each entry's first task */
+	size_t *first = malloc((n ? n : 1) * sizeof(size_t));   /* each entry's first task */
+	if (!first) {                         /* no memory to group: each task its own entry */
+		for (size_t i = 0; i < n; i++)
+			group[i] = i;
+		return n;
+	}
 	size_t ng = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t g = 0;
@@ -128,10 +135,23 @@ static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE
                        const char *indent)
 {
 	const struct cgw_task *t = &s->t[m[0]];
-	char (*comm)[CGW_COMM_MAX * 4] = xmalloc(n * sizeof(*comm));
-	const char **names = xmalloc(n * sizeof(*names));
-	size_t *lens = xmalloc(n * sizeof(*lens));
-	long *ids = xmalloc(n * sizeof(*ids));
+	char (*comm)[CGW_COMM_MAX * 4] = malloc(n * sizeof(*comm));
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	size_t *lens = calloc(n ? n : 1, sizeof(*lens));
+	long *ids = malloc(n * sizeof(*ids));
+	if (!comm || !names || !lens || !ids) {   /* no memory to merge them: one by one */
+		free(comm);
+		free(names);
+		free(lens);
+		free(ids);
+		if (n == 1)
+			fprintf(out, "%s%s %d: (not printed: out of memory)\n", indent,
+			        t->tid == t->tgid ? "PID" : "TID", t->tid);
+		else
+			for (size_t i = 0; i < n; i++)
+				task_entry(s, &m[i], 1, out, indent);
+		return;
+	}
 	struct cgw_cpus cpus;
 	memset(&cpus, 0, sizeof(cpus));
 	for (size_t i = 0; i < n; i++) {
@@ -190,8 +210,15 @@ static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE
 static void task_entries(const struct cgw_scan *s, const size_t *idx, size_t n, bool verbose,
                          FILE *out, const char *indent)
 {
-	size_t *group = xmalloc((n ? n : 1) * sizeof(size_t));
-	size_t *m = xmalloc((n ? n : 1) * sizeof(size_t));
+	size_t *group = malloc((n ? n : 1) * sizeof(size_t));
+	size_t *m = malloc((n ? n : 1) * sizeof(size_t));
+	if (!group || !m) {
+		free(group);
+		free(m);
+		fprintf(out, "%s(%zu task%s not printed: out of memory)\n", indent, n,
+		        n == 1 ? "" : "s");
+		return;
+	}
 	size_t ng = n;
 	if (verbose)
 		for (size_t i = 0; i < n; i++)
@@ -235,8 +262,10 @@ static void textout_close(struct textout *t, FILE *out)
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out)
 {
 	struct textout t;
-	if (!textout_open(&t))
-		abort();
+	if (!textout_open(&t)) {              /* no memory: unescaped text is not an option */
+		fputs("(the finding could not be printed: out of memory)\n", out);
+		return;
+	}
 	finding_text(r, &r->f[k], t.f);
 	textout_close(&t, out);
 }
@@ -291,10 +320,69 @@ static void report_text_raw(const struct cgw_report *r, FILE *out);
 void report_text(const struct cgw_report *r, FILE *out)
 {
 	struct textout t;
-	if (!textout_open(&t))
-		abort();
+	if (!textout_open(&t)) {
+		fputs("(the report could not be printed: out of memory)\n", out);
+		return;
+	}
 	report_text_raw(r, t.f);
 	textout_close(&t, out);
+}
+
+/* One "not read:" line: what, why (both C-escaped), and what it costs. */
+static void not_read(FILE *out, const char *what, const char *why, const char *cost)
+{
+	char w[1024], y[1024];
+	fprintf(out, "not read: %s: %s: %s\n", cescape(what, strlen(what), w, sizeof(w)),
+	        cescape(why, strlen(why), y, sizeof(y)), cost);
+}
+
+void report_text_sources(const struct cgw_report *r, FILE *out)
+{
+	const struct cgw_kmsg *k = r->kmsg;
+	/* a replay without a capture of the ring has nothing to read: not a failure */
+	if (k && k->error && (r->scan->live || k->error != -ENOENT)) {
+		char what[600];
+		snprintf(what, sizeof(what), "kernel messages: %s", k->source);
+		not_read(out, what, strerror(-k->error), "the kernel's own hung-task, lockup and "
+		         "stall reports are not linked");
+	}
+	const struct cgw_rates *rt = r->rates;
+	if (rt && rt->live && rt->source != RATES_SRC_PERF) {
+		const char *why = NULL;
+		for (int e = 0; e < RATE_NEV && !why; e++)
+			if (rt->ev[e].missing && rt->ev[e].why[0])
+				why = rt->ev[e].why;
+		if (why)
+			not_read(out, "cgroup event counts (perf)", why, "counted from /proc/cgroups and "
+			         "/proc/stat instead: no per-event counts for the correlators");
+	}
+	if (rt && rt->cgroups_err[0] && (rt->live || !strstr(rt->cgroups_err, strerror(ENOENT))))
+		not_read(out, "cgroup counts", rt->cgroups_err, "no count of cgroups per controller");
+	const struct cgw_scan *s = r->scan;
+	size_t nstack = 0;
+	const char *first = NULL;
+	bool others = false;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cgw_task *t = &s->t[i];
+		if (t->suspect == SUSPECT_NONE || !t->stack_error[0] || t->gone)
+			continue;
+		const char *why = t->stack_error;
+		if (strncmp(why, "stack unreadable: ", 18) == 0)
+			why += 18;
+		nstack++;
+		if (!first)
+			first = why;
+		else if (strcmp(first, why) != 0)
+			others = true;
+	}
+	if (nstack) {
+		char what[64], why[256];
+		snprintf(what, sizeof(what), "kernel stacks of %zu task%s", nstack,
+		         nstack == 1 ? "" : "s");
+		snprintf(why, sizeof(why), "%s%s", first, others ? " (and other reasons)" : "");
+		not_read(out, what, why, nstack == 1 ? "its wait is not matched to a signature" :
+		         "their waits are not matched to a signature");
+	}
 }
 
 static void report_text_raw(const struct cgw_report *r, FILE *out)
@@ -306,11 +394,13 @@ static void report_text_raw(const struct cgw_report *r, FILE *out)
 	fprintf(out, "cgwatch check on %s (kernel %s) at %s\n",
 	        cescape(s->host, strlen(s->host), host, sizeof(host)),
 	        cescape(s->kernel, strlen(s->kernel), kernel, sizeof(kernel)), ts);
-	fprintf(out, "CPUs online %s; isolated %s; nohz_full %s; housekeeping %s\n\n",
+	fprintf(out, "CPUs online %s; isolated %s; nohz_full %s; housekeeping %s\n",
 	        cpulist_format(&s->topo.online, a, sizeof(a)),
 	        cpus_empty(&s->topo.isolated) ? "none" : cpulist_format(&s->topo.isolated, b, sizeof(b)),
 	        cpus_empty(&s->topo.nohz_full) ? "none" : cpulist_format(&s->topo.nohz_full, c, sizeof(c)),
 	        cpulist_format(&s->topo.housekeeping, d, sizeof(d)));
+	report_text_sources(r, out);
+	fputc('\n', out);
 
 	size_t count[4] = { 0 }, ntasks = 0;
 	for (size_t k = 0; k < r->nf; k++) {

@@ -51,12 +51,12 @@ void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	log_warnx("%s: %s", path, why);
+	warn_set_say(s->warns, "%s: %s", path, why);
 	s->errors++;
 	if (s->nunreadable >= SCAN_MAX_NAMED)
 		return;
-	if (!s->unreadable)
-		s->unreadable = xcalloc(SCAN_MAX_NAMED, sizeof(*s->unreadable));
+	if (!s->unreadable && !(s->unreadable = calloc(SCAN_MAX_NAMED, sizeof(*s->unreadable))))
+		return;                       /* counted, not named */
 	struct cgw_unreadable *u = &s->unreadable[s->nunreadable++];
 	snprintf(u->path, sizeof(u->path), "%s", path);
 	snprintf(u->why, sizeof(u->why), "%s", why);
@@ -100,8 +100,14 @@ static const char *sched_why(const char *buf, ssize_t r, const struct cgw_sched 
 static struct cgw_task *scan_push(struct cgw_scan *s)
 {
 	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 64;
-		s->t = xrealloc(s->t, s->cap * sizeof(*s->t));
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct cgw_task *n = try_reallocarray(s->t, cap, sizeof(*s->t));
+		if (!n) {
+			s->nomem = true;
+			return NULL;
+		}
+		s->t = n;
+		s->cap = cap;
 	}
 	struct cgw_task *t = &s->t[s->n++];
 	memset(t, 0, sizeof(*t));
@@ -111,8 +117,14 @@ static struct cgw_task *scan_push(struct cgw_scan *s)
 static void proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long start)
 {
 	if (s->nprocs == s->procs_cap) {
-		s->procs_cap = s->procs_cap ? s->procs_cap * 2 : 256;
-		s->procs = xrealloc(s->procs, s->procs_cap * sizeof(*s->procs));
+		size_t cap = s->procs_cap ? s->procs_cap * 2 : 256;
+		struct cgw_proc *n = try_reallocarray(s->procs, cap, sizeof(*s->procs));
+		if (!n) {
+			s->nomem = true;
+			return;
+		}
+		s->procs = n;
+		s->procs_cap = cap;
 	}
 	s->procs[s->nprocs++] = (struct cgw_proc){ pid, ppid, start };
 }
@@ -121,8 +133,14 @@ static void runner_push(struct cgw_scan *s, const struct cgw_stat *st,
                         const struct cgw_sched *sc, int tgid)
 {
 	if (s->nrunners == s->runners_cap) {
-		s->runners_cap = s->runners_cap ? s->runners_cap * 2 : 64;
-		s->runners = xrealloc(s->runners, s->runners_cap * sizeof(*s->runners));
+		size_t cap = s->runners_cap ? s->runners_cap * 2 : 64;
+		struct cgw_runner *n = try_reallocarray(s->runners, cap, sizeof(*s->runners));
+		if (!n) {
+			s->nomem = true;
+			return;
+		}
+		s->runners = n;
+		s->runners_cap = cap;
 	}
 	struct cgw_runner *r = &s->runners[s->nrunners++];
 	memset(r, 0, sizeof(*r));
@@ -192,8 +210,14 @@ static void scan_want_clock(struct cgw_scan *s, int cpu)
 		return;
 	cpus_set(&s->clock_tried, (unsigned)cpu);
 	if (s->nclocks == s->clocks_cap) {
-		s->clocks_cap = s->clocks_cap ? s->clocks_cap * 2 : 16;
-		s->clocks = xrealloc(s->clocks, s->clocks_cap * sizeof(*s->clocks));
+		size_t cap = s->clocks_cap ? s->clocks_cap * 2 : 16;
+		struct cgw_cpuclock *n = try_reallocarray(s->clocks, cap, sizeof(*s->clocks));
+		if (!n) {
+			s->nomem = true;
+			return;
+		}
+		s->clocks = n;
+		s->clocks_cap = cap;
 	}
 	struct cgw_cpus one;
 	memset(&one, 0, sizeof(one));
@@ -264,7 +288,7 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	seen_update(&w, o->history && !bad ? history_find(o->history, st.tid, st.start_ticks) : NULL,
 	            st.state, &sc, st.cpu, mono);
 	if (o->history && !bad && !s->relook)
-		history_add(o->history, &w);
+		s->nomem |= history_add(o->history, &w) < 0;
 	if (st.state == 'R' && !s->relook) {
 		if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
 		    sc.exec_start_ms > s->rq_latest[st.cpu].exec_start_ms)
@@ -305,6 +329,8 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	}
 
 	struct cgw_task *t = scan_push(s);
+	if (!t)
+		return;
 	t->tid = st.tid;
 	t->tgid = tgid;
 	t->ppid = st.ppid;
@@ -356,7 +382,12 @@ ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
 
 static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 {
-	char path[128], *buf = xmalloc(STACK_BUF);
+	char path[128], *buf = malloc(STACK_BUF);
+	if (!buf) {
+		snprintf(t->stack_error, sizeof(t->stack_error), "stack not read: out of memory");
+		s->nomem = true;
+		return;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", t->tgid, t->tid);
 	ssize_t r = scan_read(s, path, buf, STACK_BUF, timeout_ms);
 	if (r == -ETIMEDOUT)
@@ -402,8 +433,8 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 		    parse_cgroup_buf(buf, "name=systemd", sd, sizeof(sd), NULL, 0) == -EINVAL) {
 			/* never let a crafted cgroup name mark a hung task as frozen */
 			snprintf(t->cgroup, sizeof(t->cgroup), "?");
-			log_warnx("%s: a hierarchy is listed twice (a cgroup name holds a newline?); "
-			          "cgroup and freezer state of %d not trusted", path, t->tid);
+			warn_set_say(s->warns, "%s: a hierarchy is listed twice (a cgroup name holds a "
+			             "newline?); cgroup and freezer state of %d not trusted", path, t->tid);
 		} else {
 			snprintf(t->cgroup, sizeof(t->cgroup), "%s",
 			         v2[0] && strcmp(v2, "/") ? v2 : sd[0] ? sd : v2);
@@ -649,7 +680,10 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 			                        v, sizeof(v)));
 		}
 	}
-	s->rq_latest = xcalloc(CGW_MAX_CPUS, sizeof(*s->rq_latest));
+	if (!(s->rq_latest = calloc(CGW_MAX_CPUS, sizeof(*s->rq_latest)))) {
+		snprintf(s->fatal, sizeof(s->fatal), "out of memory: the scan was not started");
+		return -ENOMEM;
+	}
 
 	if (read_small_file("/proc/sys/kernel/hostname", s->host, sizeof(s->host)) >= 0)
 		s->host[strcspn(s->host, "\n")] = '\0';
@@ -697,9 +731,15 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		closedir(task);
 	}
 	closedir(proc);
-	relook_runners(s, o);
+	if (!s->nomem)
+		relook_runners(s, o);
 	if (o->fdcache)
 		fdcache_end(o->fdcache);
+	if (s->nomem) {                       /* incomplete: not a picture of the host */
+		snprintf(s->fatal, sizeof(s->fatal), "out of memory after %zu threads: the scan "
+		         "is incomplete and not used", s->threads);
+		return -ENOMEM;
+	}
 	if (o->history)
 		history_commit(o->history);
 
@@ -713,6 +753,11 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	procdetail_fill(s, o->read_timeout_ms);
 	recheck(s, SUSPECT_NONE);
 	s->scan_usec = now_usec() - t0;
+	if (s->nomem) {
+		snprintf(s->fatal, sizeof(s->fatal), "out of memory reading the suspects: the scan "
+		         "is incomplete and not used");
+		return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -17,7 +17,9 @@ static void incident_text(const struct cgw_report *r, const struct incident *i,
 	char msg[512], ts[32], comm[CGW_COMM_MAX * 4], d[48];
 	fprintf(out, "cgwatch incident %s: %s (%s) at %s\n", i->id, inc_state_name(st),
 	        sev_name(i->severity), iso_time(i->last_event_at, ts, sizeof(ts)));
-	fprintf(out, "%s\n\nTasks:\n", incident_message(i, st, msg, sizeof(msg)));
+	fprintf(out, "%s\n", incident_message(i, st, msg, sizeof(msg)));
+	report_text_sources(r, out);
+	fprintf(out, "\nTasks:\n");
 	for (size_t k = 0; k < i->ntasks; k++) {
 		const struct inc_task *t = &i->tasks[k];
 		fprintf(out, "  %s %d (%s): %s %s", t->tid == t->tgid ? "PID" : "TID", t->tid,

@@ -46,12 +46,13 @@ int parse_cpumask_hex(const char *s, struct cgw_cpus *out)
 	return 0;
 }
 
-static void cmdline_cpus(const char *cmdline, const char *key, struct cgw_cpus *out)
+static void cmdline_cpus(struct cgw_scan *s, const char *cmdline, const char *key, struct cgw_cpus *out)
 {
 	char val[1024];
 	memset(out, 0, sizeof(*out));
 	if (cmdline_get(cmdline, key, val, sizeof(val)) && cpulist_parse(val, out) < 0) {
-		log_warnx("/proc/cmdline: %s=%s not understood, ignoring", key, cesc(val));
+		warn_set_say(s->warns, "/proc/cmdline: %s=%s not understood, ignoring", key,
+		             cesc(val));
 		memset(out, 0, sizeof(*out));
 	}
 }
@@ -72,13 +73,13 @@ void topology_read(struct cgw_scan *s)
 			if (parse_isolcpus(val, &t->isol_flags, &t->isolcpus) == 0)
 				cpus_or(&t->isolated, &t->isolcpus);
 			else
-				log_warnx("/proc/cmdline: isolcpus=%s not understood, ignoring",
-				          cesc(val));
+				warn_set_say(s->warns, "/proc/cmdline: isolcpus=%s not understood, "
+				             "ignoring", cesc(val));
 		}
-		cmdline_cpus(cmdline, "nohz_full", &c);
+		cmdline_cpus(s, cmdline, "nohz_full", &c);
 		cpus_or(&t->nohz_full, &c);
-		cmdline_cpus(cmdline, "rcu_nocbs", &t->rcu_nocbs);
-		cmdline_cpus(cmdline, "irqaffinity", &t->irqaffinity);
+		cmdline_cpus(s, cmdline, "rcu_nocbs", &t->rcu_nocbs);
+		cmdline_cpus(s, cmdline, "irqaffinity", &t->irqaffinity);
 	}
 	if (cgroup2_mnt && cgroup2_mnt[0]) {
 		/* CPUs of isolated cpuset partitions (cgroup v2, 6.x): the root lists them all */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,20 +50,36 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-static void sb_reserve(struct strbuf *b, size_t more)
+void *try_reallocarray(void *p, size_t n, size_t size)
 {
-	if (b->len + more + 1 <= b->cap)
-		return;
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t bytes = n * size;
+	return realloc(p, bytes ? bytes : 1);
+}
+
+/* Room for more bytes and the NUL; false (b->lost set, b as it was) when there is none. */
+static bool sb_reserve(struct strbuf *b, size_t more)
+{
+	if (more < SIZE_MAX / 4 && b->len + more + 1 <= b->cap)
+		return true;
 	size_t cap = b->cap ? b->cap : 64;
-	while (cap < b->len + more + 1)
+	while (more < SIZE_MAX / 4 && cap < b->len + more + 1)
 		cap *= 2;
-	b->s = xrealloc(b->s, cap);
+	char *s = more < SIZE_MAX / 4 ? realloc(b->s, cap) : NULL;
+	if (!s) {
+		b->lost = true;
+		return false;
+	}
+	b->s = s;
 	b->cap = cap;
+	return true;
 }
 
 void sb_add(struct strbuf *b, const char *s, size_t n)
 {
-	sb_reserve(b, n);
+	if (!sb_reserve(b, n))
+		return;
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
@@ -77,7 +94,8 @@ void sb_printf(struct strbuf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	sb_reserve(b, (size_t)n);
+	if (!sb_reserve(b, (size_t)n))
+		return;
 	va_start(ap, fmt);
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
@@ -89,6 +107,7 @@ void sb_free(struct strbuf *b)
 	free(b->s);
 	b->s = NULL;
 	b->len = b->cap = 0;
+	b->lost = false;
 }
 
 ssize_t read_small_file(const char *path, char *buf, size_t cap)

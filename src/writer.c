@@ -2,8 +2,10 @@
  * loop, so that a disk that does not answer never holds up a scan or an alert. Each kind has
  * its own thread (a lane): a stuck reports directory does not hold up the metrics. The main
  * loop queues and never waits: a newer state or metrics file replaces one still queued,
- * reports queue up to WR_MAX_REPORTS. writer_poll(), from the main loop, logs the first
- * failure of a streak and, once, a lane whose write has not returned within the deadline.
+ * reports queue up to WR_MAX_REPORTS. writer_poll(), from the main loop, logs what each lane's
+ * warn_once said (the first failure of a streak; a new failure with the count of the old;
+ * "again N times; now cleared" when a write succeeds again) and, once, a lane whose write
+ * has not returned within the deadline.
  * A thread stuck in the kernel is never joined: the process exits around it; when a reload
  * points a stuck lane somewhere else, a new thread takes over and the stuck one is left. */
 #include <errno.h>
@@ -33,7 +35,9 @@ struct wr_lane {
 	char target[4096];                    /* what the running (or last) job writes to */
 	uint64_t busy_since;                  /* now_usec() at its start; 0 when idle */
 	bool failing;                         /* the last job failed: a streak goes on */
-	char pending[1536];                   /* the first failure of a streak, to log */
+	struct warn_once warn;                /* failures: said once, counted, cleared */
+	char pending[2][3200];                /* what warn said since the last poll, to log */
+	unsigned npending;
 	bool answered;                        /* a job returned since the last poll */
 	size_t dropped;                       /* reports not queued: the queue was full */
 	bool abandoned;                       /* replaced while stuck: exit after the job */
@@ -114,15 +118,19 @@ static void *lane_thread(void *p)
 		pthread_mutex_lock(&w->lock);
 		l->busy_since = 0;
 		l->answered = true;
-		if (e < 0 && !l->failing) {           /* once per streak: a full disk stays full */
-			if (l->kind == WR_REPORTS)
-				snprintf(l->pending, sizeof(l->pending), "cannot write the report of "
-				         "incident %s under %s: %s; the journal still gets it", j->inc_id,
-				         j->rf.dir, why);
-			else
-				snprintf(l->pending, sizeof(l->pending), "cannot %s %s: %s",
-				         l->kind == WR_STATE ? "save open incidents to" : "write metrics to",
-				         j->path, why);
+		char msg[1536], line[3200];
+		if (e < 0 && l->kind == WR_REPORTS)
+			snprintf(msg, sizeof(msg), "cannot write the report of incident %s under %s: %s; "
+			         "the journal still gets it", j->inc_id, j->rf.dir, why);
+		else if (e < 0)
+			snprintf(msg, sizeof(msg), "cannot %s %s: %s",
+			         l->kind == WR_STATE ? "save open incidents to" : "write metrics to",
+			         j->path, why);
+		/* a full disk stays full: said once, counted, and said again when it changes or
+		 * clears; the newest line replaces the last one not yet polled */
+		if (warn_step(&l->warn, e < 0 ? msg : NULL, line, sizeof(line))) {
+			unsigned k = l->npending < 2 ? l->npending++ : 1;
+			snprintf(l->pending[k], sizeof(l->pending[k]), "%s", line);
 		}
 		l->failing = e < 0;
 		pthread_cond_broadcast(&w->done);
@@ -261,7 +269,8 @@ bool writer_ok(struct cgw_writer *w, enum wr_kind k)
 
 void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 {
-	char msg[WR_NLANES][1536], target[WR_NLANES][4096];
+	char msg[WR_NLANES][2][3200], target[WR_NLANES][4096];
+	unsigned nmsg[WR_NLANES];
 	bool stuck[WR_NLANES], answered[WR_NLANES];
 	size_t dropped[WR_NLANES];
 	pthread_mutex_lock(&w->lock);
@@ -269,8 +278,10 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 	uint64_t now = now_usec();
 	for (int k = 0; k < WR_NLANES; k++) {
 		struct wr_lane *l = w->lane[k];
-		snprintf(msg[k], sizeof(msg[k]), "%s", l->pending);
-		l->pending[0] = '\0';
+		nmsg[k] = l->npending;
+		for (unsigned m = 0; m < l->npending; m++)
+			snprintf(msg[k][m], sizeof(msg[k][m]), "%s", l->pending[m]);
+		l->npending = 0;
 		snprintf(target[k], sizeof(target[k]), "%s", l->target);
 		stuck[k] = lane_stuck(w, l, now);
 		answered[k] = l->answered && !l->busy_since;
@@ -290,8 +301,8 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 			          target[k]);
 			l->dropped_said = dropped[k];
 		}
-		if (msg[k][0])
-			log_warnx("%s", msg[k]);
+		for (unsigned m = 0; m < nmsg[k]; m++)
+			log_warnx("%s", msg[k][m]);
 		if (stuck[k] && !l->stuck_warned) {
 			log_warnx(lane_what[k], target[k]);
 			l->stuck_warned = true;

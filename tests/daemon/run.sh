@@ -9,5 +9,5 @@ if ! "$here/build.sh"; then
 	exit 1
 fi
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(harness journal notify restart fulldisk stuckdisk storm durations phantom)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(harness journal notify restart fulldisk stuckdisk storm durations phantom memlock)
 run_scenarios live-daemon "$here" 90 "${scenarios[@]}"

@@ -6,6 +6,14 @@
 
 #include "unit.h"
 
+/* The ASan build: an allocation it cannot make returns NULL, as malloc does, instead of
+ * stopping the test that asks for one on purpose. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
+
 static double now_s(void)
 {
 	return (double)now_usec() / 1e6;
@@ -102,9 +110,20 @@ static void test_stuck_threads_bounded(void **state)
 	assert_int_equal(dl_read_file(ok, buf, sizeof(buf), 1000), 1);
 }
 
+/* A buffer that cannot be allocated costs the read (-ENOMEM), never the process (it was
+ * xmalloc: abort()). */
+static void test_read_nomem(void **state)
+{
+	(void)state;
+	char buf[16];
+	assert_int_equal(dl_read_file("/proc/self/stat", buf, (size_t)1 << 46, 1000), -ENOMEM);
+	assert_true(dl_read_file("/proc/self/stat", buf, sizeof(buf), 1000) > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_nomem),
 		cmocka_unit_test(test_read_ok),
 		cmocka_unit_test(test_timeout_then_not_asked_again),
 		cmocka_unit_test(test_stuck_threads_bounded),

@@ -6,6 +6,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The ASan build: an allocation it cannot make returns NULL, as malloc does, instead of
+ * stopping the test that asks for one on purpose. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
+
 static void test_strbuf_grows_and_terminates(void **state)
 {
 	(void)state;
@@ -206,9 +214,28 @@ static void test_parse_count_decimal(void **state)
 	}
 }
 
+/* A growable string that cannot grow keeps what it has and says so (it was abort()). */
+static void test_sb_nomem(void **state)
+{
+	(void)state;
+	struct strbuf b = { 0 };
+	sb_printf(&b, "kept");
+	sb_add(&b, "x", (size_t)1 << 46);
+	assert_true(b.lost);
+	assert_int_equal(b.len, 4);
+	assert_string_equal(b.s, "kept");
+	sb_printf(&b, "+more");
+	assert_string_equal(b.s, "kept+more");
+	sb_free(&b);
+	assert_false(b.lost);
+	assert_null(try_reallocarray(NULL, (size_t)1 << 40, (size_t)1 << 30));   /* overflow */
+	assert_null(try_reallocarray(NULL, (size_t)1 << 46, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sb_nomem),
 		cmocka_unit_test(test_strbuf_grows_and_terminates),
 		cmocka_unit_test(test_read_small_file),
 		cmocka_unit_test(test_read_small_file_proc),
