@@ -24,7 +24,8 @@ DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-de
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -include $(BUILD)/config.h \
+# CPPFLAGS and LDFLAGS are passed as given: the package build's hardening (fortify, relro, now)
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) -D_GNU_SOURCE -include $(BUILD)/config.h \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS       := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
@@ -88,10 +89,10 @@ $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/bin:
 	mkdir -p $@
 
 $(BUILD)/cgwatch: $(OBJS)
-	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS) tests/unit/unit.h $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIBOBJS) $(LIBS) $(shell pkg-config --libs cmocka)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Isrc -o $@ $< $(LIBOBJS) $(LIBS) $(shell pkg-config --libs cmocka)
 
 unit: $(UNIT_BINS)
 
