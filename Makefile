@@ -20,11 +20,13 @@ CC         ?= cc
 PKGS       := libsystemd libproc2 inih json-c
 DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-dev \
                libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev jq valgrind \
-               fuse3 util-linux procps systemd python3 clang-14 libclang-rt-14-dev
+               fuse3 util-linux procps systemd python3 clang-14 libclang-rt-14-dev \
+               debhelper dpkg-dev lintian
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -include $(BUILD)/config.h \
+# CPPFLAGS and LDFLAGS are passed as given: the package build's hardening (fortify, relro, now)
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) -D_GNU_SOURCE -include $(BUILD)/config.h \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS       := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
@@ -43,8 +45,8 @@ FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,
 FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_BINS  := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/bin/%)
 
-.PHONY: all deps run test unit install asan asan-unit fuzz fuzz-smoke fuzz-build fuzz-bins clean \
-        help FORCE
+.PHONY: all deps run test unit install deb asan asan-unit fuzz fuzz-smoke fuzz-build fuzz-bins \
+        clean help FORCE
 
 all: $(BUILD)/cgwatch
 
@@ -59,6 +61,7 @@ help:
 	@echo "make fuzz      run every libFuzzer harness for FUZZ_SECONDS (60) each (clang-14)"
 	@echo "make fuzz-smoke  the same for 3 s each, as the test suite does"
 	@echo "make install   install under DESTDIR/PREFIX"
+	@echo "make deb       the Debian package: $(BUILD)/deb/cgwatch_VERSION_ARCH.deb"
 
 deps:
 	@if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (apt-get)"; exit 1; fi
@@ -88,10 +91,10 @@ $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen $(BUILD)/bin:
 	mkdir -p $@
 
 $(BUILD)/cgwatch: $(OBJS)
-	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJS) tests/unit/unit.h $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIBOBJS) $(LIBS) $(shell pkg-config --libs cmocka)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Isrc -o $@ $< $(LIBOBJS) $(LIBS) $(shell pkg-config --libs cmocka)
 
 unit: $(UNIT_BINS)
 
@@ -172,6 +175,26 @@ install: all
 	@# journalctl -x reads a compiled database: rebuild it on a live install, not when staging
 	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then \
 		echo "journalctl --update-catalog"; journalctl --update-catalog || true; fi
+
+# The Debian package, built from a copy of this tree in a temporary directory: dpkg-buildpackage
+# writes into the parent of the tree it builds, and debian/rules runs `make clean` there.
+# Only the results land here, in $(BUILD)/deb (cgwatch.deb: a link to the package itself).
+# The outer make's variables stay out of it (MAKEFLAGS): debian/rules sets its own.
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
+		{ echo "make deb: needs dpkg-dev and debhelper (make deps)" >&2; exit 1; }
+	rm -rf $(BUILD)/deb
+	mkdir -p $(BUILD)/deb
+	@t=$$(mktemp -d "$${TMPDIR:-/tmp}/cgwatch-deb.XXXXXX") && \
+	trap 'rm -rf "$$t"' EXIT && trap 'exit 130' INT TERM && \
+	mkdir "$$t/cgwatch" && \
+	tar --exclude=./.git --exclude=./build --exclude=./$(BUILD) --exclude=./tests/live/bin \
+		-cf - . | tar -C "$$t/cgwatch" -xf - && \
+	echo "dpkg-buildpackage -b -us -uc  (in $$t/cgwatch)" && \
+	(cd "$$t/cgwatch" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		dpkg-buildpackage -b -us -uc) && \
+	mv "$$t"/*.deb "$$t"/*.buildinfo "$$t"/*.changes $(BUILD)/deb/ && \
+	cd $(BUILD)/deb && ln -s cgwatch_*.deb cgwatch.deb && ls -l *.deb
 
 clean:
 	rm -rf $(BUILD) tests/live/bin

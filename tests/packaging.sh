@@ -3,9 +3,12 @@
 # holds the signature library (nothing of it installed as files); both units pass
 # `systemd-analyze verify` (and the daemon's sandbox stays tight); the installed journal
 # catalog compiles and covers every signature; the installed cgwatch.conf passes
-# `cgwatch config --check`; a second install keeps an edited cgwatch.conf.
+# `cgwatch config --check`; a second install keeps an edited cgwatch.conf. (e) `make deb`
+# builds the Debian package, lintian-clean, holding the same files, with the daemon enabled
+# and started by its maintainer scripts and a purge that leaves nothing behind.
 # Prints only "PASS name", "FAIL name: why" and "SKIP name: why" lines; exits non-zero when
-# anything failed. Needs no root: everything happens under a temporary directory.
+# anything failed. Needs no root: everything happens under a temporary directory. (e) never
+# installs the package here: tests/systemd/ installs it into a booted container.
 set -u
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -23,6 +26,11 @@ ROOT=$T/root
 # reading /dev/kmsg (ProtectKernelLogs=no, CAP_SYSLOG) and perf_event_open (@debug) for the
 # correlators bring it to 2.1. A rise past this bound needs a reason.
 MAX_EXPOSURE=2.2
+# lintian tags the package may carry, shown or overridden (debian/cgwatch.lintian-overrides);
+# each is justified in README section 7. Anything else lintian says fails deb-lintian.
+LINTIAN_ALLOWED=(
+	package-supports-alternative-init-but-no-init.d-script
+)
 
 nsigs=$(ls conf/signatures.d/*.conf | wc -l)
 expected=(
@@ -222,5 +230,168 @@ else
 		pass man-pages
 	fi
 fi
+
+# (e) the Debian package. Built into $T/build/deb (`make deb`'s $(BUILD)/deb), its temporary
+# copy of the tree under $T/tmp; it must leave this tree and its parent as they were.
+deb_section() {
+	local deb out rc why ver arch tag tags unexpected err f files missing extra x
+	if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null; then
+		skip deb "no dpkg-buildpackage or dh (dpkg-dev, debhelper: make deps)"
+		return
+	fi
+	mkdir -p "$T/tmp"
+	local git_before="" git_after="" parent_before parent_after
+	git rev-parse --git-dir >/dev/null 2>&1 && git_before=$(git status --porcelain --ignored=no)
+	# what dpkg-buildpackage writes into the parent of the tree it builds
+	parent_before=$(ls -A .. | grep -E '^cgwatch(-dbgsym)?_')
+	TMPDIR=$T/tmp timeout -k 10 300 make deb BUILD="$T/build" >"$T/deb.log" 2>&1
+	rc=$?
+	git rev-parse --git-dir >/dev/null 2>&1 && git_after=$(git status --porcelain --ignored=no)
+	parent_after=$(ls -A .. | grep -E '^cgwatch(-dbgsym)?_')
+	ver=$(dpkg-parsechangelog -SVersion 2>/dev/null)
+	arch=$(dpkg --print-architecture)
+	deb=$T/build/deb/cgwatch_${ver}_${arch}.deb
+	why=""
+	[ $rc = 0 ] || why="make deb: exit $rc$([ $rc = 124 ] && echo " (timed out after 300 s)"): $(grep -v '^ ' "$T/deb.log" | tail -3 | oneline);"
+	[ -f "$deb" ] || why="$why no $deb;"
+	[ "$(readlink "$T/build/deb/cgwatch.deb")" = "${deb##*/}" ] || why="$why $T/build/deb/cgwatch.deb is no link to ${deb##*/};"
+	[ "$git_before" = "$git_after" ] || why="$why the tree changed: $(diff <(echo "$git_before") <(echo "$git_after") | grep '^[<>]' | oneline);"
+	[ "$parent_before" = "$parent_after" ] || why="$why left in ..: $(diff <(echo "$parent_before") <(echo "$parent_after") | grep '^>' | oneline);"
+	x=$(ls -A "$T/tmp")
+	[ -z "$x" ] || why="$why left in TMPDIR: $(oneline <<<"$x");"
+	if [ -n "$why" ]; then
+		why=${why# }
+		fail deb-build "${why%;}"
+		[ -f "$deb" ] || return
+	else
+		pass deb-build
+	fi
+
+	# lintian: no error, and no tag (shown or overridden) outside LINTIAN_ALLOWED
+	if ! command -v lintian >/dev/null; then
+		skip deb-lintian "no lintian (make deps)"
+	else
+		out=$(timeout 120 lintian -I --show-overrides "$deb" 2>"$T/lintian.err")
+		rc=$?
+		tags=$(sed -n 's/^\([EWIXPO]\): cgwatch[^:]*: \([^ ]*\).*/\1 \2/p' <<<"$out")
+		unexpected=$(while read -r x tag; do
+			[ -n "$tag" ] || continue
+			{ [ "$x" != E ] && printf '%s\n' "${LINTIAN_ALLOWED[@]}" | grep -qxF "$tag"; } || echo "$x:$tag"
+		done <<<"$tags" | sort -u | oneline)
+		err=$(grep -v 'running with root privileges is not recommended' "$T/lintian.err" | oneline)
+		if [ $rc != 0 ] || [ -n "$unexpected" ] || [ -n "$err" ]; then
+			fail deb-lintian "exit $rc; tags not in LINTIAN_ALLOWED (justify in README section 7): ${unexpected:-none}${err:+; stderr: $err}"
+		else
+			pass deb-lintian
+		fi
+	fi
+
+	# the files: what make install lays out (man pages compressed), the docs, nothing else
+	files=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./||' | grep -v '^$' | sort)
+	local want=(usr/share/lintian/overrides/cgwatch) docs=(copyright changelog.gz README.gz)
+	for f in "${expected[@]}"; do
+		case $f in usr/share/man/*) want+=("$f.gz") ;; *) want+=("$f") ;; esac
+	done
+	for f in docs/*.md; do docs+=("${f#docs/}.gz"); done
+	for f in "${docs[@]}"; do want+=("usr/share/doc/cgwatch/$f"); done
+	missing=$(for f in "${want[@]}"; do grep -qxF "$f" <<<"$files" || printf ' %s' "$f"; done)
+	extra=$(grep -v '/$' <<<"$files" | while read -r f; do
+		printf '%s\n' "${want[@]}" | grep -qxF "$f" || printf ' %s' "$f"
+	done)
+	why=""
+	[ -z "$missing" ] || why="missing:$missing;"
+	[ -z "$extra" ] || why="$why unexpected files:$extra;"
+	# the packaged units run /usr/sbin/cgwatch; the binary holds the library; the catalog
+	# has an entry per signature
+	dpkg-deb -x "$deb" "$T/debroot"
+	for f in cgwatch.service cgwatch-check.service; do
+		grep -q '^ExecStart=/usr/sbin/cgwatch ' "$T/debroot/lib/systemd/system/$f" 2>/dev/null ||
+			why="$why $f: no ExecStart=/usr/sbin/cgwatch;"
+	done
+	out=$(env -i "$T/debroot/usr/sbin/cgwatch" signatures --config "$T/builtin-only.conf" 2>&1)
+	x=$(grep -c ' (built in)$' <<<"$out")
+	[ "$x" = "$nsigs" ] || why="$why packaged cgwatch lists $x built-in signatures for $nsigs files;"
+	x=$(grep -c '^-- [0-9a-f]\{32\}$' "$T/debroot/usr/lib/systemd/catalog/cgwatch.catalog" 2>/dev/null)
+	[ "$x" = "$nsigs" ] || why="$why catalog: ${x:-no} entries for $nsigs signatures;"
+	if [ -n "$why" ]; then
+		why=${why# }
+		fail deb-contents "$(cut -c1-400 <<<"${why%;}")"
+	else
+		pass deb-contents
+	fi
+
+	# the configuration is the admin's: dpkg keeps an edited cgwatch.conf across upgrades
+	x=$(dpkg-deb -I "$deb" conffiles 2>&1)
+	if [ "$x" != /etc/cgwatch/cgwatch.conf ]; then
+		fail deb-conffiles "conffiles: $(oneline <<<"${x:-none}") (want /etc/cgwatch/cgwatch.conf)"
+	else
+		pass deb-conffiles
+	fi
+
+	# the maintainer scripts: the daemon enabled and started (restarted on upgrade), stopped
+	# on remove, its enablement purged; the one-shot check neither enabled nor started
+	mkdir -p "$T/control"
+	dpkg-deb -e "$deb" "$T/control"
+	why=""
+	grep -q "deb-systemd-helper enable 'cgwatch.service'" "$T/control/postinst" 2>/dev/null ||
+		why="$why postinst does not enable cgwatch.service;"
+	grep -q "deb-systemd-invoke \$_dh_action 'cgwatch.service'" "$T/control/postinst" 2>/dev/null ||
+		why="$why postinst does not start cgwatch.service;"
+	grep -q "cgwatch-check" "$T/control/postinst" 2>/dev/null &&
+		why="$why postinst enables or starts cgwatch-check.service: $(grep cgwatch-check "$T/control/postinst" | oneline);"
+	grep -q "deb-systemd-invoke stop 'cgwatch.service'" "$T/control/prerm" 2>/dev/null ||
+		why="$why prerm does not stop cgwatch.service;"
+	grep -q "deb-systemd-helper purge 'cgwatch.service'" "$T/control/postrm" 2>/dev/null ||
+		why="$why postrm does not purge the unit's enablement;"
+	if [ -n "$why" ]; then
+		why=${why# }
+		fail deb-maintscripts "${why%;}"
+	else
+		pass deb-maintscripts
+	fi
+
+	# purge, run for real: the package's own postrm lines (up to debhelper's, which would act
+	# on this host's systemd) under DPKG_ROOT, on the layout DynamicUser= gives the daemon's
+	# state and reports. Remove keeps them; purge takes them and an empty /etc/cgwatch, and
+	# keeps a signature an admin added and what is not cgwatch's.
+	sed '/^# Automatically added by dh_/,$d' "$T/control/postrm" >"$T/postrm-own"
+	echo 'exit 0' >>"$T/postrm-own"
+	if ! grep -q DPKG_ROOT "$T/postrm-own"; then
+		fail deb-purge "postrm does not honour DPKG_ROOT: not run on this host"
+		return
+	fi
+	local R
+	why=""
+	for R in "$T/purge1" "$T/purge2"; do
+		mkdir -p "$R/var/lib/private/cgwatch" "$R/var/log/private/cgwatch" "$R/var/lib/private/other" \
+			"$R/etc/cgwatch/signatures.d"
+		echo '{}' >"$R/var/lib/private/cgwatch/incidents.json"
+		echo report >"$R/var/log/private/cgwatch/report.txt"
+		echo keep >"$R/var/lib/private/other/keep"
+		ln -s private/cgwatch "$R/var/lib/cgwatch"
+		ln -s private/cgwatch "$R/var/log/cgwatch"
+	done
+	echo '# the admin'"'"'s' >"$T/purge2/etc/cgwatch/signatures.d/local.conf"
+	R=$T/purge1
+	DPKG_ROOT=$R sh -e "$T/postrm-own" remove || why="$why postrm remove failed;"
+	[ -f "$R/var/lib/cgwatch/incidents.json" ] && [ -f "$R/var/log/cgwatch/report.txt" ] ||
+		why="$why remove took the state or the reports;"
+	DPKG_ROOT=$R sh -e "$T/postrm-own" purge || why="$why postrm purge failed;"
+	x=$(cd "$R" && find . -path '*cgwatch*' | oneline)
+	[ -z "$x" ] || why="$why purge left: $x;"
+	[ -f "$R/var/lib/private/other/keep" ] || why="$why purge removed var/lib/private/other;"
+	R=$T/purge2
+	DPKG_ROOT=$R sh -e "$T/postrm-own" purge || why="$why postrm purge (admin's signature) failed;"
+	[ -f "$R/etc/cgwatch/signatures.d/local.conf" ] || why="$why purge removed an admin's signature;"
+	x=$(cd "$R" && find var -path '*cgwatch*' | oneline)
+	[ -z "$x" ] || why="$why purge left: $x;"
+	if [ -n "$why" ]; then
+		why=${why# }
+		fail deb-purge "${why%;}"
+	else
+		pass deb-purge
+	fi
+}
+deb_section
 
 [ $fails = 0 ]

@@ -132,7 +132,7 @@ echo "== configuration and signature files"
 tally < <(golden)
 echo "== hostile files and strings: FIFOs, escape sequences, 10,000 signatures"
 tally < <(CGWATCH=$CGW tests/hostile.sh)
-echo "== packaging: make install, units, catalog, man pages"
+echo "== packaging: make install, units, catalog, man pages, the Debian package"
 tally < <(tests/packaging.sh)
 echo "== a fresh build: check and run from its build tree, with an empty environment"
 tally < <(tests/fresh-build.sh)
