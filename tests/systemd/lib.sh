@@ -16,7 +16,7 @@
 # then cgroup.kill, the overlay unmounted, the temp dir and the cgroups removed.
 #
 # Environment: SD_DEBUG=1 (keep stderr, and the container's console in it), SD_BUDGET (the
-# whole run, seconds; default 300), BUILD (the suite's build dir; the copy installed into the
+# scenario once the rootfs and the build are ready, seconds; default 300), BUILD (the suite's build dir; the copy installed into the
 # container is built in $BUILD/systemd with PREFIX=/usr).
 
 SD_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,6 +39,11 @@ sd_init() {
 	trap _sd_exit EXIT
 	trap 'sd_result FAIL budget "interrupted by a signal"; SD_DONE=1; exit 1' INT HUP
 	trap 'sd_result FAIL budget "the run was still going after $SD_BUDGET s"; SD_DONE=1; exit 1' TERM
+}
+
+# sd_budget: from now on the run has SD_BUDGET seconds (the rootfs build and the compile
+# before it have their own bounds); past that, SIGTERM: a FAIL line and the cleanup.
+sd_budget() {
 	(
 		trap - EXIT INT HUP TERM
 		sleep "$SD_BUDGET" 3>&- &
@@ -132,6 +137,24 @@ sd_overlay() {
 		return 1
 	}
 	SD_ROOT=$SD_T/root
+	_sd_reaper
+}
+
+# A SIGKILL of this script runs no trap: a process of its own session (out of reach of the
+# killer of our process group) waits for the script to go, then kills whatever is left in
+# our cgroups (nspawn, the container), unmounts the overlay and removes the temp dir. When
+# the script cleaned up itself, it finds nothing to do.
+_sd_reaper() {
+	setsid bash -c '
+		while kill -0 "$1" 2>/dev/null; do sleep 1; done
+		t=$2 root=$3
+		shift 3
+		for d; do [ -f "$d/cgroup.kill" ] && echo 1 >"$d/cgroup.kill"; done
+		sleep 1
+		for d; do [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + ; done
+		mountpoint -q "$root" && umount -l "$root"
+		mountpoint -q "$root" || rm -rf -- "$t"
+	' sd-reaper $$ "$SD_T" "$SD_ROOT" "${SD_CG[@]}" </dev/null >/dev/null 2>&1 3>&- &
 }
 
 # sd_boot [NSPAWN-ARGS...]: boot $SD_ROOT in the background, wait for its PID 1 and for
@@ -196,7 +219,7 @@ sd_cleanup() {
 	local i
 	if [ -n "$SD_NSPAWN" ] && kill -0 "$SD_NSPAWN" 2>/dev/null; then
 		kill -TERM "$SD_NSPAWN" 2>/dev/null    # nspawn -b: an orderly poweroff
-		for ((i = 0; i < 100; i++)); do
+		for ((i = 0; i < 50; i++)); do
 			kill -0 "$SD_NSPAWN" 2>/dev/null || break
 			sleep 0.1
 		done
