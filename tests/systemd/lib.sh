@@ -227,7 +227,7 @@ sd_cleanup() {
 	fi
 	[ -z "$SD_NSPAWN" ] || wait "$SD_NSPAWN" 2>/dev/null
 	[ ${#SD_CG[@]} = 0 ] || _sd_cgroup_remove
-	if [ "${SD_DEBUG:-0}" = 1 ] && [ -s "$SD_T/nspawn.log" ]; then
+	if [ "${SD_DEBUG:-0}" = 1 ] && [ -n "$SD_T" ] && [ -s "$SD_T/nspawn.log" ]; then
 		echo "--- container console (tail):" >&2
 		tail -c 3000 "$SD_T/nspawn.log" >&2
 	fi

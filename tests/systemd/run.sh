@@ -33,11 +33,14 @@ for t in systemd-nspawn nsenter jq mountpoint flock; do
 done
 grep -qw overlay /proc/filesystems || sd_skip_all "no overlay filesystem in this kernel"
 [ -c /dev/fuse ] || sd_skip_all "no /dev/fuse on the host"
-ROOTFS=$("$SD_DIR/rootfs.sh" 2>"$SD_REPO/${BUILD:-build}/systemd-rootfs.err")
-case $? in
+err=$(mktemp) || sd_skip_all "mktemp failed"
+ROOTFS=$("$SD_DIR/rootfs.sh" 2>"$err")
+rc=$? why=$(tail -c 400 "$err")
+rm -f "$err"
+case $rc in
 0) ;;
-2) sd_skip_all "no rootfs: $(tail -c 300 "$SD_REPO/${BUILD:-build}/systemd-rootfs.err")" ;;
-*) sd_result FAIL rootfs "$(tail -c 400 "$SD_REPO/${BUILD:-build}/systemd-rootfs.err")"; SD_DONE=1; exit 1 ;;
+2) sd_skip_all "no rootfs: $why" ;;
+*) sd_result FAIL rootfs "$why"; SD_DONE=1; exit 1 ;;
 esac
 "$SD_REPO/tests/live/build.sh" || { sd_result FAIL helpers "tests/live/build.sh failed"; SD_DONE=1; exit 1; }
 # the copy installed into the container: the Debian paths compiled in
