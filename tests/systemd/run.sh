@@ -100,7 +100,8 @@ if [ "$st" = active ] && [ -n "$txt" ]; then
 else
 	sd_result FAIL active "ActiveState=$st StatusText=\"$txt\"; $(sd_unit_log cgwatch)"
 fi
-NR_BOOT=$(sd_show cgwatch NRestarts)
+# freshly installed: any automatic restart since then is one too many
+NR_BOOT=0
 
 # ---- FUSE hangs -------------------------------------------------------------------------------
 # hang_start N: a task blocked on /run/cgwatch-test/mntN, a FUSE mount whose server
