@@ -21,7 +21,8 @@ PKGS       := libsystemd libproc2 inih json-c
 DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-dev \
                libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev jq valgrind \
                fuse3 util-linux procps systemd python3 clang-14 libclang-rt-14-dev \
-               debhelper dpkg-dev lintian
+               debhelper dpkg-dev lintian \
+               mmdebstrap systemd-container
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g

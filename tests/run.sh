@@ -192,5 +192,9 @@ echo "== live tests on this kernel"
 tally < <(CGWATCH=$CGW tests/live/run.sh)
 echo "== the daemon, live: journald, notify, restart, full disk, storm"
 tally < <(CGWATCH=$CGW tests/daemon/run.sh)
+echo "== under a real systemd: a Debian 12 container booted with systemd-nspawn"
+# bounded by its own budget (SD_BUDGET, 300 s); this is only a backstop. The first run
+# builds the rootfs (mmdebstrap, cached in /var/cache/cgwatch-tests).
+tally < <(BUILD=$BUILD timeout -k 10 1500 tests/systemd/run.sh)
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
