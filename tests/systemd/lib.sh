@@ -244,11 +244,11 @@ sd_cleanup() {
 # ---- the project in it ------------------------------------------------------------------------
 
 # install_project: cgwatch into the running container the way a host installs it: its .deb
-# when one is built (build/deb/cgwatch_*.deb, `make deb`), else `make install` with the
+# when one was built (run.sh: `make deb` into build/systemd/deb), else `make install` with the
 # Debian paths and `systemctl enable --now`. Sets SD_INSTALLED (how); returns 1 with SD_WHY.
 install_project() {
 	local deb out
-	deb=$(ls -t "$SD_REPO"/build/deb/cgwatch_*.deb 2>/dev/null | head -1)
+	deb=$(ls -t "$SD_REPO/${BUILD:-build}"/systemd/deb/cgwatch_*.deb 2>/dev/null | head -1)
 	if [ -n "$deb" ]; then
 		cp "$deb" "$SD_ROOT/root/cgwatch.deb" || return 1
 		out=$(sd_in_t 120 env DEBIAN_FRONTEND=noninteractive dpkg -i --force-confold --force-confdef \

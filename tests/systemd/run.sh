@@ -43,9 +43,16 @@ case $rc in
 *) sd_result FAIL rootfs "$why"; SD_DONE=1; exit 1 ;;
 esac
 "$SD_REPO/tests/live/build.sh" || { sd_result FAIL helpers "tests/live/build.sh failed"; SD_DONE=1; exit 1; }
-# the copy installed into the container: the Debian paths compiled in
-out=$(timeout -k 5 900 make -s -C "$SD_REPO" BUILD="${BUILD:-build}/systemd" PREFIX=/usr SYSCONFDIR=/etc \
-	LOCALSTATEDIR=/var 2>&1) || { sd_result FAIL build "make BUILD=${BUILD:-build}/systemd PREFIX=/usr failed: $(tail -c 300 <<<"$out")"; SD_DONE=1; exit 1; }
+# the copy installed into the container: this tree's own package when it can be built (so
+# that install and purge are the package's), else a build with the Debian paths compiled in
+rm -rf "$SD_REPO/${BUILD:-build}/systemd/deb"
+if command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null; then
+	out=$(timeout -k 5 900 make -s -C "$SD_REPO" deb BUILD="${BUILD:-build}/systemd" 2>&1) ||
+		{ sd_result FAIL build "make deb BUILD=${BUILD:-build}/systemd failed: $(tail -c 300 <<<"$out")"; SD_DONE=1; exit 1; }
+else
+	out=$(timeout -k 5 900 make -s -C "$SD_REPO" BUILD="${BUILD:-build}/systemd" PREFIX=/usr SYSCONFDIR=/etc \
+		LOCALSTATEDIR=/var 2>&1) || { sd_result FAIL build "make BUILD=${BUILD:-build}/systemd PREFIX=/usr failed: $(tail -c 300 <<<"$out")"; SD_DONE=1; exit 1; }
+fi
 sd_budget
 
 sd_cgroup_make || sd_skip_all "$SD_WHY"
@@ -337,7 +344,7 @@ fi
 
 # ---- purge (the .deb only) ---------------------------------------------------------------------
 if [[ $SD_INSTALLED != deb:* ]]; then
-	sd_result SKIP purge "installed by make install: no build/deb/cgwatch_*.deb (make deb)"
+	sd_result SKIP purge "installed by make install: no package was built (dpkg-buildpackage or debhelper missing)"
 else
 	rm -rf "$SD_ROOT/etc/systemd/system/cgwatch.service.d" "$SD_ROOT/etc/systemd/system/cgwatch-check.service.d"
 	out=$(sd_in_t 90 env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q cgwatch 2>&1)
