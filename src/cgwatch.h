@@ -29,6 +29,14 @@ char *xstrndup(const char *s, size_t n);
 
 /* realloc of n elements of size each; NULL (p untouched) on overflow or failure. */
 void *try_reallocarray(void *p, size_t n, size_t size);
+/* malloc, calloc, strndup, strdup that return NULL on failure (n 0 gives a 1-byte block). */
+void *try_malloc(size_t n);
+void *try_calloc(size_t n, size_t size);
+char *try_strndup(const char *s, size_t n);
+char *try_strdup(const char *s);
+/* Tests only: when >= 0, the try_ functions and strbuf appends of this thread succeed this
+ * many more times, then fail until it is set to -1 again. */
+extern _Thread_local long cgw_fail_alloc_after;
 
 /* A growable string. An append that cannot get memory is dropped and sets lost. */
 struct strbuf { char *s; size_t len, cap; bool lost; };
@@ -640,9 +648,10 @@ void incident_clear(struct incident *i);
 int inc_key_cmp(const void *a, const void *b);
 /* Fold one scan's findings (warning and above) into the open incidents at time now (epoch):
  * open, escalate, update at most every update_s, resolve. Returns the number of changes,
- * stored in a new array *ch (free it). */
-size_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, double now,
-                        double update_s, struct inc_change **ch);
+ * stored in a new array *ch (free it). -ENOMEM (*ch NULL) when memory for the update could not
+ * be had: the incidents are then as they were (their arrays may have grown). */
+ssize_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, double now,
+                         double update_s, struct inc_change **ch);
 /* Drop resolved incidents (after their changes were emitted). */
 void incidents_prune(struct cgw_incidents *in);
 void incidents_free(struct cgw_incidents *in);

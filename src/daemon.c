@@ -237,7 +237,6 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		if (r == -ENOMEM)
 			daemon_unlock(d);
 	} else {
-		warn_clear(&d->scan_warn);
 		d->scans++;
 		daemon_pin(d, &scan.topo);
 		int ke = kmsg_poll(&d->kmsg);   /* never blocks; -EBADF: not open, sysctls read */
@@ -261,8 +260,16 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		kmsg_link(&rep, &d->kmsg);
 		rates_link(&rep, &rates);
 		struct inc_change *ch;
-		size_t n = incidents_update(&d->inc, &rep, now_epoch(), d->conf.update_interval_s, &ch);
-		for (size_t k = 0; k < n; k++)
+		ssize_t n = incidents_update(&d->inc, &rep, now_epoch(), d->conf.update_interval_s, &ch);
+		if (n < 0) {                  /* the incidents are as they were: this scan is lost */
+			warn_once(&d->scan_warn, "scan failed: out of memory updating the incidents; "
+			          "trying again every %g s", d->conf.scan_interval_s);
+			daemon_unlock(d);
+			report_free(&rep);
+			goto next;
+		}
+		warn_clear(&d->scan_warn);    /* a whole scan, classified and folded in */
+		for (size_t k = 0; k < (size_t)n; k++)
 			emit(d, &rep, &ch[k]);
 		bool open = false;
 		for (size_t k = 0; k < d->inc.n && !open; k++)

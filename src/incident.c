@@ -102,6 +102,19 @@ size_t incident_stuck(const struct incident *i)
 	return i->resolved_at > 0 ? 0 : incident_active(i) + i->noverflow;
 }
 
+/* Room in i->timeline for the events one update can add (want more than it holds, at most
+ * INC_MAX_TIMELINE); -ENOMEM with the incident as it was. */
+static int timeline_reserve(struct incident *i, size_t more)
+{
+	size_t want = i->ntimeline + more < INC_MAX_TIMELINE ? i->ntimeline + more : INC_MAX_TIMELINE;
+	struct inc_event *v = try_reallocarray(i->timeline, want, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	i->timeline = v;
+	return 0;
+}
+
+/* Add an event: timeline_reserve() made room for it. */
 static void incident_event(struct incident *i, enum inc_state st, double now)
 {
 	i->last_event_at = now;
@@ -110,9 +123,19 @@ static void incident_event(struct incident *i, enum inc_state st, double now)
 		        (INC_MAX_TIMELINE - 2) * sizeof(*i->timeline));
 		i->ntimeline--;
 	}
-	i->timeline = xrealloc(i->timeline, (i->ntimeline + 1) * sizeof(*i->timeline));
 	i->timeline[i->ntimeline++] = (struct inc_event){ now, st, i->severity,
 	                                                  incident_active(i), incident_worst(i) };
+}
+
+/* Room in i->tasks for more tasks (at most INC_MAX_TASKS); -ENOMEM with the incident as it was. */
+static int tasks_reserve(struct incident *i, size_t more)
+{
+	size_t want = i->ntasks + more < INC_MAX_TASKS ? i->ntasks + more : INC_MAX_TASKS;
+	struct inc_task *v = try_reallocarray(i->tasks, want, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	i->tasks = v;
+	return 0;
 }
 
 int inc_key_cmp(const void *a, const void *b)
@@ -123,11 +146,12 @@ int inc_key_cmp(const void *a, const void *b)
 	return x->start_ticks < y->start_ticks ? -1 : x->start_ticks > y->start_ticks;
 }
 
-/* Merge the finding's tasks into the incident; those no longer in it have recovered. */
+/* Merge the finding's tasks into the incident; those no longer in it have recovered.
+ * tasks_reserve() made room for them; seen has INC_MAX_TASKS entries. */
 static void incident_merge(struct incident *i, const struct cgw_report *r,
-                           const struct cgw_finding *f, double now)
+                           const struct cgw_finding *f, double now, bool *seen)
 {
-	bool *seen = xcalloc(i->ntasks + 1, sizeof(bool));
+	memset(seen, 0, INC_MAX_TASKS * sizeof(*seen));
 	struct inc_key *over = NULL;
 	size_t nover = 0, over_cap = 0;
 	bool over_lost = false;               /* no memory for the list: the old one stays */
@@ -163,7 +187,6 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 		}
 		if (k == i->ntasks) {
 			i->ntasks_total++;
-			i->tasks = xrealloc(i->tasks, (i->ntasks + 1) * sizeof(*i->tasks));
 			struct inc_task *it = &i->tasks[i->ntasks++];
 			memset(it, 0, sizeof(*it));
 			it->tid = t->tid;
@@ -172,7 +195,6 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 			memcpy(it->comm, t->comm, sizeof(it->comm));
 			it->comm_len = t->comm_len;
 			snprintf(it->unit, sizeof(it->unit), "%s", t->unit);
-			seen = xrealloc(seen, (i->ntasks + 1) * sizeof(bool));
 		}
 		struct inc_task *it = &i->tasks[k];
 		seen[k] = true;
@@ -187,7 +209,6 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 	for (size_t k = 0; k < i->ntasks; k++)
 		if (!seen[k] && i->tasks[k].resolved_at == 0)
 			i->tasks[k].resolved_at = now;
-	free(seen);
 	if (over_lost) {                      /* counted, not listed: tasks the old list knew */
 		free(over);                       /* are not counted twice */
 		return;
@@ -200,10 +221,10 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 	i->overflow_unlisted = 0;             /* the list is whole again */
 }
 
+/* Add a change: *ch has room for every change one update can make. */
 static void change_push(struct inc_change **ch, size_t *n, size_t inc, enum inc_state st,
                         ssize_t finding)
 {
-	*ch = xrealloc(*ch, (*n + 1) * sizeof(**ch));
 	(*ch)[(*n)++] = (struct inc_change){ inc, st, finding };
 }
 
@@ -229,40 +250,112 @@ static void incident_new_id(const struct cgw_incidents *in, struct incident *i, 
 	}
 }
 
-size_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, double now,
-                        double update_s, struct inc_change **ch)
+/* Whether a finding makes or feeds an incident (frozen, vfork-wait do not). */
+static bool finding_counts(const struct cgw_finding *f)
 {
-	size_t nch = 0;
-	*ch = NULL;
-	bool *matched = xcalloc(in->n + r->nf + 1, sizeof(bool));
-	for (size_t k = 0; k < r->nf; k++) {
+	return f->severity >= SEV_WARNING;
+}
+
+/* Everything an update can need, taken before it changes anything: the incident each finding
+ * goes to (fx, an index past in->n for a new one), room in in->v and in the arrays of every
+ * incident, the new incidents' arrays (nv), the changes, and merge's scratch. */
+struct inc_prep {
+	size_t *fx, nnew;
+	struct incident *nv;
+	bool *matched, *seen;
+};
+
+static void prep_free(struct inc_prep *p, bool keep_new)
+{
+	for (size_t j = 0; p->nv && j < p->nnew && !keep_new; j++)
+		incident_clear(&p->nv[j]);
+	free(p->nv);
+	free(p->fx);
+	free(p->matched);
+	free(p->seen);
+}
+
+static int prep(struct cgw_incidents *in, const struct cgw_report *r, struct inc_prep *p,
+                struct inc_change **ch)
+{
+	size_t nf = r->nf;
+	memset(p, 0, sizeof(*p));
+	p->fx = try_calloc(nf + 1, sizeof(*p->fx));
+	p->nv = try_calloc(nf + 1, sizeof(*p->nv));
+	p->matched = try_calloc(in->n + nf + 1, sizeof(bool));
+	p->seen = try_calloc(INC_MAX_TASKS, sizeof(bool));
+	*ch = try_calloc(in->n + 2 * nf + 1, sizeof(**ch));   /* one per finding, one per resolve */
+	if (!p->fx || !p->nv || !p->matched || !p->seen || !*ch)
+		goto fail;
+	for (size_t k = 0; k < nf; k++) {
 		const struct cgw_finding *f = &r->f[k];
-		if (f->severity < SEV_WARNING)
-			continue;                 /* frozen, vfork-wait: not incidents */
+		if (!finding_counts(f))
+			continue;
 		size_t x;
 		for (x = 0; x < in->n; x++)
 			if (strcmp(in->v[x].sig, f->sig->id) == 0)
 				break;
-		if (x == in->n) {
-			in->v = xrealloc(in->v, (in->n + 1) * sizeof(*in->v));
+		if (x == in->n)
+			for (; x < in->n + p->nnew; x++)
+				if (strcmp(p->nv[x - in->n].sig, f->sig->id) == 0)
+					break;
+		if (x == in->n + p->nnew)
+			snprintf(p->nv[p->nnew++].sig, sizeof(p->nv->sig), "%s", f->sig->id);
+		p->fx[k] = x;
+		struct incident *i = x < in->n ? &in->v[x] : &p->nv[x - in->n];
+		if (tasks_reserve(i, f->ntasks) < 0)
+			goto fail;
+	}
+	for (size_t x = 0; x < in->n + p->nnew; x++) {   /* at most one event per finding */
+		struct incident *i = x < in->n ? &in->v[x] : &p->nv[x - in->n];
+		if (timeline_reserve(i, nf + 1) < 0)
+			goto fail;
+	}
+	if (p->nnew) {
+		struct incident *v = try_reallocarray(in->v, in->n + p->nnew, sizeof(*v));
+		if (!v)
+			goto fail;
+		in->v = v;
+	}
+	return 0;
+fail:                                 /* the incidents hold only more room than before */
+	prep_free(p, false);
+	free(*ch);
+	*ch = NULL;
+	return -ENOMEM;
+}
+
+ssize_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, double now,
+                         double update_s, struct inc_change **ch)
+{
+	size_t nch = 0;
+	struct inc_prep p;
+	if (prep(in, r, &p, ch) < 0)
+		return -ENOMEM;
+	size_t nnew = 0;
+	for (size_t k = 0; k < r->nf; k++) {
+		const struct cgw_finding *f = &r->f[k];
+		if (!finding_counts(f))
+			continue;
+		size_t x = p.fx[k];
+		if (x == in->n) {                 /* the next new one: prep's order is this order */
 			struct incident *i = &in->v[in->n++];
-			memset(i, 0, sizeof(*i));
-			snprintf(i->sig, sizeof(i->sig), "%s", f->sig->id);
+			*i = p.nv[nnew++];
 			incident_new_id(in, i, now);
 			i->opened_at = now;
 			i->severity = f->severity;
 			i->escalated = f->severity >= SEV_CRITICAL;
 			if (i->escalated)
 				i->escalated_at = now;
-			incident_merge(i, r, f, now);
+			incident_merge(i, r, f, now, p.seen);
 			incident_event(i, INC_OPENED, now);
 			change_push(ch, &nch, x, INC_OPENED, (ssize_t)k);
-			matched[x] = true;
+			p.matched[x] = true;
 			continue;
 		}
 		struct incident *i = &in->v[x];
-		matched[x] = true;
-		incident_merge(i, r, f, now);
+		p.matched[x] = true;
+		incident_merge(i, r, f, now, p.seen);
 		if (f->severity > i->severity)
 			i->severity = f->severity;
 		if (!i->escalated && i->severity >= SEV_CRITICAL) {
@@ -277,7 +370,7 @@ size_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, do
 	}
 	for (size_t x = 0; x < in->n; x++) {
 		struct incident *i = &in->v[x];
-		if (matched[x] || i->resolved_at > 0)
+		if (p.matched[x] || i->resolved_at > 0)
 			continue;
 		for (size_t k = 0; k < i->ntasks; k++)
 			if (i->tasks[k].resolved_at == 0)
@@ -286,8 +379,8 @@ size_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, do
 		incident_event(i, INC_RESOLVED, now);
 		change_push(ch, &nch, x, INC_RESOLVED, -1);
 	}
-	free(matched);
-	return nch;
+	prep_free(&p, true);
+	return (ssize_t)nch;
 }
 
 /* ---- JSON: the report's "incident" object, and the state file ---- */

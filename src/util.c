@@ -50,9 +50,47 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+_Thread_local long cgw_fail_alloc_after = -1;
+
+/* The test hook: true when this allocation is to fail (from the countdown's end on). */
+static bool alloc_refused(void)
+{
+	if (cgw_fail_alloc_after < 0)
+		return false;
+	if (cgw_fail_alloc_after == 0)
+		return true;
+	cgw_fail_alloc_after--;
+	return false;
+}
+
+void *try_malloc(size_t n)
+{
+	return alloc_refused() ? NULL : malloc(n ? n : 1);
+}
+
+void *try_calloc(size_t n, size_t size)
+{
+	return alloc_refused() ? NULL : calloc(n ? n : 1, size ? size : 1);
+}
+
+char *try_strndup(const char *s, size_t n)
+{
+	char *p = n < SIZE_MAX ? try_malloc(n + 1) : NULL;
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
+}
+
+char *try_strdup(const char *s)
+{
+	return try_strndup(s, strlen(s));
+}
+
 void *try_reallocarray(void *p, size_t n, size_t size)
 {
-	if (size && n > SIZE_MAX / size)
+	if (alloc_refused() || (size && n > SIZE_MAX / size))
 		return NULL;
 	size_t bytes = n * size;
 	return realloc(p, bytes ? bytes : 1);
@@ -66,7 +104,7 @@ static bool sb_reserve(struct strbuf *b, size_t more)
 	size_t cap = b->cap ? b->cap : 64;
 	while (more < SIZE_MAX / 4 && cap < b->len + more + 1)
 		cap *= 2;
-	char *s = more < SIZE_MAX / 4 ? realloc(b->s, cap) : NULL;
+	char *s = more < SIZE_MAX / 4 && !alloc_refused() ? realloc(b->s, cap) : NULL;
 	if (!s) {
 		b->lost = true;
 		return false;

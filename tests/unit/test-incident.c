@@ -42,9 +42,10 @@ static size_t scan1(struct cgw_incidents *in, double now, const struct cgw_sig *
 	if (sig)
 		us_finding(&u, sig, sev, n, idx);
 	free(idx);
-	size_t nch = incidents_update(in, &u.rep, now, UPDATE_S, ch);
+	ssize_t nch = incidents_update(in, &u.rep, now, UPDATE_S, ch);
 	us_free(&u);
-	return nch;
+	assert_true(nch >= 0);
+	return (size_t)nch;
 }
 
 /* The same, when no change is expected (the changes are checked and freed). */
@@ -79,6 +80,60 @@ static void assert_change(const struct inc_change *c, size_t inc, enum inc_state
 }
 
 /* ---- incidents_update ---- */
+
+/* Out of memory at any allocation of an update: -ENOMEM, no changes, and the incidents as they
+ * were (their state file the same, byte for byte); with memory, the same update then does all
+ * of it. The scan escalates one incident, adds tasks to it and opens two more. */
+static void test_update_out_of_memory(void **state)
+{
+	(void)state;
+	struct cgw_incidents in = { 0 };
+	struct ts t1[] = { { 1, 1, 20 }, { 2, 2, 21 } };
+	struct inc_change *ch;
+	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, t1, 2, &ch), 1);
+	free(ch);
+	size_t len0;
+	char *before = incidents_serialize(&in, "boot", &len0, NULL);
+	assert_non_null(before);
+
+	struct unit_scan u;
+	us_init(&u);
+	size_t a[3] = { us_task(&u, 1, 1, "a", 1, 30), us_task(&u, 3, 3, "c", 1, 31),
+	                us_task(&u, 4, 4, "d", 1, 32) };
+	us_finding(&u, &sig_fuse, SEV_CRITICAL, 3, a);
+	us_finding(&u, &sig_cpuset, SEV_WARNING, 1, &a[1]);
+	us_finding(&u, &sig_nfs, SEV_CRITICAL, 1, &a[2]);
+	ssize_t n = -ENOMEM;
+	long k;
+	for (k = 0; k < 100 && n < 0; k++) {
+		cgw_fail_alloc_after = k;
+		ch = (void *)1;
+		n = incidents_update(&in, &u.rep, T0 + 10, UPDATE_S, &ch);
+		cgw_fail_alloc_after = -1;
+		if (n >= 0)
+			break;
+		assert_int_equal(n, -ENOMEM);
+		assert_null(ch);
+		size_t len;
+		char *now = incidents_serialize(&in, "boot", &len, NULL);
+		assert_int_equal(len, len0);
+		assert_memory_equal(now, before, len0);
+		free(now);
+	}
+	assert_true(k >= 3);                   /* it did fail, more than once */
+	assert_int_equal(n, 3);
+	assert_change(&ch[0], 0, INC_ESCALATED, 0);
+	assert_change(&ch[1], 1, INC_OPENED, 1);
+	assert_change(&ch[2], 2, INC_OPENED, 2);
+	free(ch);
+	assert_int_equal(in.n, 3);
+	assert_int_equal(in.v[0].ntasks, 4);
+	assert_int_equal(in.v[0].ntimeline, 2);
+	assert_string_equal(in.v[2].sig, "nfs-server-wait");
+	us_free(&u);
+	free(before);
+	incidents_free(&in);
+}
 
 /* A warning finding opens one incident: one "opened" change naming that finding; the info
  * finding before it (index 0) does not count. */
@@ -1058,6 +1113,7 @@ int main(void)
 		cmocka_unit_test(test_load_missing),
 		cmocka_unit_test(test_load_incomplete_incident),
 		cmocka_unit_test(test_incident_json),
+		cmocka_unit_test(test_update_out_of_memory),
 		cmocka_unit_test(test_state_names),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, setup_sigs, NULL));
