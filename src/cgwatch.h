@@ -753,11 +753,12 @@ struct cgw_writer;
  * within timeout_ms is "stuck". Main loop only; never freed (see writer_stop). */
 struct cgw_writer *writer_new(unsigned timeout_ms);
 /* Queue a report pair for report_files_write; takes f over (f is emptied). Never waits.
- * Returns 0, or -EAGAIN when the queue is full (the pair is dropped). */
+ * Returns 0, -EAGAIN when the queue is full, or -ENOMEM (the pair is dropped; counted and said
+ * at the next writer_poll). */
 int writer_report(struct cgw_writer *w, struct report_files *f, const char *inc_id);
 /* Queue data (malloc'd, taken over) for atomic_write of path with mode on lane k (WR_STATE or
- * WR_METRICS); it replaces a write of that lane still queued. Never waits. Returns 0 or
- * -EAGAIN. */
+ * WR_METRICS); it replaces a write of that lane still queued. Never waits. Returns 0, -EAGAIN,
+ * or -ENOMEM (data freed, the write dropped, counted and said at the next writer_poll). */
 int writer_file(struct cgw_writer *w, enum wr_kind k, const char *path, char *data, size_t len,
                 mode_t mode);
 /* Is lane k writing: not failing, not stuck? */

@@ -43,6 +43,7 @@ struct wr_lane {
 	bool abandoned;                       /* replaced while stuck: exit after the job */
 	bool stuck_warned;                    /* main loop only */
 	size_t dropped_said;                  /* main loop only: dropped already logged */
+	size_t nomem, nomem_said;             /* jobs dropped for want of memory; logged */
 };
 
 struct cgw_writer {
@@ -58,6 +59,17 @@ static const char *const lane_what[WR_NLANES] = {
 	"state directory %s does not answer: open incidents are not being saved",
 	"metrics file %s does not answer: metrics are not being written",
 };
+
+static const char *const lane_jobs[WR_NLANES] = { "report", "state save", "metrics write" };
+
+/* A job that could not be queued for want of memory: dropped, counted, said at the next poll. */
+static int job_lost(struct cgw_writer *w, int k)
+{
+	pthread_mutex_lock(&w->lock);
+	w->lane[k]->nomem++;
+	pthread_mutex_unlock(&w->lock);
+	return -ENOMEM;
+}
 static const char *const lane_back[WR_NLANES] = {
 	"reports directory %s answers again", "state directory %s answers again",
 	"metrics file %s answers again",
@@ -234,7 +246,12 @@ static bool lane_push(struct cgw_writer *w, int k, struct wr_job *j)
 
 int writer_report(struct cgw_writer *w, struct report_files *f, const char *inc_id)
 {
-	struct wr_job *j = xcalloc(1, sizeof(*j));
+	struct wr_job *j = try_calloc(1, sizeof(*j));
+	if (!j) {
+		report_files_free(f);
+		memset(f, 0, sizeof(*f));
+		return job_lost(w, WR_REPORTS);
+	}
 	j->rf = *f;
 	memset(f, 0, sizeof(*f));
 	snprintf(j->inc_id, sizeof(j->inc_id), "%s", inc_id);
@@ -247,8 +264,14 @@ int writer_report(struct cgw_writer *w, struct report_files *f, const char *inc_
 int writer_file(struct cgw_writer *w, enum wr_kind k, const char *path, char *data, size_t len,
                 mode_t mode)
 {
-	struct wr_job *j = xcalloc(1, sizeof(*j));
-	j->path = xstrdup(path);
+	struct wr_job *j = try_calloc(1, sizeof(*j));
+	char *p = j ? try_strdup(path) : NULL;
+	if (!p) {
+		free(j);
+		free(data);
+		return job_lost(w, k);
+	}
+	j->path = p;
 	j->data = data;
 	j->len = len;
 	j->mode = mode;
@@ -272,7 +295,7 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 	char msg[WR_NLANES][2][3200], target[WR_NLANES][4096];
 	unsigned nmsg[WR_NLANES];
 	bool stuck[WR_NLANES], answered[WR_NLANES];
-	size_t dropped[WR_NLANES];
+	size_t dropped[WR_NLANES], nomem[WR_NLANES];
 	pthread_mutex_lock(&w->lock);
 	w->timeout_ms = timeout_ms;
 	uint64_t now = now_usec();
@@ -287,6 +310,7 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 		answered[k] = l->answered && !l->busy_since;
 		l->answered = false;
 		dropped[k] = l->dropped;
+		nomem[k] = l->nomem;
 	}
 	pthread_mutex_unlock(&w->lock);
 	for (int k = 0; k < WR_NLANES; k++) {
@@ -300,6 +324,11 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 			          l->dropped_said, dropped[k] - l->dropped_said == 1 ? "" : "s",
 			          target[k]);
 			l->dropped_said = dropped[k];
+		}
+		if (nomem[k] > l->nomem_said) {
+			size_t n = nomem[k] - l->nomem_said;
+			log_warnx("%zu %s%s dropped: out of memory", n, lane_jobs[k], n == 1 ? "" : "s");
+			l->nomem_said = nomem[k];
 		}
 		for (unsigned m = 0; m < nmsg[k]; m++)
 			log_warnx("%s", msg[k][m]);

@@ -184,12 +184,40 @@ static void test_reports(void **state)
 	tmpdir_remove(dir);
 }
 
+/* No memory to queue a job: -ENOMEM, the data freed (valgrind), the file not written, and the
+ * next poll says how many were dropped, once; the next job goes through. */
+static void test_job_out_of_memory(void **state)
+{
+	(void)state;
+	char dir[64], path[128], log[4096], buf[64];
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/incidents.json", dir);
+	struct capture c;
+	capture_begin(&c);
+	for (long k = 0; k < 2; k++) {        /* the job, then its path */
+		cgw_fail_alloc_after = k;
+		int r = writer_file(writer, WR_STATE, path, strdup("lost"), 4, 0600);
+		cgw_fail_alloc_after = -1;
+		assert_int_equal(r, -ENOMEM);
+	}
+	writer_poll(writer, 5000);
+	writer_poll(writer, 5000);
+	int lines = capture_end(&c, log, sizeof(log));
+	assert_string_equal(log, "cgwatch: 2 state saves dropped: out of memory\n");
+	assert_int_equal(lines, 1);
+	assert_int_equal(tmpdir_count(dir), 0);
+	state_write(path, "kept");
+	assert_int_equal(tmpdir_get(dir, "incidents.json", buf, sizeof(buf)), 4);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_failure_once_per_streak),
 		cmocka_unit_test(test_newest_wins),
 		cmocka_unit_test(test_reports),
+		cmocka_unit_test(test_job_out_of_memory),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, setup, teardown));
 }
