@@ -35,7 +35,7 @@ void *try_calloc(size_t n, size_t size);
 char *try_strndup(const char *s, size_t n);
 char *try_strdup(const char *s);
 /* Tests only: when >= 0, the try_ functions and strbuf appends of this thread succeed this
- * many more times, then fail until it is set to -1 again. */
+ * many more times, then one fails (and it is -1 again). */
 extern _Thread_local long cgw_fail_alloc_after;
 
 /* A growable string. An append that cannot get memory is dropped and sets lost. */
@@ -65,7 +65,8 @@ void sb_add_term(struct strbuf *b, const char *s, size_t n, bool keep_newlines);
 /* Offset of the first byte of s (n bytes) that is not text: a control character (C0 but tab,
  * DEL, C1) or a byte that is not valid UTF-8 (NUL too); n when all of it is text. */
 size_t text_bad(const char *s, size_t n);
-/* Write s (n bytes) to out as sb_add_term escapes it. */
+/* Write s (n bytes) to out as sb_add_term escapes it; a line saying it was not printed when
+ * there is no memory to escape it. */
 void term_write(FILE *out, const char *s, size_t n, bool keep_newlines);
 /* s C-escaped (cescape) in one of four thread-local buffers, cut with "..." past 2 KiB: for
  * the arguments of one message. Valid until the fourth next call in this thread. */
@@ -789,14 +790,14 @@ void correlate(struct cgw_report *r);
 bool text_alike(const char *a, size_t alen, const char *b, size_t blen, bool names);
 /* One line (malloc'd) for n lines s[i] (len[i] bytes) of the same shape: CPU lists merged,
  * task ids listed, decimals as a range "min-max", other numbers that differ as N; "" when
- * they are not alike. */
+ * they are not alike; NULL when there was no memory for it. */
 char *text_merge(const char *const *s, const size_t *len, size_t n, bool names);
 /* The lines of text ('\n'-separated) with alike lines grouped: one line per group, at the
  * place of its first line, as it was when alone, else "xN " and the merged line. Returns a
- * malloc'd string, every line ending in '\n'. */
+ * malloc'd string, every line ending in '\n'; NULL when there was no memory for it. */
 char *lines_group(const char *text);
 /* Ids sorted, runs as ranges ("5031-5086,5100"), cut with " and N more" past 40 characters.
- * Returns out. */
+ * Returns out; "(N, not listed: out of memory)" when there was no memory to sort them. */
 char *idlist_format(const long *ids, size_t n, char *out, size_t cap);
 
 /* ---- report-text.c / report-json.c ---- */

@@ -162,7 +162,8 @@ static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE
 		if (u->cpu >= 0)
 			cpus_set(&cpus, (unsigned)u->cpu);
 	}
-	char *name = text_merge(names, lens, n, true);
+	char *merged = text_merge(names, lens, n, true);
+	const char *name = merged ? merged : n == 1 ? names[0] : "names not merged: out of memory";
 	char idl[256], cpul[4096], dur[64], cg[1024];
 	const char *kind = t->tid == t->tgid ? "PID" : "TID";
 	if (n == 1)
@@ -192,7 +193,7 @@ static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE
 	if (t->vfork_child)
 		fprintf(out, ", vfork child %d", t->vfork_child);
 	fputc('\n', out);
-	free(name);
+	free(merged);
 	free(ids);
 	free(lens);
 	free(names);
@@ -409,11 +410,14 @@ static void report_text_raw(const struct cgw_report *r, FILE *out)
 		ntasks += r->f[k].ntasks;
 	}
 	if (r->all) {
-		size_t *below = xmalloc((s->n ? s->n : 1) * sizeof(size_t)), nbelow = 0;
-		for (size_t i = 0; i < s->n; i++)
+		size_t *below = try_reallocarray(NULL, s->n ? s->n : 1, sizeof(size_t)), nbelow = 0;
+		for (size_t i = 0; i < s->n && below; i++)
 			if (report_finding_of(r, i) < 0)
 				below[nbelow++] = i;
-		if (nbelow) {
+		if (!below)
+			fprintf(out, "Below the %.0f s threshold: not listed (out of memory)\n\n",
+			        r->threshold_s);
+		else if (nbelow) {
 			fprintf(out, "Below the %.0f s threshold:\n", r->threshold_s);
 			task_entries(s, below, nbelow, r->verbose, out, "  ");
 			fputc('\n', out);

@@ -32,6 +32,7 @@ struct tline {
 	const char *s; size_t len;
 	struct tok *t; size_t n, cap;
 	uint64_t hash;                    /* of the shape: texts and number kinds */
+	bool lost;                        /* no memory for its tokens: alike to nothing */
 };
 
 #define ID_LIST_WIDTH 40              /* characters of ids before "and N more" */
@@ -82,11 +83,17 @@ static bool pid_context(const char *line, size_t len, size_t i, size_t j)
 
 static void tok_push(struct tline *l, enum tok_kind kind, const char *s, size_t len)
 {
-	if (len == 0)
+	if (len == 0 || l->lost)
 		return;
 	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 16;
-		l->t = xrealloc(l->t, l->cap * sizeof(*l->t));
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct tok *t = try_reallocarray(l->t, cap, sizeof(*t));
+		if (!t) {
+			l->lost = true;
+			return;
+		}
+		l->t = t;
+		l->cap = cap;
 	}
 	l->t[l->n++] = (struct tok){ kind, s, len };
 	/* FNV-1a over what makes the shape */
@@ -146,7 +153,7 @@ static void tline_free(struct tline *l)
 
 static bool same_shape(const struct tline *a, const struct tline *b)
 {
-	if (a->hash != b->hash || a->n != b->n)
+	if (a->lost || b->lost || a->hash != b->hash || a->n != b->n)
 		return false;
 	for (size_t k = 0; k < a->n; k++) {
 		const struct tok *x = &a->t[k], *y = &b->t[k];
@@ -166,7 +173,11 @@ static int cmp_long(const void *a, const void *b)
 
 char *idlist_format(const long *ids, size_t n, char *out, size_t cap)
 {
-	long *v = xmalloc((n ? n : 1) * sizeof(long));
+	long *v = try_reallocarray(NULL, n ? n : 1, sizeof(long));
+	if (!v) {
+		snprintf(out, cap, "(%zu, not listed: out of memory)", n);
+		return out;
+	}
 	if (n)                            /* ids may be NULL then: memcpy/qsort of NULL is UB */
 		memcpy(v, ids, n * sizeof(long));
 	if (n > 1)
@@ -192,7 +203,10 @@ char *idlist_format(const long *ids, size_t n, char *out, size_t cap)
 	}
 	if (shown < m)
 		sb_printf(&b, " and %zu more", m - shown);
-	snprintf(out, cap, "%s", b.s ? b.s : "");
+	if (b.lost)
+		snprintf(out, cap, "(%zu, not listed: out of memory)", n);
+	else
+		snprintf(out, cap, "%s", b.s ? b.s : "");
 	sb_free(&b);
 	free(v);
 	return out;
@@ -223,7 +237,11 @@ static double tok_double(const struct tok *t)
 
 static void merge_ids(struct strbuf *b, struct tline *const *m, size_t n, size_t k)
 {
-	long *v = xmalloc(n * sizeof(long));
+	long *v = try_reallocarray(NULL, n, sizeof(long));
+	if (!v) {
+		b->lost = true;
+		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		v[i] = tok_long(&m[i]->t[k]);
 	char list[256];
@@ -240,7 +258,11 @@ static void merge_cpus(struct strbuf *b, struct tline *const *m, size_t n, size_
 	memset(&all, 0, sizeof(all));
 	char list[4096];
 	for (size_t i = 0; i < n; i++) {
-		char *l = xstrndup(m[i]->t[k].s, m[i]->t[k].len);
+		char *l = try_strndup(m[i]->t[k].s, m[i]->t[k].len);
+		if (!l) {
+			b->lost = true;
+			return;
+		}
 		if (cpulist_parse(l, &one) == 0)
 			cpus_or(&all, &one);
 		free(l);
@@ -311,23 +333,34 @@ static void merge(struct strbuf *b, struct tline *const *m, size_t n)
 
 char *text_merge(const char *const *s, const size_t *len, size_t n, bool names)
 {
-	struct tline *l = xcalloc(n ? n : 1, sizeof(*l));
-	struct tline **m = xcalloc(n ? n : 1, sizeof(*m));
+	struct tline *l = try_calloc(n, sizeof(*l));
+	struct tline **m = try_calloc(n, sizeof(*m));
+	if (!l || !m) {
+		free(l);
+		free(m);
+		return NULL;
+	}
 	for (size_t i = 0; i < n; i++) {
 		tline_cut(&l[i], s[i], len[i], names);
 		m[i] = &l[i];
 	}
 	struct strbuf b = { 0 };
-	bool alike = n > 0;
-	for (size_t i = 1; i < n && alike; i++)
+	bool alike = n > 0, lost = n > 0 && l[0].lost;
+	for (size_t i = 1; i < n && alike; i++) {
 		alike = same_shape(&l[0], &l[i]);
+		lost |= l[i].lost;
+	}
 	if (alike)
 		merge(&b, m, n);
 	for (size_t i = 0; i < n; i++)
 		tline_free(&l[i]);
 	free(l);
 	free(m);
-	return b.s ? b.s : xstrdup("");
+	if (lost || b.lost) {
+		sb_free(&b);
+		return NULL;
+	}
+	return b.s ? b.s : try_strdup("");
 }
 
 bool text_alike(const char *a, size_t alen, const char *b, size_t blen, bool names)
@@ -345,19 +378,26 @@ char *lines_group(const char *text)
 {
 	struct tline *l = NULL;
 	size_t n = 0, cap = 0;
-	for (const char *p = text ? text : ""; *p;) {
+	bool lost = false;
+	for (const char *p = text ? text : ""; *p && !lost;) {
 		size_t len = strcspn(p, "\n");
 		if (n == cap) {
+			struct tline *v = try_reallocarray(l, cap ? cap * 2 : 32, sizeof(*l));
+			if (!v) {
+				lost = true;
+				break;
+			}
+			l = v;
 			cap = cap ? cap * 2 : 32;
-			l = xrealloc(l, cap * sizeof(*l));
 		}
-		tline_cut(&l[n++], p, len, false);
+		tline_cut(&l[n], p, len, false);
+		lost |= l[n++].lost;
 		p += len + (p[len] == '\n');
 	}
 	struct strbuf out = { 0 };
-	bool *done = xcalloc(n ? n : 1, sizeof(bool));
-	struct tline **m = xcalloc(n ? n : 1, sizeof(*m));
-	for (size_t i = 0; i < n; i++) {
+	bool *done = lost ? NULL : try_calloc(n, sizeof(bool));
+	struct tline **m = done ? try_calloc(n, sizeof(*m)) : NULL;
+	for (size_t i = 0; i < n && m; i++) {
 		if (done[i])
 			continue;
 		size_t k = 0;
@@ -377,7 +417,13 @@ char *lines_group(const char *text)
 	for (size_t i = 0; i < n; i++)
 		tline_free(&l[i]);
 	free(l);
+	if (!m || out.lost) {
+		free(m);
+		free(done);
+		sb_free(&out);
+		return NULL;
+	}
 	free(m);
 	free(done);
-	return out.s ? out.s : xstrdup("");
+	return out.s ? out.s : try_strdup("");
 }

@@ -52,15 +52,12 @@ char *xstrndup(const char *s, size_t n)
 
 _Thread_local long cgw_fail_alloc_after = -1;
 
-/* The test hook: true when this allocation is to fail (from the countdown's end on). */
+/* The test hook: true when this allocation is the one to fail. */
 static bool alloc_refused(void)
 {
 	if (cgw_fail_alloc_after < 0)
 		return false;
-	if (cgw_fail_alloc_after == 0)
-		return true;
-	cgw_fail_alloc_after--;
-	return false;
+	return cgw_fail_alloc_after-- == 0;   /* then -1: the next ones succeed */
 }
 
 void *try_malloc(size_t n)
@@ -289,7 +286,9 @@ void term_write(FILE *out, const char *s, size_t n, bool keep_newlines)
 {
 	struct strbuf b = { 0 };
 	sb_add_term(&b, s, n, keep_newlines);
-	if (b.len)
+	if (b.lost)                       /* not half of it, and never unescaped */
+		fputs("(text not printed: out of memory)\n", out);
+	else if (b.len)
 		fwrite(b.s, 1, b.len, out);
 	sb_free(&b);
 }

@@ -320,6 +320,65 @@ static void test_report_bounds(void **state)
 	us_free(&u);
 }
 
+
+/* No memory at any point of grouping: lines_group and text_merge return NULL (nothing leaks),
+ * idlist_format says the ids are not listed; with memory they group again. The text report
+ * then shows the evidence ungrouped and the tasks as they are, never aborts. */
+static void test_out_of_memory(void **state)
+{
+	(void)state;
+	const char *in = "PID 1183 (kworker/4:1) is runnable on CPU 4\n"
+	                 "PID 1190 (kworker/5:1) is runnable on CPU 5\n";
+	const char *names[] = { "kworker/4:1", "kworker/5:1" };
+	size_t lens[] = { 11, 11 };
+	long ids[] = { 5, 3 };
+	char out[64];
+	cgw_fail_alloc_after = 0;
+	assert_null(lines_group(in));
+	cgw_fail_alloc_after = 0;
+	assert_null(text_merge(names, lens, 2, true));
+	cgw_fail_alloc_after = 0;
+	assert_string_equal(idlist_format(ids, 2, out, sizeof(out)), "(2, not listed: out of memory)");
+	int failed = 0;
+	for (long k = 1; k < 40; k++) {
+		cgw_fail_alloc_after = k;
+		char *g = lines_group(in), *m = text_merge(names, lens, 2, true);
+		cgw_fail_alloc_after = -1;
+		failed += !g + !m;
+		free(g);
+		free(m);
+	}
+	assert_true(failed > 2);                  /* failures past the first allocation too */
+	char *g = lines_group(in);
+	assert_string_equal(g, "x2 PIDs 1183,1190 (kworker/N:1) is runnable on CPUs 4-5\n");
+	free(g);
+
+	struct cgw_sig sig = unit_sig("starved", "Runnable but not running", "Not run.", SEV_WARNING);
+	struct unit_scan u;
+	us_init(&u);
+	size_t idx[2] = { kworker(&u, 1183, 4, 20.5, "mm_percpu_wq"),
+	                  kworker(&u, 1190, 5, 20.4, "mm_percpu_wq") };
+	size_t fk = us_finding(&u, &sig, SEV_WARNING, 2, idx);
+	sb_printf(&u.rep.f[fk].evidence, "%s", in);
+	int ungrouped = 0, grouped = 0;
+	for (long k = 0; k < 80; k++) {
+		struct errbuf e;
+		FILE *f = errbuf_open(&e);
+		cgw_fail_alloc_after = k;
+		report_text_finding(&u.rep, fk, f);
+		cgw_fail_alloc_after = -1;
+		const char *t = errbuf_text(&e);
+		if (!strstr(t, "out of memory"))
+			assert_err_has(&e, "is runnable on CPU");
+		ungrouped += strstr(t, "    - PID 1183 (kworker/4:1) is runnable on CPU 4\n") != NULL;
+		grouped += strstr(t, "    - x2 PIDs 1183,1190") != NULL;
+		errbuf_close(&e);
+	}
+	assert_true(ungrouped > 0);               /* the evidence as it is, not grouped */
+	assert_true(grouped > 0);                 /* and with memory enough, grouped */
+	us_free(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_task_groups),
 		cmocka_unit_test(test_report_entries),
 		cmocka_unit_test(test_report_bounds),
+		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
