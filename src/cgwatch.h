@@ -590,6 +590,8 @@ struct cgw_report {
  * most severe first. Returns 0, or -ENOMEM (the findings are incomplete: free them with
  * report_free and do not use them). */
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
+/* classify() for check: 0, or EXIT_UNREADABLE with the reason logged (out of memory). */
+int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 void report_free(struct cgw_report *r);
 /* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
 const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
@@ -779,8 +781,9 @@ void writer_stop(struct cgw_writer *w, unsigned wait_ms);
 /* ---- correlate.c ---- */
 
 /* Link findings into wait chains and name causes: the waiters of a cpuset migration, its
- * worker in the LRU drain, the starved per-CPU kworkers and what runs on their CPUs. */
-void correlate(struct cgw_report *r);
+ * worker in the LRU drain, the starved per-CPU kworkers and what runs on their CPUs.
+ * Returns 0, or -ENOMEM when links could not be stored (the report is then only to free). */
+int correlate(struct cgw_report *r);
 
 /* ---- textgroup.c: many alike lines as one, for the text report ---- */
 

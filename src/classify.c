@@ -190,7 +190,8 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 		for (size_t j = 0; j < f->ntasks; j++)
 			finding_evidence(f, &s->t[f->tasks[j]]);
 	}
-	correlate(r);
+	if (correlate(r) < 0)
+		return -ENOMEM;
 	if (r->nf)
 		qsort_r(r->f, r->nf, sizeof(*r->f), cmp_finding, s->t);
 	return 0;
@@ -244,4 +245,12 @@ void report_free(struct cgw_report *r)
 	free(r->f);
 	r->f = NULL;
 	r->nf = 0;
+}
+
+int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs)
+{
+	if (classify(r, sigs) == 0)
+		return 0;
+	log_warnx("cannot classify the %zu tasks of the scan: out of memory", r->scan->n);
+	return EXIT_UNREADABLE;
 }

@@ -7,6 +7,7 @@
  * which are runnable but starved where SCHED_FIFO/RR tasks spin. One finding, one chain.
  *
  * starvation: for every starved task, what runs on its CPU, with policy, priority and share. */
+#include <errno.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +79,16 @@ static void remove_task(struct cgw_finding *f, size_t idx)
 	f->ntasks = k;
 }
 
+static _Thread_local bool push_lost;   /* a push had no memory: correlate() fails */
+
 static void push(size_t **v, size_t *n, size_t x)
 {
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	size_t *p = try_reallocarray(*v, *n + 1, sizeof(**v));
+	if (!p) {
+		push_lost = true;
+		return;
+	}
+	*v = p;
 	(*v)[(*n)++] = x;
 }
 
@@ -105,6 +113,8 @@ static void correlate_lru_drain(struct cgw_report *r)
 			push(&lru->chain, &lru->nchain, mig->tasks[j]);
 	for (size_t j = 0; j < lru->ntasks; j++)
 		push(&lru->chain, &lru->nchain, lru->tasks[j]);
+	if (push_lost)
+		return;
 
 	for (size_t j = 0; j < nwait; j++) {
 		const struct cgw_task *t = &s->t[lru->chain[j]];
@@ -172,6 +182,11 @@ static void correlate_lru_drain(struct cgw_report *r)
 		push(&tasks, &ntasks, lru->chain[j]);
 	for (size_t j = lru->nchain - nwait; j < lru->ntasks; j++)
 		push(&tasks, &ntasks, lru->tasks[j]);
+	if (push_lost) {
+		free(tasks);
+		sb_free(&ev);
+		return;
+	}
 	free(lru->tasks);
 	lru->tasks = tasks;
 	lru->ntasks = ntasks;
@@ -287,8 +302,9 @@ static void correlate_workqueue(struct cgw_report *r)
 	}
 }
 
-void correlate(struct cgw_report *r)
+int correlate(struct cgw_report *r)
 {
+	push_lost = false;
 	correlate_lru_drain(r);
 	correlate_workqueue(r);
 	correlate_starvation(r);
@@ -305,4 +321,5 @@ void correlate(struct cgw_report *r)
 		r->f[k++] = r->f[j];
 	}
 	r->nf = k;
+	return push_lost ? -ENOMEM : 0;
 }

@@ -134,7 +134,12 @@ static int cmd_check(int argc, char **argv)
 		          strerror(-kr));
 	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all, .verbose = verbose,
 	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km };
-	classify(&rep, &sigs);
+	if ((rc = check_classify(&rep, &sigs)) != 0) {
+		report_free(&rep);
+		kmsg_free(&km);
+		scan_free(&scan);
+		goto out;
+	}
 	/* cgroup activity: a replay reads the captured counts (no window); live, the counters
 	 * are opened only when a finding takes evidence from them, or on --rates, and count
 	 * over RATES_CHECK_WINDOW_MS from here. A healthy host needs none: no wait, and no
