@@ -64,11 +64,12 @@ void kmsg_free(struct cgw_kmsg *k)
 	memcpy(k->proc, proc, sizeof(proc));
 }
 
-/* A new slot at the end of a ring of cap entries (the oldest is dropped, cleared first). */
+/* A new slot at the end of a ring of cap entries (the oldest is dropped, cleared first);
+ * NULL when there is no memory for the ring (the report is then counted, not kept). */
 static void *ring_push(void **v, size_t *n, size_t cap, size_t size, void (*clear)(void *))
 {
-	if (!*v)
-		*v = xcalloc(cap, size);
+	if (!*v && !(*v = try_calloc(cap, size)))
+		return NULL;
 	char *base = *v;
 	if (*n == cap) {
 		if (clear)
@@ -90,6 +91,8 @@ static struct kmsg_hung *new_hung(struct cgw_kmsg *k, const struct kmsg_record *
 {
 	struct kmsg_hung *h = ring_push((void **)&k->hung, &k->nhung, KMSG_MAX_HUNG, sizeof(*h),
 	                                hung_clear_v);
+	if (!h)
+		return NULL;
 	h->seq = r->seq;
 	h->ts_s = (double)r->ts_usec / 1e6;
 	h->blocked_s = -1;
@@ -122,8 +125,14 @@ static void add_frame(struct cgw_frame **f, size_t *n, const char *line)
 	int c = parse_stack_buf(buf, &one);
 	if (c <= 0)
 		return;
-	*f = xrealloc(*f, (*n + 1) * sizeof(**f));
-	(*f)[(*n)++] = one[0];
+	struct cgw_frame *nf = try_reallocarray(*f, *n + 1, sizeof(**f));
+	if (nf) {
+		*f = nf;
+		(*f)[(*n)++] = one[0];
+	} else {                          /* no memory: the frame is not kept */
+		free(one[0].text);
+		free(one[0].name);
+	}
 	for (int i = 1; i < c; i++) {
 		free(one[i].text);
 		free(one[i].name);
@@ -266,9 +275,9 @@ static bool continue_wq(struct cgw_kmsg *k, const struct kmsg_record *r)
 	if (kmsg_parse_wq_lockup(m, &pi, &stuck) == 0) {
 		if (!fresh)
 			return false;
-		if (d->nstuck < KMSG_MAX_STUCK) {
-			if (!d->stuck)
-				d->stuck = xcalloc(KMSG_MAX_STUCK, sizeof(*d->stuck));
+		if (!d->stuck)                /* none: counted, not kept */
+			d->stuck = try_calloc(KMSG_MAX_STUCK, sizeof(*d->stuck));
+		if (d->stuck && d->nstuck < KMSG_MAX_STUCK) {
 			struct kmsg_wq_stuck *s = &d->stuck[d->nstuck++];
 			s->info = pi;
 			s->stuck_s = stuck;
@@ -292,9 +301,9 @@ static bool continue_wq(struct cgw_kmsg *k, const struct kmsg_record *r)
 	struct kmsg_pwq pw;
 	memset(&pw, 0, sizeof(pw));
 	if (kmsg_parse_pwq(m, &pw) == 0) {
-		if (d->npwq < KMSG_MAX_PWQ) {
-			if (!d->pwq)
-				d->pwq = xcalloc(KMSG_MAX_PWQ, sizeof(*d->pwq));
+		if (!d->pwq)                  /* 80 KiB a dump: none, not kept */
+			d->pwq = try_calloc(KMSG_MAX_PWQ, sizeof(*d->pwq));
+		if (d->pwq && d->npwq < KMSG_MAX_PWQ) {
 			memcpy(pw.wq, k->cur_wq, sizeof(pw.wq));
 			pw.seq = r->seq;
 			d->pwq[d->npwq++] = pw;
@@ -306,9 +315,9 @@ static bool continue_wq(struct cgw_kmsg *k, const struct kmsg_record *r)
 	struct kmsg_pool pl;
 	memset(&pl, 0, sizeof(pl));
 	if (kmsg_parse_pool(m, &pl) == 0) {
-		if (d->npools < KMSG_MAX_POOLS) {
-			if (!d->pools)
-				d->pools = xcalloc(KMSG_MAX_POOLS, sizeof(*d->pools));
+		if (!d->pools)                /* none: not kept */
+			d->pools = try_calloc(KMSG_MAX_POOLS, sizeof(*d->pools));
+		if (d->pools && d->npools < KMSG_MAX_POOLS) {
 			pl.seq = r->seq;
 			d->pools[d->npools++] = pl;
 		}
@@ -354,8 +363,9 @@ static bool continue_rcu(struct cgw_kmsg *k, const struct kmsg_record *r)
 	int cpu = rcu_cpu_line(m);
 	if (cpu >= 0) {
 		if (!c->cpus)
-			c->cpus = xcalloc(1, sizeof(*c->cpus));
-		cpus_set(c->cpus, (unsigned)cpu);
+			c->cpus = try_calloc(1, sizeof(*c->cpus));
+		if (c->cpus)                  /* else the CPUs are not listed */
+			cpus_set(c->cpus, (unsigned)cpu);
 		return true;
 	}
 	const char *p = m;
@@ -401,10 +411,12 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 	k->idle_lines = 0;
 	if (kmsg_parse_hung(m, &t, &l) == 0) {
 		struct kmsg_hung *h = new_hung(k, r);
+		k->hung_total++;
+		if (!h)
+			return;
 		h->task = t;
 		h->blocked_s = l;
 		copy_text(h->text, sizeof(h->text), m, r->msg_len);
-		k->hung_total++;
 		k->state = KS_HUNG;
 	} else if (kmsg_parse_blocker(m, &b) == 0) {
 		/* the blocker line of a report whose head we did not see (or not right before) */
@@ -415,7 +427,8 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 			    strcmp(k->hung[i].task.comm, b.task.comm) == 0)
 				h = &k->hung[i];
 		if (!h) {
-			h = new_hung(k, r);
+			if (!(h = new_hung(k, r)))
+				return;           /* counted, not kept: no memory */
 			h->task = b.task;
 		}
 		attach_blocker(k, h, &b, r);
@@ -429,6 +442,10 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 	           starts(m, "Showing busy workqueues and worker pools:")) {
 		struct kmsg_wq_dump *d = ring_push((void **)&k->wq, &k->nwq, KMSG_MAX_WQ, sizeof(*d),
 		                                   wq_clear_v);
+		if (!d) {
+			k->wq_total++;            /* counted, not kept: no memory */
+			return;
+		}
 		d->seq = r->seq;
 		d->ts_s = ts;
 		k->wq_total++;
@@ -438,6 +455,10 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 	} else if (kmsg_parse_soft_lockup(m, &c, &u, &t) == 0) {
 		struct kmsg_soft *s = ring_push((void **)&k->soft, &k->nsoft, KMSG_MAX_SOFT,
 		                                sizeof(*s), NULL);
+		if (!s) {
+			k->soft_total++;
+			return;
+		}
 		s->seq = r->seq;
 		s->ts_s = ts;
 		s->cpu = c;
@@ -449,6 +470,10 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 	} else if (kmsg_parse_rcu(m, &rk, fl, sizeof(fl), &l) == 0) {
 		struct kmsg_rcu *s = ring_push((void **)&k->rcu, &k->nrcu, KMSG_MAX_RCU, sizeof(*s),
 		                               rcu_clear_v);
+		if (!s) {
+			k->rcu_total++;
+			return;
+		}
 		s->seq = r->seq;
 		s->ts_s = ts;
 		s->kind = rk;
@@ -464,8 +489,9 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 				if (isdigit((unsigned char)*q) && (q[-1] == ' ' || q[-1] == '{') &&
 				    (cpu = read_num(q, &end)) >= 0 && *end == '-' && cpu < CGW_MAX_CPUS) {
 					if (!s->cpus)
-						s->cpus = xcalloc(1, sizeof(*s->cpus));
-					cpus_set(s->cpus, (unsigned)cpu);
+						s->cpus = try_calloc(1, sizeof(*s->cpus));
+					if (s->cpus)      /* else the CPUs are not listed */
+						cpus_set(s->cpus, (unsigned)cpu);
 				}
 			}
 		}
@@ -517,7 +543,7 @@ void kmsg_feed_record(struct cgw_kmsg *k, const struct kmsg_record *r)
 
 void kmsg_feed_buf(struct cgw_kmsg *k, const char *buf, size_t len)
 {
-	struct kmsg_record *r = xmalloc(sizeof(*r));
+	struct kmsg_record *r = xmalloc(sizeof(*r));   /* 2 KiB, one per call: a small fixed size */
 	for (size_t off = 0; off < len;) {
 		const char *l = buf + off, *nl = memchr(l, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - l) : len - off;

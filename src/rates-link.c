@@ -619,8 +619,8 @@ void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
 	char *mi = NULL, err[96] = "";
 	if (needs(r, "cgroup1-pidlist-flush")) {
 		size_t cap = 1024 * 1024;        /* a container host has thousands of mounts */
-		mi = xmalloc(cap);
-		ssize_t n = dl_read_file("/proc/self/mountinfo", mi, cap, timeout_ms);
+		mi = try_malloc(cap);
+		ssize_t n = mi ? dl_read_file("/proc/self/mountinfo", mi, cap, timeout_ms) : -ENOMEM;
 		if (n < 0) {
 			snprintf(err, sizeof(err), "%s", strerror((int)-n));
 			h.mountinfo_err = err;
@@ -630,8 +630,8 @@ void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
 	}
 	if (needs(r, "rstat-flush")) {
 		char buf[4096];
-		struct cgw_cpus *set = xmalloc(sizeof(*set));
-		if (dl_read_file("/sys/devices/system/cpu/possible", buf, sizeof(buf), timeout_ms) > 0) {
+		struct cgw_cpus *set = try_malloc(sizeof(*set));   /* none: the count is not known */
+		if (set && dl_read_file("/sys/devices/system/cpu/possible", buf, sizeof(buf), timeout_ms) > 0) {
 			buf[strcspn(buf, "\n")] = '\0';
 			if (cpulist_parse(buf, set) == 0) {
 				h.possible_cpus = 0;
@@ -645,8 +645,8 @@ void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
 	if ((needs(r, "sched-domain-rebuild") || needs_corr(r, "task-groups")) &&
 	    r->scan->cgroup2_mnt[0]) {
 		snprintf(cpath, sizeof(cpath), "%s/cgroup.stat", r->scan->cgroup2_mnt);
-		cst = xmalloc(4096);
-		if (dl_read_file(cpath, cst, 4096, timeout_ms) >= 0) {
+		cst = try_malloc(4096);
+		if (cst && dl_read_file(cpath, cst, 4096, timeout_ms) >= 0) {
 			h.cgroup2_stat = cst;
 			h.cgroup2_stat_path = cpath;
 		}

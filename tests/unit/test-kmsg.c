@@ -577,6 +577,40 @@ static void test_seed004_capture(void **state)
 	kmsg_free(&k);
 }
 
+/* The same capture with one allocation refused at each point in turn: never an abort; the
+ * reports are counted, and kept when there was memory for them (valgrind: nothing leaks). */
+static void test_seed004_out_of_memory(void **state)
+{
+	(void)state;
+	char path[4096];
+	fixture_path(path, sizeof(path));
+	int short_of_reports = 0, short_of_frames = 0, whole = 0;
+	for (long n = 0; n < 300; n++) {
+		struct cgw_kmsg k;
+		cgw_fail_alloc_after = n;
+		int r = kmsg_read(path, &k, 2000);
+		bool refused = cgw_fail_alloc_after < 0;
+		cgw_fail_alloc_after = -1;
+		if (r == 0) {
+			assert_int_equal(k.hung_total, 2);
+			assert_true(k.nhung <= 2);
+			short_of_reports += k.nhung < 2;
+			size_t frames = 0;
+			for (size_t i = 0; i < k.nhung; i++)
+				frames += k.hung[i].nframes;
+			short_of_frames += k.nhung == 2 && frames < ARRAY_SIZE(seed004_names_systemd) +
+			                   ARRAY_SIZE(seed004_names_kworker);
+			whole += !refused;
+		}
+		kmsg_free(&k);
+		if (!refused)
+			break;
+	}
+	assert_true(short_of_reports > 0);
+	assert_true(short_of_frames > 0);
+	assert_int_equal(whole, 1);
+}
+
 /* Every record of the same capture turned into facility user (PRI | 8): nothing at all. */
 static void test_seed004_as_user_facility(void **state)
 {
@@ -1545,6 +1579,7 @@ int main(void)
 		cmocka_unit_test(test_soft_rcu_lines),
 		cmocka_unit_test(test_comm_match),
 		cmocka_unit_test(test_seed004_capture),
+		cmocka_unit_test(test_seed004_out_of_memory),
 		cmocka_unit_test(test_seed004_as_user_facility),
 		cmocka_unit_test(test_user_facility_ignored),
 		cmocka_unit_test(test_blocker_assembly),
