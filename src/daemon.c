@@ -199,13 +199,17 @@ static void save_state(struct cgw_daemon *d)
 {
 	size_t len, left_out;
 	char *txt = incidents_serialize(&d->inc, d->boot_id, &len, &left_out);
+	if (!txt) {                        /* the file as it was: the next scan tries again */
+		warn_once(&d->state_full_warn, "cannot save open incidents to %s: out of memory",
+		          d->state_path);
+		return;
+	}
 	if (left_out)
 		warn_once(&d->state_full_warn, "%zu open incident%s left out of %s: it would pass %d "
 		          "bytes", left_out, left_out == 1 ? "" : "s", d->state_path, STATE_MAX_BYTES);
 	else
 		warn_clear(&d->state_full_warn);
-	if (txt)
-		writer_file(d->writer, WR_STATE, d->state_path, txt, len, 0600);
+	writer_file(d->writer, WR_STATE, d->state_path, txt, len, 0600);
 }
 
 static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)

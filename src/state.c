@@ -105,7 +105,7 @@ char *incidents_serialize(const struct cgw_incidents *in, const char *boot_id, s
 	}
 	json_object_object_add(o, "incidents", a);
 	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	char *out = txt ? xstrdup(txt) : NULL;
+	char *out = txt ? try_strdup(txt) : NULL;      /* up to STATE_MAX_BYTES */
 	*len = out ? strlen(out) : 0;
 	json_object_put(o);
 	if (left_out)
@@ -371,7 +371,8 @@ static bool load_incident(struct incident *i, json_object *o, struct lerr *e)
 	if (!lget_array(o, "tasks", INC_MAX_TASKS, &a, e))
 		return false;
 	size_t n = a ? json_object_array_length(a) : 0;
-	i->tasks = xcalloc(n + 1, sizeof(*i->tasks));
+	if (!(i->tasks = try_calloc(n + 1, sizeof(*i->tasks))))
+		return bad(e, "tasks", "out of memory");
 	for (; i->ntasks < n; i->ntasks++)
 		if (!load_task(&i->tasks[i->ntasks], json_object_array_get_idx(a, i->ntasks),
 		               i->ntasks, e))
@@ -386,7 +387,8 @@ static bool load_incident(struct incident *i, json_object *o, struct lerr *e)
 	if (!lget_array(o, "overflow", INC_MAX_OVERFLOW_SAVED, &a, e))
 		return false;
 	n = a ? json_object_array_length(a) : 0;
-	i->overflow = xcalloc(n + 1, sizeof(*i->overflow));
+	if (!(i->overflow = try_calloc(n + 1, sizeof(*i->overflow))))
+		return bad(e, "overflow", "out of memory");
 	for (; i->noverflow < n; i->noverflow++) {
 		json_object *p = json_object_array_get_idx(a, i->noverflow);
 		json_object *p0 = json_object_array_get_idx(p, 0), *p1 = json_object_array_get_idx(p, 1);
@@ -405,7 +407,8 @@ static bool load_incident(struct incident *i, json_object *o, struct lerr *e)
 	if (!lget_array(o, "timeline", INC_MAX_TIMELINE, &a, e))
 		return false;
 	n = a ? json_object_array_length(a) : 0;
-	i->timeline = xcalloc(n + 1, sizeof(*i->timeline));
+	if (!(i->timeline = try_calloc(n + 1, sizeof(*i->timeline))))
+		return bad(e, "timeline", "out of memory");
 	for (; i->ntimeline < n; i->ntimeline++)
 		if (!load_event(&i->timeline[i->ntimeline], json_object_array_get_idx(a, i->ntimeline),
 		                i->ntimeline, e))
@@ -458,7 +461,13 @@ int incidents_parse(struct cgw_incidents *in, const char *text, size_t len, cons
 			(*dropped)++;
 			continue;
 		}
-		in->v = xrealloc(in->v, (in->n + 1) * sizeof(*in->v));
+		struct incident *v = try_reallocarray(in->v, in->n + 1, sizeof(*in->v));
+		if (!v) {
+			errorf(err, "%s: incident %zu: out of memory, ignoring the incident", name, k);
+			incident_clear(&i);
+			continue;
+		}
+		in->v = v;
 		in->v[in->n++] = i;
 	}
 	json_object_put(o);
@@ -469,8 +478,8 @@ int incidents_load(struct cgw_incidents *in, const char *path, const char *boot_
                    size_t *dropped, FILE *err)
 {
 	*dropped = 0;
-	char *buf = xmalloc(STATE_MAX_BYTES + 1);
-	ssize_t r = read_small_file(path, buf, STATE_MAX_BYTES + 1);
+	char *buf = try_malloc(STATE_MAX_BYTES + 1);
+	ssize_t r = buf ? read_small_file(path, buf, STATE_MAX_BYTES + 1) : -ENOMEM;
 	if (r < 0) {
 		free(buf);
 		return (int)r;

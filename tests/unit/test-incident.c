@@ -81,6 +81,54 @@ static void assert_change(const struct inc_change *c, size_t inc, enum inc_state
 
 /* ---- incidents_update ---- */
 
+/* The state file read with one allocation refused at each point in turn: an incident that
+ * could not be had is said ("out of memory, ignoring the incident") and the others load;
+ * serializing without memory gives NULL. */
+static void test_load_out_of_memory(void **state)
+{
+	(void)state;
+	struct cgw_incidents in = { 0 };
+	struct inc_change *ch;
+	struct unit_scan u;
+	us_init(&u);
+	size_t a = us_task(&u, 1, 1, "task-1", 6, 25);
+	size_t b = us_task(&u, 2, 2, "task-2", 6, 25);
+	us_finding(&u, &sig_fuse, SEV_WARNING, 1, &a);
+	us_finding(&u, &sig_cpuset, SEV_WARNING, 1, &b);
+	assert_int_equal(incidents_update(&in, &u.rep, T0, UPDATE_S, &ch), 2);
+	free(ch);
+	us_free(&u);
+	assert_int_equal(in.n, 2);
+	size_t len;
+	cgw_fail_alloc_after = 0;
+	assert_null(incidents_serialize(&in, "boot", &len, NULL));
+	char *txt = incidents_serialize(&in, "boot", &len, NULL);
+	assert_non_null(txt);
+	incidents_free(&in);
+	int short_loads = 0;
+	for (long k = 0; k < 100; k++) {
+		struct cgw_incidents got = { 0 };
+		struct errbuf e;
+		size_t dropped;
+		cgw_fail_alloc_after = k;
+		int r = incidents_parse(&got, txt, len, "state", "boot", &dropped, errbuf_open(&e));
+		bool refused = cgw_fail_alloc_after < 0;
+		cgw_fail_alloc_after = -1;
+		assert_int_equal(r, 0);
+		assert_int_equal(got.n, refused ? 1 : 2);
+		if (refused) {
+			assert_err_has(&e, "out of memory, ignoring the incident");
+			short_loads++;
+		}
+		errbuf_close(&e);
+		incidents_free(&got);
+		if (!refused)
+			break;
+	}
+	assert_true(short_loads >= 4);           /* each of its arrays, and the incident list */
+	free(txt);
+}
+
 /* Out of memory at any allocation of an update: -ENOMEM, no changes, and the incidents as they
  * were (their state file the same, byte for byte); with memory, the same update then does all
  * of it. The scan escalates one incident, adds tasks to it and opens two more. */
@@ -1114,6 +1162,7 @@ int main(void)
 		cmocka_unit_test(test_load_incomplete_incident),
 		cmocka_unit_test(test_incident_json),
 		cmocka_unit_test(test_update_out_of_memory),
+		cmocka_unit_test(test_load_out_of_memory),
 		cmocka_unit_test(test_state_names),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, setup_sigs, NULL));
