@@ -60,17 +60,21 @@ int report_prepare(const struct cgw_conf *c, const struct cgw_report *r,
 	json_object_object_add(o, "incident", incident_json(i, st));
 	const char *js = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
-	out->json = js ? xstrdup(js) : NULL;
+	out->json = js ? try_strdup(js) : NULL;
 	out->json_len = js ? strlen(js) : 0;
 	json_object_put(o);
 	if (!out->json) {
 		report_files_free(out);
 		return -ENOMEM;
 	}
-	out->dir = xstrdup(c->report_dir);
 	size_t n = strlen(base) + 6;
-	out->txt_name = xmalloc(n);
-	out->json_name = xmalloc(n);
+	out->dir = try_strdup(c->report_dir);
+	out->txt_name = try_malloc(n);
+	out->json_name = try_malloc(n);
+	if (!out->dir || !out->txt_name || !out->json_name) {
+		report_files_free(out);
+		return -ENOMEM;
+	}
 	snprintf(out->txt_name, n, "%s.txt", base);
 	snprintf(out->json_name, n, "%s.json", base);
 	out->keep = (size_t)c->report_keep;
@@ -156,9 +160,18 @@ int reports_rotate(const char *dir, size_t keep, uint64_t max_bytes)
 		if (!is_report(de->d_name) || fstatat(dirfd(d), de->d_name, &st, 0) < 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		v = xrealloc(v, (n + 1) * sizeof(*v));
-		v[n++] = (struct rfile){ xstrdup(de->d_name), st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-		                         st.st_size };
+		struct rfile *nv = try_reallocarray(v, n + 1, sizeof(*v));
+		char *name = nv ? try_strdup(de->d_name) : NULL;
+		if (nv)
+			v = nv;
+		if (!name) {                      /* no memory to sort them: nothing is deleted */
+			for (size_t k = 0; k < n; k++)
+				free(v[k].name);
+			free(v);
+			closedir(d);
+			return -ENOMEM;
+		}
+		v[n++] = (struct rfile){ name, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_size };
 		total += (uint64_t)st.st_size;
 	}
 	if (n)                                /* qsort(NULL, 0) is undefined */

@@ -211,6 +211,58 @@ static void test_job_out_of_memory(void **state)
 	tmpdir_remove(dir);
 }
 
+/* A report pair prepared with one allocation refused at each point in turn: -ENOMEM and
+ * nothing held (valgrind), until it has enough; rotation without memory deletes nothing. */
+static void test_report_out_of_memory(void **state)
+{
+	(void)state;
+	char dir[64];
+	tmpdir_make(dir, sizeof(dir));
+	struct cgw_conf conf;
+	memset(&conf, 0, sizeof(conf));
+	conf.report_dir = dir;
+	conf.report_keep = 100;
+	conf.report_max_mib = 10;
+	struct cgw_incidents in = { 0 };
+	struct unit_scan u;
+	us_init(&u);
+	size_t idx = us_task(&u, 1, 1, "systemd", 7, 21.3);
+	us_finding(&u, &sig_fuse, SEV_WARNING, 1, &idx);
+	struct inc_change *ch;
+	assert_int_equal(incidents_update(&in, &u.rep, T0, 300, &ch), 1);
+	int failed = 0, r = -1;
+	struct report_files f;
+	for (long k = 0; k < 500; k++) {
+		cgw_fail_alloc_after = k;
+		r = report_prepare(&conf, &u.rep, &in.v[0], ch[0].state, ch[0].finding, &f);
+		bool refused = cgw_fail_alloc_after < 0;
+		cgw_fail_alloc_after = -1;
+		if (r != 0) {
+			assert_int_equal(r, -ENOMEM);
+			assert_null(f.dir);
+			failed++;
+		}
+		if (!refused)
+			break;
+		if (r == 0)                       /* made without that one: the text says so */
+			report_files_free(&f);
+	}
+	assert_int_equal(r, 0);
+	assert_true(failed >= 3);
+	char why[256];
+	assert_int_equal(report_files_write(&f, why, sizeof(why)), 0);
+	report_files_free(&f);
+	assert_int_equal(tmpdir_count(dir), 2);
+	cgw_fail_alloc_after = 0;
+	assert_int_equal(reports_rotate(dir, 0, 0), -ENOMEM);
+	assert_int_equal(tmpdir_count(dir), 2);
+	assert_int_equal(reports_rotate(dir, 0, 0), 2);
+	free(ch);
+	us_free(&u);
+	incidents_free(&in);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_newest_wins),
 		cmocka_unit_test(test_reports),
 		cmocka_unit_test(test_job_out_of_memory),
+		cmocka_unit_test(test_report_out_of_memory),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, setup, teardown));
 }
