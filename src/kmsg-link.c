@@ -529,7 +529,7 @@ struct json_object *kmsg_json(const struct cgw_kmsg *k)
 	                       json_object_new_int64(k->warnings) : NULL);
 
 	size_t n = k->nhung + k->nwq + k->nsoft + k->nrcu, m = 0;
-	struct seq_obj *v = xcalloc(n + 1, sizeof(*v));
+	struct seq_obj *v = xcalloc(n + 1, sizeof(*v));   /* at most 208 (the KMSG_MAX_* rings) */
 	for (size_t i = 0; i < k->nhung; i++)
 		v[m++] = (struct seq_obj){ k->hung[i].seq, hung_json(&k->hung[i]) };
 	for (size_t i = 0; i < k->nwq; i++)

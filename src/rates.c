@@ -330,18 +330,25 @@ static int online_cpus(int **out)
 	if (r < 0)
 		return (int)r;
 	buf[strcspn(buf, "\n")] = '\0';
-	struct cgw_cpus *set = xmalloc(sizeof(*set));
+	struct cgw_cpus *set = try_malloc(sizeof(*set));
+	if (!set)
+		return -ENOMEM;
 	if (cpulist_parse(buf, set) < 0) {
 		free(set);
 		return -EINVAL;
 	}
 	int n = 0;
-	*out = NULL;
 	for (unsigned c = 0; c < CGW_MAX_CPUS; c++)
-		if (cpus_test(set, c)) {
-			*out = xrealloc(*out, (size_t)(n + 1) * sizeof(int));
+		n += cpus_test(set, c);
+	*out = try_reallocarray(NULL, n ? (size_t)n : 1, sizeof(int));
+	if (!*out) {
+		free(set);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (unsigned c = 0; c < CGW_MAX_CPUS; c++)
+		if (cpus_test(set, c))
 			(*out)[n++] = (int)c;
-		}
 	free(set);
 	return n;
 }
@@ -355,11 +362,26 @@ static int perf_add_cpus(struct perf_set *ps, const int *cpus, int n)
 			have = ps->cpus[c] == cpus[k];
 		if (have)
 			continue;
-		size_t c = ps->ncpu++;
-		ps->cpus = xrealloc(ps->cpus, ps->ncpu * sizeof(int));
-		ps->fd = xrealloc(ps->fd, ps->ncpu * RATE_NEV * sizeof(int));
-		ps->id = xrealloc(ps->id, ps->ncpu * RATE_NEV * sizeof(uint64_t));
-		ps->base = xrealloc(ps->base, ps->ncpu * RATE_NEV * sizeof(uint64_t));
+		size_t c = ps->ncpu;          /* each array grown first: one that is not leaves
+		                               * the set as it was (the others only larger) */
+		int *cp = try_reallocarray(ps->cpus, c + 1, sizeof(int));
+		if (cp)
+			ps->cpus = cp;
+		int *fd = cp ? try_reallocarray(ps->fd, (c + 1) * RATE_NEV, sizeof(int)) : NULL;
+		if (fd)
+			ps->fd = fd;
+		uint64_t *id = fd ? try_reallocarray(ps->id, (c + 1) * RATE_NEV, sizeof(uint64_t)) : NULL;
+		if (id)
+			ps->id = id;
+		uint64_t *base = id ? try_reallocarray(ps->base, (c + 1) * RATE_NEV,
+		                                       sizeof(uint64_t)) : NULL;
+		if (!base) {
+			snprintf(ps->msg, sizeof(ps->msg), "opening the counters of CPU %d: out of memory",
+			         cpus[k]);
+			return -ENOMEM;
+		}
+		ps->base = base;
+		ps->ncpu++;
 		ps->cpus[c] = cpus[k];
 		for (int e = 0; e < RATE_NEV; e++) {
 			ps->fd[c * RATE_NEV + (size_t)e] = -1;

@@ -198,7 +198,14 @@ static bool lane_push(struct cgw_writer *w, int k, struct wr_job *j)
 		/* a new place (a reload changed it) while the old one hangs: a new thread for it;
 		 * the stuck one exits whenever its job returns. What was queued was for the old
 		 * place, which was said not to answer: dropped. */
-		struct wr_lane *nl = lane_new(w, k);
+		struct wr_lane *nl = try_calloc(1, sizeof(*nl));   /* 10 KiB, mid-run */
+		if (!nl) {
+			job_free(j);
+			l->nomem++;
+			return false;
+		}
+		nl->w = w;
+		nl->kind = k;
 		while (l->head) {
 			struct wr_job *q = l->head;
 			l->head = q->next;
