@@ -1,6 +1,6 @@
 /* cgroup.c: where the cgroup hierarchies are mounted, and whether a task's cgroup is frozen.
  * A task frozen while it slept keeps its old stack and shows D: only the freezer state can
- * tell it from a hang (DESIGN.md). */
+ * tell it from a hang (README section 2). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -11,7 +11,7 @@
 #define CGW_MAX_CPUS 8192           /* cpu ids we can represent in a cpuset */
 #define CGW_COMM_MAX 64             /* kernel proc_task_name() buffer: comm + "+workqueue" */
 
-/* check exit codes (DESIGN.md, public) */
+/* check exit codes (public: README section 1, cgwatch(8)) */
 enum { EXIT_NOTHING = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_UNREADABLE = 3 };
 
 enum cgw_sev { SEV_NONE = 0, SEV_INFO, SEV_WARNING, SEV_CRITICAL };

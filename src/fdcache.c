@@ -1,6 +1,6 @@
 /* fdcache.c: the daemon keeps each thread's stat file open between scans and reads it again
  * with pread at offset 0 (the kernel regenerates it on every read): 1.3-2.5 µs a thread
- * instead of 3.2-5.1 µs for open+read+close (DESIGN.md). /proc lists processes, and each
+ * instead of 3.2-5.1 µs for open+read+close (measured here; BENCHMARKS.md). /proc lists processes, and each
  * process its threads, in ascending order, so one scan's (tgid, tid) sequence is sorted and
  * the previous scan's fds are found by walking both lists together: no hashing, no sorting.
  * If the order ever differs, an fd is closed and opened again: slower, never wrong. */

@@ -1,4 +1,4 @@
-/* report-json.c: the cgwatch.report/1 document (schema in DESIGN.md). Every string that comes
+/* report-json.c: the cgwatch.report/1 document (schema: README section 3). Every string that comes
  * from a task or the host is the real string: well-formed UTF-8 as it is, other bytes as the
  * text \xNN (utf8_escape), so the document is always valid JSON. */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* sink-journal.c: one journal message per incident state change (never per task), with a
- * fixed MESSAGE_ID per signature and the CGWATCH_* fields of DESIGN.md; stderr when there is
+ * fixed MESSAGE_ID per signature and the CGWATCH_* fields of docs/daemon.md; stderr when there is
  * no journald. Also the journal catalog that explains each MESSAGE_ID. */
 #include <errno.h>
 #include <string.h>

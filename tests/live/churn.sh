@@ -1,5 +1,5 @@
 #!/bin/bash
-# Live (issue 4, tests (a)): cgroup churn on a private cgroup v1 named hierarchy is counted.
+# Live: cgroup churn on a private cgroup v1 named hierarchy is counted.
 #
 # Mounts `-o none,name=cgwtest$$` in a private temp dir, creates, reads (`tasks`: builds a
 # pidlist, so destroy work is queued) and removes CHURN_N cgroups (default 200) while the

@@ -41,7 +41,7 @@ static void test_conf_defaults(void **state)
 	struct cgw_conf c;
 	memset(&c, 0x5a, sizeof(c));
 	conf_defaults(&c);
-	/* DESIGN.md: scan every 5 s; warning at 20 s, critical at 60 s; starved after 10 s;
+	/* the documented defaults (cgwatch.conf(5)): scan every 5 s; warning at 20 s, critical at 60 s; starved after 10 s;
 	 * a risky read gets 2 s */
 	assert_near(c.scan_interval_s, 5, 0);
 	assert_near(c.read_timeout_s, 2, 0);
