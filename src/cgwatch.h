@@ -272,7 +272,12 @@ struct cgw_conf {
 void conf_defaults(struct cgw_conf *c);
 /* Parse path into c (on top of defaults). Errors go to err as "file:line: msg".
  * Returns the error count, or -errno when the file cannot be opened. */
-int conf_load(struct cgw_conf *c, const char *path, FILE *err);
+int conf_read_file(struct cgw_conf *c, const char *path, FILE *err);
+/* Defaults, then path (NULL: the default file, which may be absent), then
+ * CGWATCH_SIGNATURES_DIR. Returns 0, or EXIT_USAGE after printing the errors; either way the
+ * caller frees c with conf_free(). */
+int config_load(struct cgw_conf *c, const char *path);
+/* Free what conf_read_file and config_load allocated in c. */
 void conf_free(struct cgw_conf *c);
 
 /* ---- ini.c: line-counting wrapper around inih ---- */
@@ -333,6 +338,11 @@ bool sig_match(const struct cgw_sig *s, const struct cgw_frame *f, size_t n, boo
 /* Best matching signature for a task in `state` with these frames, or NULL. */
 const struct cgw_sig *sig_best(const struct cgw_sigset *set, char state,
                                const struct cgw_frame *f, size_t n);
+
+/* Built-in library, then the [signatures] shipped and local directories (empty or absent:
+ * skipped), each replacing by id; bad files reported and skipped. Returns 0, or EXIT_USAGE
+ * when the library lacks a built-in id. */
+int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c);
 
 /* ---- fdcache.c: stat fds kept open between the daemon's scans ---- */
 
@@ -539,6 +549,9 @@ struct cgw_dur task_dur(const struct cgw_task *t);
  * history is not committed). */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
+
+/* ---- topology.c: the CPU layout (isolated, nohz_full, housekeeping) ---- */
+
 /* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0, -EINVAL, or
  * -ERANGE when a CPU past CGW_MAX_CPUS is set. */
 int parse_cpumask_hex(const char *s, struct cgw_cpus *out);
@@ -885,17 +898,6 @@ bool limits_check(long oom_adj, long want_oom_adj, uint64_t nofile, uint64_t wan
 
 /* cgwatch run: scan, keep incidents, report, until SIGTERM/SIGINT. Returns the exit code. */
 int daemon_run(const char *config_path);
-
-/* ---- main.c: loading shared by the commands and the daemon ---- */
-
-/* Defaults, then path (NULL: the default file, which may be absent), then
- * CGWATCH_SIGNATURES_DIR. Returns 0, or EXIT_USAGE after printing the errors; either way the
- * caller frees c with conf_free(). */
-int config_load(struct cgw_conf *c, const char *path);
-/* Built-in library, then the [signatures] shipped and local directories (empty or absent:
- * skipped), each replacing by id; bad files reported and skipped. Returns 0, or EXIT_USAGE
- * when the library lacks a built-in id. */
-int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c);
 
 /* ---- log.c ---- */
 /* Messages to stderr, one line each, escaped as sb_add_term (newlines too): whatever a

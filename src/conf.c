@@ -150,7 +150,7 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 	return 0;
 }
 
-int conf_load(struct cgw_conf *c, const char *path, FILE *err)
+int conf_read_file(struct cgw_conf *c, const char *path, FILE *err)
 {
 	struct conf_ctx x = { c, path, err, 0 };
 	int r = ini_load(path, conf_handler, &x, err);
@@ -170,7 +170,7 @@ int config_load(struct cgw_conf *c, const char *path)
 {
 	conf_defaults(c);
 	const char *p = path ? path : CGW_CONFFILE;
-	int r = conf_load(c, p, stderr);
+	int r = conf_read_file(c, p, stderr);
 	if (r == -ENOENT && !path)
 		r = 0;
 	else if (r < 0) {

@@ -1,4 +1,4 @@
-/* fuzz-conf.c: cgwatch.conf (conf_load, from a file as --config names it), then the
+/* fuzz-conf.c: cgwatch.conf (conf_read_file, from a file as --config names it), then the
  * documented ranges of what it accepted. */
 #include "fuzz.h"
 
@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *path = fuzz_file(data, size);
 	struct cgw_conf c;
 	conf_defaults(&c);
-	int r = conf_load(&c, path, fuzz_null());
+	int r = conf_read_file(&c, path, fuzz_null());
 	FUZZ_CHECK(r >= 0);
 	/* what is taken is within its range, errors or not (a bad value is ignored) */
 	FUZZ_CHECK(c.scan_interval_s >= 0.1 && c.scan_interval_s <= 3600);

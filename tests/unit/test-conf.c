@@ -1,4 +1,4 @@
-/* test-conf.c: conf_defaults and conf_load on temporary files. */
+/* test-conf.c: conf_defaults and conf_read_file on temporary files. */
 #include "unit.h"
 
 #include <sys/stat.h>
@@ -17,7 +17,7 @@ static void load(struct conf_run *x, const char *text)
 	snprintf(x->path, sizeof(x->path), "%s/cgwatch.conf", x->dir);
 	tmpdir_put(x->dir, "cgwatch.conf", text);
 	conf_defaults(&x->c);
-	x->r = conf_load(&x->c, x->path, errbuf_open(&x->e));
+	x->r = conf_read_file(&x->c, x->path, errbuf_open(&x->e));
 }
 
 static void done(struct conf_run *x)
@@ -295,7 +295,7 @@ static void test_conf_missing_file(void **state)
 	struct cgw_conf c;
 	struct errbuf e;
 	conf_defaults(&c);
-	assert_int_equal(conf_load(&c, "/nonexistent/cgwatch.conf", errbuf_open(&e)), -ENOENT);
+	assert_int_equal(conf_read_file(&c, "/nonexistent/cgwatch.conf", errbuf_open(&e)), -ENOENT);
 	assert_near(c.scan_interval_s, 5, 0);
 	assert_string_equal(errbuf_text(&e), "");
 	errbuf_close(&e);
@@ -310,9 +310,9 @@ static void test_conf_directory_is_an_error(void **state)
 	struct cgw_conf c;
 	struct errbuf e;
 	conf_defaults(&c);
-	int r = conf_load(&c, "/tmp", errbuf_open(&e));
+	int r = conf_read_file(&c, "/tmp", errbuf_open(&e));
 	if (r == 0)
-		print_error("conf_load(\"/tmp\") returned 0 with no message\n");
+		print_error("conf_read_file(\"/tmp\") returned 0 with no message\n");
 	assert_int_equal(r, -EISDIR);
 	errbuf_close(&e);
 	conf_free(&c);
@@ -379,11 +379,11 @@ static void test_conf_fifo_and_device(void **state)
 	conf_defaults(&c);
 	struct errbuf e;
 	alarm(10);
-	int r = conf_load(&c, path, errbuf_open(&e));
+	int r = conf_read_file(&c, path, errbuf_open(&e));
 	alarm(0);
 	assert_int_equal(r, -CGW_ENOTREG);
 	assert_string_equal(cgw_strerror(-r), "not a regular file");
-	assert_int_equal(conf_load(&c, "/dev/null", e.f), -CGW_ENOTREG);
+	assert_int_equal(conf_read_file(&c, "/dev/null", e.f), -CGW_ENOTREG);
 	errbuf_close(&e);
 	conf_free(&c);
 	unlink(path);
@@ -403,7 +403,7 @@ static void test_conf_shipped(void **state)
 	struct errbuf e;
 	conf_defaults(&c);
 	conf_defaults(&d);
-	int r = conf_load(&c, path, errbuf_open(&e));
+	int r = conf_read_file(&c, path, errbuf_open(&e));
 	if (r)
 		print_error("%s", errbuf_text(&e));
 	assert_int_equal(r, 0);
