@@ -430,6 +430,47 @@ static void perf_rates(struct cgw_rates *rt)
 	rt->nctrl = (size_t)parse_proc_cgroups(proc_cgroups, rt->ctrl, RATES_MAX_CTRL);
 }
 
+/* One task of a fake scan: ids, name, time blocked and, when stk is set, its kernel stack. */
+struct tspec { int tid, tgid; const char *comm; double s; const char *const *stk; size_t nstk; };
+
+/* The tasks of spec[] in u, and a finding of sig over all of them: its index. */
+static size_t finding_over(struct unit_scan *u, struct cgw_sig *sig, const struct tspec *spec,
+                           size_t n)
+{
+	size_t t[8];
+	assert_true(n <= ARRAY_SIZE(t));
+	for (size_t i = 0; i < n; i++) {
+		t[i] = us_task(u, spec[i].tid, spec[i].tgid, spec[i].comm, strlen(spec[i].comm),
+		               spec[i].s);
+		if (spec[i].stk)
+			set_stack(u, t[i], spec[i].stk, spec[i].nstk);
+	}
+	return us_finding(u, sig, SEV_WARNING, n, t);
+}
+
+/* Counts from /proc only (a replay, or perf refused): every tracepoint count missing, for why. */
+static void proc_rates(struct cgw_rates *rt, bool live, double window_s, const char *why)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->source = RATES_SRC_PROC;
+	rt->live = live;
+	rt->window_s = window_s;
+	for (int e = 0; e < RATE_NEV; e++) {
+		rt->ev[e].missing = true;
+		snprintf(rt->ev[e].why, sizeof(rt->ev[e].why), "%s", why);
+	}
+}
+
+/* A cgroup v1 pidlist reader, blocked 25 s: the one task of a finding. */
+static const struct tspec cadvisor = { 2315, 2301, "cadvisor", 25.0, NULL, 0 };
+
+/* Every line of want[] is in f's evidence. */
+static void assert_evidence_all(const struct cgw_finding *f, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_evidence(f, want[i]);
+}
+
 static void test_link_pidlist(void **state)
 {
 	(void)state;
@@ -470,15 +511,9 @@ static void test_link_pidlist_replay(void **state)
 	struct unit_scan u;
 	us_init(&u);
 	struct cgw_sig sig = unit_sig("cgroup1-pidlist-flush", "t", "s", SEV_WARNING);
-	size_t t = us_task(&u, 2315, 2301, "cadvisor", 8, 25.0);
-	size_t k = us_finding(&u, &sig, SEV_WARNING, 1, &t);
+	size_t k = finding_over(&u, &sig, &cadvisor, 1);
 	struct cgw_rates rt;
-	memset(&rt, 0, sizeof(rt));
-	rt.source = RATES_SRC_PROC;
-	for (int e = 0; e < RATE_NEV; e++) {
-		rt.ev[e].missing = true;
-		snprintf(rt.ev[e].why, sizeof(rt.ev[e].why), "a replayed tree has no tracepoint counts");
-	}
+	proc_rates(&rt, false, 0, "a replayed tree has no tracepoint counts");
 	rt.nctrl = (size_t)parse_proc_cgroups(
 		"#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
 		"cpuset\t6\t214\t1\ncpu\t2\t351\t1\ncpuacct\t2\t351\t1\nmemory\t4\t1187\t1\n"
@@ -502,17 +537,9 @@ static void test_link_pidlist_live_proc(void **state)
 	struct unit_scan u;
 	us_init(&u);
 	struct cgw_sig sig = unit_sig("cgroup1-pidlist-flush", "t", "s", SEV_WARNING);
-	size_t t = us_task(&u, 2315, 2301, "cadvisor", 8, 25.0);
-	size_t k = us_finding(&u, &sig, SEV_WARNING, 1, &t);
+	size_t k = finding_over(&u, &sig, &cadvisor, 1);
 	struct cgw_rates rt;
-	memset(&rt, 0, sizeof(rt));
-	rt.source = RATES_SRC_PROC;
-	rt.live = true;
-	rt.window_s = 2.0;
-	for (int e = 0; e < RATE_NEV; e++) {
-		rt.ev[e].missing = true;
-		snprintf(rt.ev[e].why, sizeof(rt.ev[e].why), "perf_event_open: Operation not permitted");
-	}
+	proc_rates(&rt, true, 2.0, "perf_event_open: Operation not permitted");
 	rt.nctrl = (size_t)parse_proc_cgroups(proc_cgroups, rt.ctrl, RATES_MAX_CTRL);
 	rt.ctrl[4].change = 3;      /* memory */
 	rt.ctrl[6].change = -1;     /* freezer */
@@ -539,32 +566,30 @@ static const char *const stk_dwork[] = {
 static void test_link_rstat(void **state)
 {
 	(void)state;
+	static const struct tspec tasks[] = {
+		{ 96540, 96532, "stat_reader", 14.0, stk_reader, ARRAY_SIZE(stk_reader) },
+		{ 96541, 96532, "stat_reader", 13.0, stk_reader, ARRAY_SIZE(stk_reader) },
+		{ 3110, 3110, "node_exporter", 12.0, stk_reader, ARRAY_SIZE(stk_reader) },
+		{ 611, 611, "kworker/u898:2+events_unbound", 11.0, stk_dwork, ARRAY_SIZE(stk_dwork) },
+	};
+	static const char *const want[] = {
+		"tracepoint cgroup:cgroup_rstat_lock_contended: 5230 (5230.0/s) contended "
+		"acquisitions of the rstat lock in 1.0 s\n",
+		"/proc/TID/stack: 4 tasks of this scan are in the cgroup rstat flush: 3 reading "
+		"memory.stat, 1 in the periodic stats flush worker, 0 other\n",
+		"memory.stat readers (memory_stat_show on the stack): stat_reader PID 96532 (2 threads, "
+		"unit-96532.service), node_exporter PID 3110 (1 thread, unit-3110.service)\n",
+		"/sys/devices/system/cpu/possible: 448 possible CPUs",
+	};
 	struct unit_scan u;
 	us_init(&u);
 	struct cgw_sig sig = unit_sig("rstat-flush", "t", "s", SEV_WARNING);
-	size_t t[4];
-	t[0] = us_task(&u, 96540, 96532, "stat_reader", 11, 14.0);
-	t[1] = us_task(&u, 96541, 96532, "stat_reader", 11, 13.0);
-	t[2] = us_task(&u, 3110, 3110, "node_exporter", 13, 12.0);
-	t[3] = us_task(&u, 611, 611, "kworker/u898:2+events_unbound", 29, 11.0);
-	set_stack(&u, t[0], stk_reader, 8);
-	set_stack(&u, t[1], stk_reader, 8);
-	set_stack(&u, t[2], stk_reader, 8);
-	set_stack(&u, t[3], stk_dwork, 7);
-	size_t k = us_finding(&u, &sig, SEV_WARNING, 4, t);
+	size_t k = finding_over(&u, &sig, tasks, ARRAY_SIZE(tasks));
 	struct cgw_rates rt;
 	perf_rates(&rt);
 	struct rates_host h = { .possible_cpus = 448 };
 	rates_link_host(&u.rep, &rt, &h);
-	const struct cgw_finding *f = &u.rep.f[k];
-	assert_evidence(f, "tracepoint cgroup:cgroup_rstat_lock_contended: 5230 (5230.0/s) contended "
-	                "acquisitions of the rstat lock in 1.0 s\n");
-	assert_evidence(f, "/proc/TID/stack: 4 tasks of this scan are in the cgroup rstat flush: 3 "
-	                "reading memory.stat, 1 in the periodic stats flush worker, 0 other\n");
-	assert_evidence(f, "memory.stat readers (memory_stat_show on the stack): stat_reader PID "
-	                "96532 (2 threads, unit-96532.service), node_exporter PID 3110 (1 thread, "
-	                "unit-3110.service)\n");
-	assert_evidence(f, "/sys/devices/system/cpu/possible: 448 possible CPUs");
+	assert_evidence_all(&u.rep.f[k], want, ARRAY_SIZE(want));
 	us_free(&u);
 }
 
@@ -627,17 +652,24 @@ static const char *const stk_mover[] = {
 static void test_link_fork(void **state)
 {
 	(void)state;
+	static const struct tspec tasks[] = {
+		{ 5101, 5101, "forker", 25.0, stk_fork, ARRAY_SIZE(stk_fork) },
+		{ 5102, 5102, "forker", 24.0, stk_fork, ARRAY_SIZE(stk_fork) },
+		{ 4990, 4990, "runc", 26.0, stk_mover, ARRAY_SIZE(stk_mover) },
+	};
+	static const char *const want_perf[] = {
+		"tracepoint sched:sched_process_fork: 604 (604.0/s) forks in 1.0 s\n",
+		"tracepoint cgroup:cgroup_attach_task: 12 (12.0/s) tasks moved",
+		"/proc/4990/task/4990/stack: PID 4990 (runc) is moving tasks between cgroups "
+		"(cgroup_procs_write_start)",
+		"in this scan 2 tasks wait in the fork path (cgroup_can_fork, cgroup_css_set_fork, "
+		"cgroup_post_fork), 0 in exit (exit_signals), 1 moves",
+		"measured no gain",
+	};
 	struct unit_scan u;
 	us_init(&u);
 	struct cgw_sig sig = unit_sig("cgroup-fork-lock", "t", "s", SEV_WARNING);
-	size_t t[3];
-	t[0] = us_task(&u, 5101, 5101, "forker", 6, 25.0);
-	t[1] = us_task(&u, 5102, 5102, "forker", 6, 24.0);
-	t[2] = us_task(&u, 4990, 4990, "runc", 4, 26.0);
-	set_stack(&u, t[0], stk_fork, 7);
-	set_stack(&u, t[1], stk_fork, 7);
-	set_stack(&u, t[2], stk_mover, 7);
-	size_t k = us_finding(&u, &sig, SEV_WARNING, 3, t);
+	size_t k = finding_over(&u, &sig, tasks, ARRAY_SIZE(tasks));
 
 	/* perf */
 	struct cgw_rates rt;
@@ -645,13 +677,7 @@ static void test_link_fork(void **state)
 	struct rates_host h = { .possible_cpus = -1 };
 	rates_link_host(&u.rep, &rt, &h);
 	const struct cgw_finding *f = &u.rep.f[k];
-	assert_evidence(f, "tracepoint sched:sched_process_fork: 604 (604.0/s) forks in 1.0 s\n");
-	assert_evidence(f, "tracepoint cgroup:cgroup_attach_task: 12 (12.0/s) tasks moved");
-	assert_evidence(f, "/proc/4990/task/4990/stack: PID 4990 (runc) is moving tasks between "
-	                "cgroups (cgroup_procs_write_start)");
-	assert_evidence(f, "in this scan 2 tasks wait in the fork path (cgroup_can_fork, "
-	                "cgroup_css_set_fork, cgroup_post_fork), 0 in exit (exit_signals), 1 moves");
-	assert_evidence(f, "measured no gain");
+	assert_evidence_all(f, want_perf, ARRAY_SIZE(want_perf));
 
 	/* a replay: the average since boot */
 	sb_free(&u.rep.f[k].evidence);
