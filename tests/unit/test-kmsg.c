@@ -48,6 +48,23 @@ static void feed(struct cgw_kmsg *k, struct cap *c)
 	kmsg_feed_buf(k, c->sb.s ? c->sb.s : "", c->sb.len);
 }
 
+/* The capture c in k, as /dev/kmsg read at uptime_s seconds since boot. */
+static void cap_kmsg(struct cgw_kmsg *k, struct cap *c, double uptime_s)
+{
+	kmsg_init(k);
+	feed(k, c);
+	snprintf(k->source, sizeof(k->source), "/dev/kmsg");
+	k->uptime_s = uptime_s;
+}
+
+/* Free a link test's scan, kmsg state and capture. */
+static void link_free(struct unit_scan *u, struct cgw_kmsg *k, struct cap *c)
+{
+	us_free(u);
+	kmsg_free(k);
+	sb_free(&c->sb);
+}
+
 /* ---- records ---- */
 
 static void test_record_parse(void **state)
@@ -1264,10 +1281,7 @@ static void test_link_hostile_comm(void **state)
 	cap_init(&c, 10, 1000000000);
 	cap_add(&c, 3, "INFO: task a\nFINDING x:4242 blocked for more than 130 seconds.");
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
-	snprintf(k.source, sizeof(k.source), "/dev/kmsg");
-	k.uptime_s = 1000.5;
+	cap_kmsg(&k, &c, 1000.5);
 	assert_int_equal(k.nhung, 1);
 	assert_string_equal(k.hung[0].task.comm, "a\nFINDING x");
 	struct cgw_sig sig = unit_sig("unknown", "t", "s", SEV_WARNING);
@@ -1278,9 +1292,7 @@ static void test_link_hostile_comm(void **state)
 	kmsg_link(&u.rep, &k);
 	assert_line(&u.rep.f[0], "/dev/kmsg seq 10: kernel: INFO: task a\\nFINDING x:4242 blocked "
 	            "for more than 130 seconds (at 1000.0 s since boot)");
-	us_free(&u);
-	kmsg_free(&k);
-	sb_free(&c.sb);
+	link_free(&u, &k, &c);
 }
 
 /* Blocker lines: the owner in another finding, in this one, unscanned; not found. */
@@ -1300,10 +1312,7 @@ static void test_link_blocker(void **state)
 	cap_add(&c, 3, "INFO: task ls:903 blocked for more than 245 seconds.");
 	cap_add(&c, 3, "INFO: task ls:903 is blocked on a mutex, but the owner is not found.");
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
-	snprintf(k.source, sizeof(k.source), "/dev/kmsg");
-	k.uptime_s = 3000.5;
+	cap_kmsg(&k, &c, 3000.5);
 	struct cgw_sig fuse = unit_sig("fuse-wait", "t", "s", SEV_WARNING);
 	struct cgw_sig unk = unit_sig("unknown", "t", "s", SEV_WARNING);
 	struct unit_scan u;
@@ -1332,9 +1341,7 @@ static void test_link_blocker(void **state)
 	            "owner is not found");
 	/* the owner's finding gets nothing it did not report itself */
 	assert_int_equal(u.rep.f[1].evidence.len, 0);
-	us_free(&u);
-	kmsg_free(&k);
-	sb_free(&c.sb);
+	link_free(&u, &k, &c);
 }
 
 /* The seed 004 lockup dump linked to the seed 004 finding: the pools of its CPUs, the drain
@@ -1349,10 +1356,7 @@ static void test_link_wq(void **state)
 	cap_lines(&c, 0, rtnl_wq_dump, 2);               /* another host's: other CPUs */
 	cap_lines(&c, 6, rtnl_wq_dump + 2, ARRAY_SIZE(rtnl_wq_dump) - 2);
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
-	snprintf(k.source, sizeof(k.source), "/dev/kmsg");
-	k.uptime_s = 2260.0;
+	cap_kmsg(&k, &c, 2260.0);
 	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
 	struct unit_scan u;
 	seed004_scan(&u, &sig);
@@ -1391,9 +1395,7 @@ static void test_link_wq(void **state)
 	k.uptime_s = 4000;
 	kmsg_link(&u.rep, &k);
 	assert_int_equal(count_lines(&u.rep.f[0], "workqueue"), 0);
-	us_free(&u);
-	kmsg_free(&k);
-	sb_free(&c.sb);
+	link_free(&u, &k, &c);
 }
 
 /* A pool's CPUs are a CPU list, as the kernel prints them; a replayed capture whose "cpus="
@@ -1424,10 +1426,7 @@ static void test_link_pool_cpus_raw(void **state)
 	cap_lines(&c, 0, dump, 2);
 	cap_lines(&c, 6, dump + 2, ARRAY_SIZE(dump) - 2);
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
-	snprintf(k.source, sizeof(k.source), "/dev/kmsg");
-	k.uptime_s = 2260.0;
+	cap_kmsg(&k, &c, 2260.0);
 	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
 	struct unit_scan u;
 	seed004_scan(&u, &sig);
@@ -1444,9 +1443,7 @@ static void test_link_pool_cpus_raw(void **state)
 	assert_int_equal(count_lines(f, "pool 74 (cpus=18)"), 3);
 	assert_int_equal(count_lines(f, "BAR(1765) on workqueue"), 1);
 	assert_int_equal(count_lines(f, "pool 78"), 0);
-	us_free(&u);
-	kmsg_free(&k);
-	sb_free(&c.sb);
+	link_free(&u, &k, &c);
 }
 
 static void test_link_soft_rcu(void **state)
@@ -1461,10 +1458,7 @@ static void test_link_soft_rcu(void **state)
 	cap_add(&c, 3, "rcu: \t108-...0: (0 ticks this GP) idle=1a4c/1/0x4000000000000000 softirq=696/696 fqs=1058");
 	cap_add(&c, 3, "rcu: rcu_preempt kthread starved for 2495 jiffies! g1613 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=7");
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
-	snprintf(k.source, sizeof(k.source), "/dev/kmsg");
-	k.uptime_s = 2212.61;
+	cap_kmsg(&k, &c, 2212.61);
 	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
 	struct unit_scan u;
 	seed004_scan(&u, &sig);
@@ -1479,9 +1473,7 @@ static void test_link_soft_rcu(void **state)
 	            "CPUs/tasks (at 2200.0 s since boot): stalled CPUs 108");
 	assert_line(f, "/dev/kmsg seq 73: kernel: the rcu_preempt grace-period kthread was starved "
 	            "for 2495 jiffies");
-	us_free(&u);
-	kmsg_free(&k);
-	sb_free(&c.sb);
+	link_free(&u, &k, &c);
 }
 
 /* An RCU flavor is a kernel identifier ("rcu_preempt"); a replayed capture's other bytes make
@@ -1503,10 +1495,7 @@ static void test_link_rcu_flavor_raw(void **state)
 	cap_add(&c, 3, "rcu: \t18-...0: (0 ticks this GP) idle=1a4c/1/0x4000000000000000 softirq=696/696 fqs=1058");
 	cap_add(&c, 3, "rcu: rcu_\x1b[2Jpreempt kthread starved for 2495 jiffies! g1613 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=7");
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
-	snprintf(k.source, sizeof(k.source), "/dev/kmsg");
-	k.uptime_s = 2212.61;
+	cap_kmsg(&k, &c, 2212.61);
 	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
 	struct unit_scan u;
 	seed004_scan(&u, &sig);
@@ -1517,9 +1506,7 @@ static void test_link_rcu_flavor_raw(void **state)
 			fail_msg("raw byte 0x%02x in: %s", (unsigned char)f->evidence.s[i],
 			         esc(f->evidence.s));
 	assert_int_equal(count_lines(f, "grace-period kthread"), 0);
-	us_free(&u);
-	kmsg_free(&k);
-	sb_free(&c.sb);
+	link_free(&u, &k, &c);
 }
 
 static void test_json(void **state)
