@@ -19,18 +19,10 @@ static int setup(void **state)
 /* stderr into a file, then back; what was said into buf. */
 static void said(int (*fn)(void *), void *arg, int *ret, char *buf, size_t cap)
 {
-	char path[] = "/tmp/cgw-unit-log-XXXXXX";
-	fflush(stderr);
-	int fd = mkstemp(path), saved = dup(2);
-	assert_true(fd >= 0);
-	assert_int_equal(dup2(fd, 2), 2);
-	close(fd);
+	struct capture c;
+	capture_begin(&c);
 	*ret = fn(arg);
-	fflush(stderr);
-	assert_int_equal(dup2(saved, 2), 2);
-	close(saved);
-	assert_true(read_small_file(path, buf, cap) >= 0);
-	unlink(path);
+	capture_end(&c, buf, cap);
 }
 
 struct cc { struct unit_scan *u; struct cgw_sigset *set; long fail; };

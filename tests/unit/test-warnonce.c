@@ -59,30 +59,6 @@ static void test_long(void **state)
 	assert_true(strlen(out) < sizeof(out));
 }
 
-/* stderr into a file while warnings are logged. */
-struct capture { int saved; char path[64]; };
-
-static void capture_begin(struct capture *c)
-{
-	fflush(stderr);
-	snprintf(c->path, sizeof(c->path), "/tmp/cgw-unit-log-XXXXXX");
-	int fd = mkstemp(c->path);
-	assert_true(fd >= 0);
-	c->saved = dup(2);
-	assert_int_equal(dup2(fd, 2), 2);
-	close(fd);
-}
-
-static void capture_end(struct capture *c, char *buf, size_t cap)
-{
-	fflush(stderr);
-	assert_int_equal(dup2(c->saved, 2), 2);
-	close(c->saved);
-	ssize_t n = read_small_file(c->path, buf, cap);
-	unlink(c->path);
-	assert_true(n >= 0);
-}
-
 /* Many warnings of one pass (a scan: a file per line), each its own: said the first scan,
  * counted while it comes back every scan, cleared with its count the first scan without. */
 static void test_set(void **state)

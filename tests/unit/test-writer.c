@@ -30,35 +30,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* stderr into a file while the writer logs. */
-struct capture { int saved; char path[64]; };
-
-static void capture_begin(struct capture *c)
-{
-	fflush(stderr);
-	snprintf(c->path, sizeof(c->path), "/tmp/cgw-unit-log-XXXXXX");
-	int fd = mkstemp(c->path);
-	assert_true(fd >= 0);
-	c->saved = dup(2);
-	assert_int_equal(dup2(fd, 2), 2);
-	close(fd);
-}
-
-/* What was logged (into buf), and the number of lines. */
-static int capture_end(struct capture *c, char *buf, size_t cap)
-{
-	fflush(stderr);
-	assert_int_equal(dup2(c->saved, 2), 2);
-	close(c->saved);
-	ssize_t n = read_small_file(c->path, buf, cap);
-	unlink(c->path);
-	assert_true(n >= 0);
-	int lines = 0;
-	for (const char *p = buf; *p; p++)
-		lines += *p == '\n';
-	return lines;
-}
-
 /* One state write through the writer, waited for and polled. */
 static void state_write(const char *path, const char *text)
 {

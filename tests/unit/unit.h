@@ -292,4 +292,33 @@ static inline struct cgw_sig unit_sig(const char *id, const char *title, const c
 	return s;
 }
 
+/* stderr into a temporary file while a test runs code that logs; capture_end puts it back,
+ * copies what was said into buf and returns its number of lines. */
+struct capture { int saved; char path[64]; };
+
+static inline void capture_begin(struct capture *c)
+{
+	fflush(stderr);
+	snprintf(c->path, sizeof(c->path), "/tmp/cgw-unit-log-XXXXXX");
+	int fd = mkstemp(c->path);
+	assert_true(fd >= 0);
+	c->saved = dup(2);
+	assert_int_equal(dup2(fd, 2), 2);
+	close(fd);
+}
+
+static inline int capture_end(struct capture *c, char *buf, size_t cap)
+{
+	fflush(stderr);
+	assert_int_equal(dup2(c->saved, 2), 2);
+	close(c->saved);
+	ssize_t n = read_small_file(c->path, buf, cap);
+	unlink(c->path);
+	assert_true(n >= 0);
+	int lines = 0;
+	for (const char *p = buf; *p; p++)
+		lines += *p == '\n';
+	return lines;
+}
+
 #endif
