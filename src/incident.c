@@ -102,12 +102,17 @@ size_t incident_stuck(const struct incident *i)
 	return i->resolved_at > 0 ? 0 : incident_active(i) + i->noverflow;
 }
 
-/* Room in i->timeline for the events one update can add (want more than it holds, at most
- * INC_MAX_TIMELINE); -ENOMEM with the incident as it was. */
+/* v, holding n elements of size, grown to hold more of them (at most max); NULL when memory
+ * ran out, and v is then as it was. */
+static void *reserve(void *v, size_t n, size_t more, size_t max, size_t size)
+{
+	return try_reallocarray(v, n + more < max ? n + more : max, size);
+}
+
+/* Room in i->timeline for the events one update can add; -ENOMEM with the incident as it was. */
 static int timeline_reserve(struct incident *i, size_t more)
 {
-	size_t want = i->ntimeline + more < INC_MAX_TIMELINE ? i->ntimeline + more : INC_MAX_TIMELINE;
-	struct inc_event *v = try_reallocarray(i->timeline, want, sizeof(*v));
+	struct inc_event *v = reserve(i->timeline, i->ntimeline, more, INC_MAX_TIMELINE, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	i->timeline = v;
@@ -130,8 +135,7 @@ static void incident_event(struct incident *i, enum inc_state st, double now)
 /* Room in i->tasks for more tasks (at most INC_MAX_TASKS); -ENOMEM with the incident as it was. */
 static int tasks_reserve(struct incident *i, size_t more)
 {
-	size_t want = i->ntasks + more < INC_MAX_TASKS ? i->ntasks + more : INC_MAX_TASKS;
-	struct inc_task *v = try_reallocarray(i->tasks, want, sizeof(*v));
+	struct inc_task *v = reserve(i->tasks, i->ntasks, more, INC_MAX_TASKS, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	i->tasks = v;
