@@ -26,10 +26,7 @@ static int setup(void **state)
 /* A scan with one fuse-wait task, folded into in: one incident opened. */
 static void one_incident(struct unit_scan *u, struct cgw_incidents *in, struct inc_change **ch)
 {
-	us_init(u);
-	size_t idx = us_task(u, 1, 1, "systemd", 7, 21.3);
-	us_finding(u, &sig_fuse, SEV_WARNING, 1, &idx);
-	assert_int_equal(incidents_update(in, &u->rep, T0, 300, ch), 1);
+	unit_one_incident(u, &sig_fuse, T0, in, ch);
 }
 
 static struct stat lstat_of(const char *dir, const char *name)
@@ -118,9 +115,7 @@ static void test_state_symlink(void **state)
 
 static struct cgw_conf report_conf(char *dir)
 {
-	struct cgw_conf c;
-	memset(&c, 0, sizeof(c));
-	c.report_dir = dir;
+	struct cgw_conf c = unit_report_conf(dir);
 	c.report_keep = 200;
 	c.report_max_mib = 64;
 	return c;

@@ -292,6 +292,28 @@ static inline struct cgw_sig unit_sig(const char *id, const char *title, const c
 	return s;
 }
 
+/* A report configuration writing into dir, keeping 100 files and 10 MiB. */
+static inline struct cgw_conf unit_report_conf(char *dir)
+{
+	struct cgw_conf c;
+	memset(&c, 0, sizeof(c));
+	c.report_dir = dir;
+	c.report_keep = 100;
+	c.report_max_mib = 10;
+	return c;
+}
+
+/* A scan with one task (PID 1, systemd, blocked 21.3 s) in a finding of sig, folded into in
+ * at time t0: one incident opened, its change in *ch. */
+static inline void unit_one_incident(struct unit_scan *u, struct cgw_sig *sig, double t0,
+                                     struct cgw_incidents *in, struct inc_change **ch)
+{
+	us_init(u);
+	size_t idx = us_task(u, 1, 1, "systemd", 7, 21.3);
+	us_finding(u, sig, SEV_WARNING, 1, &idx);
+	assert_int_equal(incidents_update(in, &u->rep, t0, 300, ch), 1);
+}
+
 /* stderr into a temporary file while a test runs code that logs; capture_end puts it back,
  * copies what was said into buf and returns its number of lines. */
 struct capture { int saved; char path[64]; };
