@@ -793,9 +793,10 @@ void writer_stop(struct cgw_writer *w, unsigned wait_ms);
 
 /* ---- correlate.c ---- */
 
-/* Link findings into wait chains and name causes: the waiters of a cpuset migration, its
- * worker in the LRU drain, the starved per-CPU kworkers and what runs on their CPUs.
- * Returns 0, or -ENOMEM when links could not be stored (the report is then only to free). */
+/* Link findings into wait chains and name causes, running on each finding the correlator its
+ * signature's `correlator =` names (lru-drain: the waiters of a cpuset migration, its worker
+ * in the LRU drain, the starved per-CPU kworkers; workqueue; starvation: what runs on a
+ * starved task's CPU). Returns 0, or -ENOMEM when links could not be stored (the report is then only to free). */
 int correlate(struct cgw_report *r);
 
 /* ---- textgroup.c: many alike lines as one, for the text report ---- */
