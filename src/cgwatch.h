@@ -615,6 +615,19 @@ ssize_t report_finding_of(const struct cgw_report *r, size_t idx);
 /* Highest finding severity (SEV_NONE when there are none). */
 enum cgw_sev report_max_severity(const struct cgw_report *r);
 
+/* ---- diagnose.c: the diagnosis stage ---- */
+
+/* Called by diagnose() once the findings are known, to set r->rates (and r->rates_skipped)
+ * from ctx: check opens its counting window only when a finding needs the counts. */
+typedef void (*cgw_rates_fn)(struct cgw_report *r, void *ctx);
+/* The one diagnosis step of check and the daemon, on r->scan: signatures and correlators
+ * (classify), then rates(r, ctx) when not NULL, then evidence from r->kmsg (kmsg_link) and
+ * r->rates (rates_link). Returns 0, or -ENOMEM (the report is then only to free). */
+int diagnose(struct cgw_report *r, const struct cgw_sigset *sigs, cgw_rates_fn rates, void *ctx);
+/* diagnose() for check: 0, or EXIT_UNREADABLE with the reason logged (out of memory). */
+int check_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs, cgw_rates_fn rates,
+                   void *ctx);
+
 /* ---- incident.c ---- */
 
 #define INC_MAX_TASKS 64          /* tasks remembered per incident; more are only counted */
@@ -793,9 +806,10 @@ void writer_stop(struct cgw_writer *w, unsigned wait_ms);
 
 /* ---- correlate.c ---- */
 
-/* Link findings into wait chains and name causes: the waiters of a cpuset migration, its
- * worker in the LRU drain, the starved per-CPU kworkers and what runs on their CPUs.
- * Returns 0, or -ENOMEM when links could not be stored (the report is then only to free). */
+/* Link findings into wait chains and name causes, running on each finding the correlator its
+ * signature's `correlator =` names (lru-drain: the waiters of a cpuset migration, its worker
+ * in the LRU drain, the starved per-CPU kworkers; workqueue; starvation: what runs on a
+ * starved task's CPU). Returns 0, or -ENOMEM when links could not be stored (the report is then only to free). */
 int correlate(struct cgw_report *r);
 
 /* ---- textgroup.c: many alike lines as one, for the text report ---- */

@@ -1,10 +1,16 @@
 /* correlate.c: from signatures to causes. A signature says which wait a task is in; here
  * findings are linked into wait chains and the cause at the end is named, with evidence.
+ * Which correlator runs on a finding is its signature's `correlator =` key, looked up in the
+ * table at the end of this file (the cgroup activity ones are in rates-link.c).
  *
  * lru-drain: a cpuset memory migration (seed 004). Waiters flush the cpuset_migrate_mm
- * workqueue (cpuset-migrate-wait); its worker waits in __lru_add_drain_all for per-CPU drain
- * work (lru-drain-isolated); that work runs in per-CPU kworkers (kworker/N:M, bound to CPU N)
- * which are runnable but starved where SCHED_FIFO/RR tasks spin. One finding, one chain.
+ * workqueue (cpuset-migrate-wait: `workqueue = cpuset_migrate_mm`); the finding's workers wait
+ * in __lru_add_drain_all for per-CPU drain work (lru-drain-isolated); that work runs in
+ * per-CPU kworkers (kworker/N:M, bound to CPU N) which are runnable but starved where
+ * SCHED_FIFO/RR tasks spin (the finding whose correlator is starvation). One finding, one
+ * chain.
+ *
+ * workqueue: flushers linked to the workers of the workqueue their signature names.
  *
  * starvation: for every starved task, what runs on its CPU, with policy, priority and share. */
 #include <errno.h>
@@ -14,10 +20,25 @@
 
 #include "cgwatch.h"
 
-static struct cgw_finding *finding_of(struct cgw_report *r, const char *id)
+static bool corr_is(const struct cgw_finding *f, const char *name)
+{
+	return f->sig->correlator && strcmp(f->sig->correlator, name) == 0;
+}
+
+/* The first finding whose signature has correlator name. */
+static struct cgw_finding *finding_corr(struct cgw_report *r, const char *name)
 {
 	for (size_t k = 0; k < r->nf; k++)
-		if (strcmp(r->f[k].sig->id, id) == 0)
+		if (corr_is(&r->f[k], name))
+			return &r->f[k];
+	return NULL;
+}
+
+/* The first finding whose signature names workqueue wq (the tasks that flush it). */
+static struct cgw_finding *finding_wq(struct cgw_report *r, const char *wq)
+{
+	for (size_t k = 0; k < r->nf; k++)
+		if (r->f[k].sig->workqueue && strcmp(r->f[k].sig->workqueue, wq) == 0)
 			return &r->f[k];
 	return NULL;
 }
@@ -92,14 +113,13 @@ static void push(size_t **v, size_t *n, size_t x)
 	(*v)[(*n)++] = x;
 }
 
-static void correlate_lru_drain(struct cgw_report *r)
+static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 {
 	struct cgw_scan *s = r->scan;
-	struct cgw_finding *lru = finding_of(r, "lru-drain-isolated");
-	if (!lru || lru->ntasks == 0)
+	if (lru->ntasks == 0)
 		return;
-	struct cgw_finding *mig = finding_of(r, "cpuset-migrate-wait");
-	struct cgw_finding *sta = finding_of(r, "starved");
+	struct cgw_finding *mig = finding_wq(r, "cpuset_migrate_mm");
+	struct cgw_finding *sta = finding_corr(r, "starvation");
 	struct strbuf ev = { 0 };
 	char a[CGW_COMM_MAX * 4 + 32], list[4096], d[48];
 
@@ -218,11 +238,8 @@ static void correlate_lru_drain(struct cgw_report *r)
 		          dur_text(task_dur(outer), d, sizeof(d)));
 }
 
-static void correlate_starvation(struct cgw_report *r)
+static void correlate_starvation(struct cgw_report *r, struct cgw_finding *sta)
 {
-	struct cgw_finding *sta = finding_of(r, "starved");
-	if (!sta)
-		return;
 	struct cgw_cpus done;
 	memset(&done, 0, sizeof(done));
 	for (size_t j = 0; j < sta->ntasks; j++) {
@@ -256,58 +273,70 @@ static bool runs_workqueue(const struct cgw_task *t, const char *wq)
 /* workqueue: a signature that names the workqueue its waiters flush (`workqueue =` in its
  * file) links each flusher to the kworkers running that workqueue's work now, whose names
  * end in "+<workqueue>": the chain goes from the flushers to the workers they wait for. */
-static void correlate_workqueue(struct cgw_report *r)
+static void correlate_workqueue(struct cgw_report *r, struct cgw_finding *f)
 {
 	const struct cgw_scan *s = r->scan;
 	char a[CGW_COMM_MAX * 4 + 32], d[48];
-	for (size_t k = 0; k < r->nf; k++) {
-		struct cgw_finding *f = &r->f[k];
-		const char *wq = f->sig->workqueue;
-		if (!wq || f->nchain)
-			continue;
-		size_t nflush = 0;
-		for (size_t j = 0; j < f->ntasks; j++)
-			if (flushes(&s->t[f->tasks[j]])) {
-				push(&f->chain, &f->nchain, f->tasks[j]);
-				sb_printf(&f->evidence, "%s flushes workqueue %s: it waits until every "
-				          "work item queued there has run\n",
-				          task_name(&s->t[f->tasks[j]], a, sizeof(a)), wq);
-				nflush++;
-			}
-		if (!nflush)
-			continue;
-		size_t nworkers = 0;
-		for (size_t i = 0; i < s->n; i++) {
-			const struct cgw_task *t = &s->t[i];
-			if (!runs_workqueue(t, wq))
-				continue;
-			bool in_chain = false;
-			for (size_t c = 0; c < f->nchain && !in_chain; c++)
-				in_chain = f->chain[c] == i;
-			if (!in_chain)
-				push(&f->chain, &f->nchain, i);
-			ssize_t home = report_finding_of(r, i);
-			sb_printf(&f->evidence, "%s runs %s work now (its name ends in +%s) and has been "
-			          "%s for %s%s%s\n", task_name(t, a, sizeof(a)), wq, wq,
-			          t->state == 'D' ? "blocked (D)" : "waiting to run (R)",
-			          dur_text(task_dur(t), d, sizeof(d)),
-			          home >= 0 && (size_t)home != k ? ": see finding " : "",
-			          home >= 0 && (size_t)home != k ? r->f[home].sig->id : "");
-			nworkers++;
+	size_t k = (size_t)(f - r->f);
+	const char *wq = f->sig->workqueue;
+	if (!wq || f->nchain)
+		return;
+	size_t nflush = 0;
+	for (size_t j = 0; j < f->ntasks; j++)
+		if (flushes(&s->t[f->tasks[j]])) {
+			push(&f->chain, &f->nchain, f->tasks[j]);
+			sb_printf(&f->evidence, "%s flushes workqueue %s: it waits until every "
+			          "work item queued there has run\n",
+			          task_name(&s->t[f->tasks[j]], a, sizeof(a)), wq);
+			nflush++;
 		}
-		if (!nworkers)
-			sb_printf(&f->evidence, "no kworker running %s work is blocked or waiting: the "
-			          "flush waits behind the number of queued work items, not one stuck "
-			          "worker\n", wq);
+	if (!nflush)
+		return;
+	size_t nworkers = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cgw_task *t = &s->t[i];
+		if (!runs_workqueue(t, wq))
+			continue;
+		bool in_chain = false;
+		for (size_t c = 0; c < f->nchain && !in_chain; c++)
+			in_chain = f->chain[c] == i;
+		if (!in_chain)
+			push(&f->chain, &f->nchain, i);
+		ssize_t home = report_finding_of(r, i);
+		sb_printf(&f->evidence, "%s runs %s work now (its name ends in +%s) and has been "
+		          "%s for %s%s%s\n", task_name(t, a, sizeof(a)), wq, wq,
+		          t->state == 'D' ? "blocked (D)" : "waiting to run (R)",
+		          dur_text(task_dur(t), d, sizeof(d)),
+		          home >= 0 && (size_t)home != k ? ": see finding " : "",
+		          home >= 0 && (size_t)home != k ? r->f[home].sig->id : "");
+		nworkers++;
 	}
+	if (!nworkers)
+		sb_printf(&f->evidence, "no kworker running %s work is blocked or waiting: the "
+		          "flush waits behind the number of queued work items, not one stuck "
+		          "worker\n", wq);
 }
+
+/* The chain correlators, by the name a signature's `correlator =` gives, run in this order.
+ * A signature that names a workqueue (`workqueue =`) gets the workqueue chain whatever its
+ * correlator: the key says its waiters flush that workqueue. */
+static const struct {
+	const char *name;
+	void (*fn)(struct cgw_report *r, struct cgw_finding *f);
+} correlators[] = {
+	{ "lru-drain", correlate_lru_drain },
+	{ "workqueue", correlate_workqueue },
+	{ "starvation", correlate_starvation },
+};
 
 int correlate(struct cgw_report *r)
 {
 	push_lost = false;
-	correlate_lru_drain(r);
-	correlate_workqueue(r);
-	correlate_starvation(r);
+	for (size_t c = 0; c < sizeof(correlators) / sizeof(correlators[0]); c++)
+		for (size_t k = 0; k < r->nf; k++)
+			if (corr_is(&r->f[k], correlators[c].name) ||
+			    (correlators[c].fn == correlate_workqueue && r->f[k].sig->workqueue))
+				correlators[c].fn(r, &r->f[k]);
 	/* findings emptied by a merge go */
 	size_t k = 0;
 	for (size_t j = 0; j < r->nf; j++) {

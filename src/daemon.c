@@ -254,15 +254,13 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		struct cgw_report rep = { .scan = &scan, .conf = &d->conf,
 		                          .threshold_s = d->conf.blocked_warning_s, .kmsg = &d->kmsg,
 		                          .rates = &rates };
-		if (classify(&rep, &d->sigs) < 0) {   /* out of memory: this scan is lost */
+		if (diagnose(&rep, &d->sigs, NULL, NULL) < 0) {   /* out of memory: scan lost */
 			warn_once(&d->scan_warn, "scan failed: out of memory classifying %zu tasks; "
 			          "trying again every %g s", scan.n, d->conf.scan_interval_s);
 			daemon_unlock(d);
 			report_free(&rep);
 			goto next;
 		}
-		kmsg_link(&rep, &d->kmsg);
-		rates_link(&rep, &rates);
 		struct inc_change *ch;
 		ssize_t n = incidents_update(&d->inc, &rep, now_epoch(), d->conf.update_interval_s, &ch);
 		if (n < 0) {                  /* the incidents are as they were: this scan is lost */

@@ -34,6 +34,30 @@ static void *watchdog(void *arg)
 	_exit(EXIT_UNREADABLE);
 }
 
+/* cgroup activity for check: a replay reads the captured counts (no window); live, the
+ * counters are opened only when a finding takes evidence from them, or on --rates, and count
+ * over RATES_CHECK_WINDOW_MS from here. A healthy host needs none: no wait, and no perf
+ * events to close (closing waits for RCU, ~0.3 s). */
+struct check_rates {
+	bool live, want;                  /* live: not a replay; want: --rates or a replay */
+	unsigned timeout_ms;
+	struct cgw_rates_src *src;        /* to close after the output, or NULL */
+	struct cgw_rates rates;
+};
+
+static void check_rates(struct cgw_report *r, void *ctx)
+{
+	struct check_rates *c = ctx;
+	if (c->want || rates_needed(r)) {
+		c->src = rates_open(c->live, c->timeout_ms);
+		rates_wait(c->src, RATES_CHECK_WINDOW_MS);
+		rates_sample(c->src, &c->rates);
+		r->rates = &c->rates;
+	} else {
+		r->rates_skipped = true;
+	}
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -134,34 +158,20 @@ static int cmd_check(int argc, char **argv)
 		          strerror(-kr));
 	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all, .verbose = verbose,
 	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km };
-	if ((rc = check_classify(&rep, &sigs)) != 0) {
+	struct check_rates cr = { .live = root == NULL, .want = root || want_rates,
+	                          .timeout_ms = timeout_ms };
+	if ((rc = check_diagnose(&rep, &sigs, check_rates, &cr)) != 0) {
 		report_free(&rep);
 		kmsg_free(&km);
 		scan_free(&scan);
 		goto out;
 	}
-	/* cgroup activity: a replay reads the captured counts (no window); live, the counters
-	 * are opened only when a finding takes evidence from them, or on --rates, and count
-	 * over RATES_CHECK_WINDOW_MS from here. A healthy host needs none: no wait, and no
-	 * perf events to close (closing waits for RCU, ~0.3 s). */
-	struct cgw_rates_src *rsrc = NULL;
-	struct cgw_rates rates;
-	if (root || want_rates || rates_needed(&rep)) {
-		rsrc = rates_open(root == NULL, timeout_ms);
-		rates_wait(rsrc, RATES_CHECK_WINDOW_MS);
-		rates_sample(rsrc, &rates);
-		rep.rates = &rates;
-	} else {
-		rep.rates_skipped = true;
-	}
-	kmsg_link(&rep, &km);
-	rates_link(&rep, rep.rates);
 	if (strcmp(format, "json") == 0)
 		report_json(&rep, stdout);
 	else
 		report_text(&rep, stdout);
 	fflush(stdout);
-	rsrc = rates_close(rsrc);        /* after the output: closing waits for RCU (~0.3 s here) */
+	cr.src = rates_close(cr.src);    /* after the output: closing waits for RCU (~0.3 s here) */
 	rc = report_max_severity(&rep) >= SEV_WARNING ? EXIT_FINDINGS : EXIT_NOTHING;
 	report_free(&rep);
 	kmsg_free(&km);

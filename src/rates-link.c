@@ -430,8 +430,9 @@ static void link_rstat(struct cgw_report *r, struct cgw_finding *f, const struct
 	          "irq-off section found was 4 ms\n");
 }
 
-static void link_task_groups(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
-                             const struct rates_host *h)
+/* The cpu task groups every scheduler-domain rebuild visits; returns the visits, or -1. */
+static long task_group_visits(struct cgw_report *r, struct cgw_finding *f,
+                              const struct cgw_rates *rt, const struct rates_host *h)
 {
 	struct strbuf *ev = &f->evidence;
 	int ncpu = 0;
@@ -478,14 +479,18 @@ static void link_task_groups(struct cgw_report *r, struct cgw_finding *f, const 
 		}
 	}
 	if (groups < 0)
-		return;
+		return -1;
 	long visits = groups * ncpu;
 	sb_printf(ev, "%s x %d online CPUs (/sys/devices/system/cpu/online) = %ld task-group visits "
 	          "in every scheduler-domain rebuild, each CPU's with interrupts off\n", what, ncpu,
 	          visits);
-	if (f->sig && strcmp(f->sig->id, "sched-domain-rebuild") == 0)
-		sb_printf(ev, "that is %.2f times the 4000 x 32 = 128000 of the measurements below: the "
-		          "cost grows linearly with both\n", (double)visits / 128000.0);
+	return visits;
+}
+
+static void link_task_groups(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
+                             const struct rates_host *h)
+{
+	task_group_visits(r, f, rt, h);
 }
 
 static void link_sched(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
@@ -493,7 +498,10 @@ static void link_sched(struct cgw_report *r, struct cgw_finding *f, const struct
 {
 	struct strbuf *ev = &f->evidence;
 	char c1[64];
-	link_task_groups(r, f, rt, h);
+	long visits = task_group_visits(r, f, rt, h);
+	if (visits >= 0)
+		sb_printf(ev, "that is %.2f times the 4000 x 32 = 128000 of the measurements below: the "
+		          "cost grows linearly with both\n", (double)visits / 128000.0);
 	if (perf_counted(rt, RATE_CPUHP_ENTER))
 		sb_printf(ev, "tracepoint cpuhp:cpuhp_enter: %s CPU hotplug steps in %.1f s%s\n",
 		          count_str(rt, &rt->ev[RATE_CPUHP_ENTER], c1, sizeof(c1)), rt->window_s,
@@ -558,58 +566,85 @@ static void link_fork(struct cgw_report *r, struct cgw_finding *f, const struct 
 	          "(cgroup_can_fork, cgroup_css_set_fork, cgroup_post_fork), %zu in exit "
 	          "(exit_signals), %zu move%s tasks between cgroups\n", nf, nf == 1 ? "" : "s",
 	          nf == 1 ? "s" : "", ne, nm, nm == 1 ? "s" : "");
-	if (f->sig && strcmp(f->sig->id, "cgroup-fork-lock") == 0)
-		sb_printf(ev, "no kernel fix to wait for: the proposed removal of css_set_lock from the "
+}
+
+/* The fork-lock correlator: the churn of forks and moves, and the state of a kernel fix. */
+static void link_fork_lock(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
+                           const struct rates_host *h)
+{
+	(void)h;
+	link_fork(r, f, rt);
+	sb_printf(&f->evidence, "no kernel fix to wait for: the proposed removal of css_set_lock from the "
 		          "fork path (\"cgroup: avoid css_set_lock in cgroup_css_set_fork()\", v2, 2026) "
 		          "measured no gain: Michal Koutny's clone_processes runs on 40 CPUs / 80 "
 		          "threads gave 2.938e5 +- 1.1e3 iterations on 6.18.8 and 2.915e5 +- 1.1e3 "
 		          "with the patch\n");
 }
 
+/* A user's signature with the general cgroup-churn correlator. */
+static void link_churn(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
+                       const struct rates_host *h)
+{
+	(void)h;
+	no_tracepoints(&f->evidence, rt);
+	churn_lines(&f->evidence, rt);
+	link_fork(r, f, rt);
+}
+
+/* The correlators that take evidence from the cgroup activity counts, by the name a
+ * signature's `correlator =` gives, and the host files each reads. */
+enum { HOST_MOUNTINFO = 1, HOST_POSSIBLE = 2, HOST_CGROUP2_STAT = 4 };
+static const struct {
+	const char *name;
+	void (*fn)(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
+	           const struct rates_host *h);
+	unsigned host;
+} rates_correlators[] = {
+	{ "cgroup1-pidlist", link_pidlist, HOST_MOUNTINFO },
+	{ "rstat", link_rstat, HOST_POSSIBLE },
+	{ "sched-domains", link_sched, HOST_CGROUP2_STAT },
+	{ "cgroup-fork", link_fork_lock, 0 },
+	{ "cgroup-churn", link_churn, 0 },
+	{ "task-groups", link_task_groups, HOST_CGROUP2_STAT },
+};
+#define NRATES_CORR (sizeof(rates_correlators) / sizeof(rates_correlators[0]))
+
+/* The entry of f's correlator, or -1 when it takes nothing from the counts. */
+static ssize_t rates_corr_of(const struct cgw_finding *f)
+{
+	for (size_t c = 0; f->sig->correlator && c < NRATES_CORR; c++)
+		if (strcmp(f->sig->correlator, rates_correlators[c].name) == 0)
+			return (ssize_t)c;
+	return -1;
+}
+
 void rates_link_host(struct cgw_report *r, const struct cgw_rates *rt, const struct rates_host *h)
 {
 	for (size_t k = 0; k < r->nf; k++) {
-		struct cgw_finding *f = &r->f[k];
-		const char *id = f->sig->id, *corr = f->sig->correlator ? f->sig->correlator : "";
-		if (strcmp(id, "cgroup1-pidlist-flush") == 0)
-			link_pidlist(r, f, rt, h);
-		else if (strcmp(id, "rstat-flush") == 0)
-			link_rstat(r, f, rt, h);
-		else if (strcmp(id, "sched-domain-rebuild") == 0)
-			link_sched(r, f, rt, h);
-		else if (strcmp(id, "cgroup-fork-lock") == 0)
-			link_fork(r, f, rt);
-		else if (strcmp(corr, "cgroup-churn") == 0) {   /* a user's signature */
-			no_tracepoints(&f->evidence, rt);
-			churn_lines(&f->evidence, rt);
-			link_fork(r, f, rt);
-		} else if (strcmp(corr, "task-groups") == 0) {
-			link_task_groups(r, f, rt, h);
-		}
+		ssize_t c = rates_corr_of(&r->f[k]);
+		if (c >= 0)
+			rates_correlators[c].fn(r, &r->f[k], rt, h);
 	}
 }
 
-static bool needs(const struct cgw_report *r, const char *id)
+/* The host files the findings' correlators read. */
+static unsigned needs(const struct cgw_report *r)
 {
-	for (size_t k = 0; k < r->nf; k++)
-		if (strcmp(r->f[k].sig->id, id) == 0 ||
-		    (r->f[k].sig->correlator && strcmp(r->f[k].sig->correlator, "cgroup-churn") == 0 &&
-		     strcmp(id, "cgroup1-pidlist-flush") == 0))
-			return true;
-	return false;
-}
-
-static bool needs_corr(const struct cgw_report *r, const char *corr)
-{
-	for (size_t k = 0; k < r->nf; k++)
-		if (r->f[k].sig->correlator && strcmp(r->f[k].sig->correlator, corr) == 0)
-			return true;
-	return false;
+	unsigned host = 0;
+	for (size_t k = 0; k < r->nf; k++) {
+		ssize_t c = rates_corr_of(&r->f[k]);
+		if (c >= 0)
+			host |= rates_correlators[c].host;
+	}
+	return host;
 }
 
 bool rates_needed(const struct cgw_report *r)
 {
-	return needs_corr(r, "cgroup-churn") || needs_corr(r, "task-groups");
+	for (size_t k = 0; k < r->nf; k++)
+		if (rates_corr_of(&r->f[k]) >= 0)
+			return true;
+	return false;
 }
 
 void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
@@ -617,7 +652,8 @@ void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
 	struct rates_host h = { .possible_cpus = -1 };
 	unsigned timeout_ms = r->conf ? (unsigned)(r->conf->read_timeout_s * 1000) : 2000;
 	char *mi = NULL, err[96] = "";
-	if (needs(r, "cgroup1-pidlist-flush")) {
+	unsigned host = needs(r);
+	if (host & HOST_MOUNTINFO) {
 		size_t cap = 1024 * 1024;        /* a container host has thousands of mounts */
 		mi = try_malloc(cap);
 		ssize_t n = mi ? dl_read_file("/proc/self/mountinfo", mi, cap, timeout_ms) : -ENOMEM;
@@ -628,7 +664,7 @@ void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
 			h.mountinfo = mi;
 		}
 	}
-	if (needs(r, "rstat-flush")) {
+	if (host & HOST_POSSIBLE) {
 		char buf[4096];
 		struct cgw_cpus *set = try_malloc(sizeof(*set));   /* none: the count is not known */
 		if (set && dl_read_file("/sys/devices/system/cpu/possible", buf, sizeof(buf), timeout_ms) > 0) {
@@ -642,7 +678,7 @@ void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
 		free(set);
 	}
 	char *cst = NULL, cpath[300];
-	if ((needs(r, "sched-domain-rebuild") || needs_corr(r, "task-groups")) &&
+	if ((host & HOST_CGROUP2_STAT) &&
 	    r->scan->cgroup2_mnt[0]) {
 		snprintf(cpath, sizeof(cpath), "%s/cgroup.stat", r->scan->cgroup2_mnt);
 		cst = try_malloc(4096);

@@ -101,16 +101,15 @@ struct cgw_rates_src *rates_close(struct cgw_rates_src *src);
 /* ---- correlators ---- */
 
 /* Do the findings of r need the cgroup activity counts? True when a finding's signature names
- * a correlator that takes its evidence from them (`correlator = cgroup-churn` or
- * `task-groups` in its file): decided from the signatures, so a user's signature with such a
- * correlator gets the counts too. `check` opens its counting window only then (or with
- * --rates). */
+ * a correlator that takes its evidence from them (`correlator = cgroup1-pidlist`, `rstat`,
+ * `sched-domains`, `cgroup-fork`, `cgroup-churn` or `task-groups` in its file): decided from
+ * the signatures, so a user's signature with such a correlator gets the counts too. `check`
+ * opens its counting window only then (or with --rates). */
 bool rates_needed(const struct cgw_report *r);
 
-/* Add evidence lines to the cgroup findings of r (cgroup1-pidlist-flush, rstat-flush,
- * sched-domain-rebuild, cgroup-fork-lock, and any signature whose correlator is
- * cgroup-churn or task-groups) from rt (NULL: not measured), the scan, and the host files
- * they need (/proc/self/mountinfo, /sys/devices/system/cpu/possible), read with the read
+/* Add evidence lines to the findings of r whose signature names one of those correlators,
+ * from rt (NULL: not measured), the scan, and the host files they need
+ * (/proc/self/mountinfo, /sys/devices/system/cpu/possible, cgroup.stat), read with the read
  * deadline and only when such a finding exists. Each line is a fact with where it was read. */
 void rates_link(struct cgw_report *r, const struct cgw_rates *rt);
 

@@ -7,8 +7,12 @@
 
 #include "cgwatch.h"
 
+/* the correlators a signature may name: correlate.c's chains (lru-drain, workqueue,
+ * starvation) and rates-link.c's cgroup activity evidence; kmsg and none add nothing beyond
+ * the kernel messages every finding gets */
 static const char *const correlators[] = {
-	"none", "lru-drain", "workqueue", "cgroup-churn", "task-groups", "kmsg", NULL
+	"none", "lru-drain", "workqueue", "starvation", "cgroup-churn", "cgroup1-pidlist",
+	"rstat", "sched-domains", "cgroup-fork", "task-groups", "kmsg", NULL
 };
 /* ids the code assigns without a stack match; they may have no [match] section */
 static const char *const builtin_ids[] = { "frozen", "unknown", "starved", NULL };
@@ -325,7 +329,8 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 		if (strcmp(key, "correlator") == 0) {
 			if (!in_list(correlators, value))
 				return SIGERR("unknown correlator \"%s\" (known: none, lru-drain, "
-				              "workqueue, cgroup-churn, task-groups, kmsg)", cesc(value));
+				              "workqueue, starvation, cgroup-churn, cgroup1-pidlist, rstat, "
+				              "sched-domains, cgroup-fork, task-groups, kmsg)", cesc(value));
 			free(s->correlator);
 			s->correlator = xstrdup(value);
 			return 1;

@@ -277,7 +277,9 @@ static inline void us_free(struct unit_scan *u)
 	scan_free(&u->scan);
 }
 
-/* A signature with the fields reports and messages use (the strings are not owned). */
+/* A signature with the fields reports and messages use (the strings are not owned); for a
+ * shipped id, also the shipped signature's correlator and workqueue (they decide which
+ * correlators run on its findings). */
 static inline struct cgw_sig unit_sig(const char *id, const char *title, const char *summary,
                                       enum cgw_sev sev)
 {
@@ -289,6 +291,14 @@ static inline struct cgw_sig unit_sig(const char *id, const char *title, const c
 	s.severity = sev;
 	s.priority = 50;
 	snprintf(s.states, sizeof(s.states), "D");
+	static struct cgw_sigset shipped;
+	if (!shipped.n)
+		sig_load_builtin(&shipped, stderr);
+	const struct cgw_sig *b = sig_find(&shipped, id);
+	if (b) {
+		s.correlator = b->correlator;
+		s.workqueue = b->workqueue;
+	}
 	return s;
 }
 

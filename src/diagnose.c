@@ -1,0 +1,35 @@
+/* diagnose.c: the diagnosis stage, the one step check and the daemon call on a scan:
+ * signatures and their correlators (classify.c, correlate.c), then the evidence of kernel
+ * messages (kmsg-link.c) and of cgroup activity counts (rates-link.c), in that order. */
+#include <errno.h>
+
+#include "cgwatch.h"
+#include "kmsg.h"
+#include "rates.h"
+
+/* The evidence after the findings: the counts are asked for once the findings are known
+ * (check opens its counting window only when one needs them). */
+static void evidence(struct cgw_report *r, cgw_rates_fn rates, void *ctx)
+{
+	if (rates)
+		rates(r, ctx);
+	kmsg_link(r, r->kmsg);
+	rates_link(r, r->rates);
+}
+
+int diagnose(struct cgw_report *r, const struct cgw_sigset *sigs, cgw_rates_fn rates, void *ctx)
+{
+	if (classify(r, sigs) < 0)
+		return -ENOMEM;
+	evidence(r, rates, ctx);
+	return 0;
+}
+
+int check_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs, cgw_rates_fn rates,
+                   void *ctx)
+{
+	int rc = check_classify(r, sigs);
+	if (rc == 0)
+		evidence(r, rates, ctx);
+	return rc;
+}
