@@ -100,6 +100,9 @@ int parse_decimal(const char **p, double min, double max, double *out);
 uint64_t now_usec(void);
 /* Monotonic clock in milliseconds. */
 double mono_ms(void);
+/* CLOCK_MONOTONIC ms milliseconds from now: a deadline for pthread_cond_timedwait on a
+ * condition variable set to that clock. */
+struct timespec mono_after(unsigned ms);
 /* Wall clock, seconds since the epoch. */
 double now_epoch(void);
 /* "2026-11-30T07:16:22Z" for an epoch time, into out (cap bytes); returns out. */

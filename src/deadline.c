@@ -140,26 +140,13 @@ int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned tim
 	j->arg = arg;
 	j->release = release;
 
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = mono_after(timeout_ms);
 	pthread_mutex_lock(&w->lock);
 	w->job = j;
 	pthread_cond_broadcast(&w->cv);
 	/* wait in slices of 100 ms: a daemon told to stop does not sit out the whole deadline */
 	while (!j->done) {
-		struct timespec slice;
-		clock_gettime(CLOCK_MONOTONIC, &slice);
-		slice.tv_nsec += 100000000L;
-		if (slice.tv_nsec >= 1000000000L) {
-			slice.tv_sec++;
-			slice.tv_nsec -= 1000000000L;
-		}
+		struct timespec slice = mono_after(100);
 		bool last = slice.tv_sec > until.tv_sec ||
 		            (slice.tv_sec == until.tv_sec && slice.tv_nsec >= until.tv_nsec);
 		int r = pthread_cond_timedwait(&w->cv, &w->lock, last ? &until : &slice);

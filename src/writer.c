@@ -358,14 +358,7 @@ void writer_mark_stuck(struct cgw_writer *w, enum wr_kind k, const char *target)
 
 bool writer_wait(struct cgw_writer *w, unsigned wait_ms)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += wait_ms / 1000;
-	until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = mono_after(wait_ms);
 	pthread_mutex_lock(&w->lock);
 	bool busy;
 	for (;;) {
