@@ -171,21 +171,29 @@ int parse_proc_cgroups(const char *buf, struct rates_ctrl *out, size_t cap)
 }
 
 /* /proc/stat: "... ctxt 1234567\nbtime 1764485765\nprocesses 298516\nprocs_running 2 ..." */
-int parse_proc_stat_processes(const char *buf, unsigned long long *out)
+/* The count on the first line of buf that starts with key (its separator included): 0,
+ * -ENOENT when no line does, -EINVAL or -ERANGE when what follows is not one count. */
+static int keyed_count(const char *buf, const char *key, uint64_t *out)
 {
+	size_t k = strlen(key);
 	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (strncmp(l, "processes ", 10) == 0) {
-			const char *p = l + 10;
-			uint64_t v;
-			int e = parse_count(&p, CGW_MAX_COUNT, &v);
+		if (strncmp(l, key, k) == 0) {
+			const char *p = l + k;
+			int e = parse_count(&p, CGW_MAX_COUNT, out);
 			if (e < 0)
 				return e;
-			if (*p && *p != '\n')
-				return -EINVAL;
-			*out = v;
-			return 0;
+			return *p && *p != '\n' ? -EINVAL : 0;
 		}
 	return -ENOENT;
+}
+
+int parse_proc_stat_processes(const char *buf, unsigned long long *out)
+{
+	uint64_t v;
+	int e = keyed_count(buf, "processes ", &v);
+	if (e == 0)
+		*out = v;
+	return e;
 }
 
 /* cgroup.stat of the cgroup2 root here (hugetlb enabled, one child cgroup):
@@ -201,19 +209,11 @@ int parse_cgroup_stat_subsys(const char *buf, const char *controller, long *out)
 	int k = snprintf(key, sizeof(key), "nr_subsys_%s ", controller);
 	if (k <= 0 || (size_t)k >= sizeof(key))
 		return -ENOENT;
-	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (strncmp(l, key, (size_t)k) == 0) {
-			const char *p = l + k;
-			uint64_t v;
-			int e = parse_count(&p, CGW_MAX_COUNT, &v);
-			if (e < 0)
-				return e;
-			if (*p && *p != '\n')
-				return -EINVAL;
-			*out = (long)v;
-			return 0;
-		}
-	return -ENOENT;
+	uint64_t v;
+	int e = keyed_count(buf, key, &v);
+	if (e == 0)
+		*out = (long)v;
+	return e;
 }
 
 /* "\040" -> ' ': the kernel escapes space, tab, newline and backslash in mount points. */
