@@ -61,6 +61,18 @@ static void assert_not_redirected(const char *victim, const char *dir, const cha
 	assert_int_equal(st.st_mode & 07777, want);
 }
 
+/* The user nobody, for files and directories someone else owns; the test is skipped, saying
+ * why, without root or such a user. */
+static const struct passwd *nobody_or_skip(void)
+{
+	const struct passwd *pw = getpwnam("nobody");
+	if (geteuid() != 0 || !pw) {
+		print_message("# SKIP: needs root and a user nobody\n");
+		skip();
+	}
+	return pw;
+}
+
 static void make_victim(char *vdir, size_t cap, char *victim, size_t vcap)
 {
 	tmpdir_make(vdir, cap);
@@ -151,11 +163,7 @@ static void test_report_symlink(void **state)
 static void test_report_precreated(void **state)
 {
 	(void)state;
-	struct passwd *pw = getpwnam("nobody");
-	if (geteuid() != 0 || !pw) {
-		print_message("# SKIP: needs root and a user nobody\n");
-		skip();
-	}
+	const struct passwd *pw = nobody_or_skip();
 	char dir[64], p[256], buf[65536];
 	tmpdir_make(dir, sizeof(dir));
 	const char *tmp = T0_ID "-fuse-wait-01-opened.json.tmp";
@@ -229,11 +237,7 @@ static void test_dir_refused(void **state)
 static void test_dir_symlink(void **state)
 {
 	(void)state;
-	struct passwd *pw = getpwnam("nobody");
-	if (geteuid() != 0 || !pw) {
-		print_message("# SKIP: needs root and a user nobody\n");
-		skip();
-	}
+	const struct passwd *pw = nobody_or_skip();
 	char dir[64], other[64], link[128], p[192], why[512] = "";
 	tmpdir_make(dir, sizeof(dir));
 	tmpdir_make(other, sizeof(other));
