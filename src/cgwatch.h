@@ -553,6 +553,15 @@ struct cgw_dur task_dur(const struct cgw_task *t);
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
 
+/* ---- task.c: what every stage says about a task ---- */
+
+/* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
+const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
+/* Does t's stack hold a frame named name (a trailing '*' matches a prefix)? */
+bool task_has_frame(const struct cgw_task *t, const char *name);
+/* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
+const char *policy_name(unsigned p);
+
 /* ---- topology.c: the CPU layout (isolated, nohz_full, housekeeping) ---- */
 
 /* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0, -EINVAL, or
@@ -608,15 +617,15 @@ struct cgw_report {
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 /* classify() for check: 0, or EXIT_UNREADABLE with the reason logged (out of memory). */
 int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
-void report_free(struct cgw_report *r);
-/* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
-const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
-/* Does t's stack hold a frame named name (a trailing '*' matches a prefix)? */
-bool task_has_frame(const struct cgw_task *t, const char *name);
+
+/* ---- finding.c: the findings of a report ---- */
+
 /* The finding holding scan task index idx, or -1. */
 ssize_t report_finding_of(const struct cgw_report *r, size_t idx);
 /* Highest finding severity (SEV_NONE when there are none). */
 enum cgw_sev report_max_severity(const struct cgw_report *r);
+/* Free the findings of r (not its scan). */
+void report_free(struct cgw_report *r);
 
 /* ---- diagnose.c: the diagnosis stage ---- */
 
@@ -843,8 +852,6 @@ void report_text(const struct cgw_report *r, FILE *out);
  * stack) share one. group[i] gets the entry of idx[i], entries numbered in the order of their
  * first task. Returns the number of entries. */
 size_t task_groups(const struct cgw_task *t, const size_t *idx, size_t n, size_t *group);
-/* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
-const char *policy_name(unsigned p);
 /* Write the report as cgwatch.report/1 JSON. Returns 0, -ENOMEM or -EIO. */
 int report_json(const struct cgw_report *r, FILE *out);
 struct json_object;
@@ -854,6 +861,8 @@ struct json_object *report_json_build(const struct cgw_report *r, ssize_t only);
 int json_write(struct json_object *o, FILE *out);
 /* Seconds as a JSON number printed with one decimal. */
 struct json_object *jseconds(double s);
+/* A number printed with `decimals` digits (0.1 s is what a person reads). */
+struct json_object *jround(double v, int decimals);
 /* A string from a task or the host as a JSON string: the real string (utf8_escape), with no
  * raw control character (DEL and C1 included) in the printed JSON. */
 struct json_object *jstr_untrusted(const char *s, size_t n);

@@ -197,56 +197,6 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 	return 0;
 }
 
-const char *task_name(const struct cgw_task *t, char *buf, size_t cap)
-{
-	char comm[CGW_COMM_MAX * 4];
-	cescape(t->comm, t->comm_len, comm, sizeof(comm));
-	snprintf(buf, cap, "%s %d (%s)", t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
-	return buf;
-}
-
-bool task_has_frame(const struct cgw_task *t, const char *name)
-{
-	size_t n = strlen(name);
-	bool prefix = n && name[n - 1] == '*';
-	for (size_t i = 0; i < t->nframes; i++)
-		if (prefix ? strncmp(t->frames[i].name, name, n - 1) == 0
-		           : strcmp(t->frames[i].name, name) == 0)
-			return true;
-	return false;
-}
-
-ssize_t report_finding_of(const struct cgw_report *r, size_t idx)
-{
-	for (size_t k = 0; k < r->nf; k++)
-		for (size_t j = 0; j < r->f[k].ntasks; j++)
-			if (r->f[k].tasks[j] == idx)
-				return (ssize_t)k;
-	return -1;
-}
-
-enum cgw_sev report_max_severity(const struct cgw_report *r)
-{
-	enum cgw_sev m = SEV_NONE;
-	for (size_t k = 0; k < r->nf; k++)
-		if (r->f[k].severity > m)
-			m = r->f[k].severity;
-	return m;
-}
-
-void report_free(struct cgw_report *r)
-{
-	for (size_t k = 0; k < r->nf; k++) {
-		free(r->f[k].tasks);
-		free(r->f[k].chain);
-		sb_free(&r->f[k].summary);
-		sb_free(&r->f[k].evidence);
-	}
-	free(r->f);
-	r->f = NULL;
-	r->nf = 0;
-}
-
 int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 {
 	if (classify(r, sigs) == 0)

@@ -283,6 +283,11 @@ int kmsg_poll(struct cgw_kmsg *k);
  * lockups and RCU stalls on its CPUs, and that the kernel stopped reporting hung tasks. */
 void kmsg_link(struct cgw_report *r, const struct cgw_kmsg *k);
 
+/* "mutex", "semaphore", "rw-semaphore" or "lock". */
+const char *kmsg_lock_name(enum kmsg_lock l);
+
+/* ---- report-kmsg.c ---- */
+
 struct json_object;
 /* The report's "kmsg" object: source, records, hung_task_reports, workqueue_lockups,
  * soft_lockups, rcu_stalls, suppressed, detect_count, ..., and the events kept. */

@@ -124,7 +124,7 @@ struct rates_host {
 /* rates_link with the host files given: pure (the unit tests use it). */
 void rates_link_host(struct cgw_report *r, const struct cgw_rates *rt, const struct rates_host *h);
 
-/* ---- output ---- */
+/* ---- report-rates.c: the counts as output ---- */
 
 struct json_object;
 /* The top-level "rates" object: {"source", "live", "window_s", "notes": [...],

@@ -11,17 +11,6 @@
 #include "kmsg.h"
 #include "rates.h"
 
-static const char *const policy_names[] = {
-	"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_ISO", "SCHED_IDLE",
-	"SCHED_DEADLINE", "SCHED_EXT"
-};
-
-/* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
-const char *policy_name(unsigned p)
-{
-	return p < sizeof(policy_names) / sizeof(policy_names[0]) ? policy_names[p] : "SCHED_?";
-}
-
 /* A string as JSON, like json-c's own writer, but json-c writes DEL and the C1 controls
  * U+0080..U+009F raw, and a terminal may act on C1 (xterm takes U+009B as CSI): these are
  * escaped as \u00NN too, so printed JSON holds no raw control character. */
@@ -73,9 +62,7 @@ static json_object *jcpus(const struct cgw_cpus *c)
 	return json_object_new_string(cpulist_format(c, buf, sizeof(buf)));
 }
 
-/* A number printed with `decimals` digits: 0.1 s is what a person reads, and the
- * rq clock is no more exact than that across CPUs. */
-static json_object *jround(double v, int decimals)
+json_object *jround(double v, int decimals)
 {
 	char buf[48];
 	snprintf(buf, sizeof(buf), "%.*f", decimals, v);

@@ -1,0 +1,35 @@
+/* task.c: what every stage says about a task: its name, whether its stack holds a frame,
+ * its scheduling policy's name. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+const char *task_name(const struct cgw_task *t, char *buf, size_t cap)
+{
+	char comm[CGW_COMM_MAX * 4];
+	cescape(t->comm, t->comm_len, comm, sizeof(comm));
+	snprintf(buf, cap, "%s %d (%s)", t->tid == t->tgid ? "PID" : "TID", t->tid, comm);
+	return buf;
+}
+
+bool task_has_frame(const struct cgw_task *t, const char *name)
+{
+	size_t n = strlen(name);
+	bool prefix = n && name[n - 1] == '*';
+	for (size_t i = 0; i < t->nframes; i++)
+		if (prefix ? strncmp(t->frames[i].name, name, n - 1) == 0
+		           : strcmp(t->frames[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static const char *const policy_names[] = {
+	"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_ISO", "SCHED_IDLE",
+	"SCHED_DEADLINE", "SCHED_EXT"
+};
+
+const char *policy_name(unsigned p)
+{
+	return p < sizeof(policy_names) / sizeof(policy_names[0]) ? policy_names[p] : "SCHED_?";
+}
