@@ -1,23 +1,10 @@
-/* cgroup.c: where the cgroup hierarchies are mounted, and whether a task's cgroup is frozen.
+/* cgroup.c: whether a task's cgroup is frozen.
  * A task frozen while it slept keeps its old stack and shows D: only the freezer state can
  * tell it from a hang (README section 2). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgwatch.h"
-
-void cgroup_mounts_read(struct cgw_scan *s)
-{
-	char *buf = malloc(65536);
-	s->freezer_mnt[0] = s->cgroup2_mnt[0] = '\0';
-	if (!buf)
-		s->nomem = true;
-	else if (read_small_file("/proc/self/mountinfo", buf, 65536) >= 0) {
-		parse_mountinfo_cgroup(buf, "freezer", s->freezer_mnt, sizeof(s->freezer_mnt));
-		parse_mountinfo_cgroup(buf, NULL, s->cgroup2_mnt, sizeof(s->cgroup2_mnt));
-	}
-	free(buf);
-}
 
 /* Cgroup paths come from the kernel but name directories users created: refuse "..". */
 static bool safe_cgroup_path(const char *p)

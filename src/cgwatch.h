@@ -428,7 +428,7 @@ int history_add(struct cgw_history *h, const struct cgw_seen *w);
 /* End a scan: its sightings are what the next scan finds. */
 void history_commit(struct cgw_history *h);
 
-/* ---- scan.c ---- */
+/* ---- scan.c: the task walk ---- */
 
 enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED };
 
@@ -516,7 +516,11 @@ struct cgw_scan {
 	                                     (warnonce.c); NULL: each said (check) */
 	bool nomem;                       /* an allocation failed: the scan is incomplete, and
 	                                     scan_run returns -ENOMEM */
+	/* the host snapshot (host.c) */
+	char *mountinfo;                  /* /proc/self/mountinfo, or NULL: */
+	char mountinfo_err[96];           /* why it was not read */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
+	int possible_cpus;                /* /sys/devices/system/cpu/possible; -1 unknown */
 };
 
 struct cgw_scan_opts {
@@ -531,27 +535,59 @@ struct cgw_scan_opts {
 	struct cgw_history *history;      /* the daemon's sightings; NULL: one snapshot (check) */
 };
 
-/* A read that can block on the hang, with the deadline; once SCAN_MAX_TIMEOUTS reads timed
- * out in this scan it is skipped (-ETIME). Otherwise as dl_read_file(). */
-ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
-                  unsigned timeout_ms);
-/* The scheduler clock of cpu (se.exec_start's clock there) at CLOCK_MONOTONIC time
- * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
- * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
-struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
-/* Name path as a file that could not be read or parsed (why: printf format): logged (through
- * s->warns: once while it stays so),
- * counted in errors, and kept for the report while fewer than SCAN_MAX_NAMED are. */
-void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* A task's duration as one value and its bound. */
-struct cgw_dur task_dur(const struct cgw_task *t);
 /* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read or the
  * reader's own clock (/proc/self/sched) is unparsable (s->fatal then says why), or -ENOMEM
  * when memory ran out on the way (the scan is incomplete: not to be used; the daemon's
  * history is not committed). */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
+
+/* ---- scan-read.c: the scan's reads that can fail ---- */
+
+/* Deadline reads that time out in one scan before the rest of its risky reads are skipped:
+ * each costs read_timeout, and the daemon's loop must come round well within WatchdogSec. */
+#define SCAN_MAX_TIMEOUTS 3
+/* A read that can block on the hang, with the deadline; once SCAN_MAX_TIMEOUTS reads timed
+ * out in this scan it is skipped (-ETIME). Otherwise as dl_read_file(). */
+ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
+                  unsigned timeout_ms);
+/* Name path as a file that could not be read or parsed (why: printf format): logged (through
+ * s->warns: once while it stays so), counted in errors, and kept for the report while fewer
+ * than SCAN_MAX_NAMED are. */
+void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Why a sched file (buf, r bytes read or -errno, parsed into sc) gave no time, into out:
+ * the error, or the bad key and its value C-escaped. Returns out. */
+const char *sched_why(const char *buf, ssize_t r, const struct cgw_sched *sc, char *out,
+                      size_t cap);
+
+/* ---- detect.c: suspects and how long they have been stuck ---- */
+
+/* Seconds since a task started, at CLOCK_MONOTONIC time at_mono; -1 when unknown. */
+double detect_age(const struct cgw_scan *s, unsigned long long start_ticks, double at_mono);
+/* D blocked at least o->blocked_s (every D task with o->all), R waiting at least
+ * o->starved_s; a duration that is not known proves nothing. */
+enum cgw_suspect detect_suspect(char state, struct cgw_dur d, const struct cgw_scan_opts *o);
+/* Count a D task left out because its time is unknown though its age may pass the
+ * threshold (s->untimed). */
+void detect_count_untimed(struct cgw_scan *s, char state, struct cgw_dur d, double age,
+                          const struct cgw_scan_opts *o);
+/* Read cpu's scheduler clock, live, if this scan has not tried yet (a hop onto it). */
+void detect_want_clock(struct cgw_scan *s, int cpu);
+/* The scheduler clock of cpu (se.exec_start's clock there) at CLOCK_MONOTONIC time
+ * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
+ * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
+struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
+/* A task's duration as one value and its bound. */
+struct cgw_dur task_dur(const struct cgw_task *t);
+/* Time every suspect on its own CPU's clock; drop those not past their threshold. */
+void detect_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o);
+/* The second look: read the suspects of kind which (SUSPECT_NONE: all) again; drop those
+ * gone, reused, out of their state or that ran since; move the others' times on. */
+void detect_recheck(struct cgw_scan *s, enum cgw_suspect which);
+/* Keep a starved suspect only if it still has not run a moment later, and measure the share
+ * of its CPU every runner there took (live only). */
+void detect_confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o);
 
 /* ---- task.c: what every stage says about a task ---- */
 
@@ -561,6 +597,13 @@ const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
 bool task_has_frame(const struct cgw_task *t, const char *name);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
+
+/* ---- host.c: the host snapshot ---- */
+
+/* Read what every stage knows of the host, once per scan: s->host, s->kernel, s->mountinfo
+ * (whole; or s->mountinfo_err), the freezer and cgroup2 mount points, s->possible_cpus, and
+ * the CPU layout s->topo. Reads that can block have timeout_ms. */
+void host_read(struct cgw_scan *s, unsigned timeout_ms);
 
 /* ---- topology.c: the CPU layout (isolated, nohz_full, housekeeping) ---- */
 
@@ -574,8 +617,6 @@ void topology_read(struct cgw_scan *s);
 
 /* ---- cgroup.c ---- */
 
-/* Find the v1 freezer and the cgroup2 mount points in /proc/self/mountinfo. */
-void cgroup_mounts_read(struct cgw_scan *s);
 /* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen?
  * v1 freezer.state FROZEN or v2 cgroup.events "frozen 1"; files read with a deadline. */
 bool cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,

@@ -454,16 +454,17 @@ static void link_churn(struct cgw_report *r, struct cgw_finding *f, const struct
 }
 
 /* The correlators that take evidence from the cgroup activity counts, by the name a
- * signature's `correlator =` gives, and the host files each reads. */
-enum { HOST_MOUNTINFO = 1, HOST_POSSIBLE = 2, HOST_CGROUP2_STAT = 4 };
+ * signature's `correlator =` gives, and whether each reads the cgroup2 root's cgroup.stat
+ * (the mount table and the possible CPUs come from the host snapshot). */
+enum { HOST_CGROUP2_STAT = 1 };
 static const struct {
 	const char *name;
 	void (*fn)(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
 	           const struct rates_host *h);
 	unsigned host;
 } rates_correlators[] = {
-	{ "cgroup1-pidlist", link_pidlist, HOST_MOUNTINFO },
-	{ "rstat", link_rstat, HOST_POSSIBLE },
+	{ "cgroup1-pidlist", link_pidlist, 0 },
+	{ "rstat", link_rstat, 0 },
 	{ "sched-domains", link_sched, HOST_CGROUP2_STAT },
 	{ "cgroup-fork", link_fork_lock, 0 },
 	{ "cgroup-churn", link_churn, 0 },
@@ -511,34 +512,12 @@ bool rates_needed(const struct cgw_report *r)
 
 void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
 {
-	struct rates_host h = { .possible_cpus = -1 };
+	const struct cgw_scan *s = r->scan;
+	struct rates_host h = { .possible_cpus = s->possible_cpus,
+	                        .mountinfo = s->mountinfo,
+	                        .mountinfo_err = s->mountinfo_err[0] ? s->mountinfo_err : NULL };
 	unsigned timeout_ms = r->conf ? (unsigned)(r->conf->read_timeout_s * 1000) : 2000;
-	char *mi = NULL, err[96] = "";
 	unsigned host = needs(r);
-	if (host & HOST_MOUNTINFO) {
-		size_t cap = 1024 * 1024;        /* a container host has thousands of mounts */
-		mi = try_malloc(cap);
-		ssize_t n = mi ? dl_read_file("/proc/self/mountinfo", mi, cap, timeout_ms) : -ENOMEM;
-		if (n < 0) {
-			snprintf(err, sizeof(err), "%s", strerror((int)-n));
-			h.mountinfo_err = err;
-		} else {
-			h.mountinfo = mi;
-		}
-	}
-	if (host & HOST_POSSIBLE) {
-		char buf[4096];
-		struct cgw_cpus *set = try_malloc(sizeof(*set));   /* none: the count is not known */
-		if (set && dl_read_file("/sys/devices/system/cpu/possible", buf, sizeof(buf), timeout_ms) > 0) {
-			buf[strcspn(buf, "\n")] = '\0';
-			if (cpulist_parse(buf, set) == 0) {
-				h.possible_cpus = 0;
-				for (unsigned c = 0; c < CGW_MAX_CPUS; c++)
-					h.possible_cpus += cpus_test(set, c);
-			}
-		}
-		free(set);
-	}
 	char *cst = NULL, cpath[300];
 	if ((host & HOST_CGROUP2_STAT) &&
 	    r->scan->cgroup2_mnt[0]) {
@@ -550,6 +529,5 @@ void rates_link(struct cgw_report *r, const struct cgw_rates *rt)
 		}
 	}
 	rates_link_host(r, rt, &h);
-	free(mi);
 	free(cst);
 }

@@ -1,4 +1,5 @@
-/* scan.c: one pass over every thread under /proc.
+/* scan.c: the task walk, one pass over every thread under /proc, after the host snapshot
+ * (host.c); detect.c decides which threads are suspects and for how long.
  *
  * Per thread the scan reads only task/TID/stat (state, comm, cpu, policy). D and R threads
  * then get task/TID/sched (se.exec_start and the switch counts: how long since they last ran,
@@ -10,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,59 +42,6 @@ static ssize_t read_at(int dirfd, const char *name, char *buf, size_t cap)
 static bool vanished(ssize_t r)
 {
 	return r == -ENOENT || r == -ESRCH;
-}
-
-void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
-{
-	char why[sizeof(s->unreadable[0].why)];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	warn_set_say(s->warns, "%s: %s", path, why);
-	s->errors++;
-	if (s->nunreadable >= SCAN_MAX_NAMED)
-		return;
-	if (!s->unreadable && !(s->unreadable = calloc(SCAN_MAX_NAMED, sizeof(*s->unreadable))))
-		return;                       /* counted, not named */
-	struct cgw_unreadable *u = &s->unreadable[s->nunreadable++];
-	snprintf(u->path, sizeof(u->path), "%s", path);
-	snprintf(u->why, sizeof(u->why), "%s", why);
-}
-
-/* Why a sched file (buf, r bytes read or -errno) gave no time: the bad value, C-escaped. */
-static const char *sched_why(const char *buf, ssize_t r, const struct cgw_sched *sc, char *out,
-                             size_t cap)
-{
-	if (r < 0) {
-		snprintf(out, cap, "%s", strerror((int)-r));
-		return out;
-	}
-	if (!sc->bad) {
-		snprintf(out, cap, "no se.exec_start");
-		return out;
-	}
-	/* the value of the last line of that key, as parse_sched_buf read it */
-	const char *val = "";
-	size_t vlen = 0, klen = strlen(sc->bad);
-	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		const char *colon = strchr(l, ':'), *nl = strchr(l, '\n');
-		if (!colon || (nl && colon > nl))
-			continue;
-		size_t k = (size_t)(colon - l);
-		while (k && l[k - 1] == ' ')
-			k--;
-		if (k == klen && strncmp(l, sc->bad, k) == 0) {
-			val = colon + 1 + strspn(colon + 1, " \t");
-			vlen = nl ? (size_t)(nl - val) : strlen(val);
-		}
-	}
-	char v[48];
-	cescape(val, vlen > 24 ? 24 : vlen, v, sizeof(v));
-	snprintf(out, cap, "%s is not a %s (%s%s)", sc->bad,
-	         strcmp(sc->bad, "nr_switches") ? "time within a century" : "count within 2^53", v,
-	         vlen > 24 ? "..." : "");
-	return out;
 }
 
 static struct cgw_task *scan_push(struct cgw_scan *s)
@@ -155,74 +102,6 @@ static void runner_push(struct cgw_scan *s, const struct cgw_stat *st,
 	r->sum_exec_ms = sc->sum_exec_ms;
 	r->read_mono_ms = mono_ms();
 	r->share = -1;
-}
-
-/* Seconds since a task started, at CLOCK_MONOTONIC time at_mono (boot clock of the host or
- * of the replayed tree); -1 when /proc/uptime could not be read. */
-static double scan_age(const struct cgw_scan *s, unsigned long long start_ticks, double at_mono)
-{
-	double up = s->uptime_s;
-	if (up > 0 && s->live)
-		up += (at_mono - s->uptime_mono_ms) / 1000.0;
-	return task_age(start_ticks, up, sysconf(_SC_CLK_TCK));
-}
-
-/* D blocked at least blocked_s (every D task with --all), R waiting at least starved_s. A
- * duration that is not known proves nothing. */
-static enum cgw_suspect suspect_of(char state, struct cgw_dur d, const struct cgw_scan_opts *o)
-{
-	bool known = d.bound != BOUND_UNKNOWN;
-	if (state == 'D' && ((known && d.s >= o->blocked_s) || o->all))
-		return SUSPECT_BLOCKED;
-	if (state == 'R' && known && d.s >= o->starved_s)
-		return SUSPECT_STARVED;
-	return SUSPECT_NONE;
-}
-
-/* A D task left out because nothing shows how long it has been blocked, though it is old
- * enough to be past the threshold: counted, so that the report can say so. */
-static void count_untimed(struct cgw_scan *s, char state, struct cgw_dur d, double age,
-                          const struct cgw_scan_opts *o)
-{
-	if (state == 'D' && d.bound == BOUND_UNKNOWN && (age < 0 || age >= o->blocked_s))
-		s->untimed++;
-}
-
-/* Drop the tasks marked gone. */
-static void drop_gone(struct cgw_scan *s)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		if (s->t[i].gone) {
-			frames_free(s->t[i].frames, s->t[i].nframes);
-			free(s->t[i].marks);
-			continue;
-		}
-		s->t[k++] = s->t[i];
-	}
-	s->n = k;
-}
-
-/* Read cpu's scheduler clock, live, if this scan has not tried yet (a hop onto it). */
-static void scan_want_clock(struct cgw_scan *s, int cpu)
-{
-	if (!s->live || cpu < 0 || cpu >= CGW_MAX_CPUS || cpus_test(&s->clock_tried, (unsigned)cpu))
-		return;
-	cpus_set(&s->clock_tried, (unsigned)cpu);
-	if (s->nclocks == s->clocks_cap) {
-		size_t cap = s->clocks_cap ? s->clocks_cap * 2 : 16;
-		struct cgw_cpuclock *n = try_reallocarray(s->clocks, cap, sizeof(*s->clocks));
-		if (!n) {
-			s->nomem = true;
-			return;
-		}
-		s->clocks = n;
-		s->clocks_cap = cap;
-	}
-	struct cgw_cpus one;
-	memset(&one, 0, sizeof(one));
-	cpus_set(&one, (unsigned)cpu);
-	s->nclocks += cpuclock_measure(&one, &s->clocks[s->nclocks], 1);
 }
 
 /* One thread: stat always; sched and status for D and R. A stat that cannot be parsed, or
@@ -295,14 +174,14 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 			s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
 		runner_push(s, &st, &sc, tgid);
 	}
-	double age = scan_age(s, st.start_ticks, mono);
+	double age = detect_age(s, st.start_ticks, mono);
 	struct cgw_now now = { s->live ? s->now_ms + (mono - s->now_mono_ms) : s->now_ms,
 	                       BOUND_EXACT };        /* the reader's own clock at this read */
 	struct cgw_dur d;
 	if (st.state == 'D' && w.exec_start_ms > 0 && (o->all || age < 0 || age >= o->blocked_s)) {
 		/* D tasks are few: timed on their own CPU's clock at once, for the CPU clocks drift
 		 * apart (cpuclock.c) and a first look on the reader's would be off by that much */
-		scan_want_clock(s, w.clock_cpu);
+		detect_want_clock(s, w.clock_cpu);
 		d = seen_duration(&w, scan_cpu_now(s, w.clock_cpu, mono), mono, age);
 	} else {
 		/* R tasks are many: a first look on the reader's clock, without the age test that
@@ -314,17 +193,17 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 				d = f;
 		}
 	}
-	enum cgw_suspect sus = suspect_of(st.state, d, o);
+	enum cgw_suspect sus = detect_suspect(st.state, d, o);
 	if (bad) {
 		/* counted as untimed, and reported (not as a finding) when it may be past the
 		 * threshold: a file that cannot be read makes no task vanish */
-		count_untimed(s, st.state, d, age, o);
+		detect_count_untimed(s, st.state, d, age, o);
 		if (st.state == 'D' && (age < 0 || age >= o->blocked_s))
 			sus = SUSPECT_BLOCKED;
 	}
 	if (sus == SUSPECT_NONE) {
 		if (!bad)
-			count_untimed(s, st.state, d, age, o);
+			detect_count_untimed(s, st.state, d, age, o);
 		return;
 	}
 
@@ -362,22 +241,6 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 			scan_unreadable(s, where, "cannot parse; its allowed CPUs are unknown");
 		}
 	}
-}
-
-/* The reads that can block on the hang: stack, wchan, cgroup, freezer state. */
-/* Deadline reads that time out in one scan before the rest of its risky reads are skipped:
- * each costs read_timeout, and the daemon's loop must come round well within WatchdogSec. */
-#define SCAN_MAX_TIMEOUTS 3
-
-ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
-                         unsigned timeout_ms)
-{
-	if (s->timeouts >= SCAN_MAX_TIMEOUTS)
-		return -ETIME;
-	ssize_t r = dl_read_file(path, buf, cap, timeout_ms);
-	if (r == -ETIMEDOUT)
-		s->timeouts++;
-	return r;
 }
 
 static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
@@ -445,53 +308,6 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 	free(buf);
 }
 
-struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms)
-{
-	const struct cgw_rq_floor *f = cpu >= 0 && cpu < CGW_MAX_CPUS && s->rq_latest &&
-	                               s->rq_latest[cpu].exec_start_ms > 0 ? &s->rq_latest[cpu] : NULL;
-	if (!s->live)                     /* a replay: the capture's clock */
-		return (struct cgw_now){ f && f->exec_start_ms > s->now_ms ? f->exec_start_ms :
-		                         s->now_ms, BOUND_EXACT };
-	double ms;
-	if (cpuclock_at(s->clocks, s->nclocks, cpu, at_mono_ms, &ms))
-		return (struct cgw_now){ ms, BOUND_EXACT };
-	/* a runnable task there last ran at f->exec_start_ms on that clock, read at f->mono_ms;
-	 * the clock leaves out IRQ and steal time, so it moves no faster than CLOCK_MONOTONIC */
-	if (f)
-		return (struct cgw_now){ f->exec_start_ms - (f->mono_ms > at_mono_ms ?
-		                         f->mono_ms - at_mono_ms : 0), BOUND_LOWER };
-	return (struct cgw_now){ 0, BOUND_UNKNOWN };
-}
-
-struct cgw_dur task_dur(const struct cgw_task *t)
-{
-	return (struct cgw_dur){ t->blocked_s, t->bound };
-}
-
-/* The candidates' times against the clock of the CPU their exec_start is on, at their own
- * read (cpuclock.c). A time that is not known, or not past its threshold, drops the task. */
-static void correct_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		struct cgw_task *t = &s->t[i];
-		if (t->sched_error[0])
-			continue;                 /* no time to correct: kept, with the reason */
-		if (t->seen.exec_start_ms > 0) {
-			scan_want_clock(s, t->seen.clock_cpu);
-			struct cgw_now now = scan_cpu_now(s, t->seen.clock_cpu, t->read_mono_ms);
-			struct cgw_dur d = seen_duration(&t->seen, now, t->read_mono_ms, t->age_s);
-			t->now = now;
-			t->blocked_s = d.s;
-			t->bound = d.bound;
-		}
-		if (suspect_of(t->state, task_dur(t), o) == SUSPECT_NONE) {
-			count_untimed(s, t->state, task_dur(t), t->age_s, o);
-			t->gone = true;
-		}
-	}
-	drop_gone(s);
-}
-
 /* A runnable thread's first look is on the reader's clock, and CPU clocks drift apart: after a
  * stall of the host (steal time, a soft lockup) by seconds, with the reader's behind. So a
  * runner that the first look found fresh is looked at again when its own CPU's floor (the
@@ -523,126 +339,6 @@ static void relook_runners(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		s->relook = false;
 		close(fd);
 	}
-}
-
-/* Read stat and sched of the suspects of kind `which` (SUSPECT_NONE: all of them) again. One
- * that is gone, whose tid now names another task, that left its state, or that ran since
- * (switch count, CPU time or exec_start moved) is dropped: its wait is over, and what was
- * read of it since may describe something else. The others have not run in between: their
- * durations move on to this read. */
-static void recheck(struct cgw_scan *s, enum cgw_suspect which)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		struct cgw_task *t = &s->t[i];
-		if (which != SUSPECT_NONE && t->suspect != which)
-			continue;
-		char path[96], buf[FILE_BUF];
-		struct cgw_stat st;
-		struct cgw_sched sc;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", t->tgid, t->tid);
-		ssize_t r = read_small_file(path, buf, sizeof(buf));
-		double mono = mono_ms();
-		if (r < 0 || parse_stat_buf(buf, (size_t)r, &st) < 0 || st.tid != t->tid) {
-			t->gone = true;
-			continue;
-		}
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", t->tgid, t->tid);
-		r = read_small_file(path, buf, sizeof(buf));
-		bool parsed = r >= 0 && parse_sched_buf(buf, &sc) == 0;
-		if (t->sched_error[0]) {
-			/* its time is unknown, named already: kept while it is the same task in the
-			 * same state */
-			if (st.state != t->state || st.start_ticks != t->start_ticks) {
-				t->gone = true;
-				continue;
-			}
-		} else {
-			if (!parsed && r >= 0) {
-				char why[128];
-				scan_unreadable(s, path, "%s at the last look; the task is left out",
-				                sched_why(buf, r, &sc, why, sizeof(why)));
-			}
-			if (!parsed || !seen_still(&t->seen, &st, &sc)) {
-				t->gone = true;
-				continue;
-			}
-		}
-		if (!s->live)
-			continue;                 /* a replay's files stand still */
-		double dt = mono - t->read_mono_ms;
-		if (t->bound != BOUND_UNKNOWN)
-			t->blocked_s += dt / 1000.0;
-		if (t->age_s >= 0)
-			t->age_s += dt / 1000.0;
-		t->now.ms += dt;
-		t->read_mono_ms = mono;
-	}
-	drop_gone(s);
-}
-
-/* At the second look, how much of its CPU each runnable task on a starved task's CPU took:
- * the spinner is the one near 100 %. The daemon measures over the whole interval since its
- * previous scan when that scan saw the same thread. Only live: a replay's files stand still. */
-static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
-{
-	if (!s->live)
-		return;
-	for (size_t i = 0; i < s->nrunners; i++) {
-		struct cgw_runner *r = &s->runners[i];
-		bool wanted = false;
-		for (size_t j = 0; j < s->n && !wanted; j++)
-			wanted = s->t[j].suspect == SUSPECT_STARVED && s->t[j].cpu == r->cpu &&
-			         s->t[j].tid != r->tid;
-		if (!wanted)
-			continue;
-		char path[96], buf[FILE_BUF];
-		struct cgw_sched sc;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", r->tgid, r->tid);
-		ssize_t n = read_small_file(path, buf, sizeof(buf));
-		if (n < 0)
-			continue;
-		if (parse_sched_buf(buf, &sc) < 0) {
-			char why[128];
-			scan_unreadable(s, path, "%s; its share of the CPU is unknown",
-			                sched_why(buf, n, &sc, why, sizeof(why)));
-			continue;
-		}
-		double now = mono_ms(), dt = now - r->read_mono_ms;
-		if (dt > 0) {
-			r->share = (sc.sum_exec_ms - r->sum_exec_ms) / dt;
-			r->share_window_s = dt / 1000.0;
-		}
-		for (size_t p = 0; p < o->nprev_runners; p++) {
-			const struct cgw_runner *q = &o->prev_runners[p];
-			if (q->tid != r->tid || q->cpu != r->cpu || sc.sum_exec_ms < q->sum_exec_ms)
-				continue;
-			double w = now - q->read_mono_ms;
-			if (w > dt) {
-				r->share = (sc.sum_exec_ms - q->sum_exec_ms) / w;
-				r->share_window_s = w / 1000.0;
-			}
-			break;
-		}
-	}
-}
-
-/* se.exec_start is when a task last ran. A task woken a moment ago from a long sleep is R
- * with an old exec_start, yet it is not starved: it will run within milliseconds. So an R
- * suspect is looked at again after STARVE_CONFIRM_MS and kept only if it is still runnable
- * and has not run since (the hung-task detector's own test, over a short window). */
-#define STARVE_CONFIRM_MS 100
-
-static void confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o)
-{
-	bool any = false;
-	for (size_t i = 0; i < s->n && !any; i++)
-		any = s->t[i].suspect == SUSPECT_STARVED;
-	if (!any)
-		return;
-	if (s->live)
-		usleep(STARVE_CONFIRM_MS * 1000);
-	runner_shares(s, o);
-	recheck(s, SUSPECT_STARVED);
 }
 
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
@@ -685,12 +381,7 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		return -ENOMEM;
 	}
 
-	if (read_small_file("/proc/sys/kernel/hostname", s->host, sizeof(s->host)) >= 0)
-		s->host[strcspn(s->host, "\n")] = '\0';
-	if (read_small_file("/proc/sys/kernel/osrelease", s->kernel, sizeof(s->kernel)) >= 0)
-		s->kernel[strcspn(s->kernel, "\n")] = '\0';
-	cgroup_mounts_read(s);
-	topology_read(s);
+	host_read(s, o->read_timeout_ms);
 
 	DIR *proc = opendir("/proc");
 	if (!proc)
@@ -743,15 +434,15 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	if (o->history)
 		history_commit(o->history);
 
-	correct_clocks(s, o);
-	confirm_starved(s, o);
+	detect_clocks(s, o);
+	detect_confirm_starved(s, o);
 	for (size_t i = 0; i < s->n; i++) {
 		if (cgw_stop_pending())
 			return -ECANCELED;
 		scan_suspect(s, &s->t[i], o->read_timeout_ms);
 	}
 	procdetail_fill(s, o->read_timeout_ms);
-	recheck(s, SUSPECT_NONE);
+	detect_recheck(s, SUSPECT_NONE);
 	s->scan_usec = now_usec() - t0;
 	if (s->nomem) {
 		snprintf(s->fatal, sizeof(s->fatal), "out of memory reading the suspects: the scan "
@@ -773,5 +464,6 @@ void scan_free(struct cgw_scan *s)
 	free(s->clocks);
 	free(s->runners);
 	free(s->unreadable);
+	free(s->mountinfo);
 	memset(s, 0, sizeof(*s));
 }

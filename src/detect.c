@@ -1,0 +1,249 @@
+/* detect.c: which tasks are suspects and how long they have been stuck. A D task blocked past
+ * the threshold, or an R task not run for longer than the starvation threshold, timed on the
+ * clock of its own CPU (cpuclock.c, duration.c); then the second look: every suspect read
+ * again, and one that ran, left its state or is gone is dropped; a starved one only when it
+ * still has not run a moment later, with the share of its CPU each runner took meanwhile. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define FILE_BUF 8192
+
+/* Seconds since a task started, at CLOCK_MONOTONIC time at_mono (boot clock of the host or
+ * of the replayed tree); -1 when /proc/uptime could not be read. */
+double detect_age(const struct cgw_scan *s, unsigned long long start_ticks, double at_mono)
+{
+	double up = s->uptime_s;
+	if (up > 0 && s->live)
+		up += (at_mono - s->uptime_mono_ms) / 1000.0;
+	return task_age(start_ticks, up, sysconf(_SC_CLK_TCK));
+}
+
+/* D blocked at least blocked_s (every D task with --all), R waiting at least starved_s. A
+ * duration that is not known proves nothing. */
+enum cgw_suspect detect_suspect(char state, struct cgw_dur d, const struct cgw_scan_opts *o)
+{
+	bool known = d.bound != BOUND_UNKNOWN;
+	if (state == 'D' && ((known && d.s >= o->blocked_s) || o->all))
+		return SUSPECT_BLOCKED;
+	if (state == 'R' && known && d.s >= o->starved_s)
+		return SUSPECT_STARVED;
+	return SUSPECT_NONE;
+}
+
+/* A D task left out because nothing shows how long it has been blocked, though it is old
+ * enough to be past the threshold: counted, so that the report can say so. */
+void detect_count_untimed(struct cgw_scan *s, char state, struct cgw_dur d, double age,
+                          const struct cgw_scan_opts *o)
+{
+	if (state == 'D' && d.bound == BOUND_UNKNOWN && (age < 0 || age >= o->blocked_s))
+		s->untimed++;
+}
+
+/* Drop the tasks marked gone. */
+static void drop_gone(struct cgw_scan *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->t[i].gone) {
+			frames_free(s->t[i].frames, s->t[i].nframes);
+			free(s->t[i].marks);
+			continue;
+		}
+		s->t[k++] = s->t[i];
+	}
+	s->n = k;
+}
+
+/* Read cpu's scheduler clock, live, if this scan has not tried yet (a hop onto it). */
+void detect_want_clock(struct cgw_scan *s, int cpu)
+{
+	if (!s->live || cpu < 0 || cpu >= CGW_MAX_CPUS || cpus_test(&s->clock_tried, (unsigned)cpu))
+		return;
+	cpus_set(&s->clock_tried, (unsigned)cpu);
+	if (s->nclocks == s->clocks_cap) {
+		size_t cap = s->clocks_cap ? s->clocks_cap * 2 : 16;
+		struct cgw_cpuclock *n = try_reallocarray(s->clocks, cap, sizeof(*s->clocks));
+		if (!n) {
+			s->nomem = true;
+			return;
+		}
+		s->clocks = n;
+		s->clocks_cap = cap;
+	}
+	struct cgw_cpus one;
+	memset(&one, 0, sizeof(one));
+	cpus_set(&one, (unsigned)cpu);
+	s->nclocks += cpuclock_measure(&one, &s->clocks[s->nclocks], 1);
+}
+
+struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms)
+{
+	const struct cgw_rq_floor *f = cpu >= 0 && cpu < CGW_MAX_CPUS && s->rq_latest &&
+	                               s->rq_latest[cpu].exec_start_ms > 0 ? &s->rq_latest[cpu] : NULL;
+	if (!s->live)                     /* a replay: the capture's clock */
+		return (struct cgw_now){ f && f->exec_start_ms > s->now_ms ? f->exec_start_ms :
+		                         s->now_ms, BOUND_EXACT };
+	double ms;
+	if (cpuclock_at(s->clocks, s->nclocks, cpu, at_mono_ms, &ms))
+		return (struct cgw_now){ ms, BOUND_EXACT };
+	/* a runnable task there last ran at f->exec_start_ms on that clock, read at f->mono_ms;
+	 * the clock leaves out IRQ and steal time, so it moves no faster than CLOCK_MONOTONIC */
+	if (f)
+		return (struct cgw_now){ f->exec_start_ms - (f->mono_ms > at_mono_ms ?
+		                         f->mono_ms - at_mono_ms : 0), BOUND_LOWER };
+	return (struct cgw_now){ 0, BOUND_UNKNOWN };
+}
+
+struct cgw_dur task_dur(const struct cgw_task *t)
+{
+	return (struct cgw_dur){ t->blocked_s, t->bound };
+}
+
+/* The candidates' times against the clock of the CPU their exec_start is on, at their own
+ * read (cpuclock.c). A time that is not known, or not past its threshold, drops the task. */
+void detect_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		if (t->sched_error[0])
+			continue;                 /* no time to correct: kept, with the reason */
+		if (t->seen.exec_start_ms > 0) {
+			detect_want_clock(s, t->seen.clock_cpu);
+			struct cgw_now now = scan_cpu_now(s, t->seen.clock_cpu, t->read_mono_ms);
+			struct cgw_dur d = seen_duration(&t->seen, now, t->read_mono_ms, t->age_s);
+			t->now = now;
+			t->blocked_s = d.s;
+			t->bound = d.bound;
+		}
+		if (detect_suspect(t->state, task_dur(t), o) == SUSPECT_NONE) {
+			detect_count_untimed(s, t->state, task_dur(t), t->age_s, o);
+			t->gone = true;
+		}
+	}
+	drop_gone(s);
+}
+
+/* Read stat and sched of the suspects of kind `which` (SUSPECT_NONE: all of them) again. One
+ * that is gone, whose tid now names another task, that left its state, or that ran since
+ * (switch count, CPU time or exec_start moved) is dropped: its wait is over, and what was
+ * read of it since may describe something else. The others have not run in between: their
+ * durations move on to this read. */
+void detect_recheck(struct cgw_scan *s, enum cgw_suspect which)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		if (which != SUSPECT_NONE && t->suspect != which)
+			continue;
+		char path[96], buf[FILE_BUF];
+		struct cgw_stat st;
+		struct cgw_sched sc;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", t->tgid, t->tid);
+		ssize_t r = read_small_file(path, buf, sizeof(buf));
+		double mono = mono_ms();
+		if (r < 0 || parse_stat_buf(buf, (size_t)r, &st) < 0 || st.tid != t->tid) {
+			t->gone = true;
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", t->tgid, t->tid);
+		r = read_small_file(path, buf, sizeof(buf));
+		bool parsed = r >= 0 && parse_sched_buf(buf, &sc) == 0;
+		if (t->sched_error[0]) {
+			/* its time is unknown, named already: kept while it is the same task in the
+			 * same state */
+			if (st.state != t->state || st.start_ticks != t->start_ticks) {
+				t->gone = true;
+				continue;
+			}
+		} else {
+			if (!parsed && r >= 0) {
+				char why[128];
+				scan_unreadable(s, path, "%s at the last look; the task is left out",
+				                sched_why(buf, r, &sc, why, sizeof(why)));
+			}
+			if (!parsed || !seen_still(&t->seen, &st, &sc)) {
+				t->gone = true;
+				continue;
+			}
+		}
+		if (!s->live)
+			continue;                 /* a replay's files stand still */
+		double dt = mono - t->read_mono_ms;
+		if (t->bound != BOUND_UNKNOWN)
+			t->blocked_s += dt / 1000.0;
+		if (t->age_s >= 0)
+			t->age_s += dt / 1000.0;
+		t->now.ms += dt;
+		t->read_mono_ms = mono;
+	}
+	drop_gone(s);
+}
+
+/* At the second look, how much of its CPU each runnable task on a starved task's CPU took:
+ * the spinner is the one near 100 %. The daemon measures over the whole interval since its
+ * previous scan when that scan saw the same thread. Only live: a replay's files stand still. */
+static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
+	if (!s->live)
+		return;
+	for (size_t i = 0; i < s->nrunners; i++) {
+		struct cgw_runner *r = &s->runners[i];
+		bool wanted = false;
+		for (size_t j = 0; j < s->n && !wanted; j++)
+			wanted = s->t[j].suspect == SUSPECT_STARVED && s->t[j].cpu == r->cpu &&
+			         s->t[j].tid != r->tid;
+		if (!wanted)
+			continue;
+		char path[96], buf[FILE_BUF];
+		struct cgw_sched sc;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", r->tgid, r->tid);
+		ssize_t n = read_small_file(path, buf, sizeof(buf));
+		if (n < 0)
+			continue;
+		if (parse_sched_buf(buf, &sc) < 0) {
+			char why[128];
+			scan_unreadable(s, path, "%s; its share of the CPU is unknown",
+			                sched_why(buf, n, &sc, why, sizeof(why)));
+			continue;
+		}
+		double now = mono_ms(), dt = now - r->read_mono_ms;
+		if (dt > 0) {
+			r->share = (sc.sum_exec_ms - r->sum_exec_ms) / dt;
+			r->share_window_s = dt / 1000.0;
+		}
+		for (size_t p = 0; p < o->nprev_runners; p++) {
+			const struct cgw_runner *q = &o->prev_runners[p];
+			if (q->tid != r->tid || q->cpu != r->cpu || sc.sum_exec_ms < q->sum_exec_ms)
+				continue;
+			double w = now - q->read_mono_ms;
+			if (w > dt) {
+				r->share = (sc.sum_exec_ms - q->sum_exec_ms) / w;
+				r->share_window_s = w / 1000.0;
+			}
+			break;
+		}
+	}
+}
+
+/* se.exec_start is when a task last ran. A task woken a moment ago from a long sleep is R
+ * with an old exec_start, yet it is not starved: it will run within milliseconds. So an R
+ * suspect is looked at again after STARVE_CONFIRM_MS and kept only if it is still runnable
+ * and has not run since (the hung-task detector's own test, over a short window). */
+#define STARVE_CONFIRM_MS 100
+
+void detect_confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
+	bool any = false;
+	for (size_t i = 0; i < s->n && !any; i++)
+		any = s->t[i].suspect == SUSPECT_STARVED;
+	if (!any)
+		return;
+	if (s->live)
+		usleep(STARVE_CONFIRM_MS * 1000);
+	runner_shares(s, o);
+	detect_recheck(s, SUSPECT_STARVED);
+}

@@ -1,0 +1,71 @@
+/* host.c: the host snapshot, read once per scan before the task walk: name, kernel release,
+ * the mount table and where the cgroup hierarchies are, the possible CPUs, the CPU layout
+ * (topology.c). Every later stage takes these from the scan, never from the files. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+#define MOUNTINFO_MIN (64 * 1024)
+#define MOUNTINFO_MAX (4 * 1024 * 1024)   /* a container host has thousands of mounts */
+
+/* /proc/self/mountinfo whole, into a buffer that grows until the file fits. */
+static void read_mountinfo(struct cgw_scan *s, unsigned timeout_ms)
+{
+	for (size_t cap = MOUNTINFO_MIN; cap <= MOUNTINFO_MAX; cap *= 2) {
+		char *buf = try_malloc(cap);
+		ssize_t n = buf ? dl_read_file("/proc/self/mountinfo", buf, cap, timeout_ms) : -ENOMEM;
+		if (n >= 0 && (size_t)n < cap - 1) {
+			char *fit = try_reallocarray(buf, (size_t)n + 1, 1);
+			s->mountinfo = fit ? fit : buf;
+			return;
+		}
+		free(buf);
+		if (n < 0) {
+			snprintf(s->mountinfo_err, sizeof(s->mountinfo_err), "%s", strerror((int)-n));
+			return;
+		}
+	}
+	snprintf(s->mountinfo_err, sizeof(s->mountinfo_err), "larger than %d MiB",
+	         MOUNTINFO_MAX / (1024 * 1024));
+}
+
+static void read_line(const char *path, char *out, size_t cap)
+{
+	if (read_small_file(path, out, cap) >= 0)
+		out[strcspn(out, "\n")] = '\0';
+	else
+		out[0] = '\0';
+}
+
+static int possible_cpus(void)
+{
+	char buf[4096];
+	struct cgw_cpus *set = try_malloc(sizeof(*set));
+	int n = -1;
+	if (set && read_small_file("/sys/devices/system/cpu/possible", buf, sizeof(buf)) > 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (cpulist_parse(buf, set) == 0) {
+			n = 0;
+			for (unsigned c = 0; c < CGW_MAX_CPUS; c++)
+				n += cpus_test(set, c);
+		}
+	}
+	free(set);
+	return n;
+}
+
+void host_read(struct cgw_scan *s, unsigned timeout_ms)
+{
+	read_line("/proc/sys/kernel/hostname", s->host, sizeof(s->host));
+	read_line("/proc/sys/kernel/osrelease", s->kernel, sizeof(s->kernel));
+	s->freezer_mnt[0] = s->cgroup2_mnt[0] = '\0';
+	read_mountinfo(s, timeout_ms);
+	if (s->mountinfo) {
+		parse_mountinfo_cgroup(s->mountinfo, "freezer", s->freezer_mnt, sizeof(s->freezer_mnt));
+		parse_mountinfo_cgroup(s->mountinfo, NULL, s->cgroup2_mnt, sizeof(s->cgroup2_mnt));
+	}
+	s->possible_cpus = possible_cpus();
+	topology_read(s);
+}
