@@ -898,6 +898,16 @@ int report_json(const struct cgw_report *r, FILE *out);
 struct json_object;
 /* The cgwatch.report/1 object, with only finding `only` and its tasks when only >= 0. */
 struct json_object *report_json_build(const struct cgw_report *r, ssize_t only);
+/* A "not read: WHAT: WHY: what it costs" line for each source the report lacks: /dev/kmsg
+ * (live, or a replay's capture that is there and unreadable), the perf counters (live),
+ * /proc/cgroups, the kernel stacks of suspects. Nothing when everything was read. */
+void report_text_sources(const struct cgw_report *r, FILE *out);
+/* The text report of finding k alone, after a header line of the caller's. */
+void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
+
+/* ---- json.c: JSON values every JSON writer shares ---- */
+
+struct json_object;
 /* Print o pretty to out. Returns 0, -ENOMEM or -EIO. */
 int json_write(struct json_object *o, FILE *out);
 /* Seconds as a JSON number printed with one decimal. */
@@ -907,12 +917,6 @@ struct json_object *jround(double v, int decimals);
 /* A string from a task or the host as a JSON string: the real string (utf8_escape), with no
  * raw control character (DEL and C1 included) in the printed JSON. */
 struct json_object *jstr_untrusted(const char *s, size_t n);
-/* A "not read: WHAT: WHY: what it costs" line for each source the report lacks: /dev/kmsg
- * (live, or a replay's capture that is there and unreadable), the perf counters (live),
- * /proc/cgroups, the kernel stacks of suspects. Nothing when everything was read. */
-void report_text_sources(const struct cgw_report *r, FILE *out);
-/* The text report of finding k alone, after a header line of the caller's. */
-void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
 
 /* ---- root.c ---- */
 

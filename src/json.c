@@ -1,0 +1,71 @@
+/* json.c: the JSON values every JSON writer shares: strings from tasks and the host, numbers
+ * rounded for people, and pretty printing. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <json-c/printbuf.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+/* A string as JSON, like json-c's own writer, but json-c writes DEL and the C1 controls
+ * U+0080..U+009F raw, and a terminal may act on C1 (xterm takes U+009B as CSI): these are
+ * escaped as \u00NN too, so printed JSON holds no raw control character. */
+static int jstr_serialize(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	static const char from[] = "\"\\/\b\f\n\r\t", to[] = "\"\\/bfnrt";
+	const unsigned char *s = (const unsigned char *)json_object_get_string(o);
+	size_t n = (size_t)json_object_get_string_len(o);
+	(void)level;
+	printbuf_strappend(pb, "\"");
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = s[i];
+		bool c1 = c == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f;
+		const char *f = c ? strchr(from, (int)c) : NULL;
+		char e[8];
+		if (c1)
+			c = s[++i];             /* U+0080..U+009F is C2 80..C2 9F */
+		if (f && (c != '/' || !(flags & JSON_C_TO_STRING_NOSLASHESCAPE))) {
+			e[0] = '\\';
+			e[1] = to[f - from];
+			printbuf_memappend(pb, e, 2);
+		} else if (c < 0x20 || c == 0x7f || c1) {
+			snprintf(e, sizeof(e), "\\u%04x", c);
+			printbuf_memappend(pb, e, 6);
+		} else {
+			printbuf_memappend(pb, (const char *)s + i, 1);
+		}
+	}
+	printbuf_strappend(pb, "\"");
+	return 0;
+}
+
+json_object *jstr_untrusted(const char *s, size_t n)
+{
+	char buf[4096];
+	json_object *o = json_object_new_string(utf8_escape(s, n, buf, sizeof(buf)));
+	json_object_set_serializer(o, jstr_serialize, NULL, NULL);
+	return o;
+}
+
+json_object *jround(double v, int decimals)
+{
+	char buf[48];
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
+}
+
+json_object *jseconds(double s)
+{
+	return jround(s, 1);
+}
+
+int json_write(json_object *o, FILE *out)
+{
+	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+	                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!txt)
+		return -ENOMEM;
+	fprintf(out, "%s\n", txt);
+	return ferror(out) ? -EIO : 0;
+}
