@@ -535,11 +535,32 @@ struct cgw_scan_opts {
 	struct cgw_history *history;      /* the daemon's sightings; NULL: one snapshot (check) */
 };
 
-/* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read or the
- * reader's own clock (/proc/self/sched) is unparsable (s->fatal then says why), or -ENOMEM
- * when memory ran out on the way (the scan is incomplete: not to be used; the daemon's
- * history is not committed). */
-int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
+/* A D or R thread as the walk read it, handed to the detector. */
+struct cgw_sighting {
+	const struct cgw_stat *st;
+	const struct cgw_sched *sc;       /* zeroed when it could not be used: */
+	int tgid;
+	double mono_ms;                   /* CLOCK_MONOTONIC when sched was read */
+	const char *sched_error;          /* why, or "" */
+};
+/* Decide about a sighting: the task kept (pushed with scan_push), or NULL. */
+typedef struct cgw_task *(*cgw_judge_fn)(struct cgw_scan *s, const struct cgw_scan_opts *o,
+                                         const struct cgw_sighting *g);
+/* Start a scan: the reader's own clock (/proc/self/sched), uptime, the host snapshot.
+ * Returns 0, -errno, -EINVAL (s->fatal says why) or -ENOMEM. */
+int scan_begin(struct cgw_scan *s, const struct cgw_scan_opts *o);
+/* Walk every thread under /proc: stat of each (counted, processes listed), sched of D and R
+ * ones, handed to judge; status of those judge keeps. Returns 0, -errno (no /proc) or
+ * -ECANCELED (SIGTERM/SIGINT pending). */
+int scan_walk(struct cgw_scan *s, const struct cgw_scan_opts *o, cgw_judge_fn judge);
+/* Read thread tid of tgid once more as the walk does (s->relook set meanwhile). */
+void scan_thread_again(struct cgw_scan *s, const struct cgw_scan_opts *o, int tgid, int tid,
+                       cgw_judge_fn judge);
+/* The reads of the kept tasks that can block on the hang (stack, wchan, cgroup, freezer
+ * state), each with the deadline, then user, unit and start time. 0 or -ECANCELED. */
+int scan_suspects(struct cgw_scan *s, const struct cgw_scan_opts *o);
+/* A new zeroed task at the end of s->t, or NULL with s->nomem set. */
+struct cgw_task *scan_push(struct cgw_scan *s);
 void scan_free(struct cgw_scan *s);
 
 /* ---- scan-read.c: the scan's reads that can fail ---- */
@@ -578,8 +599,6 @@ void detect_want_clock(struct cgw_scan *s, int cpu);
  * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
  * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
 struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
-/* A task's duration as one value and its bound. */
-struct cgw_dur task_dur(const struct cgw_task *t);
 /* Time every suspect on its own CPU's clock; drop those not past their threshold. */
 void detect_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o);
 /* The second look: read the suspects of kind which (SUSPECT_NONE: all) again; drop those
@@ -588,6 +607,14 @@ void detect_recheck(struct cgw_scan *s, enum cgw_suspect which);
 /* Keep a starved suspect only if it still has not run a moment later, and measure the share
  * of its CPU every runner there took (live only). */
 void detect_confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o);
+/* The judge of the walk: time a D or R thread and keep it as a task when it is a suspect. */
+struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o,
+                               const struct cgw_sighting *g);
+/* Scan every thread under /proc. Returns 0, or -errno when /proc cannot be read or the
+ * reader's own clock (/proc/self/sched) is unparsable (s->fatal then says why), or -ENOMEM
+ * when memory ran out on the way (the scan is incomplete: not to be used; the daemon's
+ * history is not committed). */
+int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 
 /* ---- task.c: what every stage says about a task ---- */
 
@@ -595,6 +622,8 @@ void detect_confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o);
 const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
 /* Does t's stack hold a frame named name (a trailing '*' matches a prefix)? */
 bool task_has_frame(const struct cgw_task *t, const char *name);
+/* A task's duration as one value and its bound. */
+struct cgw_dur task_dur(const struct cgw_task *t);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
 

@@ -99,11 +99,6 @@ struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms
 	return (struct cgw_now){ 0, BOUND_UNKNOWN };
 }
 
-struct cgw_dur task_dur(const struct cgw_task *t)
-{
-	return (struct cgw_dur){ t->blocked_s, t->bound };
-}
-
 /* The candidates' times against the clock of the CPU their exec_start is on, at their own
  * read (cpuclock.c). A time that is not known, or not past its threshold, drops the task. */
 void detect_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
@@ -246,4 +241,143 @@ void detect_confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		usleep(STARVE_CONFIRM_MS * 1000);
 	runner_shares(s, o);
 	detect_recheck(s, SUSPECT_STARVED);
+}
+
+/* One D or R thread as the walk read it: timed, and kept as a task when it is a suspect.
+ * A sched that could not be used leaves its time unknown: a D thread old enough to be past
+ * the threshold is still kept, with the reason. */
+struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o,
+                               const struct cgw_sighting *g)
+{
+	const struct cgw_stat *st = g->st;
+	const struct cgw_sched *sc = g->sc;
+	int tgid = g->tgid;
+	double mono = g->mono_ms;
+	const char *why = g->sched_error;
+	bool bad = why[0] != '\0';
+	struct cgw_seen w = { .tid = st->tid, .start_ticks = st->start_ticks };
+	seen_update(&w, o->history && !bad ? history_find(o->history, st->tid, st->start_ticks) : NULL,
+	            st->state, sc, st->cpu, mono);
+	if (o->history && !bad && !s->relook)
+		s->nomem |= history_add(o->history, &w) < 0;
+	double age = detect_age(s, st->start_ticks, mono);
+	struct cgw_now now = { s->live ? s->now_ms + (mono - s->now_mono_ms) : s->now_ms,
+	                       BOUND_EXACT };        /* the reader's own clock at this read */
+	struct cgw_dur d;
+	if (st->state == 'D' && w.exec_start_ms > 0 && (o->all || age < 0 || age >= o->blocked_s)) {
+		/* D tasks are few: timed on their own CPU's clock at once, for the CPU clocks drift
+		 * apart (cpuclock.c) and a first look on the reader's would be off by that much */
+		detect_want_clock(s, w.clock_cpu);
+		d = seen_duration(&w, scan_cpu_now(s, w.clock_cpu, mono), mono, age);
+	} else {
+		/* R tasks are many: a first look on the reader's clock, without the age test that
+		 * the drift could fail; the candidates' own clocks are read after the walk */
+		d = seen_duration(&w, now, mono, w.exec_start_ms > 0 ? -1 : age);
+		if (s->relook) {          /* the floor of its own CPU's clock knows better */
+			struct cgw_dur f = seen_duration(&w, scan_cpu_now(s, st->cpu, mono), mono, -1);
+			if (f.bound != BOUND_UNKNOWN && f.s > d.s)
+				d = f;
+		}
+	}
+	enum cgw_suspect sus = detect_suspect(st->state, d, o);
+	if (bad) {
+		/* counted as untimed, and reported (not as a finding) when it may be past the
+		 * threshold: a file that cannot be read makes no task vanish */
+		detect_count_untimed(s, st->state, d, age, o);
+		if (st->state == 'D' && (age < 0 || age >= o->blocked_s))
+			sus = SUSPECT_BLOCKED;
+	}
+	if (sus == SUSPECT_NONE) {
+		if (!bad)
+			detect_count_untimed(s, st->state, d, age, o);
+		return NULL;
+	}
+
+	struct cgw_task *t = scan_push(s);
+	if (!t)
+		return NULL;
+	t->tid = st->tid;
+	t->tgid = tgid;
+	t->ppid = st->ppid;
+	t->start_ticks = st->start_ticks;
+	t->state = st->state;
+	memcpy(t->comm, st->comm, sizeof(t->comm));
+	t->comm_len = st->comm_len;
+	t->flags = st->flags;
+	t->cpu = st->cpu;
+	t->policy = st->policy;
+	t->rt_priority = st->rt_priority;
+	t->exec_start_ms = sc->exec_start_ms;
+	t->seen = w;
+	t->read_mono_ms = mono;
+	t->now = now;
+	t->age_s = age;
+	t->blocked_s = d.s;
+	t->bound = d.bound;
+	t->suspect = sus;
+	snprintf(t->sched_error, sizeof(t->sched_error), "%s", why);
+	return t;
+}
+
+/* A runnable thread's first look is on the reader's clock, and CPU clocks drift apart: after a
+ * stall of the host (steal time, a soft lockup) by seconds, with the reader's behind. So a
+ * runner that the first look found fresh is looked at again when its own CPU's floor (the
+ * latest exec_start of a runnable task there, complete once the walk is done: same clock, a
+ * lower bound of now) shows it waiting past the threshold. */
+static void relook_runners(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
+	if (!s->live)
+		return;                   /* a replay has one clock, the capture's */
+	size_t n = s->nrunners;       /* a second look pushes no runner */
+	for (size_t i = 0; i < n; i++) {
+		const struct cgw_runner *r = &s->runners[i];
+		if (r->cpu < 0 || r->cpu >= CGW_MAX_CPUS || r->exec_start_ms <= 0 ||
+		    s->rq_latest[r->cpu].exec_start_ms - r->exec_start_ms < o->starved_s * 1000)
+			continue;
+		bool listed = false;
+		for (size_t k = 0; k < s->n && !listed; k++)
+			listed = s->t[k].tid == r->tid;
+		if (listed)
+			continue;
+		scan_thread_again(s, o, r->tgid, r->tid, detect_thread);
+	}
+}
+
+int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
+	uint64_t t0 = now_usec();
+	int r = scan_begin(s, o);
+	if (r < 0)
+		return r;
+	if (o->fdcache)
+		fdcache_begin(o->fdcache);
+	if (o->history)
+		history_begin(o->history);
+	r = scan_walk(s, o, detect_thread);
+	if (r == 0 && !s->nomem)
+		relook_runners(s, o);
+	if (o->fdcache)
+		fdcache_end(o->fdcache);
+	if (r < 0)
+		return r;
+	if (s->nomem) {                       /* incomplete: not a picture of the host */
+		snprintf(s->fatal, sizeof(s->fatal), "out of memory after %zu threads: the scan "
+		         "is incomplete and not used", s->threads);
+		return -ENOMEM;
+	}
+	if (o->history)
+		history_commit(o->history);
+
+	detect_clocks(s, o);
+	detect_confirm_starved(s, o);
+	if ((r = scan_suspects(s, o)) < 0)
+		return r;
+	detect_recheck(s, SUSPECT_NONE);
+	s->scan_usec = now_usec() - t0;
+	if (s->nomem) {
+		snprintf(s->fatal, sizeof(s->fatal), "out of memory reading the suspects: the scan "
+		         "is incomplete and not used");
+		return -ENOMEM;
+	}
+	return 0;
 }

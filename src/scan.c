@@ -44,7 +44,7 @@ static bool vanished(ssize_t r)
 	return r == -ENOENT || r == -ESRCH;
 }
 
-static struct cgw_task *scan_push(struct cgw_scan *s)
+struct cgw_task *scan_push(struct cgw_scan *s)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
@@ -104,12 +104,12 @@ static void runner_push(struct cgw_scan *s, const struct cgw_stat *st,
 	r->share = -1;
 }
 
-/* One thread: stat always; sched and status for D and R. A stat that cannot be parsed, or
- * that names another tid than its directory, is not used: the thread is skipped and the file
- * named. A sched that cannot be parsed leaves the thread's time unknown: it is still counted,
- * and a D thread old enough to be past the threshold is still reported, with the reason. */
+/* One thread: stat always; sched for D and R, which judge (the detector) then times and keeps
+ * as a task or not; status for the tasks kept. A stat that cannot be parsed, or that names
+ * another tid than its directory, is not used: the thread is skipped and the file named. A
+ * sched that cannot be parsed is named, and judge is told why. */
 static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int taskfd, int tgid,
-                        const char *tidname)
+                        const char *tidname, cgw_judge_fn judge)
 {
 	char path[320], buf[STAT_BUF], where[128];
 	ssize_t r;
@@ -161,75 +161,17 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 		scan_unreadable(s, where, "%s; its time is unknown", why);
 		memset(&sc, 0, sizeof(sc));   /* nothing of it is used */
 	}
-	bool bad = why[0] != '\0';
 	double mono = mono_ms();
-	struct cgw_seen w = { .tid = st.tid, .start_ticks = st.start_ticks };
-	seen_update(&w, o->history && !bad ? history_find(o->history, st.tid, st.start_ticks) : NULL,
-	            st.state, &sc, st.cpu, mono);
-	if (o->history && !bad && !s->relook)
-		s->nomem |= history_add(o->history, &w) < 0;
-	if (st.state == 'R' && !s->relook) {
+	if (st.state == 'R' && !s->relook) {   /* every runnable thread: who gets the CPUs */
 		if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
 		    sc.exec_start_ms > s->rq_latest[st.cpu].exec_start_ms)
 			s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
 		runner_push(s, &st, &sc, tgid);
 	}
-	double age = detect_age(s, st.start_ticks, mono);
-	struct cgw_now now = { s->live ? s->now_ms + (mono - s->now_mono_ms) : s->now_ms,
-	                       BOUND_EXACT };        /* the reader's own clock at this read */
-	struct cgw_dur d;
-	if (st.state == 'D' && w.exec_start_ms > 0 && (o->all || age < 0 || age >= o->blocked_s)) {
-		/* D tasks are few: timed on their own CPU's clock at once, for the CPU clocks drift
-		 * apart (cpuclock.c) and a first look on the reader's would be off by that much */
-		detect_want_clock(s, w.clock_cpu);
-		d = seen_duration(&w, scan_cpu_now(s, w.clock_cpu, mono), mono, age);
-	} else {
-		/* R tasks are many: a first look on the reader's clock, without the age test that
-		 * the drift could fail; the candidates' own clocks are read after the walk */
-		d = seen_duration(&w, now, mono, w.exec_start_ms > 0 ? -1 : age);
-		if (s->relook) {          /* the floor of its own CPU's clock knows better */
-			struct cgw_dur f = seen_duration(&w, scan_cpu_now(s, st.cpu, mono), mono, -1);
-			if (f.bound != BOUND_UNKNOWN && f.s > d.s)
-				d = f;
-		}
-	}
-	enum cgw_suspect sus = detect_suspect(st.state, d, o);
-	if (bad) {
-		/* counted as untimed, and reported (not as a finding) when it may be past the
-		 * threshold: a file that cannot be read makes no task vanish */
-		detect_count_untimed(s, st.state, d, age, o);
-		if (st.state == 'D' && (age < 0 || age >= o->blocked_s))
-			sus = SUSPECT_BLOCKED;
-	}
-	if (sus == SUSPECT_NONE) {
-		if (!bad)
-			detect_count_untimed(s, st.state, d, age, o);
-		return;
-	}
-
-	struct cgw_task *t = scan_push(s);
+	struct cgw_sighting g = { &st, &sc, tgid, mono, why };
+	struct cgw_task *t = judge(s, o, &g);
 	if (!t)
 		return;
-	t->tid = st.tid;
-	t->tgid = tgid;
-	t->ppid = st.ppid;
-	t->start_ticks = st.start_ticks;
-	t->state = st.state;
-	memcpy(t->comm, st.comm, sizeof(t->comm));
-	t->comm_len = st.comm_len;
-	t->flags = st.flags;
-	t->cpu = st.cpu;
-	t->policy = st.policy;
-	t->rt_priority = st.rt_priority;
-	t->exec_start_ms = sc.exec_start_ms;
-	t->seen = w;
-	t->read_mono_ms = mono;
-	t->now = now;
-	t->age_s = age;
-	t->blocked_s = d.s;
-	t->bound = d.bound;
-	t->suspect = sus;
-	snprintf(t->sched_error, sizeof(t->sched_error), "%s", why);
 
 	snprintf(path, sizeof(path), "%s/status", tidname);
 	struct cgw_status stt;
@@ -308,42 +250,8 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 	free(buf);
 }
 
-/* A runnable thread's first look is on the reader's clock, and CPU clocks drift apart: after a
- * stall of the host (steal time, a soft lockup) by seconds, with the reader's behind. So a
- * runner that the first look found fresh is looked at again when its own CPU's floor (the
- * latest exec_start of a runnable task there, complete once the walk is done: same clock, a
- * lower bound of now) shows it waiting past the threshold. */
-static void relook_runners(struct cgw_scan *s, const struct cgw_scan_opts *o)
+int scan_begin(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
-	if (!s->live)
-		return;                   /* a replay has one clock, the capture's */
-	size_t n = s->nrunners;       /* a second look pushes no runner */
-	for (size_t i = 0; i < n; i++) {
-		const struct cgw_runner *r = &s->runners[i];
-		if (r->cpu < 0 || r->cpu >= CGW_MAX_CPUS || r->exec_start_ms <= 0 ||
-		    s->rq_latest[r->cpu].exec_start_ms - r->exec_start_ms < o->starved_s * 1000)
-			continue;
-		bool listed = false;
-		for (size_t k = 0; k < s->n && !listed; k++)
-			listed = s->t[k].tid == r->tid;
-		if (listed)
-			continue;
-		char path[64], tid[16];
-		snprintf(path, sizeof(path), "/proc/%d/task", r->tgid);
-		snprintf(tid, sizeof(tid), "%d", r->tid);
-		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			continue;             /* gone */
-		s->relook = true;
-		scan_thread(s, o, fd, r->tgid, tid);
-		s->relook = false;
-		close(fd);
-	}
-}
-
-int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
-{
-	uint64_t t0 = now_usec();
 	char buf[FILE_BUF];
 	s->live = o->self_tgid != 0;
 	ssize_t r = read_small_file("/proc/self/sched", buf, sizeof(buf));
@@ -380,23 +288,20 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		snprintf(s->fatal, sizeof(s->fatal), "out of memory: the scan was not started");
 		return -ENOMEM;
 	}
-
 	host_read(s, o->read_timeout_ms);
+	return 0;
+}
 
+int scan_walk(struct cgw_scan *s, const struct cgw_scan_opts *o, cgw_judge_fn judge)
+{
 	DIR *proc = opendir("/proc");
 	if (!proc)
 		return -errno;
-	if (o->fdcache)
-		fdcache_begin(o->fdcache);
-	if (o->history)
-		history_begin(o->history);
 	struct dirent *de;
 	unsigned seen = 0;
 	while ((de = readdir(proc))) {
 		if ((++seen & 255) == 0 && cgw_stop_pending()) {
 			closedir(proc);
-			if (o->fdcache)
-				fdcache_end(o->fdcache);
 			return -ECANCELED;        /* the daemon is stopping */
 		}
 		char *end;
@@ -418,37 +323,36 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		struct dirent *te;
 		while ((te = readdir(task)))
 			if (te->d_name[0] >= '0' && te->d_name[0] <= '9')
-				scan_thread(s, o, dirfd(task), (int)pid, te->d_name);
+				scan_thread(s, o, dirfd(task), (int)pid, te->d_name, judge);
 		closedir(task);
 	}
 	closedir(proc);
-	if (!s->nomem)
-		relook_runners(s, o);
-	if (o->fdcache)
-		fdcache_end(o->fdcache);
-	if (s->nomem) {                       /* incomplete: not a picture of the host */
-		snprintf(s->fatal, sizeof(s->fatal), "out of memory after %zu threads: the scan "
-		         "is incomplete and not used", s->threads);
-		return -ENOMEM;
-	}
-	if (o->history)
-		history_commit(o->history);
+	return 0;
+}
 
-	detect_clocks(s, o);
-	detect_confirm_starved(s, o);
+void scan_thread_again(struct cgw_scan *s, const struct cgw_scan_opts *o, int tgid, int tid,
+                       cgw_judge_fn judge)
+{
+	char path[64], name[16];
+	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+	snprintf(name, sizeof(name), "%d", tid);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;                       /* gone */
+	s->relook = true;
+	scan_thread(s, o, fd, tgid, name, judge);
+	s->relook = false;
+	close(fd);
+}
+
+int scan_suspects(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
 	for (size_t i = 0; i < s->n; i++) {
 		if (cgw_stop_pending())
 			return -ECANCELED;
 		scan_suspect(s, &s->t[i], o->read_timeout_ms);
 	}
 	procdetail_fill(s, o->read_timeout_ms);
-	detect_recheck(s, SUSPECT_NONE);
-	s->scan_usec = now_usec() - t0;
-	if (s->nomem) {
-		snprintf(s->fatal, sizeof(s->fatal), "out of memory reading the suspects: the scan "
-		         "is incomplete and not used");
-		return -ENOMEM;
-	}
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* task.c: what every stage says about a task: its name, whether its stack holds a frame,
- * its scheduling policy's name. */
+ * how long it has been stuck, its scheduling policy's name. */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +22,11 @@ bool task_has_frame(const struct cgw_task *t, const char *name)
 		           : strcmp(t->frames[i].name, name) == 0)
 			return true;
 	return false;
+}
+
+struct cgw_dur task_dur(const struct cgw_task *t)
+{
+	return (struct cgw_dur){ t->blocked_s, t->bound };
 }
 
 static const char *const policy_names[] = {
