@@ -219,14 +219,39 @@ int parse_kworker(const char *comm, size_t len, struct cgw_kworker *out);
  * "" when none. Writes into out (cap bytes) and returns out. */
 char *cgroup_unit(const char *path, char *out, size_t cap);
 
-/* One line of /proc/PID/mountinfo: mount point (unescaped), file system type, super options. */
-struct mountinfo_ent { char mnt[1024]; char fstype[64]; char sopts[1024]; };
+/* One line of /proc/PID/mountinfo: mount point (unescaped), its device (major:minor), file
+ * system type, super options. */
+struct mountinfo_ent { char mnt[1024]; char dev[32]; char fstype[64]; char sopts[1024]; };
 /* The next mount of the mountinfo text at *pos (advanced past it). Returns 1, or 0 at the end.
  * Lines that are not mountinfo lines are skipped. */
 int mountinfo_next(const char **pos, struct mountinfo_ent *out);
 /* /proc/self/mountinfo: mount point of the v1 hierarchy with `controller` in its super
  * options (or "name=x"), or of cgroup2 when controller is NULL. Returns 0 or -ENOENT. */
 int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, size_t cap);
+
+/* ---- parse-syscall.c: which file a blocked task waits on (pure) ---- */
+
+/* /proc/TID/syscall: the syscall number and its six arguments. */
+struct cgw_syscall { long nr; unsigned long arg[6]; };
+/* Parse "257 0xffffff9c 0x7ffd1000 0x0 0x0 0x0 0x0 0x7ffd0f00 0x7f12..." (nr, six arguments,
+ * stack and program counter). Returns 1 when the task is in a syscall, 0 when that is not
+ * known ("running", or "-1 sp pc": not in a syscall; nr is then -1), -EINVAL otherwise. */
+int parse_syscall_line(const char *buf, struct cgw_syscall *out);
+/* How a syscall names the file it works on: not at all, an fd in argument 0, a path in
+ * argument 0, or a directory fd in argument 0 and a path (relative to it) in argument 1. */
+enum sys_file { SYSF_NONE = 0, SYSF_FD, SYSF_PATH, SYSF_AT };
+struct sys_info { const char *name; enum sys_file kind; };
+/* The name ("statx") and kind of syscall nr on this architecture; name NULL when the syscall
+ * names no file cgwatch follows. */
+struct sys_info syscall_info(long nr);
+/* path made absolute (relative to base, an absolute path, when it is relative) and cleaned
+ * lexically ("//", "." and ".." components) into out (cap bytes). Returns 0, -EINVAL (no
+ * absolute base) or -ENAMETOOLONG. */
+int path_join(const char *base, const char *path, char *out, size_t cap);
+/* The mount holding the absolute path in mountinfo text: the longest mount point that is
+ * path or a directory above it (of equal ones the last listed, which is on top). Returns 0
+ * with *out, or -ENOENT. */
+int mount_of_path(const char *mountinfo, const char *path, struct mountinfo_ent *out);
 
 /* ---- deadline.c: reads that can block on what they watch ---- */
 
@@ -463,6 +488,11 @@ struct cgw_task {
 	const struct cgw_sig *sig;
 	enum cgw_sev severity;
 	bool *marks;                      /* per frame: matched the signature */
+	/* the file a D suspect waits on (waitfile.c): its syscall, the path (malloc'd, NULL when
+	 * not known) and the mount holding it (mount point malloc'd, NULL when not known) */
+	bool sys_known; long sys_nr;
+	char *wait_path, *wait_mnt;
+	char wait_dev[32], wait_fstype[64];
 };
 
 struct cgw_topology {
@@ -580,8 +610,10 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
 
 /* ---- classify.c ---- */
 
+#define CGW_CAUSE_MAX 1056            /* "mount " and a mount point, with room to spare */
 struct cgw_finding {
 	const struct cgw_sig *sig;
+	char cause[CGW_CAUSE_MAX];        /* what its tasks wait on (task_cause), "" when unknown */
 	enum cgw_sev severity;
 	size_t *tasks; size_t ntasks;     /* indexes into scan->t, longest-blocked first */
 	size_t *chain; size_t nchain;     /* waiters, outermost first (a correlator's); else tasks */
@@ -618,6 +650,21 @@ ssize_t report_finding_of(const struct cgw_report *r, size_t idx);
 /* Highest finding severity (SEV_NONE when there are none). */
 enum cgw_sev report_max_severity(const struct cgw_report *r);
 
+/* ---- cause.c: what a suspect's wait is on, the key of its finding and incident ---- */
+
+/* The cause of t (its signature set): "cgroup PATH" when frozen, "workqueue NAME" for a
+ * signature naming its workqueue, "flush by CALLER" for a workqueue correlator's flusher (the
+ * frame below the flush frames), "mount MOUNTPOINT" for a file system wait whose mount is
+ * known; else "". Raw bytes (a path may hold any): escape on output. Returns out. */
+char *task_cause(const struct cgw_task *t, char *out, size_t cap);
+/* The first frame outside the flush frames above the innermost one, or NULL. */
+const char *flush_caller(const struct cgw_task *t);
+/* Is c a cause task_cause could make (a known kind, then a path or a name)? */
+bool cause_ok(const char *c);
+/* Append "PID N waits in statx on PATH, on the fuse mount MNT (connection 0:53)\n" when t's
+ * syscall and its path or mount are known; nothing otherwise. */
+void cause_evidence(struct strbuf *ev, const struct cgw_task *t);
+
 /* ---- diagnose.c: the diagnosis stage ---- */
 
 /* Called by diagnose() once the findings are known, to set r->rates (and r->rates_skipped)
@@ -653,6 +700,7 @@ struct inc_event { double time; enum inc_state state; enum cgw_sev severity; siz
                    double blocked_s; };
 struct incident {
 	char id[176], sig[128];            /* ids of the library are at most 64 characters */
+	char cause[CGW_CAUSE_MAX];         /* with sig, the key: its findings' cause, "" none */
 	enum cgw_sev severity;
 	bool escalated;
 	double opened_at, escalated_at, resolved_at, last_event_at;   /* epoch */

@@ -766,6 +766,8 @@ void scan_free(struct cgw_scan *s)
 	for (size_t i = 0; i < s->n; i++) {
 		frames_free(s->t[i].frames, s->t[i].nframes);
 		free(s->t[i].marks);
+		free(s->t[i].wait_path);
+		free(s->t[i].wait_mnt);
 	}
 	free(s->t);
 	free(s->procs);
