@@ -320,6 +320,13 @@ static void test_journal_stderr(void **state)
 	journal_line(&i, INC_OPENED, &rc, out, sizeof(out));
 	assert_non_null(strstr(out, "CGWATCH_COMM=x] PRIORITY=0\\n CGWATCH_UNIT="));
 	assert_int_equal(strchr(out, '\n') - out, (long)strlen(out) - 1);
+	assert_null(strstr(out, "CGWATCH_CAUSE="));         /* none without a cause */
+	/* a cause, C-escaped as the names are, after the other CGWATCH_ fields */
+	snprintf(i.cause, sizeof(i.cause), "mount /mnt/a b\n] PRIORITY=0");
+	journal_line(&i, INC_OPENED, &rc, out, sizeof(out));
+	assert_non_null(strstr(out, " CGWATCH_BUNDLE= CGWATCH_CAUSE=mount /mnt/a b\\n] PRIORITY=0 "
+	                       "MESSAGE_ID="));
+	assert_int_equal(strchr(out, '\n') - out, (long)strlen(out) - 1);
 }
 
 /* ---- sig_message_id ---- */
