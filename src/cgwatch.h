@@ -263,6 +263,9 @@ int mount_of_path(const char *mountinfo, const char *path, struct mountinfo_ent 
  * -ECANCELED (SIGTERM/SIGINT pending), -EBUSY (DL_MAX_STUCK threads already stuck) or
  * -ENOMEM (no memory for its buffer: cap bytes more). */
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
+/* dl_read_file, but one pread of at most cap-1 bytes at offset off (off < 0: the whole file,
+ * as dl_read_file). For /proc/PID/mem, whose reads can wait on the task's mmap lock. */
+ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsigned timeout_ms);
 /* Run fn(arg) on the worker thread with a deadline. Returns 0; or -ETIMEDOUT (-ECANCELED
  * when SIGTERM/SIGINT is pending): the worker is abandoned, owns arg and calls release(arg)
  * when fn returns; or -ECANCELED/-EBUSY/-ENOMEM before starting, arg released. One caller
@@ -547,6 +550,9 @@ struct cgw_scan {
 	bool nomem;                       /* an allocation failed: the scan is incomplete, and
 	                                     scan_run returns -ENOMEM */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
+	char *mountinfo;                  /* /proc/self/mountinfo, read when a suspect first needed
+	                                     a mount (waitfile.c); NULL before or when unreadable */
+	bool mountinfo_tried;
 };
 
 struct cgw_scan_opts {
@@ -565,6 +571,9 @@ struct cgw_scan_opts {
  * out in this scan it is skipped (-ETIME). Otherwise as dl_read_file(). */
 ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
                   unsigned timeout_ms);
+/* scan_read of one pread at offset off (dl_pread_file). */
+ssize_t scan_pread(struct cgw_scan *s, const char *path, off_t off, char *buf, size_t cap,
+                   unsigned timeout_ms);
 /* The scheduler clock of cpu (se.exec_start's clock there) at CLOCK_MONOTONIC time
  * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
  * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
@@ -582,6 +591,13 @@ struct cgw_dur task_dur(const struct cgw_task *t);
  * history is not committed). */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 void scan_free(struct cgw_scan *s);
+
+/* ---- waitfile.c: the file a blocked suspect waits on ---- */
+
+/* For a D suspect (not a kernel thread): its syscall (/proc/TID/syscall), the path it names
+ * (the fd's link, or the string in its memory: live only, with the deadline), and the mount
+ * holding it (s->mountinfo, read on first need) into t's sys_ and wait_ fields. */
+void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
 
 /* ---- topology.c: the CPU layout (isolated, nohz_full, housekeeping) ---- */
 

@@ -364,7 +364,8 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	}
 }
 
-/* The reads that can block on the hang: stack, wchan, cgroup, freezer state. */
+/* The reads that can block on the hang: stack, wchan, cgroup, freezer state, the memory of
+ * a task (the path its syscall names, waitfile.c). */
 /* Deadline reads that time out in one scan before the rest of its risky reads are skipped:
  * each costs read_timeout, and the daemon's loop must come round well within WatchdogSec. */
 #define SCAN_MAX_TIMEOUTS 3
@@ -372,9 +373,15 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
                          unsigned timeout_ms)
 {
+	return scan_pread(s, path, -1, buf, cap, timeout_ms);
+}
+
+ssize_t scan_pread(struct cgw_scan *s, const char *path, off_t off, char *buf, size_t cap,
+                   unsigned timeout_ms)
+{
 	if (s->timeouts >= SCAN_MAX_TIMEOUTS)
 		return -ETIME;
-	ssize_t r = dl_read_file(path, buf, cap, timeout_ms);
+	ssize_t r = dl_pread_file(path, off, buf, cap, timeout_ms);
 	if (r == -ETIMEDOUT)
 		s->timeouts++;
 	return r;
@@ -443,6 +450,7 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 		}
 	}
 	free(buf);
+	waitfile_read(s, t, timeout_ms);
 }
 
 struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms)
@@ -775,5 +783,6 @@ void scan_free(struct cgw_scan *s)
 	free(s->clocks);
 	free(s->runners);
 	free(s->unreadable);
+	free(s->mountinfo);
 	memset(s, 0, sizeof(*s));
 }
