@@ -50,6 +50,9 @@ void sb_free(struct strbuf *b);
 /* Read a whole (small) file into buf (NUL-terminated, at most cap-1 bytes).
  * Returns bytes read or -errno. Not for files that can block: see deadline.c. */
 ssize_t read_small_file(const char *path, char *buf, size_t cap);
+/* One read (off < 0) or one pread at off of name, relative to dirfd (AT_FDCWD), into buf
+ * (cap-1 bytes at most, NUL-terminated). Returns bytes read or -errno. */
+ssize_t read_once_at(int dirfd, const char *name, off_t off, char *buf, size_t cap);
 
 /* Write s into out (capacity cap) C-escaped: \n \t \r \" \\ and \xNN for other control
  * and non-ASCII bytes, so the result is printable ASCII. Truncates safely. Returns out. */

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cgwatch.h"
 
@@ -206,29 +205,11 @@ struct dl_read {
 	ssize_t r;
 };
 
-/* One pread of cap-1 bytes at off, NUL-terminated: bytes read or -errno. */
-static ssize_t pread_once(const char *path, off_t off, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t r;
-	do
-		r = pread(fd, buf, cap - 1, off);
-	while (r < 0 && errno == EINTR);
-	int e = errno;
-	close(fd);
-	if (r < 0)
-		return -e;
-	buf[r] = '\0';
-	return r;
-}
-
 static void dl_read_fn(void *p)
 {
 	struct dl_read *d = p;
 	d->r = d->off < 0 ? read_small_file(d->path, d->buf, d->cap)
-	                  : pread_once(d->path, d->off, d->buf, d->cap);
+	                  : read_once_at(AT_FDCWD, d->path, d->off, d->buf, d->cap);
 }
 
 static void dl_read_release(void *p)

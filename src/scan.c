@@ -24,19 +24,7 @@
 /* Read dirfd-relative file; -errno on failure. */
 static ssize_t read_at(int dirfd, const char *name, char *buf, size_t cap)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t r;
-	do
-		r = read(fd, buf, cap - 1);
-	while (r < 0 && errno == EINTR);
-	int e = errno;
-	close(fd);
-	if (r < 0)
-		return -e;
-	buf[r] = '\0';
-	return r;
+	return read_once_at(dirfd, name, -1, buf, cap);
 }
 
 static bool vanished(ssize_t r)

@@ -214,11 +214,7 @@ static void test_good_loads(void **state)
 	          "\"overflow\": [[7, 1000]]}, " OTHER ", {\"id\": \"" T0_ID "-fuse-wait-2\", "
 	          GOOD_SIG ", " GOOD_REST "}");
 	struct cgw_incidents got = { 0 };
-	size_t dropped = 0;
-	struct errbuf e;
-	assert_int_equal(incidents_load(&got, path, "b", &dropped, errbuf_open(&e)), 0);
-	assert_string_equal(errbuf_text(&e), "");
-	errbuf_close(&e);
+	unit_load_clean(&got, path, "b");
 	assert_int_equal(got.n, 3);
 	assert_int_equal(got.v[0].ntasks, 1);
 	assert_int_equal(got.v[0].tasks[0].tid, 5);
@@ -314,11 +310,7 @@ static void test_cause_roundtrip(void **state)
 	assert_true(tmpdir_get(dir, "incidents.json", txt, sizeof(txt)) > 0);
 	assert_null(strchr(txt, '\x1b'));
 	struct cgw_incidents got = { 0 };
-	size_t dropped = 0;
-	struct errbuf e;
-	assert_int_equal(incidents_load(&got, path, "b", &dropped, errbuf_open(&e)), 0);
-	assert_string_equal(errbuf_text(&e), "");
-	errbuf_close(&e);
+	unit_load_clean(&got, path, "b");
 	assert_int_equal(got.n, 2);
 	assert_string_equal(got.v[0].cause, cause);
 	assert_string_equal(got.v[1].cause, "");
@@ -336,6 +328,8 @@ static void test_cause_roundtrip(void **state)
 		snprintf(both, sizeof(both), "{" GOOD_ID ", " GOOD_SIG ", " GOOD_REST ", %s}, " OTHER,
 		         bad[k]);
 		put_state(dir, both);
+		size_t dropped = 0;
+		struct errbuf e;
 		assert_int_equal(incidents_load(&got, path, "b", &dropped, errbuf_open(&e)), 0);
 		assert_err_has(&e, "incident 0: cause");
 		errbuf_close(&e);
