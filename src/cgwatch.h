@@ -553,9 +553,10 @@ struct cgw_scan {
 	bool nomem;                       /* an allocation failed: the scan is incomplete, and
 	                                     scan_run returns -ENOMEM */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
-	char *mountinfo;                  /* /proc/self/mountinfo, read when a suspect first needed
-	                                     a mount (waitfile.c); NULL before or when unreadable */
-	bool mountinfo_tried;
+	/* the mountinfo of each mount namespace a suspect needed a mount in (waitfile.c), read
+	 * once per scan: key the ns/mnt link ("" in a replay: the tree's proc/self/mountinfo),
+	 * text NULL when unreadable */
+	struct cgw_mntns { char ns[64]; char *text; } *mntns; size_t nmntns;
 };
 
 struct cgw_scan_opts {
@@ -599,7 +600,7 @@ void scan_free(struct cgw_scan *s);
 
 /* For a D suspect (not a kernel thread): its syscall (/proc/TID/syscall), the path it names
  * (the fd's link, or the string in its memory: live only, with the deadline), and the mount
- * holding it (s->mountinfo, read on first need) into t's sys_ and wait_ fields. */
+ * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
 
 /* ---- topology.c: the CPU layout (isolated, nohz_full, housekeeping) ---- */

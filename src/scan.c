@@ -771,6 +771,8 @@ void scan_free(struct cgw_scan *s)
 	free(s->clocks);
 	free(s->runners);
 	free(s->unreadable);
-	free(s->mountinfo);
+	for (size_t i = 0; i < s->nmntns; i++)
+		free(s->mntns[i].text);
+	free(s->mntns);
 	memset(s, 0, sizeof(*s));
 }

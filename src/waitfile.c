@@ -3,8 +3,9 @@
  * fd link (read, fstat, getdents64, ...) or the path in the task's memory (stat, openat,
  * statx, ...; live only, through a deadline read: /proc/PID/mem waits on the task's mmap
  * lock), made absolute against the directory fd or the cwd, then the longest mount point
- * above it in /proc/self/mountinfo, read once per scan when first needed. A replay (--root)
- * reads the tree's syscall file and fd links, never memory. */
+ * above it in the mountinfo of the task's mount namespace, read once per namespace and scan
+ * when first needed. A replay (--root) reads the tree's syscall file, fd links and
+ * proc/self/mountinfo, never memory. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -60,29 +61,63 @@ static bool mem_string(struct cgw_scan *s, const struct cgw_task *t, unsigned lo
 	return n > 0 && strlen(out) < (size_t)n;   /* a NUL within what was read */
 }
 
-/* /proc/self/mountinfo into s->mountinfo, once per scan. */
-static const char *scan_mountinfo(struct cgw_scan *s, unsigned timeout_ms)
+#define MNTNS_MAX 32                   /* mount namespaces whose mountinfo one scan keeps */
+
+/* The whole of path (mountinfo), read with the deadline into a buffer grown as needed;
+ * NULL when it cannot be read (said, for the report). */
+static char *read_grow(struct cgw_scan *s, const char *path, unsigned timeout_ms)
 {
-	if (s->mountinfo_tried)
-		return s->mountinfo;
-	s->mountinfo_tried = true;
 	for (size_t cap = 64 << 10; cap <= MOUNTINFO_MAX; cap *= 4) {
 		char *buf = malloc(cap);
 		if (!buf) {
 			s->nomem = true;
 			return NULL;
 		}
-		ssize_t n = scan_read(s, "/proc/self/mountinfo", buf, cap, timeout_ms);
+		ssize_t n = scan_read(s, path, buf, cap, timeout_ms);
 		if (n >= 0 && (size_t)n < cap - 1)
-			return s->mountinfo = buf;
+			return buf;
 		free(buf);
 		if (n < 0) {
-			scan_unreadable(s, "/proc/self/mountinfo", "%s; the mounts suspects wait on "
-			                "are not named", strerror((int)-n));
+			if (n != -ENOENT && n != -ESRCH)
+				scan_unreadable(s, path, "%s; the mounts suspects wait on are not named",
+				                strerror((int)-n));
 			return NULL;
 		}
 	}
 	return NULL;
+}
+
+/* The mountinfo of t's mount namespace, read once per namespace and scan. Paths a task names
+ * are in its namespace, not in cgwatch's (the service's has a /tmp and a /home of its own).
+ * A replay's tree has no ns links: its proc/self/mountinfo stands for the host's. */
+static const char *task_mountinfo(struct cgw_scan *s, const struct cgw_task *t,
+                                  unsigned timeout_ms)
+{
+	char key[64] = "", p[96];
+	if (s->live) {
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/ns/mnt", t->tgid, t->tid);
+		ssize_t n = readlink(p, key, sizeof(key) - 1);
+		if (n <= 0)
+			return NULL;              /* gone, or not ours to see */
+		key[n] = '\0';
+	}
+	for (size_t i = 0; i < s->nmntns; i++)
+		if (strcmp(s->mntns[i].ns, key) == 0)
+			return s->mntns[i].text;
+	if (s->nmntns == MNTNS_MAX)
+		return NULL;
+	if (!s->mntns && !(s->mntns = calloc(MNTNS_MAX, sizeof(*s->mntns)))) {
+		s->nomem = true;
+		return NULL;
+	}
+	if (s->live)
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/mountinfo", t->tgid, t->tid);
+	else
+		snprintf(p, sizeof(p), "/proc/self/mountinfo");
+	struct cgw_mntns *m = &s->mntns[s->nmntns++];
+	snprintf(m->ns, sizeof(m->ns), "%s", key);
+	m->text = read_grow(s, p, timeout_ms);     /* NULL too is kept: not read again */
+	return m->text;
 }
 
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
@@ -119,7 +154,7 @@ void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 	if (!have)
 		goto out;
 	t->wait_path = try_strdup(path);
-	const char *mi = scan_mountinfo(s, timeout_ms);
+	const char *mi = task_mountinfo(s, t, timeout_ms);
 	struct mountinfo_ent *e = malloc(sizeof(*e));
 	if (!e)
 		s->nomem = true;
