@@ -50,6 +50,9 @@ void sb_free(struct strbuf *b);
 /* Read a whole (small) file into buf (NUL-terminated, at most cap-1 bytes).
  * Returns bytes read or -errno. Not for files that can block: see deadline.c. */
 ssize_t read_small_file(const char *path, char *buf, size_t cap);
+/* One read (off < 0) or one pread at off of name, relative to dirfd (AT_FDCWD), into buf
+ * (cap-1 bytes at most, NUL-terminated). Returns bytes read or -errno. */
+ssize_t read_once_at(int dirfd, const char *name, off_t off, char *buf, size_t cap);
 
 /* Write s into out (capacity cap) C-escaped: \n \t \r \" \\ and \xNN for other control
  * and non-ASCII bytes, so the result is printable ASCII. Truncates safely. Returns out. */
@@ -219,14 +222,39 @@ int parse_kworker(const char *comm, size_t len, struct cgw_kworker *out);
  * "" when none. Writes into out (cap bytes) and returns out. */
 char *cgroup_unit(const char *path, char *out, size_t cap);
 
-/* One line of /proc/PID/mountinfo: mount point (unescaped), file system type, super options. */
-struct mountinfo_ent { char mnt[1024]; char fstype[64]; char sopts[1024]; };
+/* One line of /proc/PID/mountinfo: mount point (unescaped), its device (major:minor), file
+ * system type, super options. */
+struct mountinfo_ent { char mnt[1024]; char dev[32]; char fstype[64]; char sopts[1024]; };
 /* The next mount of the mountinfo text at *pos (advanced past it). Returns 1, or 0 at the end.
  * Lines that are not mountinfo lines are skipped. */
 int mountinfo_next(const char **pos, struct mountinfo_ent *out);
 /* /proc/self/mountinfo: mount point of the v1 hierarchy with `controller` in its super
  * options (or "name=x"), or of cgroup2 when controller is NULL. Returns 0 or -ENOENT. */
 int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, size_t cap);
+
+/* ---- parse-syscall.c: which file a blocked task waits on (pure) ---- */
+
+/* /proc/TID/syscall: the syscall number and its six arguments. */
+struct cgw_syscall { long nr; unsigned long arg[6]; };
+/* Parse "257 0xffffff9c 0x7ffd1000 0x0 0x0 0x0 0x0 0x7ffd0f00 0x7f12..." (nr, six arguments,
+ * stack and program counter). Returns 1 when the task is in a syscall, 0 when that is not
+ * known ("running", or "-1 sp pc": not in a syscall; nr is then -1), -EINVAL otherwise. */
+int parse_syscall_line(const char *buf, struct cgw_syscall *out);
+/* How a syscall names the file it works on: not at all, an fd in argument 0, a path in
+ * argument 0, or a directory fd in argument 0 and a path (relative to it) in argument 1. */
+enum sys_file { SYSF_NONE = 0, SYSF_FD, SYSF_PATH, SYSF_AT };
+struct sys_info { const char *name; enum sys_file kind; };
+/* The name ("statx") and kind of syscall nr on this architecture; name NULL when the syscall
+ * names no file cgwatch follows. */
+struct sys_info syscall_info(long nr);
+/* path made absolute (relative to base, an absolute path, when it is relative) and cleaned
+ * lexically ("//", "." and ".." components) into out (cap bytes). Returns 0, -EINVAL (no
+ * absolute base) or -ENAMETOOLONG. */
+int path_join(const char *base, const char *path, char *out, size_t cap);
+/* The mount holding the absolute path in mountinfo text: the longest mount point that is
+ * path or a directory above it (of equal ones the last listed, which is on top). Returns 0
+ * with *out, or -ENOENT. */
+int mount_of_path(const char *mountinfo, const char *path, struct mountinfo_ent *out);
 
 /* ---- deadline.c: reads that can block on what they watch ---- */
 
@@ -238,6 +266,9 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
  * -ECANCELED (SIGTERM/SIGINT pending), -EBUSY (DL_MAX_STUCK threads already stuck) or
  * -ENOMEM (no memory for its buffer: cap bytes more). */
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
+/* dl_read_file, but one pread of at most cap-1 bytes at offset off (off < 0: the whole file,
+ * as dl_read_file). For /proc/PID/mem, whose reads can wait on the task's mmap lock. */
+ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsigned timeout_ms);
 /* Run fn(arg) on the worker thread with a deadline. Returns 0; or -ETIMEDOUT (-ECANCELED
  * when SIGTERM/SIGINT is pending): the worker is abandoned, owns arg and calls release(arg)
  * when fn returns; or -ECANCELED/-EBUSY/-ENOMEM before starting, arg released. One caller
@@ -463,6 +494,11 @@ struct cgw_task {
 	const struct cgw_sig *sig;
 	enum cgw_sev severity;
 	bool *marks;                      /* per frame: matched the signature */
+	/* the file a D suspect waits on (waitfile.c): its syscall, the path (malloc'd, NULL when
+	 * not known) and the mount holding it (mount point malloc'd, NULL when not known) */
+	bool sys_known; long sys_nr;
+	char *wait_path, *wait_mnt;
+	char wait_dev[32], wait_fstype[64];
 };
 
 struct cgw_topology {
@@ -519,8 +555,13 @@ struct cgw_scan {
 	/* the host snapshot (host.c) */
 	char *mountinfo;                  /* /proc/self/mountinfo, or NULL: */
 	char mountinfo_err[96];           /* why it was not read */
+	char mntns_self[64];              /* cgwatch's mount namespace ("mnt:[N]"); "" replay */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
 	int possible_cpus;                /* /sys/devices/system/cpu/possible; -1 unknown */
+	/* the mountinfo of each mount namespace a suspect needed a mount in (waitfile.c), read
+	 * once per scan: key the ns/mnt link ("" in a replay: the tree's proc/self/mountinfo),
+	 * text NULL when unreadable */
+	struct cgw_mntns { char ns[64]; char *text; } *mntns; size_t nmntns;
 };
 
 struct cgw_scan_opts {
@@ -595,6 +636,12 @@ void detect_count_untimed(struct cgw_scan *s, char state, struct cgw_dur d, doub
                           const struct cgw_scan_opts *o);
 /* Read cpu's scheduler clock, live, if this scan has not tried yet (a hop onto it). */
 void detect_want_clock(struct cgw_scan *s, int cpu);
+/* The whole of path with the deadline (scan_read), in a buffer grown until it fits (16 MiB
+ * at most): malloc'd text, or NULL with *err -errno (-EFBIG: larger; -ENOMEM: s->nomem). */
+char *scan_read_whole(struct cgw_scan *s, const char *path, unsigned timeout_ms, int *err);
+/* scan_read of one pread at offset off (dl_pread_file). */
+ssize_t scan_pread(struct cgw_scan *s, const char *path, off_t off, char *buf, size_t cap,
+                   unsigned timeout_ms);
 /* The scheduler clock of cpu (se.exec_start's clock there) at CLOCK_MONOTONIC time
  * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
  * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
@@ -634,6 +681,13 @@ const char *policy_name(unsigned p);
  * the CPU layout s->topo. Reads that can block have timeout_ms. */
 void host_read(struct cgw_scan *s, unsigned timeout_ms);
 
+/* ---- waitfile.c: the file a blocked suspect waits on ---- */
+
+/* For a D suspect (not a kernel thread): its syscall (/proc/TID/syscall), the path it names
+ * (the fd's link, or the string in its memory: live only, with the deadline), and the mount
+ * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
+void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
+
 /* ---- topology.c: the CPU layout (isolated, nohz_full, housekeeping) ---- */
 
 /* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0, -EINVAL, or
@@ -659,8 +713,10 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
 
 /* ---- classify.c ---- */
 
+#define CGW_CAUSE_MAX 1056            /* "mount " and a mount point, with room to spare */
 struct cgw_finding {
 	const struct cgw_sig *sig;
+	char cause[CGW_CAUSE_MAX];        /* what its tasks wait on (task_cause), "" when unknown */
 	enum cgw_sev severity;
 	size_t *tasks; size_t ntasks;     /* indexes into scan->t, longest-blocked first */
 	size_t *chain; size_t nchain;     /* waiters, outermost first (a correlator's); else tasks */
@@ -697,6 +753,21 @@ enum cgw_sev report_max_severity(const struct cgw_report *r);
 /* Free the findings of r (not its scan). */
 void report_free(struct cgw_report *r);
 
+/* ---- cause.c: what a suspect's wait is on, the key of its finding and incident ---- */
+
+/* The cause of t (its signature set): "cgroup PATH" when frozen, "workqueue NAME" for a
+ * signature naming its workqueue, "flush by CALLER" for a workqueue correlator's flusher (the
+ * frame below the flush frames), "mount MOUNTPOINT" for a file system wait whose mount is
+ * known; else "". Raw bytes (a path may hold any): escape on output. Returns out. */
+char *task_cause(const struct cgw_task *t, char *out, size_t cap);
+/* The first frame outside the flush frames above the innermost one, or NULL. */
+const char *flush_caller(const struct cgw_task *t);
+/* Is c a cause task_cause could make (a known kind, then a path or a name)? */
+bool cause_ok(const char *c);
+/* Append "PID N waits in statx on PATH, on the fuse mount MNT (connection 0:53)\n" when t's
+ * syscall and its path or mount are known; nothing otherwise. */
+void cause_evidence(struct strbuf *ev, const struct cgw_task *t);
+
 /* ---- diagnose.c: the diagnosis stage ---- */
 
 /* Called by diagnose() once the findings are known, to set r->rates (and r->rates_skipped)
@@ -732,6 +803,7 @@ struct inc_event { double time; enum inc_state state; enum cgw_sev severity; siz
                    double blocked_s; };
 struct incident {
 	char id[176], sig[128];            /* ids of the library are at most 64 characters */
+	char cause[CGW_CAUSE_MAX];         /* with sig, the key: its findings' cause, "" none */
 	enum cgw_sev severity;
 	bool escalated;
 	double opened_at, escalated_at, resolved_at, last_event_at;   /* epoch */

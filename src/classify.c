@@ -109,6 +109,7 @@ static void finding_evidence(struct cgw_finding *f, const struct cgw_task *t)
 		          t->cgroup[0] ? cescape(t->cgroup, strlen(t->cgroup), cg, sizeof(cg)) : "?",
 		          kind, t->tid);
 	}
+	cause_evidence(&f->evidence, t);
 	if (t->vfork_child)
 		sb_printf(&f->evidence, "%s %d waits for its vfork child, PID %d, to exec or exit\n",
 		          kind, t->tid, t->vfork_child);
@@ -130,7 +131,8 @@ static int cmp_finding(const void *a, const void *b, void *ctx)
 	double bx = t[x->tasks[0]].blocked_s, by = t[y->tasks[0]].blocked_s;
 	if (bx != by)
 		return bx < by ? 1 : -1;
-	return strcmp(x->sig->id, y->sig->id);
+	int c = strcmp(x->sig->id, y->sig->id);
+	return c ? c : strcmp(x->cause, y->cause);
 }
 
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
@@ -155,14 +157,16 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 		t->severity = task_severity(t, r->conf);
 	}
 
-	/* one finding per signature, for now: correlators will link chains across them */
+	/* one finding per signature and cause (cause.c): correlators link chains across them */
 	for (size_t i = 0; i < s->n; i++) {
 		struct cgw_task *t = &s->t[i];
 		if (!task_reportable(t, r))
 			continue;
+		char cause[CGW_CAUSE_MAX];
+		task_cause(t, cause, sizeof(cause));
 		struct cgw_finding *f = NULL;
 		for (size_t k = 0; k < r->nf && !f; k++)
-			if (r->f[k].sig == t->sig)
+			if (r->f[k].sig == t->sig && strcmp(r->f[k].cause, cause) == 0)
 				f = &r->f[k];
 		if (!f) {
 			struct cgw_finding *nf = try_reallocarray(r->f, r->nf + 1, sizeof(*r->f));
@@ -172,6 +176,7 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 			f = &r->f[r->nf++];
 			memset(f, 0, sizeof(*f));
 			f->sig = t->sig;
+			memcpy(f->cause, cause, sizeof(cause));
 		}
 		size_t *nt = try_reallocarray(f->tasks, f->ntasks + 1, sizeof(size_t));
 		if (!nt)

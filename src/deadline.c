@@ -3,6 +3,7 @@
  * its job and frees it whenever the kernel lets the read return (most of these waits are
  * killable, so process exit ends them). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -200,13 +201,15 @@ struct dl_read {
 	char *path;
 	char *buf;                             /* private buffer: the caller's may be gone */
 	size_t cap;
+	off_t off;                             /* one pread there; -1: the whole file */
 	ssize_t r;
 };
 
 static void dl_read_fn(void *p)
 {
 	struct dl_read *d = p;
-	d->r = read_small_file(d->path, d->buf, d->cap);
+	d->r = d->off < 0 ? read_small_file(d->path, d->buf, d->cap)
+	                  : read_once_at(AT_FDCWD, d->path, d->off, d->buf, d->cap);
 }
 
 static void dl_read_release(void *p)
@@ -220,6 +223,11 @@ static void dl_read_release(void *p)
 
 ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms)
 {
+	return dl_pread_file(path, -1, buf, cap, timeout_ms);
+}
+
+ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsigned timeout_ms)
+{
 	if (stuck_has(path))
 		return -ETIMEDOUT;                 /* still stuck since an earlier scan */
 	struct dl_read *d = calloc(1, sizeof(*d));
@@ -228,6 +236,7 @@ ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_m
 	d->path = strdup(path);
 	d->buf = malloc(cap);
 	d->cap = cap;
+	d->off = off;
 	if (!d->path || !d->buf) {
 		free(d->path);
 		free(d->buf);

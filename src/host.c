@@ -4,32 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgwatch.h"
-
-#define MOUNTINFO_MIN (64 * 1024)
-#define MOUNTINFO_MAX (4 * 1024 * 1024)   /* a container host has thousands of mounts */
-
-/* /proc/self/mountinfo whole, into a buffer that grows until the file fits. */
-static void read_mountinfo(struct cgw_scan *s, unsigned timeout_ms)
-{
-	for (size_t cap = MOUNTINFO_MIN; cap <= MOUNTINFO_MAX; cap *= 2) {
-		char *buf = try_malloc(cap);
-		ssize_t n = buf ? dl_read_file("/proc/self/mountinfo", buf, cap, timeout_ms) : -ENOMEM;
-		if (n >= 0 && (size_t)n < cap - 1) {
-			char *fit = try_reallocarray(buf, (size_t)n + 1, 1);
-			s->mountinfo = fit ? fit : buf;
-			return;
-		}
-		free(buf);
-		if (n < 0) {
-			snprintf(s->mountinfo_err, sizeof(s->mountinfo_err), "%s", strerror((int)-n));
-			return;
-		}
-	}
-	snprintf(s->mountinfo_err, sizeof(s->mountinfo_err), "larger than %d MiB",
-	         MOUNTINFO_MAX / (1024 * 1024));
-}
 
 static void read_line(const char *path, char *out, size_t cap)
 {
@@ -61,7 +38,14 @@ void host_read(struct cgw_scan *s, unsigned timeout_ms)
 	read_line("/proc/sys/kernel/hostname", s->host, sizeof(s->host));
 	read_line("/proc/sys/kernel/osrelease", s->kernel, sizeof(s->kernel));
 	s->freezer_mnt[0] = s->cgroup2_mnt[0] = '\0';
-	read_mountinfo(s, timeout_ms);
+	int err = 0;
+	s->mountinfo = scan_read_whole(s, "/proc/self/mountinfo", timeout_ms, &err);
+	if (!s->mountinfo)
+		snprintf(s->mountinfo_err, sizeof(s->mountinfo_err), "%s",
+		         err == -EFBIG ? "larger than 16 MiB" : strerror(-err));
+	ssize_t n = s->live ? readlink("/proc/self/ns/mnt", s->mntns_self,
+	                               sizeof(s->mntns_self) - 1) : -1;
+	s->mntns_self[n > 0 ? n : 0] = '\0';
 	if (s->mountinfo) {
 		parse_mountinfo_cgroup(s->mountinfo, "freezer", s->freezer_mnt, sizeof(s->freezer_mnt));
 		parse_mountinfo_cgroup(s->mountinfo, NULL, s->cgroup2_mnt, sizeof(s->cgroup2_mnt));

@@ -1,7 +1,8 @@
 /* incident.c: findings over time. An incident opens when a finding reaches the warning
  * threshold, escalates at the critical one, is updated at most once per update interval, and
  * resolves when its tasks leave the state — recording how long each was stuck. Findings of
- * the same signature are one incident (a correlator's chain is one finding, so one incident).
+ * the same signature and cause (cause.c) are one incident, whichever tasks they hold (a
+ * correlator's chain is one finding, so one incident).
  * Open incidents are saved so that a restart neither loses nor repeats them. */
 #include <errno.h>
 #include <json-c/json.h>
@@ -260,6 +261,12 @@ static bool finding_counts(const struct cgw_finding *f)
 	return f->severity >= SEV_WARNING;
 }
 
+/* Is i the incident of finding f: the same signature and cause? */
+static bool incident_is(const struct incident *i, const struct cgw_finding *f)
+{
+	return strcmp(i->sig, f->sig->id) == 0 && strcmp(i->cause, f->cause) == 0;
+}
+
 /* Everything an update can need, taken before it changes anything: the incident each finding
  * goes to (fx, an index past in->n for a new one), room in in->v and in the arrays of every
  * incident, the new incidents' arrays (nv), the changes, and merge's scratch. */
@@ -297,14 +304,17 @@ static int prep(struct cgw_incidents *in, const struct cgw_report *r, struct inc
 			continue;
 		size_t x;
 		for (x = 0; x < in->n; x++)
-			if (strcmp(in->v[x].sig, f->sig->id) == 0)
+			if (incident_is(&in->v[x], f))
 				break;
 		if (x == in->n)
 			for (; x < in->n + p->nnew; x++)
-				if (strcmp(p->nv[x - in->n].sig, f->sig->id) == 0)
+				if (incident_is(&p->nv[x - in->n], f))
 					break;
-		if (x == in->n + p->nnew)
-			snprintf(p->nv[p->nnew++].sig, sizeof(p->nv->sig), "%s", f->sig->id);
+		if (x == in->n + p->nnew) {
+			struct incident *i = &p->nv[p->nnew++];
+			snprintf(i->sig, sizeof(i->sig), "%s", f->sig->id);
+			memcpy(i->cause, f->cause, sizeof(i->cause));
+		}
 		p->fx[k] = x;
 		struct incident *i = x < in->n ? &in->v[x] : &p->nv[x - in->n];
 		if (tasks_reserve(i, f->ntasks) < 0)
@@ -402,6 +412,8 @@ json_object *incident_json(const struct incident *i, enum inc_state state)
 	json_object_object_add(o, "state", json_object_new_string(inc_state_name(state)));
 	json_object_object_add(o, "severity", json_object_new_string(sev_name(i->severity)));
 	json_object_object_add(o, "signature", json_object_new_string(i->sig));
+	if (i->cause[0])
+		json_object_object_add(o, "cause", jstr_untrusted(i->cause, strlen(i->cause)));
 	json_object_object_add(o, "opened", jtime(i->opened_at));
 	json_object_object_add(o, "escalated", jtime(i->escalated_at));
 	json_object_object_add(o, "resolved", jtime(i->resolved_at));

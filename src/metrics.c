@@ -6,6 +6,13 @@
 
 #include "cgwatch.h"
 
+/* Are a and b open incidents of one metrics series (signature and severity)? */
+static bool same_series(const struct incident *a, const struct incident *b)
+{
+	return a->resolved_at == 0 && b->resolved_at == 0 && a->severity == b->severity &&
+	       strcmp(a->sig, b->sig) == 0;
+}
+
 char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, uint64_t scans,
                    size_t *len)
 {
@@ -34,10 +41,20 @@ char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, u
 	          longest);
 	sb_printf(&b, "# HELP cgwatch_incidents_open Open incidents by signature and severity.\n"
 	          "# TYPE cgwatch_incidents_open gauge\n");
-	for (size_t k = 0; k < in->n; k++)
-		if (in->v[k].resolved_at == 0)
-			sb_printf(&b, "cgwatch_incidents_open{signature=\"%s\",severity=\"%s\"} 1\n",
-			          in->v[k].sig, sev_name(in->v[k].severity));
+	/* one sample per signature and severity, counting its open incidents (one signature has
+	 * one per cause): a series twice in a file is refused by the textfile collector */
+	for (size_t k = 0; k < in->n; k++) {
+		bool seen = false;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = same_series(&in->v[j], &in->v[k]);
+		if (seen || in->v[k].resolved_at > 0)
+			continue;
+		size_t count = 0;
+		for (size_t j = k; j < in->n; j++)
+			count += same_series(&in->v[j], &in->v[k]);
+		sb_printf(&b, "cgwatch_incidents_open{signature=\"%s\",severity=\"%s\"} %zu\n",
+		          in->v[k].sig, sev_name(in->v[k].severity), count);
+	}
 	sb_printf(&b, "# HELP cgwatch_scan_duration_seconds How long the last scan took.\n"
 	          "# TYPE cgwatch_scan_duration_seconds gauge\ncgwatch_scan_duration_seconds "
 	          "%.6f\n", (double)s->scan_usec / 1e6);

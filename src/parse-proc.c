@@ -544,6 +544,7 @@ int mountinfo_next(const char **pos, struct mountinfo_ent *out)
 			}
 		}
 		out->mnt[o] = '\0';
+		snprintf(out->dev, sizeof(out->dev), "%s", f[2]);
 		snprintf(out->fstype, sizeof(out->fstype), "%s", fstype);
 		snprintf(out->sopts, sizeof(out->sopts), "%s", sopts ? sopts : "");
 		return 1;

@@ -83,6 +83,8 @@ static json_object *finding_json(const struct cgw_report *r, const struct cgw_fi
 	json_object *o = json_object_new_object();
 	const struct cgw_sig *s = f->sig;
 	json_object_object_add(o, "id", json_object_new_string(s->id));
+	if (f->cause[0])
+		json_object_object_add(o, "cause", jstr_untrusted(f->cause, strlen(f->cause)));
 	json_object_object_add(o, "severity", json_object_new_string(sev_name(f->severity)));
 	json_object_object_add(o, "title", json_object_new_string(s->title));
 	json_object_object_add(o, "summary", json_object_new_string(f->summary.len ? f->summary.s :

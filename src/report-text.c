@@ -275,6 +275,10 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 {
 	const struct cgw_sig *s = f->sig;
 	fprintf(out, "%-8s %s: %s\n", sev_label(f->severity), s->id, s->title);
+	if (f->cause[0]) {
+		char cause[CGW_CAUSE_MAX * 4];
+		fprintf(out, "  Cause: %s\n", cescape(f->cause, strlen(f->cause), cause, sizeof(cause)));
+	}
 	wrap(out, "  ", "", f->summary.len ? f->summary.s : s->summary);
 	if (f->nchain > 1) {
 		fprintf(out, "  Wait chain, outermost first:");

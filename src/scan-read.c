@@ -1,4 +1,5 @@
-/* scan-read.c: how the scan reads what can fail: reads that can block on the hang, within a
+/* scan-read.c: how the scan reads what can fail: reads that can block on the hang (stack,
+ * wchan, cgroup, freezer state, the memory of a task: waitfile.c), within a
  * budget of timeouts per scan; files that cannot be read or parsed, named once and counted;
  * why a sched file gave no time. */
 #include <errno.h>
@@ -12,12 +13,45 @@
 ssize_t scan_read(struct cgw_scan *s, const char *path, char *buf, size_t cap,
                   unsigned timeout_ms)
 {
+	return scan_pread(s, path, -1, buf, cap, timeout_ms);
+}
+
+ssize_t scan_pread(struct cgw_scan *s, const char *path, off_t off, char *buf, size_t cap,
+                   unsigned timeout_ms)
+{
 	if (s->timeouts >= SCAN_MAX_TIMEOUTS)
 		return -ETIME;
-	ssize_t r = dl_read_file(path, buf, cap, timeout_ms);
+	ssize_t r = dl_pread_file(path, off, buf, cap, timeout_ms);
 	if (r == -ETIMEDOUT)
 		s->timeouts++;
 	return r;
+}
+
+#define WHOLE_MIN (64u << 10)
+#define WHOLE_MAX (16u << 20)            /* a container host has thousands of mounts */
+
+char *scan_read_whole(struct cgw_scan *s, const char *path, unsigned timeout_ms, int *err)
+{
+	for (size_t cap = WHOLE_MIN; cap <= WHOLE_MAX; cap *= 4) {
+		char *buf = try_malloc(cap);
+		if (!buf) {
+			s->nomem = true;
+			*err = -ENOMEM;
+			return NULL;
+		}
+		ssize_t n = scan_read(s, path, buf, cap, timeout_ms);
+		if (n >= 0 && (size_t)n < cap - 1) {
+			char *fit = try_reallocarray(buf, (size_t)n + 1, 1);
+			return fit ? fit : buf;
+		}
+		free(buf);
+		if (n < 0) {
+			*err = (int)n;
+			return NULL;
+		}
+	}
+	*err = -EFBIG;
+	return NULL;
 }
 
 void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)

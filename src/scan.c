@@ -24,19 +24,7 @@
 /* Read dirfd-relative file; -errno on failure. */
 static ssize_t read_at(int dirfd, const char *name, char *buf, size_t cap)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t r;
-	do
-		r = read(fd, buf, cap - 1);
-	while (r < 0 && errno == EINTR);
-	int e = errno;
-	close(fd);
-	if (r < 0)
-		return -e;
-	buf[r] = '\0';
-	return r;
+	return read_once_at(dirfd, name, -1, buf, cap);
 }
 
 static bool vanished(ssize_t r)
@@ -248,6 +236,7 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 		}
 	}
 	free(buf);
+	waitfile_read(s, t, timeout_ms);
 }
 
 int scan_begin(struct cgw_scan *s, const struct cgw_scan_opts *o)
@@ -361,6 +350,8 @@ void scan_free(struct cgw_scan *s)
 	for (size_t i = 0; i < s->n; i++) {
 		frames_free(s->t[i].frames, s->t[i].nframes);
 		free(s->t[i].marks);
+		free(s->t[i].wait_path);
+		free(s->t[i].wait_mnt);
 	}
 	free(s->t);
 	free(s->procs);

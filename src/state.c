@@ -12,13 +12,27 @@
 
 #include "cgwatch.h"
 
-/* The state file keeps raw values (comm as hex: it may hold any byte). At most max_over of the
- * overflow tasks are listed; the others are counted in overflow_unlisted. */
+/* n bytes of s (at most CGW_CAUSE_MAX) as lowercase hex, a new JSON string. */
+static json_object *hex_json(const char *s, size_t n)
+{
+	char hex[2 * CGW_CAUSE_MAX + 1];
+	if (n > CGW_CAUSE_MAX)
+		n = CGW_CAUSE_MAX;
+	for (size_t c = 0; c < n; c++)
+		snprintf(hex + 2 * c, 3, "%02x", (unsigned char)s[c]);
+	hex[2 * n] = '\0';
+	return json_object_new_string(hex);
+}
+
+/* The state file keeps raw values (comm and cause as hex: they may hold any byte). At most
+ * max_over of the overflow tasks are listed; the others are counted in overflow_unlisted. */
 static json_object *state_incident(const struct incident *i, size_t max_over)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "id", json_object_new_string(i->id));
 	json_object_object_add(o, "signature", json_object_new_string(i->sig));
+	if (i->cause[0])
+		json_object_object_add(o, "cause_hex", hex_json(i->cause, strlen(i->cause)));
 	json_object_object_add(o, "severity", json_object_new_int(i->severity));
 	json_object_object_add(o, "escalated", json_object_new_boolean(i->escalated));
 	json_object_object_add(o, "opened_at", json_object_new_double(i->opened_at));
@@ -30,15 +44,11 @@ static json_object *state_incident(const struct incident *i, size_t max_over)
 	json_object *ts = json_object_new_array();
 	for (size_t k = 0; k < i->ntasks; k++) {
 		const struct inc_task *t = &i->tasks[k];
-		char hex[CGW_COMM_MAX * 2 + 1];
-		for (size_t c = 0; c < t->comm_len; c++)
-			snprintf(hex + 2 * c, 3, "%02x", (unsigned char)t->comm[c]);
-		hex[2 * t->comm_len] = '\0';
 		json_object *to = json_object_new_object();
 		json_object_object_add(to, "tid", json_object_new_int(t->tid));
 		json_object_object_add(to, "tgid", json_object_new_int(t->tgid));
 		json_object_object_add(to, "start_ticks", json_object_new_int64((int64_t)t->start_ticks));
-		json_object_object_add(to, "comm_hex", json_object_new_string(hex));
+		json_object_object_add(to, "comm_hex", hex_json(t->comm, t->comm_len));
 		json_object_object_add(to, "unit", json_object_new_string(t->unit));
 		json_object_object_add(to, "blocked_s", json_object_new_double(t->blocked_s));
 		json_object_object_add(to, "blocked_bound", json_object_new_string(bound_name(t->bound)));
@@ -254,6 +264,21 @@ static bool lget_array(json_object *o, const char *k, size_t max, json_object **
 	return true;
 }
 
+/* Hex text into out (room for half its length): false when it is not pairs of hex digits. */
+static bool hex_bytes(const char *hex, char *out, size_t *len)
+{
+	size_t hl = strlen(hex);
+	if (hl % 2 || strspn(hex, "0123456789abcdefABCDEF") != hl)
+		return false;
+	for (size_t c = 0; c < hl / 2; c++) {
+		unsigned b;
+		sscanf(hex + 2 * c, "%2x", &b);
+		out[c] = (char)b;
+	}
+	*len = hl / 2;
+	return true;
+}
+
 static bool load_task(struct inc_task *t, json_object *to, size_t k, struct lerr *e)
 {
 	char f[64];
@@ -275,15 +300,8 @@ static bool load_task(struct inc_task *t, json_object *to, size_t k, struct lerr
 	char hex[CGW_COMM_MAX * 2 + 2];
 	if (!lget_str(to, "comm_hex", hex, sizeof(hex) - 2, false, F(".comm_hex"), e))
 		return false;
-	size_t hl = strlen(hex);
-	if (hl % 2 || strspn(hex, "0123456789abcdefABCDEF") != hl)
+	if (!hex_bytes(hex, t->comm, &t->comm_len))
 		return bad(e, F(".comm_hex"), "not hexadecimal bytes");
-	for (size_t c = 0; c < hl / 2; c++) {
-		unsigned b;
-		sscanf(hex + 2 * c, "%2x", &b);
-		t->comm[c] = (char)b;
-	}
-	t->comm_len = hl / 2;
 	if (!lget_str(to, "unit", t->unit, sizeof(t->unit), true, F(".unit"), e) ||
 	    !lget_num(to, "blocked_s", 0, STATE_SECONDS_MAX, true, &t->blocked_s, F(".blocked_s"),
 	              e) ||
@@ -342,6 +360,15 @@ static bool load_incident(struct incident *i, json_object *o, struct lerr *e)
 	if (!incident_id_ok(id, i->sig))
 		return bad(e, "id", "not an incident id of signature %s", i->sig);
 	memcpy(i->id, id, sizeof(id));
+	char hex[2 * sizeof(i->cause)];
+	size_t clen = 0;
+	if (!lget_str(o, "cause_hex", hex, sizeof(hex) - 1, false, "cause", e))
+		return false;
+	if (hex[0] && !hex_bytes(hex, i->cause, &clen))
+		return bad(e, "cause", "not hexadecimal bytes");
+	i->cause[clen] = '\0';
+	if (clen && (strlen(i->cause) != clen || !cause_ok(i->cause)))
+		return bad(e, "cause", "not a cause cgwatch makes (mount, cgroup, workqueue, flush by)");
 	int64_t x;
 	if (!lget_int(o, "severity", SEV_INFO, SEV_CRITICAL, SEV_WARNING, &x, "severity", e))
 		return false;

@@ -169,6 +169,23 @@ ssize_t read_small_file(const char *path, char *buf, size_t cap)
 	return (ssize_t)len;
 }
 
+ssize_t read_once_at(int dirfd, const char *name, off_t off, char *buf, size_t cap)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t r;
+	do
+		r = off < 0 ? read(fd, buf, cap - 1) : pread(fd, buf, cap - 1, off);
+	while (r < 0 && errno == EINTR);
+	int e = errno;
+	close(fd);
+	if (r < 0)
+		return -e;
+	buf[r] = '\0';
+	return r;
+}
+
 char *cescape(const char *s, size_t n, char *out, size_t cap)
 {
 	static const char hex[] = "0123456789abcdef";

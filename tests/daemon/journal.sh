@@ -7,7 +7,7 @@
 #   - exactly one "opened" message: MESSAGE_ID (32 hex digits), PRIORITY 4,
 #     CGWATCH_INCIDENT <UTC YYYYMMDDTHHMMSSZ>-fuse-wait, CGWATCH_SIGNATURE
 #     fuse-wait, CGWATCH_SEVERITY warning, CGWATCH_PID the child,
-#     CGWATCH_COMM its name, CGWATCH_BLOCKED_SEC (>= 2 s and what the child
+#     CGWATCH_COMM its name, CGWATCH_CAUSE "mount" and its mount, CGWATCH_BLOCKED_SEC (>= 2 s and what the child
 #     had really been blocked when journald got it), CGWATCH_REPORT, and the
 #     documented MESSAGE;
 #   - exactly one "escalated" (PRIORITY 2, critical, blocked >= 4 s);
@@ -95,6 +95,8 @@ mid=$(jq -r .MESSAGE_ID <<<"$m")
 got=$(jq -r '[.PRIORITY, .CGWATCH_SIGNATURE, .CGWATCH_SEVERITY, .CGWATCH_PID, .CGWATCH_COMM] | join(" ")' <<<"$m")
 [ "$got" = "4 fuse-wait warning $PID1 $COMM" ] ||
 	live_fail "\"opened\": PRIORITY/SIGNATURE/SEVERITY/PID/COMM are '$got', want '4 fuse-wait warning $PID1 $COMM'"
+got=$(jq -r '.CGWATCH_CAUSE // "none"' <<<"$m")
+[ "$got" = "mount $MNT" ] || live_fail "\"opened\": CGWATCH_CAUSE is '$got', want 'mount $MNT'"
 b=$(jq -r .CGWATCH_BLOCKED_SEC <<<"$m")
 truth=$(dmn_fcalc "$t_open - $T_START")
 # At most one interval past the warning threshold (plus scheduling slack), and

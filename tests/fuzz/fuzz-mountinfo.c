@@ -13,7 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (mountinfo_next(&p, &e) > 0) {
 		FUZZ_CHECK(p > prev && p <= buf + size);    /* moves on, stays inside */
 		prev = p;
-		FUZZ_CHECK(strlen(e.mnt) < sizeof(e.mnt) && strlen(e.fstype) < sizeof(e.fstype) &&
+		FUZZ_CHECK(strlen(e.mnt) < sizeof(e.mnt) && strlen(e.dev) < sizeof(e.dev) &&
+		           strlen(e.fstype) < sizeof(e.fstype) &&
 		           strlen(e.sopts) < sizeof(e.sopts));
 	}
 	char mnt[256];

@@ -136,6 +136,7 @@ SEEDS = {
     "stack": lambda: files(FIX + "proc/**/stack", FIX + "proc/**/wchan"),
     "cgroup": lambda: files(FIX + "proc/**/cgroup"),
     "mountinfo": lambda: files(FIX + "proc/**/mountinfo"),
+    "syscall": lambda: files(FIX + "proc/**/syscall", FIX + "proc/**/mountinfo"),
     "cmdline": lambda: files(FIX + "proc/cmdline"),
     "kworker": kworkers,
     "cpulist": cpulists,

@@ -219,9 +219,12 @@ live_kill_task() {
 		live_cleanup_error "task $tid did not die within ${secs} s (state $(live_task_state "$tid"))"
 }
 
-# live_umount DIR: lazy unmount if DIR is a mount point.
+# live_umount DIR: lazy unmount if DIR is a mount point (DIR may hold spaces: mountinfo
+# writes them as \040).
 live_umount() {
-	if awk -v d="$1" '$5 == d { f = 1 } END { exit !f }' /proc/self/mountinfo; then
+	local e
+	e=$(printf '%s' "$1" | sed 's/\\/\\134/g; s/ /\\040/g; s/\t/\\011/g')
+	if D=$e awk '$5 == ENVIRON["D"] { f = 1 } END { exit !f }' /proc/self/mountinfo; then
 		timeout -k 1 5 umount -l -- "$1" || live_cleanup_error "umount -l $1 failed"
 	fi
 }

@@ -2,6 +2,8 @@
  * signatures: the correlators that run are the ones each signature's `correlator =` names. */
 #include "unit.h"
 #include "rates.h"
+#include <json-c/json.h>
+#include <sys/syscall.h>
 
 static struct cgw_conf conf;
 
@@ -223,6 +225,184 @@ static void test_rates_by_key(void **state)
 	sig_free(&set);
 }
 
+/* The findings of signature id, in report order. */
+static size_t findings_of(const struct unit_scan *u, const char *id,
+                          const struct cgw_finding **out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < u->rep.nf; k++)
+		if (strcmp(u->rep.f[k].sig->id, id) == 0 && n < cap)
+			out[n++] = &u->rep.f[k];
+	return n;
+}
+
+/* The finding of id whose cause is cause, or NULL. */
+static const struct cgw_finding *finding_cause(const struct unit_scan *u, const char *id,
+                                               const char *cause)
+{
+	for (size_t k = 0; k < u->rep.nf; k++)
+		if (strcmp(u->rep.f[k].sig->id, id) == 0 && strcmp(u->rep.f[k].cause, cause) == 0)
+			return &u->rep.f[k];
+	return NULL;
+}
+
+static const char *const flush_a[] = { "wait_for_completion", "__flush_work", "flush_work",
+                                       "caller_a", "process_one_work", NULL };
+static const char *const flush_b[] = { "__flush_workqueue", "caller_b", "ksys_ioctl", NULL };
+static const char *const fuse_stack[] = { "fuse_get_req", "__fuse_simple_request",
+                                          "fuse_do_getattr", "vfs_statx", NULL };
+
+/* A fuse-wait task blocked in statx on path under the fuse mount mnt (connection dev). */
+static size_t fuse_task(struct unit_scan *u, int tid, double blocked_s, const char *path,
+                        const char *mnt, const char *dev)
+{
+	size_t k = task_stack(u, tid, "stat", blocked_s, fuse_stack);
+	struct cgw_task *t = &u->scan.t[k];
+	t->sys_known = true;
+	t->sys_nr = SYS_statx;
+	t->wait_path = xstrdup(path);
+	t->wait_mnt = xstrdup(mnt);
+	snprintf(t->wait_fstype, sizeof(t->wait_fstype), "fuse.hold");
+	snprintf(t->wait_dev, sizeof(t->wait_dev), "%s", dev);
+	return k;
+}
+
+/* Folds u's report into in at now: the number of changes, each of them opened. */
+static ssize_t fold(struct cgw_incidents *in, struct unit_scan *u, double now, size_t *opened)
+{
+	struct inc_change *ch;
+	ssize_t n = incidents_update(in, &u->rep, now, 3600, &ch);
+	*opened = 0;
+	for (ssize_t c = 0; c < n; c++)
+		*opened += ch[c].state == INC_OPENED;
+	free(ch);
+	return n;
+}
+
+/* An empty scan u to diagnose with the shipped library set; scan_done frees both. */
+static void shipped_scan(struct cgw_sigset *set, struct unit_scan *u)
+{
+	load_sigs(set, NULL);
+	us_init(u);
+	u->rep.conf = &conf;
+}
+
+static void scan_done(struct cgw_sigset *set, struct unit_scan *u)
+{
+	us_free(u);
+	sig_free(set);
+}
+
+/* Diagnose u: two findings of signature id, with causes ca (na tasks, into *fa) and cb (nb
+ * tasks, into *fb); folded into incidents, two open with two ids and their causes. */
+static void two_hangs(struct unit_scan *u, const struct cgw_sigset *set, const char *id,
+                      const char *ca, size_t na, const char *cb, size_t nb,
+                      const struct cgw_finding **fa, const struct cgw_finding **fb)
+{
+	assert_int_equal(diagnose(&u->rep, set, NULL, NULL), 0);
+	const struct cgw_finding *f[4];
+	assert_int_equal(findings_of(u, id, f, 4), 2);
+	*fa = finding_cause(u, id, ca);
+	*fb = finding_cause(u, id, cb);
+	assert_non_null(*fa);
+	assert_non_null(*fb);
+	assert_int_equal((*fa)->ntasks, na);
+	assert_int_equal((*fb)->ntasks, nb);
+	struct cgw_incidents in = { 0 };
+	size_t opened;
+	assert_int_equal(fold(&in, u, 1796022982.0, &opened), 2);
+	assert_int_equal(opened, 2);
+	assert_int_equal(in.n, 2);
+	assert_string_not_equal(in.v[0].id, in.v[1].id);
+	assert_true(strcmp(in.v[0].cause, ca) == 0 || strcmp(in.v[1].cause, ca) == 0);
+	assert_true(strcmp(in.v[0].cause, cb) == 0 || strcmp(in.v[1].cause, cb) == 0);
+	incidents_free(&in);
+}
+
+/* Two tasks flushing from two callers: two workqueue-flush findings, each with its caller as
+ * its cause, and two incidents with two ids. */
+static void test_two_flush_callers(void **state)
+{
+	(void)state;
+	struct cgw_sigset set;
+	struct unit_scan u;
+	shipped_scan(&set, &u);
+	size_t a = task_stack(&u, 10, "drv-a", 100, flush_a);
+	size_t b = task_stack(&u, 11, "drv-b", 90, flush_b);
+	const struct cgw_finding *fa, *fb;
+	two_hangs(&u, &set, "workqueue-flush", "flush by caller_a", 1, "flush by caller_b", 1,
+	          &fa, &fb);
+	assert_int_equal(fa->tasks[0], a);
+	assert_int_equal(fb->tasks[0], b);
+	scan_done(&set, &u);
+}
+
+/* Two tasks waiting on two FUSE mounts: two fuse-wait findings keyed by mount, each with its
+ * evidence line, two incidents; two tasks on one mount stay one finding. */
+static void test_two_fuse_mounts(void **state)
+{
+	(void)state;
+	struct cgw_sigset set;
+	struct unit_scan u;
+	shipped_scan(&set, &u);
+	fuse_task(&u, 20, 100, "/mnt/a/f", "/mnt/a", "0:53");
+	fuse_task(&u, 21, 80, "/mnt/a", "/mnt/a", "0:53");
+	fuse_task(&u, 22, 90, "/mnt/b c/g", "/mnt/b c", "0:54");
+	const struct cgw_finding *fa, *fb;
+	two_hangs(&u, &set, "fuse-wait", "mount /mnt/a", 2, "mount /mnt/b c", 1, &fa, &fb);
+	assert_non_null(strstr(fb->evidence.s, "PID 22 waits in statx on /mnt/b c/g, on the "
+	                       "fuse.hold mount /mnt/b c (connection 0:54)"));
+	assert_null(strstr(fb->evidence.s, "/mnt/a"));
+	/* the cause in JSON (each finding) and in the text report (under the header line) */
+	struct json_object *o = report_json_build(&u.rep, -1), *fs, *c;
+	assert_true(json_object_object_get_ex(o, "findings", &fs));
+	size_t with_cause = 0;
+	for (size_t k = 0; k < json_object_array_length(fs); k++)
+		if (json_object_object_get_ex(json_object_array_get_idx(fs, k), "cause", &c))
+			with_cause += strcmp(json_object_get_string(c), "mount /mnt/b c") == 0 ||
+			              strcmp(json_object_get_string(c), "mount /mnt/a") == 0;
+	assert_int_equal(with_cause, 2);
+	json_object_put(o);
+	struct errbuf tx;
+	report_text(&u.rep, errbuf_open(&tx));
+	assert_non_null(strstr(errbuf_text(&tx), "fuse-wait: Waiting for a FUSE file system "
+	                       "server\n  Cause: mount /mnt/b c\n"));
+	errbuf_close(&tx);
+
+	scan_done(&set, &u);
+}
+
+/* One hang whose tasks change from scan to scan (another worker takes over the flush,
+ * another client joins the FUSE wait) keeps its incidents: nothing opens or resolves. */
+static void test_cause_stable(void **state)
+{
+	(void)state;
+	struct cgw_sigset set;
+	load_sigs(&set, NULL);
+	struct cgw_incidents in = { 0 };
+	double t0 = 1796022982.0;
+	for (int scan = 0; scan < 3; scan++) {
+		struct unit_scan u;
+		us_init(&u);
+		u.rep.conf = &conf;
+		task_stack(&u, 100 + scan, "drv", 100, flush_b);
+		fuse_task(&u, 200 + scan, 100, "/mnt/a/f", "/mnt/a", "0:53");
+		if (scan == 2)
+			fuse_task(&u, 300, 50, "/mnt/a/g", "/mnt/a", "0:53");
+		assert_int_equal(diagnose(&u.rep, &set, NULL, NULL), 0);
+		size_t opened;
+		ssize_t n = fold(&in, &u, t0 + scan, &opened);
+		assert_int_equal(opened, scan == 0 ? 2 : 0);
+		assert_int_equal(n, scan == 0 ? 2 : 0);
+		assert_int_equal(in.n, 2);
+		for (size_t x = 0; x < in.n; x++)
+			assert_int_equal(in.v[x].resolved_at, 0);
+		us_free(&u);
+	}
+	incidents_free(&in);
+	sig_free(&set);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -244,6 +424,9 @@ int main(void)
 		cmocka_unit_test(test_workqueue_by_key),
 		cmocka_unit_test(test_starvation_by_key),
 		cmocka_unit_test(test_rates_by_key),
+		cmocka_unit_test(test_two_flush_callers),
+		cmocka_unit_test(test_two_fuse_mounts),
+		cmocka_unit_test(test_cause_stable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

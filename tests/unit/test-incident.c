@@ -884,12 +884,7 @@ static void test_save_load_roundtrip(void **state)
 	assert_int_equal(st.st_mode & 07777, 0600);          /* it quotes comms and units */
 
 	struct cgw_incidents got = { 0 };
-	size_t dropped = 99;
-	struct errbuf e;
-	assert_int_equal(incidents_load(&got, path, "boot-1", &dropped, errbuf_open(&e)), 0);
-	assert_string_equal(errbuf_text(&e), "");
-	errbuf_close(&e);
-	assert_int_equal(dropped, 0);
+	unit_load_clean(&got, path, "boot-1");
 	assert_int_equal(got.n, 2);
 	assert_incident_equal(&got.v[0], &in.v[0]);
 	assert_incident_equal(&got.v[1], &in.v[1]);

@@ -214,11 +214,7 @@ static void test_good_loads(void **state)
 	          "\"overflow\": [[7, 1000]]}, " OTHER ", {\"id\": \"" T0_ID "-fuse-wait-2\", "
 	          GOOD_SIG ", " GOOD_REST "}");
 	struct cgw_incidents got = { 0 };
-	size_t dropped = 0;
-	struct errbuf e;
-	assert_int_equal(incidents_load(&got, path, "b", &dropped, errbuf_open(&e)), 0);
-	assert_string_equal(errbuf_text(&e), "");
-	errbuf_close(&e);
+	unit_load_clean(&got, path, "b");
 	assert_int_equal(got.n, 3);
 	assert_int_equal(got.v[0].ntasks, 1);
 	assert_int_equal(got.v[0].tasks[0].tid, 5);
@@ -288,6 +284,62 @@ static void test_overflow_60000(void **state)
 	tmpdir_remove(dir);
 }
 
+/* The cause of an incident (any byte a mount point may hold) saves and loads as it was; an
+ * old file without it loads with none; a cause cgwatch would not make is refused, naming the
+ * field, and the incident beside it still loads. */
+static void test_cause_roundtrip(void **state)
+{
+	(void)state;
+	char dir[64], path[128];
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/incidents.json", dir);
+	static const char cause[] = "mount /mnt/with space\n\x1b[31m\xff\\040";
+	struct cgw_incidents in = { 0 };
+	in.v = xcalloc(2, sizeof(*in.v));
+	in.n = 2;
+	for (size_t k = 0; k < 2; k++) {
+		struct incident *i = &in.v[k];
+		snprintf(i->sig, sizeof(i->sig), "fuse-wait");
+		snprintf(i->id, sizeof(i->id), k ? T0_ID "-fuse-wait-2" : T0_ID "-fuse-wait");
+		i->severity = SEV_WARNING;
+		i->opened_at = i->last_event_at = T0;
+	}
+	snprintf(in.v[0].cause, sizeof(in.v[0].cause), "%s", cause);
+	assert_int_equal(incidents_save(&in, path, "b"), 0);
+	char txt[4096];
+	assert_true(tmpdir_get(dir, "incidents.json", txt, sizeof(txt)) > 0);
+	assert_null(strchr(txt, '\x1b'));
+	struct cgw_incidents got = { 0 };
+	unit_load_clean(&got, path, "b");
+	assert_int_equal(got.n, 2);
+	assert_string_equal(got.v[0].cause, cause);
+	assert_string_equal(got.v[1].cause, "");
+	incidents_free(&got);
+	incidents_free(&in);
+
+	/* hostile causes: each refused, the good incident beside it loads */
+	static const char *const bad[] = {
+		"\"cause_hex\": \"6g\"", "\"cause_hex\": 5",
+		"\"cause_hex\": \"74696420313233\"",                /* "tid 123": not a cause */
+		"\"cause_hex\": \"6d6f756e74202f6100\"",            /* a NUL in it */
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(bad); k++) {
+		char both[2048];
+		snprintf(both, sizeof(both), "{" GOOD_ID ", " GOOD_SIG ", " GOOD_REST ", %s}, " OTHER,
+		         bad[k]);
+		put_state(dir, both);
+		size_t dropped = 0;
+		struct errbuf e;
+		assert_int_equal(incidents_load(&got, path, "b", &dropped, errbuf_open(&e)), 0);
+		assert_err_has(&e, "incident 0: cause");
+		errbuf_close(&e);
+		assert_int_equal(got.n, 1);
+		assert_string_equal(got.v[0].id, T0_ID "-nfs-wait");
+		incidents_free(&got);
+	}
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_huge_arrays),
 		cmocka_unit_test(test_message_escaped),
 		cmocka_unit_test(test_good_loads),
+		cmocka_unit_test(test_cause_roundtrip),
 		cmocka_unit_test(test_overflow_60000),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, NULL, NULL));

@@ -324,6 +324,18 @@ static inline void unit_one_incident(struct unit_scan *u, struct cgw_sig *sig, d
 	assert_int_equal(incidents_update(in, &u->rep, t0, 300, ch), 1);
 }
 
+/* Load the state file path for boot into got: it must load whole, with nothing said and
+ * nothing dropped. */
+static inline void unit_load_clean(struct cgw_incidents *got, const char *path, const char *boot)
+{
+	size_t dropped = 99;
+	struct errbuf e;
+	assert_int_equal(incidents_load(got, path, boot, &dropped, errbuf_open(&e)), 0);
+	assert_string_equal(errbuf_text(&e), "");
+	errbuf_close(&e);
+	assert_int_equal(dropped, 0);
+}
+
 /* stderr into a temporary file while a test runs code that logs; capture_end puts it back,
  * copies what was said into buf and returns its number of lines. */
 struct capture { int saved; char path[64]; };
