@@ -7,9 +7,6 @@
 
 #include "cgwatch.h"
 
-/* Signatures whose waiters wait on a file system: their cause is the mount. */
-static const char *const mount_sigs[] = { "fuse-wait", "nfs-wait", "io-wait" };
-
 /* Frames of the flush family, the generic workqueue-flush's and their wrappers: the first
  * frame outside them is the caller that names the workqueue. */
 static const char *const flush_frames[] = {
@@ -36,14 +33,6 @@ const char *flush_caller(const struct cgw_task *t)
 	return i < t->nframes && t->frames[i].name[0] ? t->frames[i].name : NULL;
 }
 
-static bool in_list(const char *id, const char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(id, v[i]) == 0)
-			return true;
-	return false;
-}
-
 char *task_cause(const struct cgw_task *t, char *out, size_t cap)
 {
 	const struct cgw_sig *s = t->sig;
@@ -58,7 +47,7 @@ char *task_cause(const struct cgw_task *t, char *out, size_t cap)
 	else if (s->correlator && strcmp(s->correlator, "workqueue") == 0 &&
 	         (caller = flush_caller(t)))
 		snprintf(out, cap, "flush by %s", caller);
-	else if (t->wait_mnt && in_list(s->id, mount_sigs, sizeof(mount_sigs) / sizeof(*mount_sigs)))
+	else if (t->wait_mnt && s->cause_mount)
 		snprintf(out, cap, "mount %s", t->wait_mnt);
 	return out;
 }

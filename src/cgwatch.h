@@ -339,6 +339,7 @@ struct cgw_pat { char **alt; size_t n; };           /* one group: any alternativ
 struct cgw_sig {
 	char *id, *title, *summary, *explanation, *correlator;
 	char *workqueue;                /* the workqueue its waiters flush, or NULL */
+	bool cause_mount;               /* cause = mount: findings split by the mount waited on */
 	enum cgw_sev severity;
 	int priority;
 	char states[8];                 /* task states it applies to, e.g. "D" */

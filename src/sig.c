@@ -326,6 +326,14 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 			s->workqueue = xstrdup(value);
 			return 1;
 		}
+		if (strcmp(key, "cause") == 0) {
+			/* what its findings are split by, besides the workqueue and frozen cgroup that
+			 * every signature's findings are (cause.c) */
+			if (strcmp(value, "mount") && strcmp(value, "none"))
+				return SIGERR("unknown cause \"%s\" (known: mount, none)", cesc(value));
+			s->cause_mount = strcmp(value, "mount") == 0;
+			return 1;
+		}
 		if (strcmp(key, "correlator") == 0) {
 			if (!in_list(correlators, value))
 				return SIGERR("unknown correlator \"%s\" (known: none, lru-drain, "

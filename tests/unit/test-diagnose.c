@@ -417,6 +417,44 @@ static int teardown(void **state)
 	return tmpdir_cleanup_all(0);
 }
 
+/* The cause kind is data too: a site signature with its own id and `cause = mount` splits its
+ * findings by mount as fuse-wait does; the same signature without the key keeps one. */
+static void test_site_cause_mount(void **state)
+{
+	(void)state;
+	static const char *const frames = "frame = my_fs_wait_reply\n";
+	for (int with = 0; with < 2; with++) {
+		char text[512];
+		snprintf(text, sizeof(text), "[signature]\nid = myfs-wait\nseverity = warning\n"
+		         "priority = 90\nstates = D\ntitle = t\nsummary = s\nexplanation = e\n%s"
+		         "[match]\n%s[remedies]\nremedy = r\n", with ? "cause = mount\n" : "", frames);
+		const char *const site[] = { "myfs.conf", text, NULL };
+		struct cgw_sigset set;
+		struct unit_scan u;
+		load_sigs(&set, site);
+		us_init(&u);
+		u.rep.conf = &conf;
+		static const char *const stack[] = { "my_fs_wait_reply", "vfs_statx", NULL };
+		static const char *const mnt[] = { "/srv/a", "/srv/b" };
+		for (int i = 0; i < 2; i++) {
+			size_t k = task_stack(&u, 40 + i, "stat", 100, stack);
+			struct cgw_task *t = &u.scan.t[k];
+			t->sys_known = true;
+			t->sys_nr = SYS_statx;
+			t->wait_path = xstrdup(mnt[i]);
+			t->wait_mnt = xstrdup(mnt[i]);
+		}
+		assert_int_equal(diagnose(&u.rep, &set, NULL, NULL), 0);
+		const struct cgw_finding *f[4];
+		assert_int_equal(findings_of(&u, "myfs-wait", f, 4), with ? 2 : 1);
+		if (with) {
+			assert_non_null(finding_cause(&u, "myfs-wait", "mount /srv/a"));
+			assert_non_null(finding_cause(&u, "myfs-wait", "mount /srv/b"));
+		}
+		scan_done(&set, &u);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_two_flush_callers),
 		cmocka_unit_test(test_two_fuse_mounts),
 		cmocka_unit_test(test_cause_stable),
+		cmocka_unit_test(test_site_cause_mount),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -278,8 +278,8 @@ static inline void us_free(struct unit_scan *u)
 }
 
 /* A signature with the fields reports and messages use (the strings are not owned); for a
- * shipped id, also the shipped signature's correlator and workqueue (they decide which
- * correlators run on its findings). */
+ * shipped id, also the shipped signature's correlator, workqueue and cause kind (they decide
+ * which correlators run on its findings, and what splits them). */
 static inline struct cgw_sig unit_sig(const char *id, const char *title, const char *summary,
                                       enum cgw_sev sev)
 {
@@ -298,6 +298,7 @@ static inline struct cgw_sig unit_sig(const char *id, const char *title, const c
 	if (b) {
 		s.correlator = b->correlator;
 		s.workqueue = b->workqueue;
+		s.cause_mount = b->cause_mount;
 	}
 	return s;
 }
