@@ -841,12 +841,12 @@ void incidents_prune(struct cgw_incidents *in);
 void incidents_free(struct cgw_incidents *in);
 /* Tasks of incident i stuck now (remembered and counted ones). */
 size_t incident_stuck(const struct incident *i);
+/* The longest time any of its tasks has been stuck, in seconds. */
+double incident_worst(const struct incident *i);
 /* The task of incident i blocked longest (the one a message names). */
 const struct inc_task *incident_lead(const struct incident *i);
 /* An incident task's duration as one value and its bound. */
 struct cgw_dur inc_task_dur(const struct inc_task *t);
-/* The incident as the "incident" object of a report. */
-struct json_object *incident_json(const struct incident *i, enum inc_state state);
 
 /* ---- state.c: the state file of the open incidents ---- */
 
@@ -1006,6 +1006,12 @@ struct json_object *report_json_build(const struct cgw_report *r, ssize_t only);
 void report_text_sources(const struct cgw_report *r, FILE *out);
 /* The text report of finding k alone, after a header line of the caller's. */
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
+
+/* ---- report-incident.c ---- */
+
+struct json_object;
+/* The incident as the "incident" object of a report. */
+struct json_object *incident_json(const struct incident *i, enum inc_state state);
 
 /* ---- json.c: JSON values every JSON writer shares ---- */
 
