@@ -1,8 +1,8 @@
-/* kmsg.c: what the kernel said. /dev/kmsg records (or a capture of them) are parsed one by
- * one; records of facility 0 (kernel) go through a small state machine that assembles the
- * multi-line reports of kernel/hung_task.c, kernel/workqueue.c's lockup watchdog, the soft
- * lockup watchdog and RCU's stall warnings; kmsg_link() then adds what they say about the
- * scanned tasks to the findings, one fact per evidence line.
+/* kmsg-assemble.c: what the kernel said, assembled. /dev/kmsg records (or a capture of them)
+ * are parsed one by one (kmsg-parse.c); records of facility 0 (kernel) go through a small
+ * state machine that assembles the multi-line reports of kernel/hung_task.c,
+ * kernel/workqueue.c's lockup watchdog, the soft lockup watchdog and RCU's stall warnings;
+ * kmsg_link() then adds what they say about the scanned tasks to the findings.
  *
  * Records of any other facility are counted and dropped before anything looks at their
  * text: user space can write any line to /dev/kmsg, but never with facility 0. */
