@@ -29,6 +29,11 @@ char *xstrndup(const char *s, size_t n);
 
 /* realloc of n elements of size each; NULL (p untouched) on overflow or failure. */
 void *try_reallocarray(void *p, size_t n, size_t size);
+/* Room in *v (n elements used of *cap, each size bytes) for one more: doubles *cap (first when
+ * 0) when full; 0, or -ENOMEM with *v and *cap as they were. */
+int grow(void **v, size_t *cap, size_t n, size_t first, size_t size);
+/* Swaps two growable arrays and their capacities (a double buffer's turn). */
+void swap_arrays(void **a, size_t *acap, void **b, size_t *bcap);
 /* malloc, calloc, strndup, strdup that return NULL on failure (n 0 gives a 1-byte block). */
 void *try_malloc(size_t n);
 void *try_calloc(size_t n, size_t size);

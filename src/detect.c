@@ -65,15 +65,9 @@ void detect_want_clock(struct cgw_scan *s, int cpu)
 	if (!s->live || cpu < 0 || cpu >= CGW_MAX_CPUS || cpus_test(&s->clock_tried, (unsigned)cpu))
 		return;
 	cpus_set(&s->clock_tried, (unsigned)cpu);
-	if (s->nclocks == s->clocks_cap) {
-		size_t cap = s->clocks_cap ? s->clocks_cap * 2 : 16;
-		struct cgw_cpuclock *n = try_reallocarray(s->clocks, cap, sizeof(*s->clocks));
-		if (!n) {
-			s->nomem = true;
-			return;
-		}
-		s->clocks = n;
-		s->clocks_cap = cap;
+	if (grow((void **)&s->clocks, &s->clocks_cap, s->nclocks, 16, sizeof(*s->clocks)) < 0) {
+		s->nomem = true;
+		return;
 	}
 	struct cgw_cpus one;
 	memset(&one, 0, sizeof(one));

@@ -45,15 +45,9 @@ static int fdcache_take(struct cgw_fdcache *c, int tgid, int tid)
 
 static void fdcache_keep(struct cgw_fdcache *c, int tgid, int tid, int fd)
 {
-	if (c->nnew == c->newcap) {
-		size_t cap = c->newcap ? c->newcap * 2 : 1024;
-		struct fd_ent *n = try_reallocarray(c->new, cap, sizeof(*c->new));
-		if (!n) {                     /* no room: not kept, read afresh next scan */
-			close(fd);
-			return;
-		}
-		c->new = n;
-		c->newcap = cap;
+	if (grow((void **)&c->new, &c->newcap, c->nnew, 1024, sizeof(*c->new)) < 0) {
+		close(fd);                    /* no room: not kept, read afresh next scan */
+		return;
 	}
 	c->new[c->nnew++] = (struct fd_ent){ tgid, tid, fd };
 }
@@ -108,13 +102,8 @@ void fdcache_end(struct cgw_fdcache *c)
 {
 	while (c->cur < c->nold)
 		close(c->old[c->cur++].fd);
-	struct fd_ent *v = c->old;                     /* swap, keeping both capacities */
-	size_t cap = c->oldcap;
-	c->old = c->new;
-	c->oldcap = c->newcap;
+	swap_arrays((void **)&c->old, &c->oldcap, (void **)&c->new, &c->newcap);
 	c->nold = c->nnew;
-	c->new = v;
-	c->newcap = cap;
 	c->nnew = 0;
 	c->cur = 0;
 }

@@ -48,14 +48,8 @@ const struct cgw_seen *history_find(const struct cgw_history *h, int tid,
 
 int history_add(struct cgw_history *h, const struct cgw_seen *w)
 {
-	if (h->ncur == h->capcur) {
-		size_t cap = h->capcur ? h->capcur * 2 : 64;
-		struct cgw_seen *n = try_reallocarray(h->cur, cap, sizeof(*h->cur));
-		if (!n)
-			return -ENOMEM;
-		h->cur = n;
-		h->capcur = cap;
-	}
+	if (grow((void **)&h->cur, &h->capcur, h->ncur, 64, sizeof(*h->cur)) < 0)
+		return -ENOMEM;
 	h->cur[h->ncur++] = *w;
 	return 0;
 }
@@ -65,12 +59,7 @@ void history_commit(struct cgw_history *h)
 	if (h->ncur > 1)                  /* no D or R task yet: cur is NULL, and qsort(NULL, 0)
 	                                     is undefined (UBSan) */
 		qsort(h->cur, h->ncur, sizeof(*h->cur), cmp_key);
-	struct cgw_seen *t = h->old;
-	size_t cap = h->capold;
-	h->old = h->cur;
+	swap_arrays((void **)&h->old, &h->capold, (void **)&h->cur, &h->capcur);
 	h->nold = h->ncur;
-	h->capold = h->capcur;
-	h->cur = t;
-	h->capcur = cap;
 	h->ncur = 0;
 }

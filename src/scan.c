@@ -34,15 +34,9 @@ static bool vanished(ssize_t r)
 
 struct cgw_task *scan_push(struct cgw_scan *s)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct cgw_task *n = try_reallocarray(s->t, cap, sizeof(*s->t));
-		if (!n) {
-			s->nomem = true;
-			return NULL;
-		}
-		s->t = n;
-		s->cap = cap;
+	if (grow((void **)&s->t, &s->cap, s->n, 64, sizeof(*s->t)) < 0) {
+		s->nomem = true;
+		return NULL;
 	}
 	struct cgw_task *t = &s->t[s->n++];
 	memset(t, 0, sizeof(*t));
@@ -51,15 +45,9 @@ struct cgw_task *scan_push(struct cgw_scan *s)
 
 static void proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long start)
 {
-	if (s->nprocs == s->procs_cap) {
-		size_t cap = s->procs_cap ? s->procs_cap * 2 : 256;
-		struct cgw_proc *n = try_reallocarray(s->procs, cap, sizeof(*s->procs));
-		if (!n) {
-			s->nomem = true;
-			return;
-		}
-		s->procs = n;
-		s->procs_cap = cap;
+	if (grow((void **)&s->procs, &s->procs_cap, s->nprocs, 256, sizeof(*s->procs)) < 0) {
+		s->nomem = true;
+		return;
 	}
 	s->procs[s->nprocs++] = (struct cgw_proc){ pid, ppid, start };
 }
@@ -67,15 +55,9 @@ static void proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long 
 static void runner_push(struct cgw_scan *s, const struct cgw_stat *st,
                         const struct cgw_sched *sc, int tgid)
 {
-	if (s->nrunners == s->runners_cap) {
-		size_t cap = s->runners_cap ? s->runners_cap * 2 : 64;
-		struct cgw_runner *n = try_reallocarray(s->runners, cap, sizeof(*s->runners));
-		if (!n) {
-			s->nomem = true;
-			return;
-		}
-		s->runners = n;
-		s->runners_cap = cap;
+	if (grow((void **)&s->runners, &s->runners_cap, s->nrunners, 64, sizeof(*s->runners)) < 0) {
+		s->nomem = true;
+		return;
 	}
 	struct cgw_runner *r = &s->runners[s->nrunners++];
 	memset(r, 0, sizeof(*r));

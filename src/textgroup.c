@@ -85,15 +85,9 @@ static void tok_push(struct tline *l, enum tok_kind kind, const char *s, size_t 
 {
 	if (len == 0 || l->lost)
 		return;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct tok *t = try_reallocarray(l->t, cap, sizeof(*t));
-		if (!t) {
-			l->lost = true;
-			return;
-		}
-		l->t = t;
-		l->cap = cap;
+	if (grow((void **)&l->t, &l->cap, l->n, 16, sizeof(*l->t)) < 0) {
+		l->lost = true;
+		return;
 	}
 	l->t[l->n++] = (struct tok){ kind, s, len };
 	/* FNV-1a over what makes the shape */
@@ -381,14 +375,9 @@ char *lines_group(const char *text)
 	bool lost = false;
 	for (const char *p = text ? text : ""; *p && !lost;) {
 		size_t len = strcspn(p, "\n");
-		if (n == cap) {
-			struct tline *v = try_reallocarray(l, cap ? cap * 2 : 32, sizeof(*l));
-			if (!v) {
-				lost = true;
-				break;
-			}
-			l = v;
-			cap = cap ? cap * 2 : 32;
+		if (grow((void **)&l, &cap, n, 32, sizeof(*l)) < 0) {
+			lost = true;
+			break;
 		}
 		tline_cut(&l[n], p, len, false);
 		lost |= l[n++].lost;

@@ -93,6 +93,29 @@ void *try_reallocarray(void *p, size_t n, size_t size)
 	return realloc(p, bytes ? bytes : 1);
 }
 
+int grow(void **v, size_t *cap, size_t n, size_t first, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : first;
+	void *nv = try_reallocarray(*v, c, size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+void swap_arrays(void **a, size_t *acap, void **b, size_t *bcap)
+{
+	void *v = *a;
+	size_t c = *acap;
+	*a = *b;
+	*acap = *bcap;
+	*b = v;
+	*bcap = c;
+}
+
 /* Room for more bytes and the NUL; false (b->lost set, b as it was) when there is none. */
 static bool sb_reserve(struct strbuf *b, size_t more)
 {
