@@ -165,9 +165,10 @@ static void attach_blocker(struct cgw_kmsg *k, struct kmsg_hung *h, const struct
 	h->blocker_ts_s = (double)r->ts_usec / 1e6;
 }
 
-/* Does this line start a report (whatever state we are in)? */
-static bool is_start(const char *m)
-{
+/* What a line that starts a report parsed to (whatever state we are in). */
+enum start_kind { START_NONE, START_HUNG, START_BLOCKER, START_SUPPRESSED, START_WQ, START_SOFT,
+                  START_RCU };
+struct start {
 	struct kmsg_task t;
 	struct kmsg_blocker b;
 	struct kmsg_poolinfo pi;
@@ -176,12 +177,32 @@ static bool is_start(const char *m)
 	long l;
 	unsigned u;
 	int c;
-	return kmsg_parse_hung(m, &t, &l) == 0 || kmsg_parse_blocker(m, &b) == 0 ||
-	       starts(m, "Future hung task reports are suppressed") ||
-	       kmsg_parse_wq_lockup(m, &pi, &u) == 0 ||
-	       starts(m, "Showing busy workqueues and worker pools:") ||
-	       kmsg_parse_soft_lockup(m, &c, &u, &t) == 0 ||
-	       kmsg_parse_rcu(m, &rk, fl, sizeof(fl), &l) == 0;
+};
+
+/* Which kind of report line m starts (START_NONE: none), its fields in *p. */
+static enum start_kind start_of(const char *m, struct start *p)
+{
+	if (kmsg_parse_hung(m, &p->t, &p->l) == 0)
+		return START_HUNG;
+	if (kmsg_parse_blocker(m, &p->b) == 0)
+		return START_BLOCKER;
+	if (starts(m, "Future hung task reports are suppressed"))
+		return START_SUPPRESSED;
+	if (kmsg_parse_wq_lockup(m, &p->pi, &p->u) == 0 ||
+	    starts(m, "Showing busy workqueues and worker pools:"))
+		return START_WQ;
+	if (kmsg_parse_soft_lockup(m, &p->c, &p->u, &p->t) == 0)
+		return START_SOFT;
+	if (kmsg_parse_rcu(m, &p->rk, p->fl, sizeof(p->fl), &p->l) == 0)
+		return START_RCU;
+	return START_NONE;
+}
+
+/* Does this line start a report (whatever state we are in)? */
+static bool is_start(const char *m)
+{
+	struct start p;
+	return start_of(m, &p) != START_NONE;
 }
 
 /* A line that continues the report being assembled? Returns true when it was taken. */
@@ -399,47 +420,40 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 {
 	const char *m = r->msg;
 	double ts = (double)r->ts_usec / 1e6;
-	struct kmsg_task t;
-	struct kmsg_blocker b;
-	struct kmsg_poolinfo pi;
-	enum kmsg_rcu_kind rk;
-	char fl[32];
-	long l;
-	unsigned u;
-	int c;
+	struct start p;
+	enum start_kind kind = start_of(m, &p);
 	k->state = KS_IDLE;
 	k->idle_lines = 0;
-	if (kmsg_parse_hung(m, &t, &l) == 0) {
+	if (kind == START_HUNG) {
 		struct kmsg_hung *h = new_hung(k, r);
 		k->hung_total++;
 		if (!h)
 			return;
-		h->task = t;
-		h->blocked_s = l;
+		h->task = p.t;
+		h->blocked_s = p.l;
 		copy_text(h->text, sizeof(h->text), m, r->msg_len);
 		k->state = KS_HUNG;
-	} else if (kmsg_parse_blocker(m, &b) == 0) {
+	} else if (kind == START_BLOCKER) {
 		/* the blocker line of a report whose head we did not see (or not right before) */
 		k->blockers_total++;
 		struct kmsg_hung *h = NULL;
 		for (size_t i = k->nhung; i-- > 0 && !h;)
-			if (k->hung[i].task.pid == b.task.pid && !k->hung[i].have_blocker &&
-			    strcmp(k->hung[i].task.comm, b.task.comm) == 0)
+			if (k->hung[i].task.pid == p.b.task.pid && !k->hung[i].have_blocker &&
+			    strcmp(k->hung[i].task.comm, p.b.task.comm) == 0)
 				h = &k->hung[i];
 		if (!h) {
 			if (!(h = new_hung(k, r)))
 				return;           /* counted, not kept: no memory */
-			h->task = b.task;
+			h->task = p.b.task;
 		}
-		attach_blocker(k, h, &b, r);
+		attach_blocker(k, h, &p.b, r);
 		if (h == cur_hung(k))
 			k->state = KS_HUNG;
-	} else if (starts(m, "Future hung task reports are suppressed")) {
+	} else if (kind == START_SUPPRESSED) {
 		k->suppressed_seen = true;
 		k->suppressed_seq = r->seq;
 		k->suppressed_ts_s = ts;
-	} else if (kmsg_parse_wq_lockup(m, &pi, &u) == 0 ||
-	           starts(m, "Showing busy workqueues and worker pools:")) {
+	} else if (kind == START_WQ) {
 		struct kmsg_wq_dump *d = ring_push((void **)&k->wq, &k->nwq, KMSG_MAX_WQ, sizeof(*d),
 		                                   wq_clear_v);
 		if (!d) {
@@ -452,7 +466,7 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 		k->cur_wq[0] = '\0';
 		k->state = KS_WQ;
 		continue_wq(k, r);
-	} else if (kmsg_parse_soft_lockup(m, &c, &u, &t) == 0) {
+	} else if (kind == START_SOFT) {
 		struct kmsg_soft *s = ring_push((void **)&k->soft, &k->nsoft, KMSG_MAX_SOFT,
 		                                sizeof(*s), NULL);
 		if (!s) {
@@ -461,13 +475,13 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 		}
 		s->seq = r->seq;
 		s->ts_s = ts;
-		s->cpu = c;
-		s->stuck_s = u;
-		s->task = t;
+		s->cpu = p.c;
+		s->stuck_s = p.u;
+		s->task = p.t;
 		copy_text(s->text, sizeof(s->text), m, r->msg_len);
 		k->soft_total++;
 		k->state = KS_SOFT;
-	} else if (kmsg_parse_rcu(m, &rk, fl, sizeof(fl), &l) == 0) {
+	} else if (kind == START_RCU) {
 		struct kmsg_rcu *s = ring_push((void **)&k->rcu, &k->nrcu, KMSG_MAX_RCU, sizeof(*s),
 		                               rcu_clear_v);
 		if (!s) {
@@ -476,14 +490,14 @@ static void start_line(struct cgw_kmsg *k, const struct kmsg_record *r)
 		}
 		s->seq = r->seq;
 		s->ts_s = ts;
-		s->kind = rk;
-		snprintf(s->flavor, sizeof(s->flavor), "%s", fl);
+		s->kind = p.rk;
+		snprintf(s->flavor, sizeof(s->flavor), "%s", p.fl);
 		copy_text(s->text, sizeof(s->text), m, r->msg_len);
 		s->detected_by = -1;
-		s->starved_jiffies = rk == KMSG_RCU_STARVED ? l : -1;
-		if (rk == KMSG_RCU_EXPEDITED) {         /* "{ 3-... 5-.... } 21002 jiffies" */
-			const char *p = strchr(m, '{'), *e = p ? strchr(p, '}') : NULL;
-			for (const char *q = p; q && q < e; q++) {
+		s->starved_jiffies = p.rk == KMSG_RCU_STARVED ? p.l : -1;
+		if (p.rk == KMSG_RCU_EXPEDITED) {       /* "{ 3-... 5-.... } 21002 jiffies" */
+			const char *o = strchr(m, '{'), *e = o ? strchr(o, '}') : NULL;
+			for (const char *q = o; q && q < e; q++) {
 				const char *end;
 				long cpu;
 				if (isdigit((unsigned char)*q) && (q[-1] == ' ' || q[-1] == '{') &&
