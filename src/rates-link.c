@@ -198,11 +198,6 @@ static void link_pidlist(struct cgw_report *r, struct cgw_finding *f, const stru
 	if (!nk)
 		sb_printf(ev, "no kworker with cgroup_pidlist_destroy in its name among the %zu blocked "
 		          "or runnable threads of this scan (/proc/TID/stat)\n", s->n);
-	sb_printf(ev, "fix: \"cgroup: avoid flushing global workqueue in "
-	          "cgroup1_pidlist_destroy_all\" (Junnan Zhang, v3, "
-	          "https://lore.kernel.org/all/20260915124010.18927-1-zhangjn_dev@163.com/): in its "
-	          "reproducer (64 CPUs, 1000 churners) a destroy took 1.0-1.3 ms on average and up "
-	          "to 253 ms unpatched, at most 0.2 ms patched\n");
 }
 
 static void link_rstat(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
@@ -286,10 +281,6 @@ static void link_rstat(struct cgw_report *r, struct cgw_finding *f, const struct
 	if (h->possible_cpus > 0)
 		sb_printf(ev, "/sys/devices/system/cpu/possible: %d possible CPUs: every flush walks "
 		          "each of them under the rstat lock\n", h->possible_cpus);
-	sb_printf(ev, "yardstick (\"cgroup/rstat: avoid disabling irqs for O(num_cpu)\", Eric Dumazet "
-	          "and Greg Thelen, 2025): on a 400+ CPU machine with 400 memory.stat reader threads "
-	          "the flush kept interrupts off for 45 ms; with the fix (Linux 6.15) the longest "
-	          "irq-off section found was 4 ms\n");
 }
 
 /* The cpu task groups every scheduler-domain rebuild visits; returns the visits, or -1. */
@@ -430,17 +421,12 @@ static void link_fork(struct cgw_report *r, struct cgw_finding *f, const struct 
 	          nf == 1 ? "s" : "", ne, nm, nm == 1 ? "s" : "");
 }
 
-/* The fork-lock correlator: the churn of forks and moves, and the state of a kernel fix. */
+/* The fork-lock correlator: the churn of forks and moves (and the state of a kernel fix). */
 static void link_fork_lock(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
                            const struct rates_host *h)
 {
 	(void)h;
 	link_fork(r, f, rt);
-	sb_printf(&f->evidence, "no kernel fix to wait for: the proposed removal of css_set_lock from the "
-		          "fork path (\"cgroup: avoid css_set_lock in cgroup_css_set_fork()\", v2, 2026) "
-		          "measured no gain: Michal Koutny's clone_processes runs on 40 CPUs / 80 "
-		          "threads gave 2.938e5 +- 1.1e3 iterations on 6.18.8 and 2.915e5 +- 1.1e3 "
-		          "with the patch\n");
 }
 
 /* A user's signature with the general cgroup-churn correlator. */
@@ -453,22 +439,43 @@ static void link_churn(struct cgw_report *r, struct cgw_finding *f, const struct
 	link_fork(r, f, rt);
 }
 
+/* What the kernel's developers measured or changed, said after a correlator's evidence. */
+static const char pidlist_fix[] =
+	"fix: \"cgroup: avoid flushing global workqueue in "
+	"cgroup1_pidlist_destroy_all\" (Junnan Zhang, v3, "
+	"https://lore.kernel.org/all/20260915124010.18927-1-zhangjn_dev@163.com/): in its "
+	"reproducer (64 CPUs, 1000 churners) a destroy took 1.0-1.3 ms on average and up "
+	"to 253 ms unpatched, at most 0.2 ms patched\n";
+static const char rstat_fix[] =
+	"yardstick (\"cgroup/rstat: avoid disabling irqs for O(num_cpu)\", Eric Dumazet "
+	"and Greg Thelen, 2025): on a 400+ CPU machine with 400 memory.stat reader threads "
+	"the flush kept interrupts off for 45 ms; with the fix (Linux 6.15) the longest "
+	"irq-off section found was 4 ms\n";
+static const char fork_fix[] =
+	"no kernel fix to wait for: the proposed removal of css_set_lock from the "
+	"fork path (\"cgroup: avoid css_set_lock in cgroup_css_set_fork()\", v2, 2026) "
+	"measured no gain: Michal Koutny's clone_processes runs on 40 CPUs / 80 "
+	"threads gave 2.938e5 +- 1.1e3 iterations on 6.18.8 and 2.915e5 +- 1.1e3 "
+	"with the patch\n";
+
 /* The correlators that take evidence from the cgroup activity counts, by the name a
- * signature's `correlator =` gives, and whether each reads the cgroup2 root's cgroup.stat
- * (the mount table and the possible CPUs come from the host snapshot). */
+ * signature's `correlator =` gives, whether each reads the cgroup2 root's cgroup.stat
+ * (the mount table and the possible CPUs come from the host snapshot), and the kernel fix
+ * said after its evidence (NULL: none). */
 enum { HOST_CGROUP2_STAT = 1 };
 static const struct {
 	const char *name;
 	void (*fn)(struct cgw_report *r, struct cgw_finding *f, const struct cgw_rates *rt,
 	           const struct rates_host *h);
 	unsigned host;
+	const char *fix;
 } rates_correlators[] = {
-	{ "cgroup1-pidlist", link_pidlist, 0 },
-	{ "rstat", link_rstat, 0 },
-	{ "sched-domains", link_sched, HOST_CGROUP2_STAT },
-	{ "cgroup-fork", link_fork_lock, 0 },
-	{ "cgroup-churn", link_churn, 0 },
-	{ "task-groups", link_task_groups, HOST_CGROUP2_STAT },
+	{ "cgroup1-pidlist", link_pidlist, 0, pidlist_fix },
+	{ "rstat", link_rstat, 0, rstat_fix },
+	{ "sched-domains", link_sched, HOST_CGROUP2_STAT, NULL },
+	{ "cgroup-fork", link_fork_lock, 0, fork_fix },
+	{ "cgroup-churn", link_churn, 0, NULL },
+	{ "task-groups", link_task_groups, HOST_CGROUP2_STAT, NULL },
 };
 #define NRATES_CORR (sizeof(rates_correlators) / sizeof(rates_correlators[0]))
 
@@ -485,8 +492,11 @@ void rates_link_host(struct cgw_report *r, const struct cgw_rates *rt, const str
 {
 	for (size_t k = 0; k < r->nf; k++) {
 		ssize_t c = rates_corr_of(&r->f[k]);
-		if (c >= 0)
-			rates_correlators[c].fn(r, &r->f[k], rt, h);
+		if (c < 0)
+			continue;
+		rates_correlators[c].fn(r, &r->f[k], rt, h);
+		if (rates_correlators[c].fix)
+			sb_printf(&r->f[k].evidence, "%s", rates_correlators[c].fix);
 	}
 }
 
