@@ -50,22 +50,38 @@ bool warn_step(struct warn_once *w, const char *msg, char *out, size_t cap)
 	return true;
 }
 
-void warn_once(struct warn_once *w, const char *fmt, ...)
+/* warn_step, and what it says to the log */
+static void step_log(struct warn_once *w, const char *msg)
 {
-	char msg[1536], out[3200];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	char out[3200];
 	if (warn_step(w, msg, out, sizeof(out)))
 		log_warnx("%s", out);
 }
 
+static void set_say(struct warn_set *ws, const char *msg);
+
+/* Formats one warning and says it through w, else through ws (both NULL: said each time). */
+static void vsay(struct warn_once *w, struct warn_set *ws, const char *fmt, va_list ap)
+{
+	char msg[1536];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (w)
+		step_log(w, msg);
+	else
+		set_say(ws, msg);
+}
+
+void warn_once(struct warn_once *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsay(w, NULL, fmt, ap);
+	va_end(ap);
+}
+
 void warn_clear(struct warn_once *w)
 {
-	char out[3200];
-	if (warn_step(w, NULL, out, sizeof(out)))
-		log_warnx("%s", out);
+	step_log(w, NULL);
 }
 
 /* ---- many warnings of one pass, each its own ---- */
@@ -87,13 +103,8 @@ void warn_set_free(struct warn_set *ws)
 	free(ws);
 }
 
-void warn_set_say(struct warn_set *ws, const char *fmt, ...)
+static void set_say(struct warn_set *ws, const char *msg)
 {
-	char msg[1536], out[3200];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (!ws) {
 		log_warnx("%s", msg);
 		return;
@@ -110,20 +121,25 @@ void warn_set_say(struct warn_set *ws, const char *fmt, ...)
 		memset(&ws->v[ws->n++], 0, sizeof(ws->v[0]));
 	}
 	ws->v[k].seen = true;
-	if (warn_step(&ws->v[k].w, msg, out, sizeof(out)))
-		log_warnx("%s", out);
+	step_log(&ws->v[k].w, msg);
+}
+
+void warn_set_say(struct warn_set *ws, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsay(NULL, ws, fmt, ap);
+	va_end(ap);
 }
 
 void warn_set_end(struct warn_set *ws)
 {
 	if (!ws)
 		return;
-	char out[3200];
 	size_t kept = 0;
 	for (size_t k = 0; k < ws->n; k++) {
 		if (!ws->v[k].seen) {                 /* not said this pass: it cleared */
-			if (warn_step(&ws->v[k].w, NULL, out, sizeof(out)))
-				log_warnx("%s", out);
+			step_log(&ws->v[k].w, NULL);
 			continue;
 		}
 		ws->v[k].seen = false;
