@@ -4,6 +4,7 @@
 #include "unit.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <json-c/json.h>
 
@@ -41,6 +42,23 @@ static void cap_lines(struct cap *c, unsigned pri, const char *const *lines, siz
 {
 	for (size_t i = 0; i < n; i++)
 		cap_add(c, pri, lines[i]);
+}
+
+/* One kernel record: its priority and its message. */
+struct kline { unsigned pri; const char *msg; };
+
+/* Records of several levels, in order. */
+static void cap_klines(struct cap *c, const struct kline *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cap_add(c, l[i].pri, l[i].msg);
+}
+
+/* A workqueue lockup dump of n lines: the two lockup lines at level 0, the rest at 6. */
+static void cap_wq_dump(struct cap *c, const char *const *dump, size_t n)
+{
+	cap_lines(c, 0, dump, 2);
+	cap_lines(c, 6, dump + 2, n - 2);
 }
 
 static void feed(struct cgw_kmsg *k, struct cap *c)
@@ -345,72 +363,108 @@ static void test_task_header(void **state)
 	assert_int_equal(kmsg_parse_task_header("Call Trace:", true, &h), -EINVAL);
 }
 
+/* NO: a field a case does not check */
+#define NO INT_MIN
+
 static void test_workqueue_lines(void **state)
 {
 	(void)state;
-	struct kmsg_poolinfo pi;
-	unsigned s;
-	/* an arm64 server under kmemleak (LKML) */
-	assert_int_equal(kmsg_parse_wq_lockup("BUG: workqueue lockup - pool cpus=20 node=1 flags=0x0 nice=0 stuck for 3608s!",
-	                                      &pi, &s), 0);
-	assert_string_equal(pi.cpus, "20");
-	assert_int_equal(pi.node, 1);
-	assert_int_equal(pi.nice, 0);
-	assert_int_equal(s, 3608);
-	/* a highpri pool (rtnl deadlock report) */
-	assert_int_equal(kmsg_parse_wq_lockup("BUG: workqueue lockup - pool cpus=70 node=0 flags=0x0 nice=-20 stuck for 3719s!",
-	                                      &pi, &s), 0);
-	assert_int_equal(pi.nice, -20);
-	assert_int_equal(s, 3719);
-	/* an unbound pool: no node= */
-	assert_int_equal(kmsg_parse_wq_lockup("BUG: workqueue lockup - pool cpus=0-95 flags=0x4 nice=0 stuck for 31s!",
-	                                      &pi, &s), 0);
-	assert_string_equal(pi.cpus, "0-95");
-	assert_int_equal(pi.node, -1);
-	assert_int_equal(pi.flags, 4);
-	assert_int_equal(kmsg_parse_wq_lockup("BUG: workqueue lockup - pool cpus=1 node=0 flags=0x0 nice=0 stuck for 37s",
-	                                      &pi, &s), -EINVAL);
-	assert_int_equal(kmsg_parse_wq_lockup("BUG: soft lockup - CPU#1 stuck for 22s! [a:1]", &pi, &s),
-	                 -EINVAL);
+	static const struct {
+		const char *in; int rc;
+		const char *cpus; int node, nice, flags, s;   /* NULL, NO: not checked */
+	} lockup[] = {
+		/* an arm64 server under kmemleak (LKML) */
+		{ "BUG: workqueue lockup - pool cpus=20 node=1 flags=0x0 nice=0 stuck for 3608s!",
+		  0, "20", 1, 0, NO, 3608 },
+		/* a highpri pool (rtnl deadlock report) */
+		{ "BUG: workqueue lockup - pool cpus=70 node=0 flags=0x0 nice=-20 stuck for 3719s!",
+		  0, NULL, NO, -20, NO, 3719 },
+		/* an unbound pool: no node= */
+		{ "BUG: workqueue lockup - pool cpus=0-95 flags=0x4 nice=0 stuck for 31s!",
+		  0, "0-95", -1, NO, 4, NO },
+		{ "BUG: workqueue lockup - pool cpus=1 node=0 flags=0x0 nice=0 stuck for 37s",
+		  -EINVAL, NULL, NO, NO, NO, NO },
+		{ "BUG: soft lockup - CPU#1 stuck for 22s! [a:1]", -EINVAL, NULL, NO, NO, NO, NO },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(lockup); i++) {
+		struct kmsg_poolinfo pi;
+		unsigned s;
+		print_message("# lockup: %s\n", lockup[i].in);
+		assert_int_equal(kmsg_parse_wq_lockup(lockup[i].in, &pi, &s), lockup[i].rc);
+		if (lockup[i].cpus)
+			assert_string_equal(pi.cpus, lockup[i].cpus);
+		if (lockup[i].node != NO)
+			assert_int_equal(pi.node, lockup[i].node);
+		if (lockup[i].nice != NO)
+			assert_int_equal(pi.nice, lockup[i].nice);
+		if (lockup[i].flags != NO)
+			assert_int_equal(pi.flags, lockup[i].flags);
+		if (lockup[i].s != NO)
+			assert_int_equal(s, lockup[i].s);
+	}
 
+	/* pwq lines, then the work lines under them; a case with fresh set starts from zero */
+	static const struct {
+		const char *in; bool fresh, works; int rc;
+		int pool; const char *cpus; int active, refcnt;       /* NO, NULL: not checked */
+		const char *in_flight, *pending, *inactive;
+		int nworkers, w0, w1, w2, nbars, bar0;
+	} pwq[] = {
+		{ "  pwq 40: cpus=20 node=1 flags=0x0 nice=0 active=2/256", true, false, 0,
+		  40, "20", 2, -1, NULL, NULL, NULL, NO, NO, NO, NO, NO, NO },
+		{ "  pwq 2: cpus=0 node=0 flags=0x0 nice=0 active=3 refcnt=4", false, false, 0,
+		  NO, NULL, 3, 4, NULL, NULL, NULL, NO, NO, NO, NO, NO, NO },
+		{ "  pwq 193: cpus=0-23,48-71 node=0 flags=0x4 nice=0 active=1/256", false, false, 0,
+		  NO, "0-23,48-71", NO, NO, NULL, NULL, NULL, NO, NO, NO, NO, NO, NO },
+		{ "    pending: vmstat_update", false, false, -EINVAL,
+		  NO, NULL, NO, NO, NULL, NULL, NULL, NO, NO, NO, NO, NO, NO },
+		{ "    in-flight: 1274779:slab_caches_to_rcu_destroy_workfn slab_caches_to_rcu_destroy_workfn",
+		  true, true, 0, NO, NULL, NO, NO,
+		  "1274779:slab_caches_to_rcu_destroy_workfn slab_caches_to_rcu_destroy_workfn", NULL, NULL,
+		  1, 1274779, NO, NO, NO, NO },
+		{ "    pending: flush_backlog BAR(8)", false, true, 0, NO, NULL, NO, NO,
+		  NULL, "flush_backlog BAR(8)", NULL, NO, NO, NO, NO, 1, 8 },
+		{ "    delayed: cleanup_net", false, true, 0, NO, NULL, NO, NO,
+		  NULL, NULL, "cleanup_net", NO, NO, NO, NO, NO, NO },
+		/* several workers, a rescuer, durations (7.0 prints "for Ns") */
+		{ "    in-flight: 12:pm_runtime_work for 56s ,174:pm_runtime_work for 56s ,9(RESCUER):blk_mq_run_work_fn BAR(300)",
+		  true, true, 0, NO, NULL, NO, NO, NULL, NULL, NULL, 3, 12, 174, 9, 1, 300 },
+		{ "    pending: 9*psi_avgs_work, pogo_watch_work", true, true, 0, NO, NULL, NO, NO,
+		  NULL, NULL, NULL, 0, NO, NO, NO, 0, NO },
+	};
 	struct kmsg_pwq pw;
 	memset(&pw, 0, sizeof(pw));
-	assert_int_equal(kmsg_parse_pwq("  pwq 40: cpus=20 node=1 flags=0x0 nice=0 active=2/256", &pw), 0);
-	assert_int_equal(pw.pool, 40);
-	assert_string_equal(pw.info.cpus, "20");
-	assert_int_equal(pw.active, 2);
-	assert_int_equal(pw.refcnt, -1);
-	assert_int_equal(kmsg_parse_pwq("  pwq 2: cpus=0 node=0 flags=0x0 nice=0 active=3 refcnt=4", &pw), 0);
-	assert_int_equal(pw.active, 3);
-	assert_int_equal(pw.refcnt, 4);
-	assert_int_equal(kmsg_parse_pwq("  pwq 193: cpus=0-23,48-71 node=0 flags=0x4 nice=0 active=1/256", &pw), 0);
-	assert_string_equal(pw.info.cpus, "0-23,48-71");
-	assert_int_equal(kmsg_parse_pwq("    pending: vmstat_update", &pw), -EINVAL);
-
-	memset(&pw, 0, sizeof(pw));
-	assert_int_equal(kmsg_parse_works("    in-flight: 1274779:slab_caches_to_rcu_destroy_workfn slab_caches_to_rcu_destroy_workfn", &pw), 0);
-	assert_string_equal(pw.in_flight, "1274779:slab_caches_to_rcu_destroy_workfn slab_caches_to_rcu_destroy_workfn");
-	assert_int_equal(pw.nworkers, 1);
-	assert_int_equal(pw.workers[0], 1274779);
-	assert_int_equal(kmsg_parse_works("    pending: flush_backlog BAR(8)", &pw), 0);
-	assert_string_equal(pw.pending, "flush_backlog BAR(8)");
-	assert_int_equal(pw.nbars, 1);
-	assert_int_equal(pw.bars[0], 8);
-	assert_int_equal(kmsg_parse_works("    delayed: cleanup_net", &pw), 0);
-	assert_string_equal(pw.inactive, "cleanup_net");
-	/* several workers, a rescuer, durations (7.0 prints "for Ns") */
-	memset(&pw, 0, sizeof(pw));
-	assert_int_equal(kmsg_parse_works("    in-flight: 12:pm_runtime_work for 56s ,174:pm_runtime_work for 56s ,9(RESCUER):blk_mq_run_work_fn BAR(300)", &pw), 0);
-	assert_int_equal(pw.nworkers, 3);
-	assert_int_equal(pw.workers[0], 12);
-	assert_int_equal(pw.workers[1], 174);
-	assert_int_equal(pw.workers[2], 9);
-	assert_int_equal(pw.nbars, 1);
-	assert_int_equal(pw.bars[0], 300);
-	memset(&pw, 0, sizeof(pw));
-	assert_int_equal(kmsg_parse_works("    pending: 9*psi_avgs_work, pogo_watch_work", &pw), 0);
-	assert_int_equal(pw.nworkers, 0);
-	assert_int_equal(pw.nbars, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(pwq); i++) {
+		print_message("# pwq: %s\n", pwq[i].in);
+		if (pwq[i].fresh)
+			memset(&pw, 0, sizeof(pw));
+		assert_int_equal(pwq[i].works ? kmsg_parse_works(pwq[i].in, &pw)
+		                              : kmsg_parse_pwq(pwq[i].in, &pw), pwq[i].rc);
+		if (pwq[i].pool != NO)
+			assert_int_equal(pw.pool, pwq[i].pool);
+		if (pwq[i].cpus)
+			assert_string_equal(pw.info.cpus, pwq[i].cpus);
+		if (pwq[i].active != NO)
+			assert_int_equal(pw.active, pwq[i].active);
+		if (pwq[i].refcnt != NO)
+			assert_int_equal(pw.refcnt, pwq[i].refcnt);
+		if (pwq[i].in_flight)
+			assert_string_equal(pw.in_flight, pwq[i].in_flight);
+		if (pwq[i].pending)
+			assert_string_equal(pw.pending, pwq[i].pending);
+		if (pwq[i].inactive)
+			assert_string_equal(pw.inactive, pwq[i].inactive);
+		if (pwq[i].nworkers != NO)
+			assert_int_equal(pw.nworkers, pwq[i].nworkers);
+		const int w[] = { pwq[i].w0, pwq[i].w1, pwq[i].w2 };
+		for (size_t k = 0; k < ARRAY_SIZE(w); k++)
+			if (w[k] != NO)
+				assert_int_equal(pw.workers[k], w[k]);
+		if (pwq[i].nbars != NO)
+			assert_int_equal(pw.nbars, pwq[i].nbars);
+		if (pwq[i].bar0 != NO)
+			assert_int_equal(pw.bars[0], pwq[i].bar0);
+	}
 
 	struct kmsg_pool pl;
 	memset(&pl, 0, sizeof(pl));
@@ -429,74 +483,72 @@ static void test_workqueue_lines(void **state)
 static void test_soft_rcu_lines(void **state)
 {
 	(void)state;
-	int cpu;
-	unsigned s;
-	struct kmsg_task t;
-	assert_int_equal(kmsg_parse_soft_lockup("watchdog: BUG: soft lockup - CPU#18 stuck for 26s! [repro_worker:5031]",
-	                                        &cpu, &s, &t), 0);
-	assert_int_equal(cpu, 18);
-	assert_int_equal(s, 26);
-	assert_string_equal(t.comm, "repro_worker");
-	assert_int_equal(t.pid, 5031);
-	/* ext4 on pmem (LKML), a 4.x host's syslog, a VM's idle task (a bug report) */
-	assert_int_equal(kmsg_parse_soft_lockup("watchdog: BUG: soft lockup - CPU#19 stuck for 22s! [jbd2/pmem0-8:1002]",
-	                                        &cpu, &s, &t), 0);
-	assert_string_equal(t.comm, "jbd2/pmem0-8");
-	assert_int_equal(t.pid, 1002);
-	assert_int_equal(kmsg_parse_soft_lockup("NMI watchdog: BUG: soft lockup - CPU#0 stuck for 24s! [dd:8103]",
-	                                        &cpu, &s, &t), 0);
-	assert_string_equal(t.comm, "dd");
-	assert_int_equal(cpu, 0);
-	assert_int_equal(kmsg_parse_soft_lockup("BUG: soft lockup - CPU#2 stuck for 98s! [swapper/2:0]",
-	                                        &cpu, &s, &t), 0);
-	assert_string_equal(t.comm, "swapper/2");
-	assert_int_equal(t.pid, 0);
-	/* a comm with "]" and ":", and text after the bracket */
-	assert_int_equal(kmsg_parse_soft_lockup("watchdog: BUG: soft lockup - CPU#7 stuck for 22s! [a]:b:253305] Sample time: 4000897528 ns",
-	                                        &cpu, &s, &t), 0);
-	assert_string_equal(t.comm, "a]:b");
-	assert_int_equal(t.pid, 253305);
-	assert_int_equal(kmsg_parse_soft_lockup("watchdog: BUG: soft lockup - CPU#11 stuck for 94s!",
-	                                        &cpu, &s, &t), 0);
-	assert_int_equal(t.pid, -1);
-	assert_int_equal(cpu, 11);
-	assert_int_equal(kmsg_parse_soft_lockup("watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [CPU 1/KVM:2210]",
-	                                        &cpu, &s, &t), 0);
-	assert_string_equal(t.comm, "CPU 1/KVM");
-	assert_int_equal(kmsg_parse_soft_lockup("watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [a]",
-	                                        &cpu, &s, &t), -EINVAL);
-	assert_int_equal(kmsg_parse_soft_lockup("watchdog: BUG: soft lockup - CPU#3 stuck for 23s!x",
-	                                        &cpu, &s, &t), -EINVAL);
-	assert_int_equal(kmsg_parse_soft_lockup("watchdog: Watchdog detected hard LOCKUP on cpu 3",
-	                                        &cpu, &s, &t), -EINVAL);
+	static const struct {
+		const char *in; int rc;
+		int cpu, s; const char *comm; int pid;      /* NO, NULL: not checked */
+	} soft[] = {
+		{ "watchdog: BUG: soft lockup - CPU#18 stuck for 26s! [repro_worker:5031]",
+		  0, 18, 26, "repro_worker", 5031 },
+		/* ext4 on pmem (LKML), a 4.x host's syslog, a VM's idle task (a bug report) */
+		{ "watchdog: BUG: soft lockup - CPU#19 stuck for 22s! [jbd2/pmem0-8:1002]",
+		  0, NO, NO, "jbd2/pmem0-8", 1002 },
+		{ "NMI watchdog: BUG: soft lockup - CPU#0 stuck for 24s! [dd:8103]", 0, 0, NO, "dd", NO },
+		{ "BUG: soft lockup - CPU#2 stuck for 98s! [swapper/2:0]", 0, NO, NO, "swapper/2", 0 },
+		/* a comm with "]" and ":", and text after the bracket */
+		{ "watchdog: BUG: soft lockup - CPU#7 stuck for 22s! [a]:b:253305] Sample time: 4000897528 ns",
+		  0, NO, NO, "a]:b", 253305 },
+		{ "watchdog: BUG: soft lockup - CPU#11 stuck for 94s!", 0, 11, NO, NULL, -1 },
+		{ "watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [CPU 1/KVM:2210]",
+		  0, NO, NO, "CPU 1/KVM", NO },
+		{ "watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [a]", -EINVAL, NO, NO, NULL, NO },
+		{ "watchdog: BUG: soft lockup - CPU#3 stuck for 23s!x", -EINVAL, NO, NO, NULL, NO },
+		{ "watchdog: Watchdog detected hard LOCKUP on cpu 3", -EINVAL, NO, NO, NULL, NO },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(soft); i++) {
+		int cpu;
+		unsigned s;
+		struct kmsg_task t;
+		print_message("# soft: %s\n", soft[i].in);
+		assert_int_equal(kmsg_parse_soft_lockup(soft[i].in, &cpu, &s, &t), soft[i].rc);
+		if (soft[i].cpu != NO)
+			assert_int_equal(cpu, soft[i].cpu);
+		if (soft[i].s != NO)
+			assert_int_equal(s, soft[i].s);
+		if (soft[i].comm)
+			assert_string_equal(t.comm, soft[i].comm);
+		if (soft[i].pid != NO)
+			assert_int_equal(t.pid, soft[i].pid);
+	}
 
-	enum kmsg_rcu_kind kind;
-	char fl[32];
-	long j;
-	assert_int_equal(kmsg_parse_rcu("rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:", &kind, fl,
-	                                sizeof(fl), &j), 0);
-	assert_int_equal(kind, KMSG_RCU_STALL);
-	assert_string_equal(fl, "rcu_preempt");
-	assert_int_equal(j, -1);
-	assert_int_equal(kmsg_parse_rcu("rcu: INFO: rcu_sched self-detected stall on CPU", &kind, fl,
-	                                sizeof(fl), &j), 0);
-	assert_int_equal(kind, KMSG_RCU_SELF);
-	assert_string_equal(fl, "rcu_sched");
-	assert_int_equal(kmsg_parse_rcu("INFO: rcu_sched detected stalls on CPUs/tasks:", &kind, fl,
-	                                sizeof(fl), &j), 0);
-	assert_int_equal(kind, KMSG_RCU_STALL);
-	assert_int_equal(kmsg_parse_rcu("rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 3-... } 21002 jiffies s: 193 root: 0x1/.",
-	                                &kind, fl, sizeof(fl), &j), 0);
-	assert_int_equal(kind, KMSG_RCU_EXPEDITED);
-	/* a Snapdragon laptop's hung boot (its own bug report) */
-	assert_int_equal(kmsg_parse_rcu("rcu: rcu_preempt kthread starved for 2495 jiffies! g21033 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=7",
-	                                &kind, fl, sizeof(fl), &j), 0);
-	assert_int_equal(kind, KMSG_RCU_STARVED);
-	assert_int_equal(j, 2495);
-	assert_int_equal(kmsg_parse_rcu("rcu: Hierarchical RCU implementation.", &kind, fl, sizeof(fl), &j),
-	                 -EINVAL);
-	assert_int_equal(kmsg_parse_rcu("INFO: task rcu_x:1 blocked for more than 1 seconds.", &kind, fl,
-	                                sizeof(fl), &j), -EINVAL);
+	static const struct {
+		const char *in; int rc;
+		int kind; const char *fl; long j;             /* NO, NULL: not checked */
+	} rcu[] = {
+		{ "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+		  0, KMSG_RCU_STALL, "rcu_preempt", -1 },
+		{ "rcu: INFO: rcu_sched self-detected stall on CPU", 0, KMSG_RCU_SELF, "rcu_sched", NO },
+		{ "INFO: rcu_sched detected stalls on CPUs/tasks:", 0, KMSG_RCU_STALL, NULL, NO },
+		{ "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 3-... } 21002 jiffies s: 193 root: 0x1/.",
+		  0, KMSG_RCU_EXPEDITED, NULL, NO },
+		/* a Snapdragon laptop's hung boot (its own bug report) */
+		{ "rcu: rcu_preempt kthread starved for 2495 jiffies! g21033 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=7",
+		  0, KMSG_RCU_STARVED, NULL, 2495 },
+		{ "rcu: Hierarchical RCU implementation.", -EINVAL, NO, NULL, NO },
+		{ "INFO: task rcu_x:1 blocked for more than 1 seconds.", -EINVAL, NO, NULL, NO },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rcu); i++) {
+		enum kmsg_rcu_kind kind;
+		char fl[32];
+		long j;
+		print_message("# rcu: %s\n", rcu[i].in);
+		assert_int_equal(kmsg_parse_rcu(rcu[i].in, &kind, fl, sizeof(fl), &j), rcu[i].rc);
+		if (rcu[i].kind != NO)
+			assert_int_equal(kind, rcu[i].kind);
+		if (rcu[i].fl)
+			assert_string_equal(fl, rcu[i].fl);
+		if (rcu[i].j != NO)
+			assert_int_equal(j, rcu[i].j);
+	}
 }
 
 static void test_comm_match(void **state)
@@ -691,18 +743,21 @@ static void test_user_facility_ignored(void **state)
 	/* a forged blocker line in the middle of a real report is no part of it, nor does it
 	 * end it */
 	cap_init(&c, 200, 6000000);
-	cap_add(&c, 3, "INFO: task nfsd:812 blocked for more than 120 seconds.");
-	cap_add(&c, 3, "      Not tainted 6.18.44 #1");
-	cap_add(&c, 14, "INFO: task nfsd:812 is blocked on a mutex likely owned by task evil:666.");
-	cap_add(&c, 3, "\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.");
-	cap_add(&c, 6, "task:nfsd            state:D stack:0     pid:812   tgid:812   ppid:2      task_flags:0x288040 flags:0x00004000");
-	cap_add(&c, 6, "Call Trace:");
-	cap_add(&c, 6, " <TASK>");
-	cap_add(&c, 6, " __schedule+0x2b2/0x630");
-	cap_add(&c, 14, " evil_frame+0x1/0x2");
-	cap_add(&c, 6, " schedule+0x27/0x90");
-	cap_add(&c, 6, " nfsd4_shutdown_callback+0x5d/0x120 [nfsd]");
-	cap_add(&c, 6, " </TASK>");
+	static const struct kline mixed[] = {
+		{ 3, "INFO: task nfsd:812 blocked for more than 120 seconds." },
+		{ 3, "      Not tainted 6.18.44 #1" },
+		{ 14, "INFO: task nfsd:812 is blocked on a mutex likely owned by task evil:666." },
+		{ 3, "\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message." },
+		{ 6, "task:nfsd            state:D stack:0     pid:812   tgid:812   ppid:2      task_flags:0x288040 flags:0x00004000" },
+		{ 6, "Call Trace:" },
+		{ 6, " <TASK>" },
+		{ 6, " __schedule+0x2b2/0x630" },
+		{ 14, " evil_frame+0x1/0x2" },
+		{ 6, " schedule+0x27/0x90" },
+		{ 6, " nfsd4_shutdown_callback+0x5d/0x120 [nfsd]" },
+		{ 6, " </TASK>" },
+	};
+	cap_klines(&c, mixed, ARRAY_SIZE(mixed));
 	kmsg_init(&k);
 	feed(&k, &c);
 	assert_int_equal(k.nhung, 1);
@@ -756,20 +811,23 @@ static void test_blocker_assembly(void **state)
 	cap_lines(&c, 6, dump, ARRAY_SIZE(dump));
 	cap_add(&c, 3, "INFO: task cat:28631 <reader> blocked on an rw-semaphore likely owned by task cat:28630 <writer>");
 	cap_lines(&c, 6, owner, ARRAY_SIZE(owner));
-	cap_add(&c, 3, "INFO: task kworker/3:2:412 blocked for more than 122 seconds.");
-	cap_add(&c, 3, "      Not tainted 6.16.0-rc1 #1");
-	cap_add(&c, 6, "task:kworker/3:2     state:D stack:0     pid:412   tgid:412   ppid:2      task_flags:0x4208060 flags:0x00004000");
-	cap_add(&c, 6, "Workqueue: events_freezable_pwr_efficient disk_events_workfn");
-	cap_add(&c, 6, "Call Trace:");
-	cap_add(&c, 6, " <TASK>");
-	cap_add(&c, 6, " __schedule+0x7c7/0x1930");
-	cap_add(&c, 6, " </TASK>");
-	cap_add(&c, 3, "INFO: task kworker/3:2:412 is blocked on a mutex, but the owner is not found.");
-	/* a blocker line with no report before it (the ring lost the head) */
-	cap_add(&c, 6, "loop0: detected capacity change from 0 to 8");
-	cap_add(&c, 3, "INFO: task jbd2/sda1-8:301 blocked on a semaphore likely last held by task kworker/u8:3:97");
-	cap_add(&c, 6, "task:kworker/u8:3    state:R  running task     stack:0     pid:97    tgid:97    ppid:2      task_flags:0x4208060 flags:0x00004000");
-	cap_add(&c, 6, "Future hung task reports are suppressed, see sysctl kernel.hung_task_warnings");
+	static const struct kline rest[] = {
+		{ 3, "INFO: task kworker/3:2:412 blocked for more than 122 seconds." },
+		{ 3, "      Not tainted 6.16.0-rc1 #1" },
+		{ 6, "task:kworker/3:2     state:D stack:0     pid:412   tgid:412   ppid:2      task_flags:0x4208060 flags:0x00004000" },
+		{ 6, "Workqueue: events_freezable_pwr_efficient disk_events_workfn" },
+		{ 6, "Call Trace:" },
+		{ 6, " <TASK>" },
+		{ 6, " __schedule+0x7c7/0x1930" },
+		{ 6, " </TASK>" },
+		{ 3, "INFO: task kworker/3:2:412 is blocked on a mutex, but the owner is not found." },
+		/* a blocker line with no report before it (the ring lost the head) */
+		{ 6, "loop0: detected capacity change from 0 to 8" },
+		{ 3, "INFO: task jbd2/sda1-8:301 blocked on a semaphore likely last held by task kworker/u8:3:97" },
+		{ 6, "task:kworker/u8:3    state:R  running task     stack:0     pid:97    tgid:97    ppid:2      task_flags:0x4208060 flags:0x00004000" },
+		{ 6, "Future hung task reports are suppressed, see sysctl kernel.hung_task_warnings" },
+	};
+	cap_klines(&c, rest, ARRAY_SIZE(rest));
 
 	struct cgw_kmsg k;
 	kmsg_init(&k);
@@ -859,12 +917,10 @@ static void test_wq_dump_assembly(void **state)
 	(void)state;
 	struct cap c;
 	cap_init(&c, 9000, 2253000000ULL);
-	cap_lines(&c, 0, seed004_wq_dump, 2);
-	cap_lines(&c, 6, seed004_wq_dump + 2, ARRAY_SIZE(seed004_wq_dump) - 2);
+	cap_wq_dump(&c, seed004_wq_dump, ARRAY_SIZE(seed004_wq_dump));
 	cap_add(&c, 6, "pool 74:");                 /* a running worker's dump: none here, ... */
 	cap_add(&c, 6, "EXT4-fs (nvme0n1p1): mounted filesystem with ordered data mode.");
-	cap_lines(&c, 0, rtnl_wq_dump, 2);
-	cap_lines(&c, 6, rtnl_wq_dump + 2, ARRAY_SIZE(rtnl_wq_dump) - 2);
+	cap_wq_dump(&c, rtnl_wq_dump, ARRAY_SIZE(rtnl_wq_dump));
 	struct cgw_kmsg k;
 	kmsg_init(&k);
 	feed(&k, &c);
@@ -944,16 +1000,19 @@ static void test_rcu_assembly(void **state)
 	struct cap c;
 	cap_init(&c, 50, 36340021);
 	/* the Snapdragon laptop's boot; tabs as the kernel writes them (\x09) */
-	cap_add(&c, 3, "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:");
-	cap_add(&c, 3, "rcu: \t5-...0: (0 ticks this GP) idle=1a4c/1/0x4000000000000000 softirq=696/696 fqs=1058");
-	cap_add(&c, 3, "rcu: \t(detected by 2, t=5255 jiffies, g=1613, q=211 ncpus=8)");
-	cap_add(&c, 6, "Sending NMI from CPU 2 to CPUs 5:");
-	cap_add(&c, 4, "After 10 seconds, these CPUS still haven't responded to the NMI: 5");
-	cap_add(&c, 3, "rcu: rcu_preempt kthread starved for 2495 jiffies! g1613 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=7");
-	cap_add(&c, 3, "rcu: INFO: rcu_sched self-detected stall on CPU");
-	cap_add(&c, 3, "rcu: \t3-....: (5249 ticks this GP) idle=8a6/1/0x4000000000000002 softirq=2262/2262 fqs=2620");
-	cap_add(&c, 3, "rcu: \t(t=5250 jiffies g=4517 q=3 ncpus=4)");
-	cap_add(&c, 3, "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 3-... 12-.... } 21002 jiffies s: 193 root: 0x1/.");
+	static const struct kline stalls[] = {
+		{ 3, "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:" },
+		{ 3, "rcu: \t5-...0: (0 ticks this GP) idle=1a4c/1/0x4000000000000000 softirq=696/696 fqs=1058" },
+		{ 3, "rcu: \t(detected by 2, t=5255 jiffies, g=1613, q=211 ncpus=8)" },
+		{ 6, "Sending NMI from CPU 2 to CPUs 5:" },
+		{ 4, "After 10 seconds, these CPUS still haven't responded to the NMI: 5" },
+		{ 3, "rcu: rcu_preempt kthread starved for 2495 jiffies! g1613 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=7" },
+		{ 3, "rcu: INFO: rcu_sched self-detected stall on CPU" },
+		{ 3, "rcu: \t3-....: (5249 ticks this GP) idle=8a6/1/0x4000000000000002 softirq=2262/2262 fqs=2620" },
+		{ 3, "rcu: \t(t=5250 jiffies g=4517 q=3 ncpus=4)" },
+		{ 3, "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 3-... 12-.... } 21002 jiffies s: 193 root: 0x1/." },
+	};
+	cap_klines(&c, stalls, ARRAY_SIZE(stalls));
 	struct cgw_kmsg k;
 	kmsg_init(&k);
 	feed(&k, &c);
@@ -1160,6 +1219,15 @@ static int count_lines(const struct cgw_finding *f, const char *sub)
 	return c;
 }
 
+/* Nothing but printable ASCII and newlines in f's evidence. */
+static void assert_printable(const struct cgw_finding *f)
+{
+	for (size_t i = 0; i < f->evidence.len; i++)
+		if (f->evidence.s[i] != '\n' && (f->evidence.s[i] < 0x20 || f->evidence.s[i] > 0x7e))
+			fail_msg("raw byte 0x%02x in: %s", (unsigned char)f->evidence.s[i],
+			         esc(f->evidence.s));
+}
+
 #define assert_line(f, want) do { \
 	if (!has_line((f), (want))) { \
 		print_error("evidence:\n%s\nlacks the line:\n%s\n", (f)->evidence.s ? (f)->evidence.s : "", (want)); \
@@ -1179,6 +1247,20 @@ static void seed004_scan(struct unit_scan *u, const struct cgw_sig *sig)
 	cpus_set(&u->rep.f[f].cpus, 18);
 	cpus_set(&u->rep.f[f].cpus, 19);
 	cpus_set(&u->rep.f[f].cpus, 108);
+}
+
+/* seed004_scan linked to k, both tasks blocked for blocked_s (< 0: as seed004_scan has them);
+ * the finding. */
+static const struct cgw_finding *seed004_link(struct unit_scan *u, const struct cgw_sig *sig,
+                                              struct cgw_kmsg *k, double blocked_s)
+{
+	seed004_scan(u, sig);
+	if (blocked_s >= 0) {
+		u->scan.t[0].blocked_s = blocked_s;
+		u->scan.t[1].blocked_s = blocked_s;
+	}
+	kmsg_link(&u->rep, k);
+	return &u->rep.f[0];
 }
 
 static void read_seed004(struct cgw_kmsg *k, char *path, size_t cap)
@@ -1301,16 +1383,19 @@ static void test_link_blocker(void **state)
 	(void)state;
 	struct cap c;
 	cap_init(&c, 500, 3000000000ULL);
-	cap_add(&c, 3, "INFO: task umount:900 blocked for more than 245 seconds.");
-	cap_add(&c, 6, "task:umount          state:D stack:0     pid:900   tgid:900   ppid:1      task_flags:0x400100 flags:0x00004002");
-	cap_add(&c, 3, "INFO: task umount:900 is blocked on a mutex likely owned by task fuse worker:77.");
-	cap_add(&c, 3, "INFO: task sync:901 blocked for more than 245 seconds.");
-	cap_add(&c, 3, "INFO: task sync:901 <reader> blocked on an rw-semaphore likely owned by task umount:900 <writer>");
-	cap_add(&c, 3, "INFO: task df:902 blocked for more than 245 seconds.");
-	cap_add(&c, 3, "INFO: task df:902 blocked on a semaphore likely last held by task kworker/0:3:33");
-	cap_add(&c, 6, "task:kworker/0:3     state:S stack:0     pid:33    tgid:33    ppid:2      task_flags:0x4208060 flags:0x00004000");
-	cap_add(&c, 3, "INFO: task ls:903 blocked for more than 245 seconds.");
-	cap_add(&c, 3, "INFO: task ls:903 is blocked on a mutex, but the owner is not found.");
+	static const struct kline reports[] = {
+		{ 3, "INFO: task umount:900 blocked for more than 245 seconds." },
+		{ 6, "task:umount          state:D stack:0     pid:900   tgid:900   ppid:1      task_flags:0x400100 flags:0x00004002" },
+		{ 3, "INFO: task umount:900 is blocked on a mutex likely owned by task fuse worker:77." },
+		{ 3, "INFO: task sync:901 blocked for more than 245 seconds." },
+		{ 3, "INFO: task sync:901 <reader> blocked on an rw-semaphore likely owned by task umount:900 <writer>" },
+		{ 3, "INFO: task df:902 blocked for more than 245 seconds." },
+		{ 3, "INFO: task df:902 blocked on a semaphore likely last held by task kworker/0:3:33" },
+		{ 6, "task:kworker/0:3     state:S stack:0     pid:33    tgid:33    ppid:2      task_flags:0x4208060 flags:0x00004000" },
+		{ 3, "INFO: task ls:903 blocked for more than 245 seconds." },
+		{ 3, "INFO: task ls:903 is blocked on a mutex, but the owner is not found." },
+	};
+	cap_klines(&c, reports, ARRAY_SIZE(reports));
 	struct cgw_kmsg k;
 	cap_kmsg(&k, &c, 3000.5);
 	struct cgw_sig fuse = unit_sig("fuse-wait", "t", "s", SEV_WARNING);
@@ -1351,19 +1436,13 @@ static void test_link_wq(void **state)
 	(void)state;
 	struct cap c;
 	cap_init(&c, 1880, 2253000000ULL);
-	cap_lines(&c, 0, seed004_wq_dump, 2);
-	cap_lines(&c, 6, seed004_wq_dump + 2, ARRAY_SIZE(seed004_wq_dump) - 2);
-	cap_lines(&c, 0, rtnl_wq_dump, 2);               /* another host's: other CPUs */
-	cap_lines(&c, 6, rtnl_wq_dump + 2, ARRAY_SIZE(rtnl_wq_dump) - 2);
+	cap_wq_dump(&c, seed004_wq_dump, ARRAY_SIZE(seed004_wq_dump));
+	cap_wq_dump(&c, rtnl_wq_dump, ARRAY_SIZE(rtnl_wq_dump));    /* another host's: other CPUs */
 	struct cgw_kmsg k;
 	cap_kmsg(&k, &c, 2260.0);
 	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
 	struct unit_scan u;
-	seed004_scan(&u, &sig);
-	u.scan.t[0].blocked_s = 170;
-	u.scan.t[1].blocked_s = 170;
-	kmsg_link(&u.rep, &k);
-	const struct cgw_finding *f = &u.rep.f[0];
+	const struct cgw_finding *f = seed004_link(&u, &sig, &k, 170);
 	assert_line(f, "/dev/kmsg seq 1880: kernel: BUG: workqueue lockup - pool cpus=18 node=0 "
 	            "flags=0x0 nice=0 stuck for 41s! (at 2253.0 s since boot)");
 	assert_line(f, "/dev/kmsg seq 1881: kernel: BUG: workqueue lockup - pool cpus=19 node=0 "
@@ -1389,12 +1468,8 @@ static void test_link_wq(void **state)
 	us_free(&u);
 
 	/* a dump from before the wait began belongs to something else */
-	seed004_scan(&u, &sig);
-	u.scan.t[0].blocked_s = 2;
-	u.scan.t[1].blocked_s = 2;
 	k.uptime_s = 4000;
-	kmsg_link(&u.rep, &k);
-	assert_int_equal(count_lines(&u.rep.f[0], "workqueue"), 0);
+	assert_int_equal(count_lines(seed004_link(&u, &sig, &k, 2), "workqueue"), 0);
 	link_free(&u, &k, &c);
 }
 
@@ -1423,22 +1498,14 @@ static void test_link_pool_cpus_raw(void **state)
 		          : seed004_wq_dump[i];
 	struct cap c;
 	cap_init(&c, 1880, 2253000000ULL);
-	cap_lines(&c, 0, dump, 2);
-	cap_lines(&c, 6, dump + 2, ARRAY_SIZE(dump) - 2);
+	cap_wq_dump(&c, dump, ARRAY_SIZE(dump));
 	struct cgw_kmsg k;
 	cap_kmsg(&k, &c, 2260.0);
 	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
 	struct unit_scan u;
-	seed004_scan(&u, &sig);
-	u.scan.t[0].blocked_s = 170;
-	u.scan.t[1].blocked_s = 170;
-	kmsg_link(&u.rep, &k);
-	const struct cgw_finding *f = &u.rep.f[0];
+	const struct cgw_finding *f = seed004_link(&u, &sig, &k, 170);
 	assert_true(f->evidence.len > 0);
-	for (size_t i = 0; i < f->evidence.len; i++)
-		if (f->evidence.s[i] != '\n' && (f->evidence.s[i] < 0x20 || f->evidence.s[i] > 0x7e))
-			fail_msg("raw byte 0x%02x in: %s", (unsigned char)f->evidence.s[i],
-			         esc(f->evidence.s));
+	assert_printable(f);
 	/* the rest of the dump as before, and nothing of the line that is no pool's */
 	assert_int_equal(count_lines(f, "pool 74 (cpus=18)"), 3);
 	assert_int_equal(count_lines(f, "BAR(1765) on workqueue"), 1);
@@ -1451,19 +1518,20 @@ static void test_link_soft_rcu(void **state)
 	(void)state;
 	struct cap c;
 	cap_init(&c, 70, 2200000000ULL);
-	cap_add(&c, 0, "watchdog: BUG: soft lockup - CPU#18 stuck for 26s! [repro_worker:5031]");
-	cap_add(&c, 4, "RIP: 0010:clear_page_erms+0xb/0x20");
-	cap_add(&c, 0, "watchdog: BUG: soft lockup - CPU#40 stuck for 26s! [other:6000]");
-	cap_add(&c, 3, "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:");
-	cap_add(&c, 3, "rcu: \t108-...0: (0 ticks this GP) idle=1a4c/1/0x4000000000000000 softirq=696/696 fqs=1058");
-	cap_add(&c, 3, "rcu: rcu_preempt kthread starved for 2495 jiffies! g1613 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=7");
+	static const struct kline reports[] = {
+		{ 0, "watchdog: BUG: soft lockup - CPU#18 stuck for 26s! [repro_worker:5031]" },
+		{ 4, "RIP: 0010:clear_page_erms+0xb/0x20" },
+		{ 0, "watchdog: BUG: soft lockup - CPU#40 stuck for 26s! [other:6000]" },
+		{ 3, "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:" },
+		{ 3, "rcu: \t108-...0: (0 ticks this GP) idle=1a4c/1/0x4000000000000000 softirq=696/696 fqs=1058" },
+		{ 3, "rcu: rcu_preempt kthread starved for 2495 jiffies! g1613 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=7" },
+	};
+	cap_klines(&c, reports, ARRAY_SIZE(reports));
 	struct cgw_kmsg k;
 	cap_kmsg(&k, &c, 2212.61);
 	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
 	struct unit_scan u;
-	seed004_scan(&u, &sig);
-	kmsg_link(&u.rep, &k);
-	const struct cgw_finding *f = &u.rep.f[0];
+	const struct cgw_finding *f = seed004_link(&u, &sig, &k, -1);
 	assert_line(f, "/dev/kmsg seq 70: kernel: watchdog: BUG: soft lockup - CPU#18 stuck for 26s! "
 	            "[repro_worker:5031] (at 2200.0 s since boot)");
 	assert_line(f, "/dev/kmsg seq 70: kernel: CPU 18 was in clear_page_erms+0xb/0x20 when the "
@@ -1498,13 +1566,8 @@ static void test_link_rcu_flavor_raw(void **state)
 	cap_kmsg(&k, &c, 2212.61);
 	struct cgw_sig sig = unit_sig("lru-drain-isolated", "t", "s", SEV_CRITICAL);
 	struct unit_scan u;
-	seed004_scan(&u, &sig);
-	kmsg_link(&u.rep, &k);
-	const struct cgw_finding *f = &u.rep.f[0];
-	for (size_t i = 0; i < f->evidence.len; i++)
-		if (f->evidence.s[i] != '\n' && (f->evidence.s[i] < 0x20 || f->evidence.s[i] > 0x7e))
-			fail_msg("raw byte 0x%02x in: %s", (unsigned char)f->evidence.s[i],
-			         esc(f->evidence.s));
+	const struct cgw_finding *f = seed004_link(&u, &sig, &k, -1);
+	assert_printable(f);
 	assert_int_equal(count_lines(f, "grace-period kthread"), 0);
 	link_free(&u, &k, &c);
 }
@@ -1517,8 +1580,7 @@ static void test_json(void **state)
 	read_seed004(&k, path, sizeof(path));
 	struct cap c;
 	cap_init(&c, 1900, 2253000000ULL);
-	cap_lines(&c, 0, seed004_wq_dump, 2);
-	cap_lines(&c, 6, seed004_wq_dump + 2, ARRAY_SIZE(seed004_wq_dump) - 2);
+	cap_wq_dump(&c, seed004_wq_dump, ARRAY_SIZE(seed004_wq_dump));
 	cap_add(&c, 0, "watchdog: BUG: soft lockup - CPU#18 stuck for 26s! [repro\nworker:5031]");
 	feed(&k, &c);
 	struct json_object *o = kmsg_json(&k);
