@@ -61,6 +61,25 @@ static void scan1_quiet(struct cgw_incidents *in, double now, const struct cgw_s
 	assert_int_equal(nch, 0);
 }
 
+/* A task (its own process) alone in a finding of sig at sev. */
+struct tf { int tid; const char *comm; double blocked; const struct cgw_sig *sig; enum cgw_sev sev; };
+
+/* A scan of the n findings f (a task each, in that order) folded into in at now; the change
+ * count, the changes in *ch (free them). */
+static ssize_t update_each(struct cgw_incidents *in, double now, const struct tf *f, size_t n,
+                           struct inc_change **ch)
+{
+	struct unit_scan u;
+	us_init(&u);
+	for (size_t k = 0; k < n; k++) {
+		size_t t = us_task(&u, f[k].tid, f[k].tid, f[k].comm, strlen(f[k].comm), f[k].blocked);
+		us_finding(&u, f[k].sig, f[k].sev, 1, &t);
+	}
+	ssize_t nch = incidents_update(in, &u.rep, now, UPDATE_S, ch);
+	us_free(&u);
+	return nch;
+}
+
 /* A scan with nothing in it. */
 static size_t scan_empty(struct cgw_incidents *in, double now, struct inc_change **ch)
 {
@@ -79,6 +98,57 @@ static void assert_change(const struct inc_change *c, size_t inc, enum inc_state
 	assert_int_equal(c->finding, finding);
 }
 
+/* The same, when want changes are expected (they are freed). */
+static void scan1_n(struct cgw_incidents *in, double now, const struct cgw_sig *sig,
+                    enum cgw_sev sev, const struct ts *t, size_t n, size_t want)
+{
+	struct inc_change *ch;
+	size_t nch = scan1(in, now, sig, sev, t, n, &ch);
+	free(ch);
+	assert_int_equal(nch, want);
+}
+
+/* The same, when one change is expected: that of incident inc to st, for finding. */
+static void scan1_one(struct cgw_incidents *in, double now, const struct cgw_sig *sig,
+                      enum cgw_sev sev, const struct ts *t, size_t n, size_t inc,
+                      enum inc_state st, ssize_t finding)
+{
+	struct inc_change *ch;
+	size_t nch = scan1(in, now, sig, sev, t, n, &ch);
+	if (nch == 1)
+		assert_change(&ch[0], inc, st, finding);
+	free(ch);
+	assert_int_equal(nch, 1);
+}
+
+/* A new temporary directory dir (64 bytes) and the state file path in it (128 bytes). */
+static void state_path(char *dir, char *path)
+{
+	tmpdir_make(dir, 64);
+	snprintf(path, 128, "%s/incidents.json", dir);
+}
+
+/* n tasks 100, 101, ... (their own processes), blocked 30 s less step a task. */
+static void fill_tasks(struct ts *t, size_t n, double step)
+{
+	for (size_t k = 0; k < n; k++)
+		t[k] = (struct ts){ 100 + (int)k, 100 + (int)k, 30.0 - (double)k * step };
+}
+
+/* in saved to a state file of boot "b" and freed, the file loaded into got (a restart). */
+static void restart(struct cgw_incidents *in, struct cgw_incidents *got)
+{
+	char dir[64], path[128];
+	state_path(dir, path);
+	assert_int_equal(incidents_save(in, path, "b"), 0);
+	incidents_free(in);
+	size_t dropped;
+	struct errbuf e;
+	assert_int_equal(incidents_load(got, path, "b", &dropped, errbuf_open(&e)), 0);
+	errbuf_close(&e);
+	tmpdir_remove(dir);
+}
+
 /* ---- incidents_update ---- */
 
 /* The state file read with one allocation refused at each point in turn: an incident that
@@ -89,15 +159,10 @@ static void test_load_out_of_memory(void **state)
 	(void)state;
 	struct cgw_incidents in = { 0 };
 	struct inc_change *ch;
-	struct unit_scan u;
-	us_init(&u);
-	size_t a = us_task(&u, 1, 1, "task-1", 6, 25);
-	size_t b = us_task(&u, 2, 2, "task-2", 6, 25);
-	us_finding(&u, &sig_fuse, SEV_WARNING, 1, &a);
-	us_finding(&u, &sig_cpuset, SEV_WARNING, 1, &b);
-	assert_int_equal(incidents_update(&in, &u.rep, T0, UPDATE_S, &ch), 2);
+	assert_int_equal(update_each(&in, T0, (struct tf[]){
+		{ 1, "task-1", 25, &sig_fuse, SEV_WARNING },
+		{ 2, "task-2", 25, &sig_cpuset, SEV_WARNING } }, 2, &ch), 2);
 	free(ch);
-	us_free(&u);
 	assert_int_equal(in.n, 2);
 	size_t len;
 	cgw_fail_alloc_after = 0;
@@ -138,8 +203,7 @@ static void test_update_out_of_memory(void **state)
 	struct cgw_incidents in = { 0 };
 	struct ts t1[] = { { 1, 1, 20 }, { 2, 2, 21 } };
 	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, t1, 2, &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, t1, 2, 1);
 	size_t len0;
 	char *before = incidents_serialize(&in, "boot", &len0, NULL);
 	assert_non_null(before);
@@ -188,16 +252,11 @@ static void test_update_out_of_memory(void **state)
 static void test_warning_opens(void **state)
 {
 	(void)state;
-	struct unit_scan u;
-	us_init(&u);
-	size_t fz = us_task(&u, 300, 300, "frozen-app", 10, 500.0);
-	size_t a = us_task(&u, 1, 1, "systemd", 7, 21.3);
-	us_finding(&u, &sig_frozen, SEV_INFO, 1, &fz);
-	us_finding(&u, &sig_fuse, SEV_WARNING, 1, &a);
 	struct cgw_incidents in = { 0 };
 	struct inc_change *ch;
-	size_t n = incidents_update(&in, &u.rep, T0, UPDATE_S, &ch);
-	us_free(&u);
+	size_t n = update_each(&in, T0, (struct tf[]){
+		{ 300, "frozen-app", 500.0, &sig_frozen, SEV_INFO },
+		{ 1, "systemd", 21.3, &sig_fuse, SEV_WARNING } }, 2, &ch);
 	assert_int_equal(n, 1);
 	assert_change(&ch[0], 0, INC_OPENED, 1);
 	free(ch);
@@ -239,10 +298,7 @@ static void test_same_finding_no_change(void **state)
 {
 	(void)state;
 	struct cgw_incidents in = { 0 };
-	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21.3 } }, 1,
-	                       &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21.3 } }, 1, 1);
 	scan1_quiet(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21.3 } }, 1);
 	scan1_quiet(&in, T0 + 5, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 26.3 } }, 1);
 	assert_int_equal(in.n, 1);
@@ -259,15 +315,10 @@ static void test_escalates_once(void **state)
 {
 	(void)state;
 	struct cgw_incidents in = { 0 };
-	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21.3 } }, 1,
-	                       &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21.3 } }, 1, 1);
 	scan1_quiet(&in, T0 + 20, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 41.3 } }, 1);
-	assert_int_equal(scan1(&in, T0 + 40, &sig_fuse, SEV_CRITICAL,
-	                       (struct ts[]){ { 1, 1, 61.3 } }, 1, &ch), 1);
-	assert_change(&ch[0], 0, INC_ESCALATED, 0);
-	free(ch);
+	scan1_one(&in, T0 + 40, &sig_fuse, SEV_CRITICAL, (struct ts[]){ { 1, 1, 61.3 } }, 1, 0,
+	          INC_ESCALATED, 0);
 	const struct incident *i = &in.v[0];
 	assert_true(i->escalated);
 	assert_near(i->escalated_at, T0 + 40, 1e-6);
@@ -281,10 +332,8 @@ static void test_escalates_once(void **state)
 	for (double t = 45; t < 40 + UPDATE_S; t += 5)
 		scan1_quiet(&in, T0 + t, &sig_fuse, SEV_CRITICAL,
 		            (struct ts[]){ { 1, 1, 21.3 + t } }, 1);
-	assert_int_equal(scan1(&in, T0 + 40 + UPDATE_S, &sig_fuse, SEV_CRITICAL,
-	                       (struct ts[]){ { 1, 1, 361.3 } }, 1, &ch), 1);
-	assert_change(&ch[0], 0, INC_UPDATED, 0);
-	free(ch);
+	scan1_one(&in, T0 + 40 + UPDATE_S, &sig_fuse, SEV_CRITICAL,
+	          (struct ts[]){ { 1, 1, 361.3 } }, 1, 0, INC_UPDATED, 0);
 	assert_near(in.v[0].escalated_at, T0 + 40, 1e-6);
 	assert_int_equal(in.v[0].severity, SEV_CRITICAL);
 	/* a critical finding falling back to warning does not lower it, nor escalate again */
@@ -304,9 +353,7 @@ static void test_update_interval(void **state)
 	(void)state;
 	struct cgw_incidents in = { 0 };
 	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21.0 } }, 1,
-	                       &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21.0 } }, 1, 1);
 	size_t updates = 0;
 	double when[4];
 	for (double t = 5; t <= 900; t += 5) {
@@ -340,11 +387,8 @@ static void test_opens_critical(void **state)
 {
 	(void)state;
 	struct cgw_incidents in = { 0 };
-	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_nfs, SEV_CRITICAL, (struct ts[]){ { 7, 7, 65.0 } }, 1,
-	                       &ch), 1);
-	assert_change(&ch[0], 0, INC_OPENED, 0);
-	free(ch);
+	scan1_one(&in, T0, &sig_nfs, SEV_CRITICAL, (struct ts[]){ { 7, 7, 65.0 } }, 1, 0,
+	          INC_OPENED, 0);
 	const struct incident *i = &in.v[0];
 	assert_true(i->escalated);
 	assert_near(i->escalated_at, T0, 1e-6);
@@ -364,9 +408,8 @@ static void test_resolves(void **state)
 	(void)state;
 	struct cgw_incidents in = { 0 };
 	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING,
-	                       (struct ts[]){ { 1, 1, 30.0 }, { 2, 2, 25.0 } }, 2, &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 30.0 }, { 2, 2, 25.0 } }, 2,
+	        1);
 	scan1_quiet(&in, T0 + 10, &sig_fuse, SEV_WARNING,
 	            (struct ts[]){ { 1, 1, 40.0 }, { 2, 2, 35.0 } }, 2);
 	/* task 1 ran for a moment between scans and is blocked again: its longest stays */
@@ -388,8 +431,7 @@ static void test_resolves(void **state)
 	assert_int_equal(i->timeline[1].ntasks, 0);
 	assert_near(i->timeline[1].blocked_s, 40.0, 1e-9);
 	/* resolved once: a second empty scan before pruning changes nothing */
-	assert_int_equal(scan_empty(&in, T0 + 20, &ch), 0);
-	free(ch);
+	scan1_n(&in, T0 + 20, NULL, SEV_NONE, NULL, 0, 0);
 	assert_near(in.v[0].resolved_at, T0 + 15, 1e-6);
 	incidents_prune(&in);
 	assert_int_equal(in.n, 0);
@@ -412,16 +454,11 @@ static void test_info_never_opens(void **state)
 static void test_two_signatures(void **state)
 {
 	(void)state;
-	struct unit_scan u;
-	us_init(&u);
-	size_t a = us_task(&u, 10, 10, "ls", 2, 21.0);
-	size_t b = us_task(&u, 20, 20, "systemd", 7, 70.0);
-	us_finding(&u, &sig_cpuset, SEV_CRITICAL, 1, &b);
-	us_finding(&u, &sig_fuse, SEV_WARNING, 1, &a);
 	struct cgw_incidents in = { 0 };
 	struct inc_change *ch;
-	assert_int_equal(incidents_update(&in, &u.rep, T0, UPDATE_S, &ch), 2);
-	us_free(&u);
+	assert_int_equal(update_each(&in, T0, (struct tf[]){
+		{ 20, "systemd", 70.0, &sig_cpuset, SEV_CRITICAL },
+		{ 10, "ls", 21.0, &sig_fuse, SEV_WARNING } }, 2, &ch), 2);
 	assert_change(&ch[0], 0, INC_OPENED, 0);
 	assert_change(&ch[1], 1, INC_OPENED, 1);
 	free(ch);
@@ -434,10 +471,8 @@ static void test_two_signatures(void **state)
 	assert_int_equal(in.v[1].tasks[0].tid, 10);
 
 	/* only fuse-wait left: cpuset resolves (incident 0), fuse-wait stays open */
-	assert_int_equal(scan1(&in, T0 + 5, &sig_fuse, SEV_WARNING,
-	                       (struct ts[]){ { 10, 10, 26.0 } }, 1, &ch), 1);
-	assert_change(&ch[0], 0, INC_RESOLVED, -1);
-	free(ch);
+	scan1_one(&in, T0 + 5, &sig_fuse, SEV_WARNING, (struct ts[]){ { 10, 10, 26.0 } }, 1, 0,
+	          INC_RESOLVED, -1);
 	assert_true(in.v[0].resolved_at > 0);
 	assert_near(in.v[1].resolved_at, 0, 0);
 	incidents_prune(&in);
@@ -453,9 +488,8 @@ static void test_task_recovers(void **state)
 	(void)state;
 	struct cgw_incidents in = { 0 };
 	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING,
-	                       (struct ts[]){ { 1, 1, 40.0 }, { 2, 2, 21.0 } }, 2, &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 40.0 }, { 2, 2, 21.0 } }, 2,
+	        1);
 	scan1_quiet(&in, T0 + 10, &sig_fuse, SEV_WARNING, (struct ts[]){ { 2, 2, 31.0 } }, 1);
 	const struct incident *i = &in.v[0];
 	assert_near(i->resolved_at, 0, 0);
@@ -483,8 +517,7 @@ static void test_task_recovers(void **state)
 	assert_near(in.v[0].tasks[0].resolved_at, T0 + 10, 1e-6);
 	assert_int_equal(in.v[0].tasks[2].start_ticks, 99999);
 	/* resolving stamps only those still stuck */
-	assert_int_equal(scan_empty(&in, T0 + 40, &ch), 1);
-	free(ch);
+	scan1_n(&in, T0 + 40, NULL, SEV_NONE, NULL, 0, 1);
 	assert_near(in.v[0].tasks[0].resolved_at, T0 + 10, 1e-6);
 	assert_near(in.v[0].tasks[1].resolved_at, T0 + 40, 1e-6);
 	assert_near(in.v[0].tasks[2].resolved_at, T0 + 40, 1e-6);
@@ -497,12 +530,9 @@ static void test_task_cap(void **state)
 	(void)state;
 	enum { N = INC_MAX_TASKS + 2 };
 	struct ts t[N];
-	for (int k = 0; k < N; k++)
-		t[k] = (struct ts){ 100 + k, 100 + k, 30.0 - k * 0.1 };
+	fill_tasks(t, N, 0.1);
 	struct cgw_incidents in = { 0 };
-	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, t, N, &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, t, N, 1);
 	size_t remembered = in.v[0].ntasks, total = in.v[0].ntasks_total;
 	int last_tid = in.v[0].tasks[remembered - 1].tid;
 	incidents_free(&in);
@@ -518,12 +548,9 @@ static void test_task_cap_rescan(void **state)
 	(void)state;
 	enum { N = INC_MAX_TASKS + 2 };
 	struct ts t[N + 1];
-	for (int k = 0; k < N + 1; k++)
-		t[k] = (struct ts){ 100 + k, 100 + k, 30.0 - k * 0.1 };
+	fill_tasks(t, N + 1, 0.1);
 	struct cgw_incidents in = { 0 };
-	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, t, N, &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, t, N, 1);
 	/* checked after freeing: a failure here must not also leak */
 	scan1_quiet(&in, T0 + 5, &sig_fuse, SEV_WARNING, t, N);
 	scan1_quiet(&in, T0 + 10, &sig_fuse, SEV_WARNING, t, N);
@@ -545,22 +572,10 @@ static void test_task_cap_after_restart(void **state)
 	(void)state;
 	enum { N = INC_MAX_TASKS + 2 };
 	struct ts t[N];
-	for (int k = 0; k < N; k++)
-		t[k] = (struct ts){ 100 + k, 100 + k, 30.0 - k * 0.1 };
-	char dir[64], path[128];
-	tmpdir_make(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/incidents.json", dir);
+	fill_tasks(t, N, 0.1);
 	struct cgw_incidents in = { 0 }, got = { 0 };
-	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, t, N, &ch), 1);
-	free(ch);
-	assert_int_equal(incidents_save(&in, path, "b"), 0);
-	incidents_free(&in);
-	size_t dropped;
-	struct errbuf e;
-	assert_int_equal(incidents_load(&got, path, "b", &dropped, errbuf_open(&e)), 0);
-	errbuf_close(&e);
-	tmpdir_remove(dir);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, t, N, 1);
+	restart(&in, &got);
 	assert_int_equal(got.n, 1);
 	scan1_quiet(&got, T0 + 5, &sig_fuse, SEV_WARNING, t, N);
 	size_t total = got.v[0].ntasks_total;
@@ -577,23 +592,11 @@ static void test_task_cap_after_restart_unlisted(void **state)
 	(void)state;
 	enum { N = INC_MAX_TASKS + INC_MAX_OVERFLOW_SAVED + 300 };
 	struct ts *t = xcalloc(N, sizeof(*t));
-	for (int k = 0; k < N; k++)
-		t[k] = (struct ts){ 100 + k, 100 + k, 30.0 - k * 0.001 };
-	char dir[64], path[128];
-	tmpdir_make(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/incidents.json", dir);
+	fill_tasks(t, N, 0.001);
 	struct cgw_incidents in = { 0 }, got = { 0 };
-	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, t, N, &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, t, N, 1);
 	assert_int_equal(in.v[0].ntasks_total, N);
-	assert_int_equal(incidents_save(&in, path, "b"), 0);
-	incidents_free(&in);
-	size_t dropped;
-	struct errbuf e;
-	assert_int_equal(incidents_load(&got, path, "b", &dropped, errbuf_open(&e)), 0);
-	errbuf_close(&e);
-	tmpdir_remove(dir);
+	restart(&in, &got);
 	assert_int_equal(got.n, 1);
 	assert_int_equal(got.v[0].noverflow, INC_MAX_OVERFLOW_SAVED);
 	scan1_quiet(&got, T0 + 5, &sig_fuse, SEV_WARNING, t, N);
@@ -615,16 +618,12 @@ static void test_timeline_cap(void **state)
 {
 	(void)state;
 	struct cgw_incidents in = { 0 };
-	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21 } }, 1,
-	                       &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21 } }, 1, 1);
 	int events = INC_MAX_TIMELINE + 5;
 	for (int k = 1; k < events; k++) {
 		double t = k * UPDATE_S;
-		assert_int_equal(scan1(&in, T0 + t, &sig_fuse, SEV_WARNING,
-		                       (struct ts[]){ { 1, 1, 21 + t } }, 1, &ch), 1);
-		free(ch);
+		scan1_n(&in, T0 + t, &sig_fuse, SEV_WARNING, (struct ts[]){ { 1, 1, 21 + t } }, 1,
+		        1);
 	}
 	const struct incident *i = &in.v[0];
 	assert_int_equal(i->ntimeline, INC_MAX_TIMELINE);
@@ -644,21 +643,19 @@ static void test_timeline_cap(void **state)
 static void test_id_format(void **state)
 {
 	(void)state;
-	struct cgw_incidents in = { 0 };
-	struct inc_change *ch;
-	/* fractions of a second are cut, not rounded */
-	assert_int_equal(scan1(&in, T0 + 0.9, &sig_fuse, SEV_WARNING,
-	                       (struct ts[]){ { 1, 1, 21 } }, 1, &ch), 1);
-	free(ch);
-	assert_int_equal(in.n, 1);
-	assert_string_equal(in.v[0].id, "20261130T071622Z-fuse-wait");
-	incidents_free(&in);
-	assert_int_equal(scan1(&in, 1798859045.5 /* 2027-01-02T03:04:05Z */, &sig_cpuset,
-	                       SEV_WARNING, (struct ts[]){ { 1, 1, 21 } }, 1, &ch), 1);
-	free(ch);
-	assert_int_equal(in.n, 1);
-	assert_string_equal(in.v[0].id, "20270102T030405Z-cpuset-migrate-wait");
-	incidents_free(&in);
+	const struct { double now; const struct cgw_sig *sig; const char *id; } c[] = {
+		/* fractions of a second are cut, not rounded */
+		{ T0 + 0.9, &sig_fuse, "20261130T071622Z-fuse-wait" },
+		{ 1798859045.5 /* 2027-01-02T03:04:05Z */, &sig_cpuset,
+		  "20270102T030405Z-cpuset-migrate-wait" },
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(c); k++) {
+		struct cgw_incidents in = { 0 };
+		scan1_n(&in, c[k].now, c[k].sig, SEV_WARNING, (struct ts[]){ { 1, 1, 21 } }, 1, 1);
+		assert_int_equal(in.n, 1);
+		assert_string_equal(in.v[0].id, c[k].id);
+		incidents_free(&in);
+	}
 }
 
 /* An id already taken gets "-2", then "-3". */
@@ -713,8 +710,7 @@ static void test_long_signature_id(void **state)
 	struct cgw_sig sig = unit_sig(id, "Long", "A long id", SEV_WARNING);
 	struct cgw_incidents in = { 0 };
 	struct inc_change *ch;
-	assert_int_equal(scan1(&in, T0, &sig, SEV_WARNING, (struct ts[]){ { 1, 1, 21 } }, 1, &ch), 1);
-	free(ch);
+	scan1_n(&in, T0, &sig, SEV_WARNING, (struct ts[]){ { 1, 1, 21 } }, 1, 1);
 	size_t n5 = scan1(&in, T0 + 5, &sig, SEV_WARNING, (struct ts[]){ { 1, 1, 26 } }, 1, &ch);
 	enum inc_state first = n5 ? ch[0].state : INC_NONE;
 	free(ch);
@@ -731,38 +727,27 @@ static void test_long_signature_id(void **state)
 static void test_prune(void **state)
 {
 	(void)state;
-	struct unit_scan u;
-	us_init(&u);
-	size_t a = us_task(&u, 1, 1, "a", 1, 21);
-	size_t b = us_task(&u, 2, 2, "b", 1, 21);
-	size_t c = us_task(&u, 3, 3, "c", 1, 21);
-	us_finding(&u, &sig_fuse, SEV_WARNING, 1, &a);
-	us_finding(&u, &sig_cpuset, SEV_WARNING, 1, &b);
-	us_finding(&u, &sig_nfs, SEV_CRITICAL, 1, &c);
 	struct cgw_incidents in = { 0 };
 	struct inc_change *ch;
-	assert_int_equal(incidents_update(&in, &u.rep, T0, UPDATE_S, &ch), 3);
+	assert_int_equal(update_each(&in, T0, (struct tf[]){
+		{ 1, "a", 21, &sig_fuse, SEV_WARNING },
+		{ 2, "b", 21, &sig_cpuset, SEV_WARNING },
+		{ 3, "c", 21, &sig_nfs, SEV_CRITICAL } }, 3, &ch), 3);
 	free(ch);
-	us_free(&u);
 	incidents_prune(&in);                     /* none resolved: nothing to do */
 	assert_int_equal(in.n, 3);
 	/* cpuset gone */
-	us_init(&u);
-	a = us_task(&u, 1, 1, "a", 1, 26);
-	c = us_task(&u, 3, 3, "c", 1, 26);
-	us_finding(&u, &sig_fuse, SEV_WARNING, 1, &a);
-	us_finding(&u, &sig_nfs, SEV_CRITICAL, 1, &c);
-	assert_int_equal(incidents_update(&in, &u.rep, T0 + 5, UPDATE_S, &ch), 1);
+	assert_int_equal(update_each(&in, T0 + 5, (struct tf[]){
+		{ 1, "a", 26, &sig_fuse, SEV_WARNING },
+		{ 3, "c", 26, &sig_nfs, SEV_CRITICAL } }, 2, &ch), 1);
 	assert_change(&ch[0], 1, INC_RESOLVED, -1);
 	free(ch);
-	us_free(&u);
 	incidents_prune(&in);
 	assert_int_equal(in.n, 2);
 	assert_string_equal(in.v[0].sig, "fuse-wait");
 	assert_string_equal(in.v[1].sig, "nfs-server-wait");
 	assert_int_equal(in.v[1].tasks[0].tid, 3);
-	assert_int_equal(scan_empty(&in, T0 + 10, &ch), 2);
-	free(ch);
+	scan1_n(&in, T0 + 10, NULL, SEV_NONE, NULL, 0, 2);
 	incidents_prune(&in);
 	assert_int_equal(in.n, 0);
 	incidents_free(&in);
@@ -831,6 +816,14 @@ static void make_incidents(struct cgw_incidents *in)
 	in->v[0].ntasks_total = 5;               /* as if three were past the cap */
 }
 
+/* make_incidents, saved for boot "boot-1" to the state file path in a new directory dir. */
+static void saved_incidents(struct cgw_incidents *in, char *dir, char *path)
+{
+	state_path(dir, path);
+	make_incidents(in);
+	assert_int_equal(incidents_save(in, path, "boot-1"), 0);
+}
+
 static void assert_incident_equal(const struct incident *a, const struct incident *b)
 {
 	assert_string_equal(a->id, b->id);
@@ -873,11 +866,8 @@ static void test_save_load_roundtrip(void **state)
 {
 	(void)state;
 	char dir[64], path[128];
-	tmpdir_make(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/incidents.json", dir);
 	struct cgw_incidents in = { 0 };
-	make_incidents(&in);
-	assert_int_equal(incidents_save(&in, path, "boot-1"), 0);
+	saved_incidents(&in, dir, path);
 	assert_false(tmpdir_has(dir, "incidents.json.tmp"));
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
@@ -930,11 +920,8 @@ static void test_load_other_boot(void **state)
 {
 	(void)state;
 	char dir[64], path[128];
-	tmpdir_make(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/incidents.json", dir);
 	struct cgw_incidents in = { 0 };
-	make_incidents(&in);
-	assert_int_equal(incidents_save(&in, path, "boot-1"), 0);
+	saved_incidents(&in, dir, path);
 	struct cgw_incidents got = { 0 };
 	size_t dropped = 0;
 	struct errbuf e;
@@ -960,8 +947,7 @@ static void test_load_garbage(void **state)
 		"{\"schema\": \"cgwatch.state/1\"}",
 	};
 	char dir[64], path[128], want[256];
-	tmpdir_make(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/incidents.json", dir);
+	state_path(dir, path);
 	snprintf(want, sizeof(want), "%s: not a cgwatch state file", path);
 	for (size_t k = 0; k < ARRAY_SIZE(bad); k++) {
 		print_message("# case: %s\n", esc(bad[k]));
@@ -985,8 +971,7 @@ static void test_load_missing(void **state)
 {
 	(void)state;
 	char dir[64], path[128];
-	tmpdir_make(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/incidents.json", dir);
+	state_path(dir, path);
 	struct cgw_incidents got = { 0 };
 	size_t dropped = 7;
 	struct errbuf e;
@@ -1003,8 +988,7 @@ static void test_load_incomplete_incident(void **state)
 {
 	(void)state;
 	char dir[64], path[128], want[256];
-	tmpdir_make(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/incidents.json", dir);
+	state_path(dir, path);
 	tmpdir_put(dir, "incidents.json",
 	           "{\"schema\": \"cgwatch.state/1\", \"boot_id\": \"b\", \"incidents\": ["
 	           "{\"signature\": \"fuse-wait\"},"
@@ -1041,6 +1025,15 @@ static const char *jstr(json_object *o, const char *k)
 	                                             JSON_C_TO_STRING_NOSLASHESCAPE) : "null";
 }
 
+/* Each key kv[k][0] of o is the JSON text kv[k][1]. */
+static void jstrs_are(json_object *o, const char *const (*kv)[2], size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		assert_string_equal(jstr(o, kv[k][0]), kv[k][1]);
+}
+#define assert_jstrs(o, ...) jstrs_are((o), (const char *const[][2]){ __VA_ARGS__ }, \
+	ARRAY_SIZE(((const char *const[][2]){ __VA_ARGS__ })))
+
 static json_object *jget(json_object *o, const char *k)
 {
 	json_object *v = NULL;
@@ -1056,15 +1049,17 @@ static void test_incident_json(void **state)
 	make_incidents(&in);
 	const struct incident *i = &in.v[0];
 	json_object *o = incident_json(i, INC_ESCALATED);
-	assert_string_equal(jstr(o, "id"), "\"" T0_ID "-fuse-wait\"");
-	assert_string_equal(jstr(o, "state"), "\"escalated\"");
-	assert_string_equal(jstr(o, "severity"), "\"critical\"");
-	assert_string_equal(jstr(o, "signature"), "\"fuse-wait\"");
-	assert_string_equal(jstr(o, "opened"), "\"2026-11-30T07:16:22Z\"");
-	assert_string_equal(jstr(o, "escalated"), "\"2026-11-30T07:17:02Z\"");
-	assert_string_equal(jstr(o, "resolved"), "null");
-	assert_string_equal(jstr(o, "duration_s"), "61.8");
-	assert_string_equal(jstr(o, "tasks_total"), "5");
+	assert_jstrs(o,
+		{ "id", "\"" T0_ID "-fuse-wait\"" },
+		{ "state", "\"escalated\"" },
+		{ "severity", "\"critical\"" },
+		{ "signature", "\"fuse-wait\"" },
+		{ "opened", "\"2026-11-30T07:16:22Z\"" },
+		{ "escalated", "\"2026-11-30T07:17:02Z\"" },
+		{ "resolved", "null" },
+		{ "duration_s", "61.8" },
+		{ "tasks_total", "5" }
+	);
 	json_object *tl = jget(o, "timeline");
 	assert_int_equal(json_object_array_length(tl), 2);
 	assert_string_equal(json_object_to_json_string_ext(json_object_array_get_idx(tl, 0),
@@ -1082,29 +1077,35 @@ static void test_incident_json(void **state)
 	assert_string_equal(jstr(t0, "tid"), "4242");
 	/* the real name: the newline as it is, the byte 0xff (not UTF-8) as the text \xff */
 	assert_string_equal(json_object_get_string(jget(t0, "comm")), "a\nb\\xffc");
-	assert_string_equal(jstr(t0, "comm"), "\"a\\nb\\\\xffc\"");
-	assert_string_equal(jstr(t0, "unit"), "\"unit-4200.service\"");
-	assert_string_equal(jstr(t0, "blocked_s"), "61.8");
-	assert_string_equal(jstr(t0, "resolved"), "null");
-	assert_string_equal(jstr(t1, "pid"), "1");
-	assert_string_equal(jstr(t1, "comm"), "\"systemd\"");
-	assert_string_equal(jstr(t1, "blocked_s"), "25.3");
-	assert_string_equal(jstr(t1, "resolved"), "\"2026-11-30T07:17:02Z\"");
+	assert_jstrs(t0,
+		{ "comm", "\"a\\nb\\\\xffc\"" },
+		{ "unit", "\"unit-4200.service\"" },
+		{ "blocked_s", "61.8" },
+		{ "resolved", "null" }
+	);
+	assert_jstrs(t1,
+		{ "pid", "1" },
+		{ "comm", "\"systemd\"" },
+		{ "blocked_s", "25.3" },
+		{ "resolved", "\"2026-11-30T07:17:02Z\"" }
+	);
 	json_object_put(o);
 
 	/* the not-escalated cpuset incident: escalated null; resolved after an empty scan */
 	o = incident_json(&in.v[1], INC_OPENED);
-	assert_string_equal(jstr(o, "state"), "\"opened\"");
-	assert_string_equal(jstr(o, "severity"), "\"warning\"");
-	assert_string_equal(jstr(o, "escalated"), "null");
+	assert_jstrs(o,
+		{ "state", "\"opened\"" },
+		{ "severity", "\"warning\"" },
+		{ "escalated", "null" }
+	);
 	json_object_put(o);
-	struct inc_change *ch;
-	assert_int_equal(scan_empty(&in, T0 + 60, &ch), 2);
-	free(ch);
+	scan1_n(&in, T0 + 60, NULL, SEV_NONE, NULL, 0, 2);
 	o = incident_json(&in.v[1], INC_RESOLVED);
-	assert_string_equal(jstr(o, "state"), "\"resolved\"");
-	assert_string_equal(jstr(o, "resolved"), "\"2026-11-30T07:17:22Z\"");
-	assert_string_equal(jstr(o, "duration_s"), "30.3");
+	assert_jstrs(o,
+		{ "state", "\"resolved\"" },
+		{ "resolved", "\"2026-11-30T07:17:22Z\"" },
+		{ "duration_s", "30.3" }
+	);
 	ts = jget(o, "tasks");
 	assert_string_equal(jstr(json_object_array_get_idx(ts, 0), "resolved"),
 	                    "\"2026-11-30T07:17:22Z\"");
@@ -1120,12 +1121,13 @@ static void test_incident_json(void **state)
 static void test_state_names(void **state)
 {
 	(void)state;
-	assert_string_equal(inc_state_name(INC_NONE), "none");
-	assert_string_equal(inc_state_name(INC_OPENED), "opened");
-	assert_string_equal(inc_state_name(INC_ESCALATED), "escalated");
-	assert_string_equal(inc_state_name(INC_UPDATED), "updated");
-	assert_string_equal(inc_state_name(INC_RESOLVED), "resolved");
-	assert_string_equal(inc_state_name((enum inc_state)17), "none");
+	static const struct { enum inc_state st; const char *name; } c[] = {
+		{ INC_NONE, "none" }, { INC_OPENED, "opened" }, { INC_ESCALATED, "escalated" },
+		{ INC_UPDATED, "updated" }, { INC_RESOLVED, "resolved" },
+		{ (enum inc_state)17, "none" },
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(c); k++)
+		assert_string_equal(inc_state_name(c[k].st), c[k].name);
 }
 
 int main(void)
