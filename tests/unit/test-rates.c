@@ -6,16 +6,20 @@
 #include "unit.h"
 #include "rates.h"
 
+/* The fields every trace event format file here starts with. */
+#define COMMON_FIELDS \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n"
+
 /* events/workqueue/workqueue_queue_work/format, captured here */
 static const char fmt_wq[] =
 	"name: workqueue_queue_work\n"
 	"ID: 337\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	COMMON_FIELDS
 	"\tfield:void * work;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:__data_loc char[] workqueue;\toffset:24;\tsize:4;\tsigned:0;\n"
@@ -30,11 +34,7 @@ static const char fmt_rstat[] =
 	"name: cgroup_rstat_lock_contended\n"
 	"ID: 534\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	COMMON_FIELDS
 	"\tfield:int root;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:int level;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:u64 id;\toffset:16;\tsize:8;\tsigned:0;\n"
@@ -51,11 +51,7 @@ static const char fmt_wq_old[] =
 	"name: workqueue_queue_work\n"
 	"ID: 301\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	COMMON_FIELDS
 	"\tfield:void * work;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:void * workqueue;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -464,6 +460,17 @@ static void proc_rates(struct cgw_rates *rt, bool live, double window_s, const c
 /* A cgroup v1 pidlist reader, blocked 25 s: the one task of a finding. */
 static const struct tspec cadvisor = { 2315, 2301, "cadvisor", 25.0, NULL, 0 };
 
+/* u a new scan whose one finding, of sig, is over the tasks spec[], linked to rt and h: the
+ * finding's index. */
+static size_t link_over(struct unit_scan *u, struct cgw_sig *sig, const struct tspec *spec,
+                        size_t n, const struct cgw_rates *rt, const struct rates_host *h)
+{
+	us_init(u);
+	size_t k = finding_over(u, sig, spec, n);
+	rates_link_host(&u->rep, rt, h);
+	return k;
+}
+
 /* Every line of want[] is in f's evidence. */
 static void assert_evidence_all(const struct cgw_finding *f, const char *const *want, size_t n)
 {
@@ -508,10 +515,7 @@ static void test_link_pidlist(void **state)
 static void test_link_pidlist_replay(void **state)
 {
 	(void)state;
-	struct unit_scan u;
-	us_init(&u);
 	struct cgw_sig sig = unit_sig("cgroup1-pidlist-flush", "t", "s", SEV_WARNING);
-	size_t k = finding_over(&u, &sig, &cadvisor, 1);
 	struct cgw_rates rt;
 	proc_rates(&rt, false, 0, "a replayed tree has no tracepoint counts");
 	rt.nctrl = (size_t)parse_proc_cgroups(
@@ -519,7 +523,8 @@ static void test_link_pidlist_replay(void **state)
 		"cpuset\t6\t214\t1\ncpu\t2\t351\t1\ncpuacct\t2\t351\t1\nmemory\t4\t1187\t1\n"
 		"net_cls\t9\t214\t1\nnet_prio\t9\t214\t1\nrdma\t0\t1\t1\n", rt.ctrl, RATES_MAX_CTRL);
 	struct rates_host h = { .mountinfo = mountinfo_hybrid, .possible_cpus = -1 };
-	rates_link_host(&u.rep, &rt, &h);
+	struct unit_scan u;
+	size_t k = link_over(&u, &sig, &cadvisor, 1, &rt, &h);
 	const struct cgw_finding *f = &u.rep.f[k];
 	assert_evidence(f, "/proc/self/mountinfo: 3 cgroup v1 hierarchies mounted: name=systemd at "
 	                "/sys/fs/cgroup/systemd, cpu,cpuacct at /sys/fs/cgroup/cpu,cpuacct, cpuset at "
@@ -534,17 +539,15 @@ static void test_link_pidlist_replay(void **state)
 static void test_link_pidlist_live_proc(void **state)
 {
 	(void)state;
-	struct unit_scan u;
-	us_init(&u);
 	struct cgw_sig sig = unit_sig("cgroup1-pidlist-flush", "t", "s", SEV_WARNING);
-	size_t k = finding_over(&u, &sig, &cadvisor, 1);
 	struct cgw_rates rt;
 	proc_rates(&rt, true, 2.0, "perf_event_open: Operation not permitted");
 	rt.nctrl = (size_t)parse_proc_cgroups(proc_cgroups, rt.ctrl, RATES_MAX_CTRL);
 	rt.ctrl[4].change = 3;      /* memory */
 	rt.ctrl[6].change = -1;     /* freezer */
 	struct rates_host h = { .mountinfo_err = "Permission denied", .possible_cpus = -1 };
-	rates_link_host(&u.rep, &rt, &h);
+	struct unit_scan u;
+	size_t k = link_over(&u, &sig, &cadvisor, 1, &rt, &h);
 	const struct cgw_finding *f = &u.rep.f[k];
 	assert_evidence(f, "/proc/self/mountinfo: not read (Permission denied)\n");
 	assert_evidence(f, "no tracepoint counts: perf_event_open: Operation not permitted\n");
@@ -581,14 +584,12 @@ static void test_link_rstat(void **state)
 		"unit-96532.service), node_exporter PID 3110 (1 thread, unit-3110.service)\n",
 		"/sys/devices/system/cpu/possible: 448 possible CPUs",
 	};
-	struct unit_scan u;
-	us_init(&u);
 	struct cgw_sig sig = unit_sig("rstat-flush", "t", "s", SEV_WARNING);
-	size_t k = finding_over(&u, &sig, tasks, ARRAY_SIZE(tasks));
 	struct cgw_rates rt;
 	perf_rates(&rt);
 	struct rates_host h = { .possible_cpus = 448 };
-	rates_link_host(&u.rep, &rt, &h);
+	struct unit_scan u;
+	size_t k = link_over(&u, &sig, tasks, ARRAY_SIZE(tasks), &rt, &h);
 	assert_evidence_all(&u.rep.f[k], want, ARRAY_SIZE(want));
 	us_free(&u);
 }
@@ -666,16 +667,14 @@ static void test_link_fork(void **state)
 		"cgroup_post_fork), 0 in exit (exit_signals), 1 moves",
 		"measured no gain",
 	};
-	struct unit_scan u;
-	us_init(&u);
 	struct cgw_sig sig = unit_sig("cgroup-fork-lock", "t", "s", SEV_WARNING);
-	size_t k = finding_over(&u, &sig, tasks, ARRAY_SIZE(tasks));
 
 	/* perf */
 	struct cgw_rates rt;
 	perf_rates(&rt);
 	struct rates_host h = { .possible_cpus = -1 };
-	rates_link_host(&u.rep, &rt, &h);
+	struct unit_scan u;
+	size_t k = link_over(&u, &sig, tasks, ARRAY_SIZE(tasks), &rt, &h);
 	const struct cgw_finding *f = &u.rep.f[k];
 	assert_evidence_all(f, want_perf, ARRAY_SIZE(want_perf));
 
