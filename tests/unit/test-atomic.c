@@ -133,6 +133,24 @@ static struct cgw_conf report_conf(char *dir)
 	return c;
 }
 
+/* One incident's first report written to dir by sink_report: its result; *reports (when
+ * set) the incident's report count after. */
+static int report_one(char *dir, unsigned *reports)
+{
+	struct cgw_conf c = report_conf(dir);
+	struct cgw_incidents in = { 0 };
+	struct unit_scan u;
+	struct inc_change *ch;
+	one_incident(&u, &in, &ch);
+	int r = sink_report(&c, &u.rep, &in.v[0], ch[0].state, ch[0].finding);
+	if (reports)
+		*reports = in.v[0].reports;
+	free(ch);
+	us_free(&u);
+	incidents_free(&in);
+	return r;
+}
+
 /* A report's .txt.tmp -> victim: the report is written, the victim untouched. */
 static void test_report_symlink(void **state)
 {
@@ -142,15 +160,7 @@ static void test_report_symlink(void **state)
 	make_victim(vdir, sizeof(vdir), victim, sizeof(victim));
 	plant_symlink(dir, T0_ID "-fuse-wait-01-opened.txt.tmp", victim);
 	plant_symlink(dir, T0_ID "-fuse-wait-01-opened.json.tmp", victim);
-	struct cgw_conf c = report_conf(dir);
-	struct cgw_incidents in = { 0 };
-	struct unit_scan u;
-	struct inc_change *ch;
-	one_incident(&u, &in, &ch);
-	assert_int_equal(sink_report(&c, &u.rep, &in.v[0], ch[0].state, ch[0].finding), 0);
-	free(ch);
-	us_free(&u);
-	incidents_free(&in);
+	assert_int_equal(report_one(dir, NULL), 0);
 	assert_not_redirected(victim, dir, T0_ID "-fuse-wait-01-opened.txt", 0640);
 	assert_not_redirected(victim, dir, T0_ID "-fuse-wait-01-opened.json", 0640);
 	assert_int_equal(tmpdir_count(dir), 2);
@@ -171,15 +181,7 @@ static void test_report_precreated(void **state)
 	snprintf(p, sizeof(p), "%s/%s", dir, tmp);
 	assert_int_equal(chown(p, pw->pw_uid, pw->pw_gid), 0);
 	assert_int_equal(chmod(p, 0666), 0);
-	struct cgw_conf c = report_conf(dir);
-	struct cgw_incidents in = { 0 };
-	struct unit_scan u;
-	struct inc_change *ch;
-	one_incident(&u, &in, &ch);
-	assert_int_equal(sink_report(&c, &u.rep, &in.v[0], ch[0].state, ch[0].finding), 0);
-	free(ch);
-	us_free(&u);
-	incidents_free(&in);
+	assert_int_equal(report_one(dir, NULL), 0);
 	struct stat st = lstat_of(dir, T0_ID "-fuse-wait-01-opened.json");
 	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0640)
 		print_error("the report is owned by uid %u, mode %04o\n", (unsigned)st.st_uid,
@@ -264,16 +266,9 @@ static void test_report_pair_all_or_none(void **state)
 	tmpdir_make(dir, sizeof(dir));
 	snprintf(p, sizeof(p), "%s/" T0_ID "-fuse-wait-01-opened.json", dir);
 	assert_int_equal(mkdir(p, 0755), 0);
-	struct cgw_conf c = report_conf(dir);
-	struct cgw_incidents in = { 0 };
-	struct unit_scan u;
-	struct inc_change *ch;
-	one_incident(&u, &in, &ch);
-	assert_true(sink_report(&c, &u.rep, &in.v[0], ch[0].state, ch[0].finding) < 0);
-	assert_int_equal(in.v[0].reports, 0);
-	free(ch);
-	us_free(&u);
-	incidents_free(&in);
+	unsigned reports;
+	assert_true(report_one(dir, &reports) < 0);
+	assert_int_equal(reports, 0);
 	assert_false(tmpdir_has(dir, T0_ID "-fuse-wait-01-opened.txt"));
 	assert_false(tmpdir_has(dir, T0_ID "-fuse-wait-01-opened.txt.tmp"));
 	assert_false(tmpdir_has(dir, T0_ID "-fuse-wait-01-opened.json.tmp"));
@@ -289,16 +284,16 @@ static void test_dir_refused_why(void **state)
 	char dir[64], p[128], why[512], want[256];
 	tmpdir_make(dir, sizeof(dir));
 	snprintf(p, sizeof(p), "%s/incidents.json", dir);
-	assert_int_equal(chmod(dir, 0777), 0);
-	assert_int_equal(atomic_write_why(p, "x", 1, 0600, why, sizeof(why)), -EPERM);
-	snprintf(want, sizeof(want), "%s is writable by group and others (mode 0777): refusing "
-	         "to write there", dir);
-	assert_string_equal(why, want);
-	assert_int_equal(chmod(dir, 0720), 0);
-	assert_int_equal(atomic_write_why(p, "x", 1, 0600, why, sizeof(why)), -EPERM);
-	snprintf(want, sizeof(want), "%s is writable by its group (mode 0720): refusing to write "
-	         "there", dir);
-	assert_string_equal(why, want);
+	static const struct { mode_t mode; const char *why; } c[] = {
+		{ 0777, "is writable by group and others (mode 0777): refusing to write there" },
+		{ 0720, "is writable by its group (mode 0720): refusing to write there" },
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(c); k++) {
+		assert_int_equal(chmod(dir, c[k].mode), 0);
+		assert_int_equal(atomic_write_why(p, "x", 1, 0600, why, sizeof(why)), -EPERM);
+		snprintf(want, sizeof(want), "%s %s", dir, c[k].why);
+		assert_string_equal(why, want);
+	}
 	struct passwd *pw = getpwnam("nobody");
 	if (geteuid() == 0 && pw) {
 		assert_int_equal(chmod(dir, 0700), 0);
