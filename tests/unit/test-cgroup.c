@@ -2,17 +2,19 @@
 #include "unit.h"
 
 /* /proc/PID/cgroup on this host (v1 hierarchies + v2), the task in a v1 freezer cgroup */
+#define CG_BELOW_FREEZER \
+	"5:devices:/\n" \
+	"4:memory:/process_api/073733058da78d7ccbfc5eeaf20bc0aa\n" \
+	"3:cpuset:/\n" \
+	"2:cpuacct:/\n" \
+	"1:cpu:/\n" \
+	"0::/\n"
 static const char cg_host[] =
 	"9:name=systemd:/\n"
 	"8:pids:/\n"
 	"7:blkio:/\n"
 	"6:freezer:/cgwatch-unit\n"
-	"5:devices:/\n"
-	"4:memory:/process_api/073733058da78d7ccbfc5eeaf20bc0aa\n"
-	"3:cpuset:/\n"
-	"2:cpuacct:/\n"
-	"1:cpu:/\n"
-	"0::/\n";
+	CG_BELOW_FREEZER;
 
 /* the same host with a named hierarchy (mount -t cgroup -o none,name=cgwunit) and the task
  * in a cgroup named "a:b c" */
@@ -22,12 +24,7 @@ static const char cg_named[] =
 	"8:pids:/\n"
 	"7:blkio:/\n"
 	"6:freezer:/\n"
-	"5:devices:/\n"
-	"4:memory:/process_api/073733058da78d7ccbfc5eeaf20bc0aa\n"
-	"3:cpuset:/\n"
-	"2:cpuacct:/\n"
-	"1:cpu:/\n"
-	"0::/\n";
+	CG_BELOW_FREEZER;
 
 /* a login shell on a systemd host booted with the hybrid hierarchy, as Ubuntu 20.04 lays it
  * out (not captured here: this host mounts every controller alone): combined "cpu,cpuacct"
@@ -162,17 +159,7 @@ static const char mi_host[] =
 	"model_tools_unavailable ro,size=4k,mode=755\n"
 	"29 26 0:26 / /dev/pts rw,relatime - devpts devpts rw,mode=600,ptmxmode=000\n"
 	"30 25 0:27 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=24684096k\n"
-	"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
-	"32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
-	"33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n"
-	"34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
-	"35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
-	"36 31 0:33 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices\n"
-	"37 31 0:34 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer\n"
-	"38 31 0:35 / /sys/fs/cgroup/blkio rw,relatime - cgroup cgroup rw,blkio\n"
-	"39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
-	"40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"
-	"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+	HOST_CGROUP_MOUNTS
 	"42 27 0:39 / /tmp/tmp.jQE67KJQgM/m rw,nosuid,nodev,relatime - fuse.x x rw,user_id=0,group_id=0\n"
 	"43 27 0:40 / /tmp/cgw\\040unit rw,relatime - cgroup cgroup rw,name=cgwunit\n";
 

@@ -90,17 +90,7 @@ static const char proc_stat[] =
  * mount of it (mount -t cgroup -o none,name=cgwrates; mount --bind) */
 static const char mountinfo[] =
 	"27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
-	"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
-	"32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
-	"33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n"
-	"34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
-	"35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
-	"36 31 0:33 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices\n"
-	"37 31 0:34 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer\n"
-	"38 31 0:35 / /sys/fs/cgroup/blkio rw,relatime - cgroup cgroup rw,blkio\n"
-	"39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
-	"40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"
-	"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+	HOST_CGROUP_MOUNTS
 	"43 23 0:13 / /sys/kernel/tracing rw,relatime - tracefs nodev rw\n"
 	"44 27 0:40 / /tmp/cgw\\040rates rw,relatime - cgroup cgroup rw,name=cgwrates\n"
 	"45 27 0:40 / /tmp/cgwrates-bind rw,relatime - cgroup cgroup rw,name=cgwrates\n";
