@@ -125,19 +125,11 @@ static void test_state_symlink(void **state)
 	tmpdir_remove(vdir);
 }
 
-static struct cgw_conf report_conf(char *dir)
-{
-	struct cgw_conf c = unit_report_conf(dir);
-	c.report_keep = 200;
-	c.report_max_mib = 64;
-	return c;
-}
-
 /* One incident's first report written to dir by sink_report: its result; *reports (when
  * set) the incident's report count after. */
 static int report_one(char *dir, unsigned *reports)
 {
-	struct cgw_conf c = report_conf(dir);
+	struct cgw_conf c = unit_report_roomy(dir);
 	struct cgw_incidents in = { 0 };
 	struct unit_scan u;
 	struct inc_change *ch;

@@ -575,16 +575,6 @@ static void test_rotate_edges(void **state)
 
 /* ---- sink_report ---- */
 
-static struct cgw_conf report_conf(char *dir)
-{
-	struct cgw_conf c;
-	memset(&c, 0, sizeof(c));
-	c.report_dir = dir;
-	c.report_keep = 200;
-	c.report_max_mib = 64;
-	return c;
-}
-
 /* A scan with fuse-wait (systemd and a thread) and cpuset-migrate-wait (a kworker),
  * folded into in at now with blocked times +extra. */
 static void sink_scan(struct unit_scan *u, double extra, enum cgw_sev fuse_sev)
@@ -643,7 +633,7 @@ static void test_sink_report(void **state)
 	(void)state;
 	char dir[64], name[256], want[512], text[16384];
 	tmpdir_make(dir, sizeof(dir));
-	struct cgw_conf c = report_conf(dir);
+	struct cgw_conf c = unit_report_roomy(dir);
 	struct cgw_incidents in = { 0 };
 	struct unit_scan u;
 	struct inc_change *ch;
@@ -759,7 +749,7 @@ static void test_sink_report_rotates(void **state)
 	tmpdir_make(dir, sizeof(dir));
 	put_file(dir, "incidents.json", 10, T0 - 100);
 	put_file(dir, "notes.txt", 10, T0 - 100);
-	struct cgw_conf c = report_conf(dir);
+	struct cgw_conf c = unit_report_roomy(dir);
 	c.report_keep = 2;
 	struct cgw_incidents in = { 0 };
 	struct unit_scan u;
@@ -788,7 +778,7 @@ static void test_sink_report_makes_dir(void **state)
 	char dir[64], rdir[128];
 	tmpdir_make(dir, sizeof(dir));
 	snprintf(rdir, sizeof(rdir), "%s/reports", dir);
-	struct cgw_conf c = report_conf(rdir);
+	struct cgw_conf c = unit_report_roomy(rdir);
 	struct cgw_incidents in = { 0 };
 	struct unit_scan u;
 	struct inc_change *ch;
@@ -822,10 +812,10 @@ static void test_sink_report_bad_dir(void **state)
 	i->reports = 4;
 
 	snprintf(rdir, sizeof(rdir), "%s/file/reports", dir);
-	struct cgw_conf c = report_conf(rdir);
+	struct cgw_conf c = unit_report_roomy(rdir);
 	assert_int_equal(sink_report(&c, &u.rep, i, ch[1].state, ch[1].finding), -ENOTDIR);
 	snprintf(rdir, sizeof(rdir), "%s/missing/reports", dir);
-	c = report_conf(rdir);
+	c = unit_report_roomy(rdir);
 	assert_int_equal(sink_report(&c, &u.rep, i, ch[1].state, ch[1].finding), -ENOENT);
 	free(ch);
 	us_free(&u);

@@ -329,6 +329,15 @@ static inline struct cgw_conf unit_report_conf(char *dir)
 	return c;
 }
 
+/* The same with room for many reports: 200 kept, 64 MiB. */
+static inline struct cgw_conf unit_report_roomy(char *dir)
+{
+	struct cgw_conf c = unit_report_conf(dir);
+	c.report_keep = 200;
+	c.report_max_mib = 64;
+	return c;
+}
+
 /* A scan with one task (PID 1, systemd, blocked 21.3 s) in a finding of sig, folded into in
  * at time t0: one incident opened, its change in *ch. */
 static inline void unit_one_incident(struct unit_scan *u, struct cgw_sig *sig, double t0,
