@@ -7,13 +7,7 @@
 # task 1 with stack_error "stack unreadable: timed out after 1 s", signature
 # unknown, blocked_s 50, exit 1; and leave no task of its own blocked there.
 . "$(dirname "$0")/lib.sh"
-live_init deadline
-live_require_root
-live_require_fuse
-live_require_tools jq timeout awk
-live_require_helpers fusehold
-live_require_binary
-live_mktemp
+live_init_fuse deadline jq timeout awk
 
 FIXTURE=$LIVE_REPO/tests/fixtures/unreadable-stack
 ROOT=$LIVE_TMP/root
@@ -23,19 +17,8 @@ CONF=$LIVE_TMP/cgwatch.conf
 cp -a "$FIXTURE" "$ROOT" || live_fail "setup: cp -a $FIXTURE $ROOT"
 [ ! -e "$STACK" ] || live_fail "setup: fixture unexpectedly has proc/1/task/1/stack"
 : >"$STACK" || live_fail "setup: could not create $STACK"
-printf '[scan]\nread_timeout = 1\n' >"$CONF" || live_fail "setup: could not write $CONF"
-timeout -k 2 10 "$CGWATCH" config --check --config "$CONF" >"$LIVE_TMP/conf.out" 2>&1 3>&- ||
-	live_fail "setup: config --check rejects read_timeout = 1: $(head -c 300 "$LIVE_TMP/conf.out")"
-
-# Cleanups run in reverse order: kill the helper first (closing the fuse fd
-# releases every waiter), then unmount; the temp dir last (live_mktemp).
-live_on_exit 'live_umount "$STACK"'
-live_on_exit 'live_kill_wait "$HELPER"'
-
-"$LIVE_BIN/fusehold" --file "$STACK" >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
-HELPER=$!
-mounted() { grep -q '^mounted' "$LIVE_TMP/helper.out"; }
-live_wait_for 5 mounted || live_fail "setup: fusehold output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+live_conf_check "$CONF" "read_timeout = 1"
+live_fusehold --file "$STACK"
 # Do not touch $STACK from here on until the helper is dead: any access blocks.
 
 OUT=$LIVE_TMP/check.json ERR=$LIVE_TMP/check.err

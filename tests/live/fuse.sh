@@ -3,13 +3,7 @@
 # reported with signature fuse-wait, a fuse-wait finding, an accurate
 # blocked_s, and exit 1; closing the FUSE fd releases it.
 . "$(dirname "$0")/lib.sh"
-live_init fuse
-live_require_root
-live_require_fuse
-live_require_tools jq timeout awk
-live_require_helpers fusehold
-live_require_binary
-live_mktemp
+live_init_fuse fuse jq timeout awk
 
 # the child, blocked; cleanups (reverse order): the helper (closing its fd aborts the
 # connection), the child if still there, the mount; the temp dir last

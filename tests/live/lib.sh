@@ -125,6 +125,19 @@ live_require_fuse() {
 	grep -qw fuse /proc/filesystems || live_skip "fuse filesystem not in /proc/filesystems"
 }
 
+# live_init_fuse NAME TOOL...: live_init, then what every FUSE scenario needs: root, FUSE,
+# the tools, the fusehold helper, the binary and a private temp dir.
+live_init_fuse() {
+	live_init "$1"
+	shift
+	live_require_root
+	live_require_fuse
+	live_require_tools "$@"
+	live_require_helpers fusehold
+	live_require_binary
+	live_mktemp
+}
+
 # A private temp dir, removed at exit (after everything mounted in it is gone).
 live_mktemp() {
 	LIVE_TMP=$(mktemp -d /tmp/cgwatch-live-"$LIVE_NAME".XXXXXX) || live_fail "mktemp failed"
@@ -230,6 +243,28 @@ live_umount() {
 }
 
 # ---- stuck tasks -----------------------------------------------------------
+
+# live_fusehold [--file] PATH: an uninitialised FUSE mount on PATH (tests/live/fusehold, in
+# the background, HELPER its pid), once it says it is mounted: from then on, until the
+# helper is dead, any access to PATH blocks. Cleanups (reverse order): kill the helper
+# (closing its fd releases every waiter), then unmount PATH.
+live_fusehold() {
+	LIVE_FUSE_PATH=${!#}
+	live_on_exit 'live_umount "$LIVE_FUSE_PATH"'
+	live_on_exit 'live_kill_wait "$HELPER"'
+	"$LIVE_BIN/fusehold" "$@" >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
+	HELPER=$!
+	_live_mounted() { grep -q '^mounted' "$LIVE_TMP/helper.out"; }
+	live_wait_for 5 _live_mounted ||
+		live_fail "setup: fusehold output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+}
+
+# live_conf_check CONF LINE: CONF holds [scan] LINE, and `config --check` accepts it.
+live_conf_check() {
+	printf '[scan]\n%s\n' "$2" >"$1" || live_fail "setup: could not write $1"
+	timeout -k 2 10 "$CGWATCH" config --check --config "$1" >"$LIVE_TMP/conf.out" 2>&1 3>&- ||
+		live_fail "setup: config --check rejects $2: $(head -c 300 "$LIVE_TMP/conf.out")"
+}
 
 # live_fuse_child [NAME]: an uninitialised FUSE mount on $LIVE_TMP/mnt
 # (tests/live/fusehold) and a child blocked in D in fuse_get_req under it,

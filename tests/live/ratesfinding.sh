@@ -9,13 +9,7 @@
 #     cgroup-churn, added through [signatures] local): the finding has that id, the report a
 #     live "rates" object over about 1 s, and the finding the churn evidence (forks counted).
 . "$(dirname "$0")/lib.sh"
-live_init ratesfinding
-live_require_root
-live_require_fuse
-live_require_tools jq timeout awk
-live_require_helpers fusehold
-live_require_binary
-live_mktemp
+live_init_fuse ratesfinding jq timeout awk
 
 mkdir "$LIVE_TMP/sigs" || live_fail "mkdir"
 

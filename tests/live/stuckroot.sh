@@ -4,23 +4,11 @@
 # after its 2 s risky-read deadline, exits 3 and says on stderr which root
 # and that it timed out; and it leaves no task of its own blocked there.
 . "$(dirname "$0")/lib.sh"
-live_init stuckroot
-live_require_root
-live_require_fuse
-live_require_tools timeout awk
-live_require_helpers fusehold
-live_require_binary
-live_mktemp
+live_init_fuse stuckroot timeout awk
 
 ROOT=$LIVE_TMP/root
 mkdir "$ROOT" || live_fail "mkdir $ROOT"
-live_on_exit 'live_umount "$ROOT"'
-live_on_exit 'live_kill_wait "$HELPER"'
-
-"$LIVE_BIN/fusehold" "$ROOT" >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
-HELPER=$!
-mounted() { grep -q '^mounted' "$LIVE_TMP/helper.out"; }
-live_wait_for 5 mounted || live_fail "setup: fusehold output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+live_fusehold "$ROOT"
 # Do not touch $ROOT from here on until the helper is dead: any lookup blocks.
 
 ERR=$LIVE_TMP/check.err

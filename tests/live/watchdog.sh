@@ -7,13 +7,7 @@
 # the 2 s have passed), exit 3, say "check_timeout" on stderr, and leave no
 # task of its own blocked there.
 . "$(dirname "$0")/lib.sh"
-live_init watchdog
-live_require_root
-live_require_fuse
-live_require_tools timeout awk
-live_require_helpers fusehold
-live_require_binary
-live_mktemp
+live_init_fuse watchdog timeout awk
 
 FIXTURE=$LIVE_REPO/tests/fixtures/unreadable-stack
 ROOT=$LIVE_TMP/root
@@ -25,19 +19,8 @@ cp -a "$FIXTURE" "$ROOT" || live_fail "setup: cp -a $FIXTURE $ROOT"
 if [ -L "$MI" ] || [ ! -f "$MI" ]; then
 	rm -f -- "$MI" && cp /proc/self/mountinfo "$MI" || live_fail "setup: could not create $MI"
 fi
-printf '[scan]\ncheck_timeout = 2\n' >"$CONF" || live_fail "setup: could not write $CONF"
-timeout -k 2 10 "$CGWATCH" config --check --config "$CONF" >"$LIVE_TMP/conf.out" 2>&1 3>&- ||
-	live_fail "setup: config --check rejects check_timeout = 2: $(head -c 300 "$LIVE_TMP/conf.out")"
-
-# Cleanups run in reverse order: kill the helper first (closing the fuse fd
-# releases every waiter), then unmount; the temp dir last (live_mktemp).
-live_on_exit 'live_umount "$MI"'
-live_on_exit 'live_kill_wait "$HELPER"'
-
-"$LIVE_BIN/fusehold" --file "$MI" >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
-HELPER=$!
-mounted() { grep -q '^mounted' "$LIVE_TMP/helper.out"; }
-live_wait_for 5 mounted || live_fail "setup: fusehold output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+live_conf_check "$CONF" "check_timeout = 2"
+live_fusehold --file "$MI"
 # Do not touch $MI from here on until the helper is dead: any access blocks.
 
 ERR=$LIVE_TMP/check.err
