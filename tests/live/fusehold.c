@@ -34,19 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helper.h"
+
 #define HOSTILE "f\nb\"c\\\x1b[31m"
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n > 0 && write(STDOUT_FILENO, buf, (size_t)n) < 0)
-		_exit(111);
-}
 
 int main(int argc, char **argv)
 {

@@ -25,11 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#define AUDIT_ARCH_HERE AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_HERE AUDIT_ARCH_AARCH64
-#endif
+#include "helper.h"
 
 int main(int argc, char **argv)
 {
@@ -37,19 +33,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: syscount FILE CMD [ARGS...]\n");
 		return 2;
 	}
-#ifndef AUDIT_ARCH_HERE
+#ifndef CGW_AUDIT_ARCH
 	fprintf(stderr, "syscount: unknown architecture\n");
 	return 125;
 #else
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_HERE, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
+	struct sock_filter f[PERF_FILTER_LEN];
+	perf_filter(f, SECCOMP_RET_USER_NOTIF);
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		perror("syscount: PR_SET_NO_NEW_PRIVS");

@@ -27,26 +27,14 @@
 
 #include "cgwatch.h"
 #include "rates.h"
-
-#if defined(__x86_64__)
-#define CGW_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define CGW_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
+#include "../helper.h"
 
 /* perf_event_open fails with EPERM from here on (this process and its children). */
 static int deny_perf(void)
 {
 #ifdef CGW_AUDIT_ARCH
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CGW_AUDIT_ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
+	struct sock_filter f[PERF_FILTER_LEN];
+	perf_filter(f, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
