@@ -501,12 +501,7 @@ dmn_block_many() {
 	MNT=$LIVE_TMP/mnt$k
 	SM_OUT=$LIVE_TMP/statmany$k.out
 	mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
-	live_on_exit "live_umount '$MNT'"
-	"$LIVE_BIN/fusehold" "$MNT" >"$LIVE_TMP/helper$k.out" 2>"$LIVE_TMP/helper$k.err" 3>&- </dev/null &
-	HELPER=$!
-	live_on_exit "live_kill_wait $HELPER"
-	_dmn_mounted() { grep -q '^mounted' "$LIVE_TMP/helper$k.out"; }
-	live_wait_for 5 _dmn_mounted || live_fail "setup: fusehold: $(cat "$LIVE_TMP/helper$k.out" "$LIVE_TMP/helper$k.err")"
+	live_fusehold "helper$k" "$MNT"
 	"$DMN_BIN/statmany" "$MNT" "$n" "$@" >"$SM_OUT" 2>"$LIVE_TMP/statmany$k.err" 3>&- </dev/null &
 	STORM=$!
 	live_on_exit "live_kill_wait $STORM"

@@ -34,14 +34,8 @@ dmn_conf reports.dir="$RMNT" run.state_dir="$SMNT/state" run.metrics_file="$MMNT
 
 # hold DIR K: an uninitialised FUSE mount on DIR that answers nothing, until cleanup.
 hold() {
-	local dir=$1 k=$2 pid
-	mkdir -p "$dir" || live_fail "setup: mkdir $dir"
-	live_on_exit "live_umount '$dir'"
-	"$LIVE_BIN/fusehold" "$dir" >"$LIVE_TMP/hold$k.out" 2>"$LIVE_TMP/hold$k.err" 3>&- </dev/null &
-	pid=$!
-	live_on_exit "live_kill_wait $pid"
-	_held() { grep -q '^mounted' "$LIVE_TMP/hold$k.out"; }
-	live_wait_for 5 _held || live_fail "setup: fusehold on $dir: $(cat "$LIVE_TMP/hold$k.out" "$LIVE_TMP/hold$k.err")"
+	mkdir -p "$1" || live_fail "setup: mkdir $1"
+	live_fusehold "hold$2" "$1"
 }
 hold "$RMNT" 1
 hold "$SMNT" 2

@@ -18,7 +18,7 @@ cp -a "$FIXTURE" "$ROOT" || live_fail "setup: cp -a $FIXTURE $ROOT"
 [ ! -e "$STACK" ] || live_fail "setup: fixture unexpectedly has proc/1/task/1/stack"
 : >"$STACK" || live_fail "setup: could not create $STACK"
 live_conf_check "$CONF" "read_timeout = 1"
-live_fusehold --file "$STACK"
+live_fusehold helper --file "$STACK"
 # Do not touch $STACK from here on until the helper is dead: any access blocks.
 
 OUT=$LIVE_TMP/check.json ERR=$LIVE_TMP/check.err

@@ -244,19 +244,21 @@ live_umount() {
 
 # ---- stuck tasks -----------------------------------------------------------
 
-# live_fusehold [--file] PATH: an uninitialised FUSE mount on PATH (tests/live/fusehold, in
-# the background, HELPER its pid), once it says it is mounted: from then on, until the
-# helper is dead, any access to PATH blocks. Cleanups (reverse order): kill the helper
-# (closing its fd releases every waiter), then unmount PATH.
+# live_fusehold TAG [--file] PATH: an uninitialised FUSE mount on PATH (tests/live/fusehold
+# in the background, HELPER its pid, its output in $LIVE_TMP/TAG.out and TAG.err), once it
+# says it is mounted: from then on, until the helper is dead, any access to PATH blocks.
+# Cleanups (reverse order): kill the helper (closing its fd releases every waiter), then
+# unmount PATH.
 live_fusehold() {
-	LIVE_FUSE_PATH=${!#}
-	live_on_exit 'live_umount "$LIVE_FUSE_PATH"'
-	live_on_exit 'live_kill_wait "$HELPER"'
-	"$LIVE_BIN/fusehold" "$@" >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
+	local tag=$1 path=${!#}
+	shift
+	live_on_exit "live_umount $(printf %q "$path")"
+	"$LIVE_BIN/fusehold" "$@" >"$LIVE_TMP/$tag.out" 2>"$LIVE_TMP/$tag.err" 3>&- </dev/null &
 	HELPER=$!
-	_live_mounted() { grep -q '^mounted' "$LIVE_TMP/helper.out"; }
+	live_on_exit "live_kill_wait $HELPER"
+	_live_mounted() { grep -q '^mounted' "$LIVE_TMP/$tag.out"; }
 	live_wait_for 5 _live_mounted ||
-		live_fail "setup: fusehold output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+		live_fail "setup: fusehold on $path: $(cat "$LIVE_TMP/$tag.out" "$LIVE_TMP/$tag.err")"
 }
 
 # live_conf_check CONF LINE: CONF holds [scan] LINE, and `config --check` accepts it.

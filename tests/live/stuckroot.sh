@@ -8,7 +8,7 @@ live_init_fuse stuckroot timeout awk
 
 ROOT=$LIVE_TMP/root
 mkdir "$ROOT" || live_fail "mkdir $ROOT"
-live_fusehold "$ROOT"
+live_fusehold helper "$ROOT"
 # Do not touch $ROOT from here on until the helper is dead: any lookup blocks.
 
 ERR=$LIVE_TMP/check.err

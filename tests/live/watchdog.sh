@@ -20,7 +20,7 @@ if [ -L "$MI" ] || [ ! -f "$MI" ]; then
 	rm -f -- "$MI" && cp /proc/self/mountinfo "$MI" || live_fail "setup: could not create $MI"
 fi
 live_conf_check "$CONF" "check_timeout = 2"
-live_fusehold --file "$MI"
+live_fusehold helper --file "$MI"
 # Do not touch $MI from here on until the helper is dead: any access blocks.
 
 ERR=$LIVE_TMP/check.err
