@@ -146,10 +146,8 @@ d=${BASH_REMATCH[1]} at=${BASH_REMATCH[3]}
 # The longest time seen blocked: the last scan before the release saw at least
 # (release - start - one interval); no scan can have seen more than the release.
 # 10 % either way, as above.
-lo=$(dmn_fcalc "($T_REL0 - $T_START - $DMN_INTERVAL - 0.5) * 0.9")
-hi=$(dmn_fcalc "($T_REL1 - $T_START) * 1.1 + 0.05")
-dmn_fcmp "$d" '>=' "$lo" && dmn_fcmp "$d" '<=' "$hi" ||
-	live_fail "\"resolved\" says blocked $d s; the child was blocked $(dmn_fcalc "$T_REL0 - $T_START")..$(dmn_fcalc "$T_REL1 - $T_START") s (allowed $lo..$hi)"
+dmn_longest_ok "$d" "$T_START" "$T_REL0" "$T_REL1" ||
+	live_fail "\"resolved\" says blocked $d s; the child was blocked $(dmn_fcalc "$T_REL0 - $T_START")..$(dmn_fcalc "$T_REL1 - $T_START") s (allowed $LO..$HI)"
 t_res=$(dmn_msg_time "$R")
 # "resolved at" in the daemon's local time (same TZ as here), within the scan that saw it.
 awk -v a="$(date -d "$at" +%s)" -v r="$T_REL0" -v t="$t_res" 'BEGIN { exit !(a >= int(r) - 1 && a <= t + 1) }' ||

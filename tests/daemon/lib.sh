@@ -625,6 +625,16 @@ dmn_fcmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a ~ /^-?[0-9]+(\\.[0-9]+)?\
 # dmn_fcalc EXPR: float arithmetic (awk), 3 decimals.
 dmn_fcalc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
 
+# dmn_longest_ok D START LAST END: D, the longest time a task was seen blocked, fits a block
+# from START that the scans (every DMN_INTERVAL s) last saw by LAST and that ended by END:
+# at least (LAST - START - one interval), at most (END - START), 10 % either way. Sets LO and
+# HI, the bounds.
+dmn_longest_ok() {
+	LO=$(dmn_fcalc "($3 - $2 - $DMN_INTERVAL - 0.5) * 0.9")
+	HI=$(dmn_fcalc "($4 - $2) * 1.1 + 0.05")
+	dmn_fcmp "$1" '>=' "$LO" && dmn_fcmp "$1" '<=' "$HI"
+}
+
 # dmn_check_reports INCIDENT SIGNATURE: the report files the incident's
 # messages name (CGWATCH_REPORT) exist, are named <dir>/<id>-<NN>-<state>.json
 # with NN counting from 01 in message order, each has its .txt, parses as one

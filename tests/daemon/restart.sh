@@ -63,10 +63,8 @@ got=$(jq -r --arg i "$INC" '[.[] | select(.CGWATCH_INCIDENT == $i and (.CGWATCH_
 [ "$got" = "$RUN1 $RUN2" ] || live_fail "\"opened\"/\"resolved\" sent by pids '$got', want run 1 ($RUN1) then run 2 ($RUN2)"
 msg=$(dmn_get '.CGWATCH_STATE == "resolved"' MESSAGE)
 d=$(dmn_duration "$msg")
-lo=$(dmn_fcalc "($T_REL0 - $T_START - $DMN_INTERVAL - 0.5) * 0.9")
-hi=$(dmn_fcalc "($T_REL1 - $T_START) * 1.1 + 0.05")
-dmn_fcmp "$d" '>=' "$lo" && dmn_fcmp "$d" '<=' "$hi" ||
-	live_fail "\"resolved\" after the restart says '$msg'; the child was blocked $(dmn_fcalc "$T_REL0 - $T_START") s in all (allowed $lo..$hi)"
+dmn_longest_ok "$d" "$T_START" "$T_REL0" "$T_REL1" ||
+	live_fail "\"resolved\" after the restart says '$msg'; the child was blocked $(dmn_fcalc "$T_REL0 - $T_START") s in all (allowed $LO..$HI)"
 dmn_check_reports "$INC" fuse-wait
 o1=$(jq -r .incident.opened "$(dmn_get '.CGWATCH_STATE == "opened"' CGWATCH_REPORT)")
 o2=$(jq -r .incident.opened "$(dmn_get '.CGWATCH_STATE == "resolved"' CGWATCH_REPORT)")
@@ -116,10 +114,8 @@ d=$(dmn_duration "$msg")
 # The longest time seen blocked: by run 3's last scan, at most one interval
 # before its SIGTERM (so more than at the opening: incidents.json must keep
 # it); 10 % either way as in journal.sh.
-lo=$(dmn_fcalc "($T_STOP3 - $T_START2 - $DMN_INTERVAL - 0.5) * 0.9")
-hi=$(dmn_fcalc "($T_REL1 - $T_START2) * 1.1 + 0.05")
-dmn_fcmp "$d" '>=' "$lo" && dmn_fcmp "$d" '<=' "$hi" ||
-	live_fail "\"resolved\" of $INC2 says '$msg'; run 3 was stopped when it had been blocked $(dmn_fcalc "$T_STOP3 - $T_START2") s (allowed $lo..$hi)"
+dmn_longest_ok "$d" "$T_START2" "$T_STOP3" "$T_REL1" ||
+	live_fail "\"resolved\" of $INC2 says '$msg'; run 3 was stopped when it had been blocked $(dmn_fcalc "$T_STOP3 - $T_START2") s (allowed $LO..$HI)"
 [[ $msg == "PID $CHILD2 (cgw-stuck2) was blocked "* ]] || live_fail "\"resolved\" of $INC2 names the wrong task: '$msg'"
 dmn_check_reports "$INC2" fuse-wait
 dmn_stop TERM 3
