@@ -66,11 +66,17 @@ static void feed(struct cgw_kmsg *k, struct cap *c)
 	kmsg_feed_buf(k, c->sb.s ? c->sb.s : "", c->sb.len);
 }
 
-/* The capture c in k, as /dev/kmsg read at uptime_s seconds since boot. */
-static void cap_kmsg(struct cgw_kmsg *k, struct cap *c, double uptime_s)
+/* The capture c in a new k. */
+static void feed_new(struct cgw_kmsg *k, struct cap *c)
 {
 	kmsg_init(k);
 	feed(k, c);
+}
+
+/* The capture c in k, as /dev/kmsg read at uptime_s seconds since boot. */
+static void cap_kmsg(struct cgw_kmsg *k, struct cap *c, double uptime_s)
+{
+	feed_new(k, c);
 	snprintf(k->source, sizeof(k->source), "/dev/kmsg");
 	k->uptime_s = uptime_s;
 }
@@ -731,8 +737,7 @@ static void test_user_facility_ignored(void **state)
 	for (size_t p = 0; p < ARRAY_SIZE(pri); p++)
 		cap_lines(&c, pri[p], forged, ARRAY_SIZE(forged));
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
+	feed_new(&k, &c);
 	assert_int_equal(k.records, 18);
 	assert_int_equal(k.other_records, 18);
 	assert_int_equal(k.hung_total + k.blockers_total + k.wq_total + k.soft_total + k.rcu_total, 0);
@@ -758,8 +763,7 @@ static void test_user_facility_ignored(void **state)
 		{ 6, " </TASK>" },
 	};
 	cap_klines(&c, mixed, ARRAY_SIZE(mixed));
-	kmsg_init(&k);
-	feed(&k, &c);
+	feed_new(&k, &c);
 	assert_int_equal(k.nhung, 1);
 	assert_false(k.hung[0].have_blocker);
 	assert_int_equal(k.hung[0].state, 'D');
@@ -830,8 +834,7 @@ static void test_blocker_assembly(void **state)
 	cap_klines(&c, rest, ARRAY_SIZE(rest));
 
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
+	feed_new(&k, &c);
 	assert_int_equal(k.hung_total, 2);
 	assert_int_equal(k.blockers_total, 3);
 	assert_int_equal(k.nhung, 3);
@@ -922,8 +925,7 @@ static void test_wq_dump_assembly(void **state)
 	cap_add(&c, 6, "EXT4-fs (nvme0n1p1): mounted filesystem with ordered data mode.");
 	cap_wq_dump(&c, rtnl_wq_dump, ARRAY_SIZE(rtnl_wq_dump));
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
+	feed_new(&k, &c);
 	assert_int_equal(k.wq_total, 2);
 	assert_int_equal(k.wq_lockups_total, 4);
 	assert_int_equal(k.nwq, 2);
@@ -981,8 +983,7 @@ static void test_soft_lockup_assembly(void **state)
 	cap_lines(&c, 4, soft + 1, ARRAY_SIZE(soft) - 1);
 	cap_add(&c, 0, "watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [CPU 1/KVM:2210]");
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
+	feed_new(&k, &c);
 	assert_int_equal(k.soft_total, 2);
 	assert_int_equal(k.soft[0].cpu, 18);
 	assert_int_equal(k.soft[0].stuck_s, 26);
@@ -1014,8 +1015,7 @@ static void test_rcu_assembly(void **state)
 	};
 	cap_klines(&c, stalls, ARRAY_SIZE(stalls));
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
+	feed_new(&k, &c);
 	assert_int_equal(k.rcu_total, 3);
 	assert_int_equal(k.nrcu, 3);
 	const struct kmsg_rcu *r = &k.rcu[0];
@@ -1047,8 +1047,7 @@ static void test_suppression(void **state)
 	cap_add(&c, 3, "INFO: task a:10 blocked for more than 122 seconds.");
 	cap_add(&c, 6, "Future hung task reports are suppressed, see sysctl kernel.hung_task_warnings");
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
+	feed_new(&k, &c);
 	assert_true(kmsg_suppressed(&k));
 	k.warnings = 0;
 	assert_true(kmsg_suppressed(&k));
@@ -1090,8 +1089,7 @@ static void test_bounded(void **state)
 		cap_add(&c, 3, "rcu: \t5-...0: (0 ticks this GP)");
 	}
 	struct cgw_kmsg k;
-	kmsg_init(&k);
-	feed(&k, &c);
+	feed_new(&k, &c);
 	assert_int_equal(k.hung_total, 100);
 	assert_int_equal(k.nhung, KMSG_MAX_HUNG);
 	assert_string_equal(k.hung[0].task.comm, "t36");
