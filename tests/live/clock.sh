@@ -5,13 +5,7 @@
 # naively, the blocked time is off by that drift. cgwatch reads "now" on the task's own CPU:
 # the blocked time must be within 0.1 s of the truth. Needs two CPUs.
 . "$(dirname "$0")/lib.sh"
-live_init clock
-live_require_root
-live_require_fuse
-live_require_tools jq timeout awk taskset
-live_require_helpers fusehold
-live_require_binary
-live_mktemp
+live_init_fuse clock jq timeout awk taskset
 grep -q '^1$' /sys/devices/system/cpu/cpu1/online 2>/dev/null || [ "$(nproc --all)" -ge 2 ] ||
 	live_skip "needs a second CPU"
 

@@ -4,13 +4,7 @@
 # a container or a service with PrivateTmp=): check reports one fuse-wait finding per mount,
 # each with the mount as its cause and only its own child.
 . "$(dirname "$0")/lib.sh"
-live_init fusecause
-live_require_root
-live_require_fuse
-live_require_tools jq timeout awk
-live_require_helpers fusehold
-live_require_binary
-live_mktemp
+live_init_fuse fusecause jq timeout awk
 
 # hold N DIR [CMD...]: an uninitialised FUSE mount on DIR and a child blocked under it, the
 # helper run through CMD when given; sets HELPERS[N], CHILDREN[N]. Cleanups (reverse order):
