@@ -1,4 +1,5 @@
-/* cgwatch: shared types and prototypes, grouped by the file that defines them. */
+/* cgwatch: shared types and prototypes, under a heading per file, in the order data flows:
+ * shared files, parsers, the task model, sources, detection, diagnosis, incidents, sinks. */
 #ifndef CGWATCH_H
 #define CGWATCH_H
 
@@ -15,6 +16,10 @@
 enum { EXIT_NOTHING = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_UNREADABLE = 3 };
 
 enum cgw_sev { SEV_NONE = 0, SEV_INFO, SEV_WARNING, SEV_CRITICAL };
+
+/* the structs that flow through the stages, defined under the heading of their stage */
+struct cgw_task; struct cgw_scan; struct cgw_scan_opts; struct cgw_sig; struct cgw_report;
+struct json_object;
 
 /* ---- util.c ---- */
 
@@ -136,6 +141,159 @@ bool cpus_test(const struct cgw_cpus *c, unsigned cpu);
 bool cpus_empty(const struct cgw_cpus *c);
 void cpus_or(struct cgw_cpus *dst, const struct cgw_cpus *src);
 void cpus_andnot(struct cgw_cpus *dst, const struct cgw_cpus *src);
+
+/* ---- log.c ---- */
+/* Messages to stderr, one line each, escaped as sb_add_term (newlines too): whatever a
+ * message names, nothing in it can move the cursor or forge a line. */
+void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int log_verbose;
+/* One message line to err ("file:line: ..."), escaped as log_warnx escapes. */
+void errorf(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- deadline.c: reads that can block on what they watch ---- */
+
+#define DL_MAX_STUCK 16               /* abandoned reader threads at most (256 KiB each) */
+
+/* Read path into buf (cap, NUL-terminated) in a helper thread; give up after timeout_ms.
+ * Returns bytes read, -errno, -ETIMEDOUT (the thread is abandoned, and finishes and frees
+ * its own state whenever the kernel lets it; until then the same path times out at once),
+ * -ECANCELED (SIGTERM/SIGINT pending), -EBUSY (DL_MAX_STUCK threads already stuck) or
+ * -ENOMEM (no memory for its buffer: cap bytes more). */
+ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
+/* dl_read_file, but one pread of at most cap-1 bytes at offset off (off < 0: the whole file,
+ * as dl_read_file). For /proc/PID/mem, whose reads can wait on the task's mmap lock. */
+ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsigned timeout_ms);
+/* Run fn(arg) on the worker thread with a deadline. Returns 0; or -ETIMEDOUT (-ECANCELED
+ * when SIGTERM/SIGINT is pending): the worker is abandoned, owns arg and calls release(arg)
+ * when fn returns; or -ECANCELED/-EBUSY/-ENOMEM before starting, arg released. One caller
+ * thread. */
+int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
+/* Retire the idle worker; the next call starts a new one. Threads keep the mount namespace
+ * they were born in, so source-root.c calls this after entering a new one. */
+void dl_reset(void);
+/* Number of helper threads abandoned and still stuck. */
+unsigned dl_stuck(void);
+
+/* ---- conf.c ---- */
+
+struct cgw_conf {
+	double scan_interval_s;        /* [scan] interval */
+	double read_timeout_s;         /* [scan] read_timeout */
+	double check_timeout_s;        /* [scan] check_timeout */
+	double blocked_warning_s;      /* [thresholds] blocked_warning */
+	double blocked_critical_s;     /* [thresholds] blocked_critical */
+	double starved_s;              /* [thresholds] starved */
+	double update_interval_s;      /* [incidents] update_interval */
+	char *signatures_dir;          /* [signatures] shipped, "" = none */
+	char *local_signatures_dir;    /* [signatures] local, "" = none */
+	char *state_dir;               /* [run] state_dir */
+	char *report_dir;              /* [reports] dir */
+	double report_keep;            /* [reports] keep: files, both formats counted */
+	double report_max_mib;         /* [reports] max_size: MiB of all reports */
+	char *metrics_file;            /* [run] metrics_file, "" = off */
+	double nice;                   /* [run] nice */
+	int io_class;                  /* [run] io_class: IOPRIO_CLASS_* (0 = leave as is) */
+	bool lock_memory;              /* [run] lock_memory */
+	bool pin_housekeeping;         /* [run] pin_housekeeping */
+};
+/* Fill c with built-in defaults. */
+void conf_defaults(struct cgw_conf *c);
+/* Parse path into c (on top of defaults). Errors go to err as "file:line: msg".
+ * Returns the error count, or -errno when the file cannot be opened. */
+int conf_read_file(struct cgw_conf *c, const char *path, FILE *err);
+/* Defaults, then path (NULL: the default file, which may be absent), then
+ * CGWATCH_SIGNATURES_DIR. Returns 0, or EXIT_USAGE after printing the errors; either way the
+ * caller frees c with conf_free(). */
+int config_load(struct cgw_conf *c, const char *path);
+/* Free what conf_read_file and config_load allocated in c. */
+void conf_free(struct cgw_conf *c);
+
+/* ---- ini.c: line-counting wrapper around inih ---- */
+
+/* Handler gets the line number of the key, and cont=true when the value is a continuation
+ * line of the previous key; it returns 0 to record an error (already printed). */
+typedef int (*ini_line_handler)(void *user, const char *section, const char *key,
+                                const char *value, int line, bool cont);
+/* Parse path with inih. Lines too long for inih are errors. Returns the number of errors
+ * reported by handler plus syntax errors (printed to err as "file:line: msg"), or -errno. */
+int ini_load(const char *path, ini_line_handler h, void *user, FILE *err);
+/* The same for text held in memory (len bytes), named name in messages. */
+int ini_load_text(const char *name, const char *text, size_t len, ini_line_handler h,
+                  void *user, FILE *err);
+
+/* ---- warnonce.c: a repeated warning said once, counted, said again when it changes ---- */
+
+struct warn_once { char last[1536]; uint64_t hash; unsigned long repeats; bool active; };
+/* The next state of a warning: msg (NULL: it cleared). Returns true with the line to say in
+ * out (cap bytes): msg when new; "<last>: again N times; now: <msg>" when it changed after
+ * repeats; "<last>: again N times; now cleared" (or "<last>: now cleared") when it cleared.
+ * Returns false (out "") for a repeat, counted, or a clear with nothing active. */
+bool warn_step(struct warn_once *w, const char *msg, char *out, size_t cap);
+/* warn_step with a formatted message, the line to log_warnx. */
+void warn_once(struct warn_once *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* warn_step(NULL): the failure is over; said when one was active. */
+void warn_clear(struct warn_once *w);
+/* Many warnings of one pass (a scan), each followed on its own (at most 64; more are said
+ * every time): said the first pass, counted while each pass says it again, and said cleared,
+ * with the count, at the end of the first pass without it. NULL from warn_set_new (no
+ * memory) or given as ws: every warning is said. */
+struct warn_set;
+struct warn_set *warn_set_new(void);
+void warn_set_free(struct warn_set *ws);
+/* A warning of this pass (log_warnx when ws is NULL). */
+void warn_set_say(struct warn_set *ws, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The pass is over: warnings it did not say are cleared. */
+void warn_set_end(struct warn_set *ws);
+
+/* ---- footprint.c: the daemon's own limits ---- */
+
+/* Bytes of locked memory the daemon needs on a host with this many threads (base, and a
+ * share per thread, capped): what RLIMIT_MEMLOCK must allow before mlockall(MCL_FUTURE). */
+uint64_t memlock_need(uint64_t threads);
+/* Lock memory under RLIMIT_MEMLOCK limit (RLIM_INFINITY: none; ignored with CAP_IPC_LOCK
+ * effective, ipc_lock) when the daemon needs need bytes? The sentence for the log in msg:
+ * locking and why, or not and why not. */
+bool memlock_decide(uint64_t limit, bool ipc_lock, uint64_t need, char *msg, size_t cap);
+/* Did the service manager apply the unit's OOMScoreAdjust and LimitNOFILE (a container may
+ * silently not)? Returns true with the sentence naming each that differs in msg. A NOFILE
+ * above the one asked for is fine. */
+bool limits_check(long oom_adj, long want_oom_adj, uint64_t nofile, uint64_t want_nofile,
+                  char *msg, size_t cap);
+
+/* ---- atomic.c ---- */
+
+/* Write data to path atomically, created with mode: path.tmp made afresh (O_EXCL|O_NOFOLLOW)
+ * in the directory (opened O_NOFOLLOW, atomic_dir_check'd), fchmod, fsync, rename, fsync of
+ * the directory. Returns 0 or -errno (the temporary file is removed). */
+int atomic_write(const char *path, const char *data, size_t len, mode_t mode);
+/* The same, with a sentence for the user in why (cap bytes) on failure: strerror, or why the
+ * directory was refused (-EPERM). */
+int atomic_write_why(const char *path, const char *data, size_t len, mode_t mode, char *why,
+                     size_t cap);
+/* One file of a set: its name in the directory (no '/'), its content. */
+struct atomic_file { const char *name; const char *data; size_t len; };
+/* Write n files into dir, all or none: every temporary file first, then the renames; on any
+ * failure nothing new is left (the ones renamed are removed). Returns 0 or -errno, with why. */
+int atomic_write_set(const char *dir, const struct atomic_file *f, size_t n, mode_t mode,
+                     char *why, size_t cap);
+/* Is the directory open at dfd (named dir) one only we or root can change: owned by us or
+ * root, not writable by group or others? Returns 0, or -EPERM with the reason in why. */
+int atomic_dir_check(int dfd, const char *dir, char *why, size_t cap);
+
+/* ---- json.c: JSON values every JSON writer shares ---- */
+
+struct json_object;
+/* Print o pretty to out. Returns 0, -ENOMEM or -EIO. */
+int json_write(struct json_object *o, FILE *out);
+/* Seconds as a JSON number printed with one decimal. */
+struct json_object *jseconds(double s);
+/* A number printed with `decimals` digits (0.1 s is what a person reads). */
+struct json_object *jround(double v, int decimals);
+/* A string from a task or the host as a JSON string: the real string (utf8_escape), with no
+ * raw control character (DEL and C1 included) in the printed JSON. */
+struct json_object *jstr_untrusted(const char *s, size_t n);
 
 /* ---- parse-proc.c: pure parsers of /proc text ---- */
 
@@ -261,155 +419,9 @@ int path_join(const char *base, const char *path, char *out, size_t cap);
  * with *out, or -ENOENT. */
 int mount_of_path(const char *mountinfo, const char *path, struct mountinfo_ent *out);
 
-/* ---- deadline.c: reads that can block on what they watch ---- */
+/* ---- task.c: what every stage says about a task ---- */
 
-#define DL_MAX_STUCK 16               /* abandoned reader threads at most (256 KiB each) */
-
-/* Read path into buf (cap, NUL-terminated) in a helper thread; give up after timeout_ms.
- * Returns bytes read, -errno, -ETIMEDOUT (the thread is abandoned, and finishes and frees
- * its own state whenever the kernel lets it; until then the same path times out at once),
- * -ECANCELED (SIGTERM/SIGINT pending), -EBUSY (DL_MAX_STUCK threads already stuck) or
- * -ENOMEM (no memory for its buffer: cap bytes more). */
-ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_ms);
-/* dl_read_file, but one pread of at most cap-1 bytes at offset off (off < 0: the whole file,
- * as dl_read_file). For /proc/PID/mem, whose reads can wait on the task's mmap lock. */
-ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsigned timeout_ms);
-/* Run fn(arg) on the worker thread with a deadline. Returns 0; or -ETIMEDOUT (-ECANCELED
- * when SIGTERM/SIGINT is pending): the worker is abandoned, owns arg and calls release(arg)
- * when fn returns; or -ECANCELED/-EBUSY/-ENOMEM before starting, arg released. One caller
- * thread. */
-int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
-/* Retire the idle worker; the next call starts a new one. Threads keep the mount namespace
- * they were born in, so root.c calls this after entering a new one. */
-void dl_reset(void);
-/* Number of helper threads abandoned and still stuck. */
-unsigned dl_stuck(void);
-
-/* ---- conf.c ---- */
-
-struct cgw_conf {
-	double scan_interval_s;        /* [scan] interval */
-	double read_timeout_s;         /* [scan] read_timeout */
-	double check_timeout_s;        /* [scan] check_timeout */
-	double blocked_warning_s;      /* [thresholds] blocked_warning */
-	double blocked_critical_s;     /* [thresholds] blocked_critical */
-	double starved_s;              /* [thresholds] starved */
-	double update_interval_s;      /* [incidents] update_interval */
-	char *signatures_dir;          /* [signatures] shipped, "" = none */
-	char *local_signatures_dir;    /* [signatures] local, "" = none */
-	char *state_dir;               /* [run] state_dir */
-	char *report_dir;              /* [reports] dir */
-	double report_keep;            /* [reports] keep: files, both formats counted */
-	double report_max_mib;         /* [reports] max_size: MiB of all reports */
-	char *metrics_file;            /* [run] metrics_file, "" = off */
-	double nice;                   /* [run] nice */
-	int io_class;                  /* [run] io_class: IOPRIO_CLASS_* (0 = leave as is) */
-	bool lock_memory;              /* [run] lock_memory */
-	bool pin_housekeeping;         /* [run] pin_housekeeping */
-};
-/* Fill c with built-in defaults. */
-void conf_defaults(struct cgw_conf *c);
-/* Parse path into c (on top of defaults). Errors go to err as "file:line: msg".
- * Returns the error count, or -errno when the file cannot be opened. */
-int conf_read_file(struct cgw_conf *c, const char *path, FILE *err);
-/* Defaults, then path (NULL: the default file, which may be absent), then
- * CGWATCH_SIGNATURES_DIR. Returns 0, or EXIT_USAGE after printing the errors; either way the
- * caller frees c with conf_free(). */
-int config_load(struct cgw_conf *c, const char *path);
-/* Free what conf_read_file and config_load allocated in c. */
-void conf_free(struct cgw_conf *c);
-
-/* ---- ini.c: line-counting wrapper around inih ---- */
-
-/* Handler gets the line number of the key, and cont=true when the value is a continuation
- * line of the previous key; it returns 0 to record an error (already printed). */
-typedef int (*ini_line_handler)(void *user, const char *section, const char *key,
-                                const char *value, int line, bool cont);
-/* Parse path with inih. Lines too long for inih are errors. Returns the number of errors
- * reported by handler plus syntax errors (printed to err as "file:line: msg"), or -errno. */
-int ini_load(const char *path, ini_line_handler h, void *user, FILE *err);
-/* The same for text held in memory (len bytes), named name in messages. */
-int ini_load_text(const char *name, const char *text, size_t len, ini_line_handler h,
-                  void *user, FILE *err);
-
-/* ---- sigs-builtin.c: generated from conf/signatures.d by src/sigs-builtin.sh ---- */
-
-struct cgw_sigfile { const char *name, *text; size_t len; };   /* text NULL: read name */
-/* The shipped library's files, sorted by name; the last entry has name NULL. */
-extern const struct cgw_sigfile sig_builtin_files[];
-
-/* ---- sig.c: the signature library ---- */
-
-struct cgw_pat { char **alt; size_t n; };           /* one group: any alternative */
-struct cgw_sig {
-	char *id, *title, *summary, *explanation, *correlator;
-	char *workqueue;                /* the workqueue its waiters flush, or NULL */
-	bool cause_mount;               /* cause = mount: findings split by the mount waited on */
-	enum cgw_sev severity;
-	int priority;
-	char states[8];                 /* task states it applies to, e.g. "D" */
-	struct cgw_pat *frames; size_t nframes;     /* all required, any order */
-	struct cgw_pat *order; size_t norder;       /* required in this order, innermost first */
-	struct cgw_pat *optional; size_t noptional; /* marked, never required */
-	char **remedies; size_t nremedies;
-	char **references; size_t nreferences;
-	char *file; int line;           /* where it was defined */
-	bool builtin;                   /* file is one of sig_builtin_files */
-	char *replaced;                 /* the source it replaced by id (sig_source), or NULL */
-};
-struct cgw_sigset { struct cgw_sig *v; size_t n; };
-
-/* Load every *.conf of dir (sorted); a later load replaces signatures by id.
- * Errors go to err as "file:line: msg"; a bad file is skipped whole.
- * Returns the error count, or -errno when dir cannot be read. */
-int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err);
-/* Load the built-in library (sig_builtin_files) as sig_load_dir loads a directory, errors
- * naming its files as conf/signatures.d/NAME.conf. Returns the error count. */
-int sig_load_builtin(struct cgw_sigset *set, FILE *err);
-/* Where s came from: "built in", or the path of its file. */
-const char *sig_source(const struct cgw_sig *s);
-/* The text of the built-in file name (conf/signatures.d/NAME.conf), or NULL. */
-const struct cgw_sigfile *sig_builtin_file(const char *name);
-void sig_free(struct cgw_sigset *set);
-const struct cgw_sig *sig_find(const struct cgw_sigset *set, const char *id);
-/* Does s match the frames? When it does and marks is not NULL, marks[i] is set for every
- * frame that matched a required, ordered or optional pattern. Returns true on a match. */
-bool sig_match(const struct cgw_sig *s, const struct cgw_frame *f, size_t n, bool *marks);
-/* Best matching signature for a task in `state` with these frames, or NULL. */
-const struct cgw_sig *sig_best(const struct cgw_sigset *set, char state,
-                               const struct cgw_frame *f, size_t n);
-
-/* Built-in library, then the [signatures] shipped and local directories (empty or absent:
- * skipped), each replacing by id; bad files reported and skipped. Returns 0, or EXIT_USAGE
- * when the library lacks a built-in id. */
-int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c);
-
-/* ---- fdcache.c: stat fds kept open between the daemon's scans ---- */
-
-struct cgw_fdcache;
-struct cgw_fdcache *fdcache_new(void);
-void fdcache_free(struct cgw_fdcache *c);
-/* Start and end one scan: fds of threads not seen in between are closed. */
-void fdcache_begin(struct cgw_fdcache *c);
-void fdcache_end(struct cgw_fdcache *c);
-/* Read task/TID/stat of (tgid, tid), relative to the process's task dir fd, through the
- * cache; call in /proc's order. Returns bytes read or -errno. */
-ssize_t fdcache_read_stat(struct cgw_fdcache *c, int taskfd, int tgid, int tid,
-                          const char *tidname, char *buf, size_t cap);
-
-/* ---- cpuclock.c: "now" on each CPU's scheduler clock ---- */
-
-struct cgw_cpuclock { int cpu; double clock_ms, mono_ms; };
-/* Hop onto every CPU of want that this thread may run on and read its scheduler clock there
- * (our own se.exec_start). Restores the affinity. Returns the number of CPUs measured. */
-size_t cpuclock_measure(const struct cgw_cpus *want, struct cgw_cpuclock *out, size_t cap);
-/* cpu's clock, in ms, at CLOCK_MONOTONIC time at_mono_ms into *out, when it was measured.
- * Returns false when it was not. */
-bool cpuclock_at(const struct cgw_cpuclock *m, size_t n, int cpu, double at_mono_ms,
-                 double *out);
-
-/* ---- duration.c: a task's time off the CPU, a fact or a bound ---- */
-
+struct cgw_sig;
 enum cgw_bound { BOUND_EXACT = 0, BOUND_LOWER, BOUND_UNKNOWN };
 
 /* A D or R task as one read saw it, and what its duration is computed from. */
@@ -428,45 +440,6 @@ struct cgw_dur { double s; enum cgw_bound bound; };
  * known. */
 struct cgw_now { double ms; enum cgw_bound bound; };
 
-/* Fill next (state, switches, exec_start, since) from one read of a task at read_mono_ms and
- * the previous sighting of the same task (NULL when none); the caller sets tid and start. */
-void seen_update(struct cgw_seen *next, const struct cgw_seen *prev, char state,
-                 const struct cgw_sched *sc, int cpu, double read_mono_ms);
-/* What a sighting proves at read_mono_ms: now is its clock_cpu's clock then, age_s the
- * task's age (< 0 unknown). Exact from exec_start and an exact now; else the larger lower
- * bound of exec_start against a floor of now, and of since; else unknown. Never more than
- * the age; an exec_start that would make it more is not the task's clock and is not used. */
-struct cgw_dur seen_duration(const struct cgw_seen *w, struct cgw_now now, double read_mono_ms,
-                             double age_s);
-/* Read again (stat st, sched sc), is the task still in the wait w saw: the same task (start
- * time), the same state, and not run since (switches, CPU time and exec_start unchanged; an
- * exec_start reset to 0 is not a run)? */
-bool seen_still(const struct cgw_seen *w, const struct cgw_stat *st, const struct cgw_sched *sc);
-/* Seconds since a task with this stat start time started, at uptime_s; -1 when unknown. */
-double task_age(unsigned long long start_ticks, double uptime_s, long clk_tck);
-/* "12.3 s", "at least 12.3 s" or "an unknown time", into buf; returns buf. */
-const char *dur_text(struct cgw_dur d, char *buf, size_t cap);
-/* "exact", "lower" or "unknown", and back (anything else: exact, as files before bounds). */
-const char *bound_name(enum cgw_bound b);
-enum cgw_bound bound_parse(const char *s);
-
-/* ---- history.c: the daemon's sightings of D and R tasks, scan to scan ---- */
-
-struct cgw_history;
-struct cgw_history *history_new(void);
-void history_free(struct cgw_history *h);
-/* Start a scan: forget sightings added since the last commit. */
-void history_begin(struct cgw_history *h);
-/* The last committed scan's sighting of (tid, start_ticks), or NULL. */
-const struct cgw_seen *history_find(const struct cgw_history *h, int tid,
-                                    unsigned long long start_ticks);
-/* Remember a sighting of this scan. Returns 0 or -ENOMEM (not remembered). */
-int history_add(struct cgw_history *h, const struct cgw_seen *w);
-/* End a scan: its sightings are what the next scan finds. */
-void history_commit(struct cgw_history *h);
-
-/* ---- scan.c: the task walk ---- */
-
 enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED };
 
 struct cgw_task {
@@ -478,7 +451,7 @@ struct cgw_task {
 	int cpu;
 	unsigned policy, rt_priority;
 	double exec_start_ms;             /* se.exec_start as read; 0: reset by the kernel */
-	struct cgw_seen seen;             /* what its duration comes from (duration.c) */
+	struct cgw_seen seen;             /* what its duration comes from (detect-duration.c) */
 	double read_mono_ms;              /* when stat and sched were last read (CLOCK_MONOTONIC) */
 	struct cgw_now now;               /* seen.clock_cpu's clock then: read, a floor, unknown */
 	double age_s;                     /* since it started, at that read; -1 unknown */
@@ -500,12 +473,58 @@ struct cgw_task {
 	const struct cgw_sig *sig;
 	enum cgw_sev severity;
 	bool *marks;                      /* per frame: matched the signature */
-	/* the file a D suspect waits on (waitfile.c): its syscall, the path (malloc'd, NULL when
+	/* the file a D suspect waits on (source-waitfile.c): its syscall, the path (malloc'd, NULL when
 	 * not known) and the mount holding it (mount point malloc'd, NULL when not known) */
 	bool sys_known; long sys_nr;
 	char *wait_path, *wait_mnt;
 	char wait_dev[32], wait_fstype[64];
 };
+
+/* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
+const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
+/* Does t's stack hold a frame named name (a trailing '*' matches a prefix)? */
+bool task_has_frame(const struct cgw_task *t, const char *name);
+/* A task's duration as one value and its bound. */
+struct cgw_dur task_dur(const struct cgw_task *t);
+/* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
+const char *policy_name(unsigned p);
+
+/* ---- source-root.c ---- */
+
+/* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
+ * namespace. Every access to DIR runs with a deadline. Returns 0 or -errno, with a message
+ * for the user in msg. */
+int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap);
+
+/* ---- source-host.c: the host snapshot ---- */
+
+/* Read what every stage knows of the host, once per scan: s->host, s->kernel, s->mountinfo
+ * (whole; or s->mountinfo_err), the freezer and cgroup2 mount points, s->possible_cpus, and
+ * the CPU layout s->topo. Reads that can block have timeout_ms. */
+void host_read(struct cgw_scan *s, unsigned timeout_ms);
+
+/* ---- source-topology.c: the CPU layout (isolated, nohz_full, housekeeping) ---- */
+
+/* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0, -EINVAL, or
+ * -ERANGE when a CPU past CGW_MAX_CPUS is set. */
+int parse_cpumask_hex(const char *s, struct cgw_cpus *out);
+/* Read the CPU layout into s->topo: /sys, /proc/cmdline, and the isolated cpuset partitions
+ * of the cgroup2 hierarchy at s->cgroup2_mnt ("" when none). Missing files leave sets empty;
+ * unparsable ones too, and they are named (scan_unreadable). */
+void topology_read(struct cgw_scan *s);
+
+/* ---- source-cpuclock.c: "now" on each CPU's scheduler clock ---- */
+
+struct cgw_cpuclock { int cpu; double clock_ms, mono_ms; };
+/* Hop onto every CPU of want that this thread may run on and read its scheduler clock there
+ * (our own se.exec_start). Restores the affinity. Returns the number of CPUs measured. */
+size_t cpuclock_measure(const struct cgw_cpus *want, struct cgw_cpuclock *out, size_t cap);
+/* cpu's clock, in ms, at CLOCK_MONOTONIC time at_mono_ms into *out, when it was measured.
+ * Returns false when it was not. */
+bool cpuclock_at(const struct cgw_cpuclock *m, size_t n, int cpu, double at_mono_ms,
+                 double *out);
+
+/* ---- source-tasks.c: the task walk ---- */
 
 struct cgw_topology {
 	struct cgw_cpus online, isolated, nohz_full, housekeeping;
@@ -540,10 +559,10 @@ struct cgw_scan {
 	double uptime_s, uptime_mono_ms;  /* /proc/uptime (boot clock), and when it was read */
 	struct cgw_rq_floor { double exec_start_ms, mono_ms; } *rq_latest;
 	                                  /* per CPU: latest exec_start of an R task (a floor) */
-	size_t untimed;                   /* D tasks not listed: their time is unknown (duration.c) */
+	size_t untimed;                   /* D tasks not listed: their time is unknown (detect-duration.c) */
 	bool live;                        /* the host itself, not a replayed tree */
-	bool relook;                      /* scan.c: a runnable thread read a second time */
-	struct cgw_cpuclock *clocks; size_t nclocks, clocks_cap;   /* CPU clocks read (cpuclock.c) */
+	bool relook;                      /* source-tasks.c: a runnable thread read a second time */
+	struct cgw_cpuclock *clocks; size_t nclocks, clocks_cap;   /* CPU clocks read (source-cpuclock.c) */
 	struct cgw_cpus clock_tried;      /* CPUs whose clock this scan tried to read */
 	size_t threads;                   /* threads seen */
 	uint64_t scan_usec;
@@ -558,13 +577,13 @@ struct cgw_scan {
 	                                     (warnonce.c); NULL: each said (check) */
 	bool nomem;                       /* an allocation failed: the scan is incomplete, and
 	                                     scan_run returns -ENOMEM */
-	/* the host snapshot (host.c) */
+	/* the host snapshot (source-host.c) */
 	char *mountinfo;                  /* /proc/self/mountinfo, or NULL: */
 	char mountinfo_err[96];           /* why it was not read */
 	char mntns_self[64];              /* cgwatch's mount namespace ("mnt:[N]"); "" replay */
 	char freezer_mnt[256], cgroup2_mnt[256];  /* "" when not mounted */
 	int possible_cpus;                /* /sys/devices/system/cpu/possible; -1 unknown */
-	/* the mountinfo of each mount namespace a suspect needed a mount in (waitfile.c), read
+	/* the mountinfo of each mount namespace a suspect needed a mount in (source-waitfile.c), read
 	 * once per scan: key the ns/mnt link ("" in a replay: the tree's proc/self/mountinfo),
 	 * text NULL when unreadable */
 	struct cgw_mntns { char ns[64]; char *text; } *mntns; size_t nmntns;
@@ -610,7 +629,7 @@ int scan_suspects(struct cgw_scan *s, const struct cgw_scan_opts *o);
 struct cgw_task *scan_push(struct cgw_scan *s);
 void scan_free(struct cgw_scan *s);
 
-/* ---- scan-read.c: the scan's reads that can fail ---- */
+/* ---- source-read.c: the scan's reads that can fail ---- */
 
 /* Deadline reads that time out in one scan before the rest of its risky reads are skipped:
  * each costs read_timeout, and the daemon's loop must come round well within WatchdogSec. */
@@ -628,6 +647,78 @@ void scan_unreadable(struct cgw_scan *s, const char *path, const char *fmt, ...)
  * the error, or the bad key and its value C-escaped. Returns out. */
 const char *sched_why(const char *buf, ssize_t r, const struct cgw_sched *sc, char *out,
                       size_t cap);
+
+/* ---- source-fdcache.c: stat fds kept open between the daemon's scans ---- */
+
+struct cgw_fdcache;
+struct cgw_fdcache *fdcache_new(void);
+void fdcache_free(struct cgw_fdcache *c);
+/* Start and end one scan: fds of threads not seen in between are closed. */
+void fdcache_begin(struct cgw_fdcache *c);
+void fdcache_end(struct cgw_fdcache *c);
+/* Read task/TID/stat of (tgid, tid), relative to the process's task dir fd, through the
+ * cache; call in /proc's order. Returns bytes read or -errno. */
+ssize_t fdcache_read_stat(struct cgw_fdcache *c, int taskfd, int tgid, int tid,
+                          const char *tidname, char *buf, size_t cap);
+
+/* ---- source-procdetail.c ---- */
+
+/* Fill user, unit and started_at of the suspects through libproc2, with a deadline.
+ * Returns 0, -ETIMEDOUT or -ENOMEM; fields stay empty when it fails. */
+int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
+
+/* ---- source-cgroup.c ---- */
+
+/* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen?
+ * v1 freezer.state FROZEN or v2 cgroup.events "frozen 1"; files read with a deadline. */
+bool cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
+                   unsigned timeout_ms);
+
+/* ---- source-waitfile.c: the file a blocked suspect waits on ---- */
+
+/* For a D suspect (not a kernel thread): its syscall (/proc/TID/syscall), the path it names
+ * (the fd's link, or the string in its memory: live only, with the deadline), and the mount
+ * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
+void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
+
+/* ---- detect-duration.c: a task's time off the CPU, a fact or a bound ---- */
+
+/* Fill next (state, switches, exec_start, since) from one read of a task at read_mono_ms and
+ * the previous sighting of the same task (NULL when none); the caller sets tid and start. */
+void seen_update(struct cgw_seen *next, const struct cgw_seen *prev, char state,
+                 const struct cgw_sched *sc, int cpu, double read_mono_ms);
+/* What a sighting proves at read_mono_ms: now is its clock_cpu's clock then, age_s the
+ * task's age (< 0 unknown). Exact from exec_start and an exact now; else the larger lower
+ * bound of exec_start against a floor of now, and of since; else unknown. Never more than
+ * the age; an exec_start that would make it more is not the task's clock and is not used. */
+struct cgw_dur seen_duration(const struct cgw_seen *w, struct cgw_now now, double read_mono_ms,
+                             double age_s);
+/* Read again (stat st, sched sc), is the task still in the wait w saw: the same task (start
+ * time), the same state, and not run since (switches, CPU time and exec_start unchanged; an
+ * exec_start reset to 0 is not a run)? */
+bool seen_still(const struct cgw_seen *w, const struct cgw_stat *st, const struct cgw_sched *sc);
+/* Seconds since a task with this stat start time started, at uptime_s; -1 when unknown. */
+double task_age(unsigned long long start_ticks, double uptime_s, long clk_tck);
+/* "12.3 s", "at least 12.3 s" or "an unknown time", into buf; returns buf. */
+const char *dur_text(struct cgw_dur d, char *buf, size_t cap);
+/* "exact", "lower" or "unknown", and back (anything else: exact, as files before bounds). */
+const char *bound_name(enum cgw_bound b);
+enum cgw_bound bound_parse(const char *s);
+
+/* ---- detect-history.c: the daemon's sightings of D and R tasks, scan to scan ---- */
+
+struct cgw_history;
+struct cgw_history *history_new(void);
+void history_free(struct cgw_history *h);
+/* Start a scan: forget sightings added since the last commit. */
+void history_begin(struct cgw_history *h);
+/* The last committed scan's sighting of (tid, start_ticks), or NULL. */
+const struct cgw_seen *history_find(const struct cgw_history *h, int tid,
+                                    unsigned long long start_ticks);
+/* Remember a sighting of this scan. Returns 0 or -ENOMEM (not remembered). */
+int history_add(struct cgw_history *h, const struct cgw_seen *w);
+/* End a scan: its sightings are what the next scan finds. */
+void history_commit(struct cgw_history *h);
 
 /* ---- detect.c: suspects and how long they have been stuck ---- */
 
@@ -669,55 +760,59 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
  * history is not committed). */
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o);
 
-/* ---- task.c: what every stage says about a task ---- */
+/* ---- sigs-builtin.c: generated from conf/signatures.d by src/sigs-builtin.sh ---- */
 
-/* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
-const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
-/* Does t's stack hold a frame named name (a trailing '*' matches a prefix)? */
-bool task_has_frame(const struct cgw_task *t, const char *name);
-/* A task's duration as one value and its bound. */
-struct cgw_dur task_dur(const struct cgw_task *t);
-/* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
-const char *policy_name(unsigned p);
+struct cgw_sigfile { const char *name, *text; size_t len; };   /* text NULL: read name */
+/* The shipped library's files, sorted by name; the last entry has name NULL. */
+extern const struct cgw_sigfile sig_builtin_files[];
 
-/* ---- host.c: the host snapshot ---- */
+/* ---- diagnose-sig.c: the signature library ---- */
 
-/* Read what every stage knows of the host, once per scan: s->host, s->kernel, s->mountinfo
- * (whole; or s->mountinfo_err), the freezer and cgroup2 mount points, s->possible_cpus, and
- * the CPU layout s->topo. Reads that can block have timeout_ms. */
-void host_read(struct cgw_scan *s, unsigned timeout_ms);
+struct cgw_pat { char **alt; size_t n; };           /* one group: any alternative */
+struct cgw_sig {
+	char *id, *title, *summary, *explanation, *correlator;
+	char *workqueue;                /* the workqueue its waiters flush, or NULL */
+	bool cause_mount;               /* cause = mount: findings split by the mount waited on */
+	enum cgw_sev severity;
+	int priority;
+	char states[8];                 /* task states it applies to, e.g. "D" */
+	struct cgw_pat *frames; size_t nframes;     /* all required, any order */
+	struct cgw_pat *order; size_t norder;       /* required in this order, innermost first */
+	struct cgw_pat *optional; size_t noptional; /* marked, never required */
+	char **remedies; size_t nremedies;
+	char **references; size_t nreferences;
+	char *file; int line;           /* where it was defined */
+	bool builtin;                   /* file is one of sig_builtin_files */
+	char *replaced;                 /* the source it replaced by id (sig_source), or NULL */
+};
+struct cgw_sigset { struct cgw_sig *v; size_t n; };
 
-/* ---- waitfile.c: the file a blocked suspect waits on ---- */
+/* Load every *.conf of dir (sorted); a later load replaces signatures by id.
+ * Errors go to err as "file:line: msg"; a bad file is skipped whole.
+ * Returns the error count, or -errno when dir cannot be read. */
+int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err);
+/* Load the built-in library (sig_builtin_files) as sig_load_dir loads a directory, errors
+ * naming its files as conf/signatures.d/NAME.conf. Returns the error count. */
+int sig_load_builtin(struct cgw_sigset *set, FILE *err);
+/* Where s came from: "built in", or the path of its file. */
+const char *sig_source(const struct cgw_sig *s);
+/* The text of the built-in file name (conf/signatures.d/NAME.conf), or NULL. */
+const struct cgw_sigfile *sig_builtin_file(const char *name);
+void sig_free(struct cgw_sigset *set);
+const struct cgw_sig *sig_find(const struct cgw_sigset *set, const char *id);
+/* Does s match the frames? When it does and marks is not NULL, marks[i] is set for every
+ * frame that matched a required, ordered or optional pattern. Returns true on a match. */
+bool sig_match(const struct cgw_sig *s, const struct cgw_frame *f, size_t n, bool *marks);
+/* Best matching signature for a task in `state` with these frames, or NULL. */
+const struct cgw_sig *sig_best(const struct cgw_sigset *set, char state,
+                               const struct cgw_frame *f, size_t n);
 
-/* For a D suspect (not a kernel thread): its syscall (/proc/TID/syscall), the path it names
- * (the fd's link, or the string in its memory: live only, with the deadline), and the mount
- * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
-void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
+/* Built-in library, then the [signatures] shipped and local directories (empty or absent:
+ * skipped), each replacing by id; bad files reported and skipped. Returns 0, or EXIT_USAGE
+ * when the library lacks a built-in id. */
+int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c);
 
-/* ---- topology.c: the CPU layout (isolated, nohz_full, housekeeping) ---- */
-
-/* A hex cpumask ("ffffffff,00000003", as sysfs prints cpumasks). Returns 0, -EINVAL, or
- * -ERANGE when a CPU past CGW_MAX_CPUS is set. */
-int parse_cpumask_hex(const char *s, struct cgw_cpus *out);
-/* Read the CPU layout into s->topo: /sys, /proc/cmdline, and the isolated cpuset partitions
- * of the cgroup2 hierarchy at s->cgroup2_mnt ("" when none). Missing files leave sets empty;
- * unparsable ones too, and they are named (scan_unreadable). */
-void topology_read(struct cgw_scan *s);
-
-/* ---- cgroup.c ---- */
-
-/* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen?
- * v1 freezer.state FROZEN or v2 cgroup.events "frozen 1"; files read with a deadline. */
-bool cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
-                   unsigned timeout_ms);
-
-/* ---- procdetail.c ---- */
-
-/* Fill user, unit and started_at of the suspects through libproc2, with a deadline.
- * Returns 0, -ETIMEDOUT or -ENOMEM; fields stay empty when it fails. */
-int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
-
-/* ---- classify.c ---- */
+/* ---- diagnose-classify.c ---- */
 
 #define CGW_CAUSE_MAX 1056            /* "mount " and a mount point, with room to spare */
 struct cgw_finding {
@@ -750,16 +845,7 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 /* classify() for check: 0, or EXIT_UNREADABLE with the reason logged (out of memory). */
 int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 
-/* ---- finding.c: the findings of a report ---- */
-
-/* The finding holding scan task index idx, or -1. */
-ssize_t report_finding_of(const struct cgw_report *r, size_t idx);
-/* Highest finding severity (SEV_NONE when there are none). */
-enum cgw_sev report_max_severity(const struct cgw_report *r);
-/* Free the findings of r (not its scan). */
-void report_free(struct cgw_report *r);
-
-/* ---- cause.c: what a suspect's wait is on, the key of its finding and incident ---- */
+/* ---- diagnose-cause.c: what a suspect's wait is on, the key of its finding and incident ---- */
 
 /* The cause of t (its signature set): "cgroup PATH" when frozen, "workqueue NAME" for a
  * signature naming its workqueue, "flush by CALLER" for a workqueue correlator's flusher (the
@@ -773,6 +859,23 @@ bool cause_ok(const char *c);
 /* Append "PID N waits in statx on PATH, on the fuse mount MNT (connection 0:53)\n" when t's
  * syscall and its path or mount are known; nothing otherwise. */
 void cause_evidence(struct strbuf *ev, const struct cgw_task *t);
+
+/* ---- diagnose-correlate.c ---- */
+
+/* Link findings into wait chains and name causes, running on each finding the correlator its
+ * signature's `correlator =` names (lru-drain: the waiters of a cpuset migration, its worker
+ * in the LRU drain, the starved per-CPU kworkers; workqueue; starvation: what runs on a
+ * starved task's CPU). Returns 0, or -ENOMEM when links could not be stored (the report is then only to free). */
+int correlate(struct cgw_report *r);
+
+/* ---- diagnose-finding.c: the findings of a report ---- */
+
+/* The finding holding scan task index idx, or -1. */
+ssize_t report_finding_of(const struct cgw_report *r, size_t idx);
+/* Highest finding severity (SEV_NONE when there are none). */
+enum cgw_sev report_max_severity(const struct cgw_report *r);
+/* Free the findings of r (not its scan). */
+void report_free(struct cgw_report *r);
 
 /* ---- diagnose.c: the diagnosis stage ---- */
 
@@ -853,7 +956,7 @@ const struct inc_task *incident_lead(const struct incident *i);
 /* An incident task's duration as one value and its bound. */
 struct cgw_dur inc_task_dur(const struct inc_task *t);
 
-/* ---- state.c: the state file of the open incidents ---- */
+/* ---- incident-state.c: the state file of the open incidents ---- */
 
 /* The state file of the open incidents (malloc'd, *len bytes), at most STATE_MAX_BYTES: the
  * overflow lists cut to INC_MAX_OVERFLOW_SAVED (or left out) so that it fits; an incident that
@@ -873,27 +976,53 @@ int incidents_parse(struct cgw_incidents *in, const char *text, size_t len, cons
 int incidents_load(struct cgw_incidents *in, const char *path, const char *boot_id,
                    size_t *dropped, FILE *err);
 
-/* ---- atomic.c ---- */
+/* ---- sink-textgroup.c: many alike lines as one, for the text report ---- */
 
-/* Write data to path atomically, created with mode: path.tmp made afresh (O_EXCL|O_NOFOLLOW)
- * in the directory (opened O_NOFOLLOW, atomic_dir_check'd), fchmod, fsync, rename, fsync of
- * the directory. Returns 0 or -errno (the temporary file is removed). */
-int atomic_write(const char *path, const char *data, size_t len, mode_t mode);
-/* The same, with a sentence for the user in why (cap bytes) on failure: strerror, or why the
- * directory was refused (-EPERM). */
-int atomic_write_why(const char *path, const char *data, size_t len, mode_t mode, char *why,
-                     size_t cap);
-/* One file of a set: its name in the directory (no '/'), its content. */
-struct atomic_file { const char *name; const char *data; size_t len; };
-/* Write n files into dir, all or none: every temporary file first, then the renames; on any
- * failure nothing new is left (the ones renamed are removed). Returns 0 or -errno, with why. */
-int atomic_write_set(const char *dir, const struct atomic_file *f, size_t n, mode_t mode,
-                     char *why, size_t cap);
-/* Is the directory open at dfd (named dir) one only we or root can change: owned by us or
- * root, not writable by group or others? Returns 0, or -EPERM with the reason in why. */
-int atomic_dir_check(int dfd, const char *dir, char *why, size_t cap);
+/* Lines of the same shape: the same text, with numbers in the same places (a CPU list after
+ * "CPU ", a task id after "PID ", "/proc/", ..., decimals, other numbers). With names, every
+ * number is a plain number (task names). */
+bool text_alike(const char *a, size_t alen, const char *b, size_t blen, bool names);
+/* One line (malloc'd) for n lines s[i] (len[i] bytes) of the same shape: CPU lists merged,
+ * task ids listed, decimals as a range "min-max", other numbers that differ as N; "" when
+ * they are not alike; NULL when there was no memory for it. */
+char *text_merge(const char *const *s, const size_t *len, size_t n, bool names);
+/* The lines of text ('\n'-separated) with alike lines grouped: one line per group, at the
+ * place of its first line, as it was when alone, else "xN " and the merged line. Returns a
+ * malloc'd string, every line ending in '\n'; NULL when there was no memory for it. */
+char *lines_group(const char *text);
+/* Ids sorted, runs as ranges ("5031-5086,5100"), cut with " and N more" past 40 characters.
+ * Returns out; "(N, not listed: out of memory)" when there was no memory to sort them. */
+char *idlist_format(const long *ids, size_t n, char *out, size_t cap);
 
-/* ---- sink-report.c, sink-journal.c, metrics.c: where incidents go ---- */
+/* ---- sink-text.c / sink-json.c ---- */
+
+/* Write the report for a person. Alike tasks and evidence lines are one entry each, unless
+ * r->verbose. */
+void report_text(const struct cgw_report *r, FILE *out);
+/* The entries of the text report for the scan tasks idx[0..n-1] of t: alike tasks (all the
+ * task line shows is the same but the id, CPU, duration and the digits of the name; the same
+ * stack) share one. group[i] gets the entry of idx[i], entries numbered in the order of their
+ * first task. Returns the number of entries. */
+size_t task_groups(const struct cgw_task *t, const size_t *idx, size_t n, size_t *group);
+/* Write the report as cgwatch.report/1 JSON. Returns 0, -ENOMEM or -EIO. */
+int report_json(const struct cgw_report *r, FILE *out);
+struct json_object;
+/* The cgwatch.report/1 object, with only finding `only` and its tasks when only >= 0. */
+struct json_object *report_json_build(const struct cgw_report *r, ssize_t only);
+/* A "not read: WHAT: WHY: what it costs" line for each source the report lacks: /dev/kmsg
+ * (live, or a replay's capture that is there and unreadable), the perf counters (live),
+ * /proc/cgroups, the kernel stacks of suspects. Nothing when everything was read. */
+void report_text_sources(const struct cgw_report *r, FILE *out);
+/* The text report of finding k alone, after a header line of the caller's. */
+void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
+
+/* ---- sink-incident.c ---- */
+
+struct json_object;
+/* The incident as the "incident" object of a report. */
+struct json_object *incident_json(const struct incident *i, enum inc_state state);
+
+/* ---- sink-report.c, sink-journal.c, sink-metrics.c: where incidents go ---- */
 
 /* One line for a person: "PID 1 (systemd) blocked 21.3 s in fuse-wait: incident ... opened,
  * warning", or at the end "... was blocked 183.4 s in fuse-wait; resolved at 08:14:07". */
@@ -934,7 +1063,7 @@ char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, u
 int metrics_write(const char *path, const struct cgw_report *r, const struct cgw_incidents *in,
                   uint64_t scans);
 
-/* ---- writer.c: the daemon's files, written off the main loop ---- */
+/* ---- sink-writer.c: the daemon's files, written off the main loop ---- */
 
 enum wr_kind { WR_REPORTS, WR_STATE, WR_METRICS, WR_NLANES };
 struct cgw_writer;
@@ -964,132 +1093,9 @@ bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
  * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. */
 void writer_stop(struct cgw_writer *w, unsigned wait_ms);
 
-/* ---- correlate.c ---- */
-
-/* Link findings into wait chains and name causes, running on each finding the correlator its
- * signature's `correlator =` names (lru-drain: the waiters of a cpuset migration, its worker
- * in the LRU drain, the starved per-CPU kworkers; workqueue; starvation: what runs on a
- * starved task's CPU). Returns 0, or -ENOMEM when links could not be stored (the report is then only to free). */
-int correlate(struct cgw_report *r);
-
-/* ---- textgroup.c: many alike lines as one, for the text report ---- */
-
-/* Lines of the same shape: the same text, with numbers in the same places (a CPU list after
- * "CPU ", a task id after "PID ", "/proc/", ..., decimals, other numbers). With names, every
- * number is a plain number (task names). */
-bool text_alike(const char *a, size_t alen, const char *b, size_t blen, bool names);
-/* One line (malloc'd) for n lines s[i] (len[i] bytes) of the same shape: CPU lists merged,
- * task ids listed, decimals as a range "min-max", other numbers that differ as N; "" when
- * they are not alike; NULL when there was no memory for it. */
-char *text_merge(const char *const *s, const size_t *len, size_t n, bool names);
-/* The lines of text ('\n'-separated) with alike lines grouped: one line per group, at the
- * place of its first line, as it was when alone, else "xN " and the merged line. Returns a
- * malloc'd string, every line ending in '\n'; NULL when there was no memory for it. */
-char *lines_group(const char *text);
-/* Ids sorted, runs as ranges ("5031-5086,5100"), cut with " and N more" past 40 characters.
- * Returns out; "(N, not listed: out of memory)" when there was no memory to sort them. */
-char *idlist_format(const long *ids, size_t n, char *out, size_t cap);
-
-/* ---- report-text.c / report-json.c ---- */
-
-/* Write the report for a person. Alike tasks and evidence lines are one entry each, unless
- * r->verbose. */
-void report_text(const struct cgw_report *r, FILE *out);
-/* The entries of the text report for the scan tasks idx[0..n-1] of t: alike tasks (all the
- * task line shows is the same but the id, CPU, duration and the digits of the name; the same
- * stack) share one. group[i] gets the entry of idx[i], entries numbered in the order of their
- * first task. Returns the number of entries. */
-size_t task_groups(const struct cgw_task *t, const size_t *idx, size_t n, size_t *group);
-/* Write the report as cgwatch.report/1 JSON. Returns 0, -ENOMEM or -EIO. */
-int report_json(const struct cgw_report *r, FILE *out);
-struct json_object;
-/* The cgwatch.report/1 object, with only finding `only` and its tasks when only >= 0. */
-struct json_object *report_json_build(const struct cgw_report *r, ssize_t only);
-/* A "not read: WHAT: WHY: what it costs" line for each source the report lacks: /dev/kmsg
- * (live, or a replay's capture that is there and unreadable), the perf counters (live),
- * /proc/cgroups, the kernel stacks of suspects. Nothing when everything was read. */
-void report_text_sources(const struct cgw_report *r, FILE *out);
-/* The text report of finding k alone, after a header line of the caller's. */
-void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
-
-/* ---- report-incident.c ---- */
-
-struct json_object;
-/* The incident as the "incident" object of a report. */
-struct json_object *incident_json(const struct incident *i, enum inc_state state);
-
-/* ---- json.c: JSON values every JSON writer shares ---- */
-
-struct json_object;
-/* Print o pretty to out. Returns 0, -ENOMEM or -EIO. */
-int json_write(struct json_object *o, FILE *out);
-/* Seconds as a JSON number printed with one decimal. */
-struct json_object *jseconds(double s);
-/* A number printed with `decimals` digits (0.1 s is what a person reads). */
-struct json_object *jround(double v, int decimals);
-/* A string from a task or the host as a JSON string: the real string (utf8_escape), with no
- * raw control character (DEL and C1 included) in the printed JSON. */
-struct json_object *jstr_untrusted(const char *s, size_t n);
-
-/* ---- root.c ---- */
-
-/* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
- * namespace. Every access to DIR runs with a deadline. Returns 0 or -errno, with a message
- * for the user in msg. */
-int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap);
-
-/* ---- warnonce.c: a repeated warning said once, counted, said again when it changes ---- */
-
-struct warn_once { char last[1536]; uint64_t hash; unsigned long repeats; bool active; };
-/* The next state of a warning: msg (NULL: it cleared). Returns true with the line to say in
- * out (cap bytes): msg when new; "<last>: again N times; now: <msg>" when it changed after
- * repeats; "<last>: again N times; now cleared" (or "<last>: now cleared") when it cleared.
- * Returns false (out "") for a repeat, counted, or a clear with nothing active. */
-bool warn_step(struct warn_once *w, const char *msg, char *out, size_t cap);
-/* warn_step with a formatted message, the line to log_warnx. */
-void warn_once(struct warn_once *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* warn_step(NULL): the failure is over; said when one was active. */
-void warn_clear(struct warn_once *w);
-/* Many warnings of one pass (a scan), each followed on its own (at most 64; more are said
- * every time): said the first pass, counted while each pass says it again, and said cleared,
- * with the count, at the end of the first pass without it. NULL from warn_set_new (no
- * memory) or given as ws: every warning is said. */
-struct warn_set;
-struct warn_set *warn_set_new(void);
-void warn_set_free(struct warn_set *ws);
-/* A warning of this pass (log_warnx when ws is NULL). */
-void warn_set_say(struct warn_set *ws, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* The pass is over: warnings it did not say are cleared. */
-void warn_set_end(struct warn_set *ws);
-
-/* ---- footprint.c: the daemon's own limits ---- */
-
-/* Bytes of locked memory the daemon needs on a host with this many threads (base, and a
- * share per thread, capped): what RLIMIT_MEMLOCK must allow before mlockall(MCL_FUTURE). */
-uint64_t memlock_need(uint64_t threads);
-/* Lock memory under RLIMIT_MEMLOCK limit (RLIM_INFINITY: none; ignored with CAP_IPC_LOCK
- * effective, ipc_lock) when the daemon needs need bytes? The sentence for the log in msg:
- * locking and why, or not and why not. */
-bool memlock_decide(uint64_t limit, bool ipc_lock, uint64_t need, char *msg, size_t cap);
-/* Did the service manager apply the unit's OOMScoreAdjust and LimitNOFILE (a container may
- * silently not)? Returns true with the sentence naming each that differs in msg. A NOFILE
- * above the one asked for is fine. */
-bool limits_check(long oom_adj, long want_oom_adj, uint64_t nofile, uint64_t want_nofile,
-                  char *msg, size_t cap);
-
 /* ---- daemon.c ---- */
 
 /* cgwatch run: scan, keep incidents, report, until SIGTERM/SIGINT. Returns the exit code. */
 int daemon_run(const char *config_path);
-
-/* ---- log.c ---- */
-/* Messages to stderr, one line each, escaped as sb_add_term (newlines too): whatever a
- * message names, nothing in it can move the cursor or forge a line. */
-void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-extern int log_verbose;
-/* One message line to err ("file:line: ..."), escaped as log_warnx escapes. */
-void errorf(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

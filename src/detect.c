@@ -1,6 +1,6 @@
 /* detect.c: which tasks are suspects and how long they have been stuck. A D task blocked past
  * the threshold, or an R task not run for longer than the starvation threshold, timed on the
- * clock of its own CPU (cpuclock.c, duration.c); then the second look: every suspect read
+ * clock of its own CPU (source-cpuclock.c, detect-duration.c); then the second look: every suspect read
  * again, and one that ran, left its state or is gone is dropped; a starved one only when it
  * still has not run a moment later, with the share of its CPU each runner took meanwhile. */
 #include <errno.h>
@@ -94,7 +94,7 @@ struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms
 }
 
 /* The candidates' times against the clock of the CPU their exec_start is on, at their own
- * read (cpuclock.c). A time that is not known, or not past its threshold, drops the task. */
+ * read (source-cpuclock.c). A time that is not known, or not past its threshold, drops the task. */
 void detect_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	for (size_t i = 0; i < s->n; i++) {
@@ -260,7 +260,7 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
 	struct cgw_dur d;
 	if (st->state == 'D' && w.exec_start_ms > 0 && (o->all || age < 0 || age >= o->blocked_s)) {
 		/* D tasks are few: timed on their own CPU's clock at once, for the CPU clocks drift
-		 * apart (cpuclock.c) and a first look on the reader's would be off by that much */
+		 * apart (source-cpuclock.c) and a first look on the reader's would be off by that much */
 		detect_want_clock(s, w.clock_cpu);
 		d = seen_duration(&w, scan_cpu_now(s, w.clock_cpu, mono), mono, age);
 	} else {

@@ -1,6 +1,6 @@
 /* diagnose.c: the diagnosis stage, the one step check and the daemon call on a scan:
- * signatures and their correlators (classify.c, correlate.c), then the evidence of kernel
- * messages (kmsg-link.c) and of cgroup activity counts (rates-link.c), in that order. */
+ * signatures and their correlators (diagnose-classify.c, diagnose-correlate.c), then the evidence of kernel
+ * messages (diagnose-kmsg.c) and of cgroup activity counts (diagnose-rates.c), in that order. */
 #include <errno.h>
 
 #include "cgwatch.h"

@@ -1,7 +1,7 @@
 /* incident.c: findings over time. An incident opens when a finding reaches the warning
  * threshold, escalates at the critical one, is updated at most once per update interval, and
  * resolves when its tasks leave the state — recording how long each was stuck. Findings of
- * the same signature and cause (cause.c) are one incident, whichever tasks they hold (a
+ * the same signature and cause (diagnose-cause.c) are one incident, whichever tasks they hold (a
  * correlator's chain is one finding, so one incident).
  * Open incidents are saved so that a restart neither loses nor repeats them. */
 #include <errno.h>

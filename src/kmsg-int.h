@@ -1,4 +1,5 @@
-/* kmsg-int.h: what the kmsg-*.c files share and nobody else needs. */
+/* kmsg-int.h: what the kmsg files (parse-kmsg*.c, source-kmsg.c, diagnose-kmsg.c) share and
+ * nobody else needs. */
 #ifndef CGW_KMSG_INT_H
 #define CGW_KMSG_INT_H
 

@@ -286,7 +286,7 @@ void kmsg_link(struct cgw_report *r, const struct cgw_kmsg *k);
 /* "mutex", "semaphore", "rw-semaphore" or "lock". */
 const char *kmsg_lock_name(enum kmsg_lock l);
 
-/* ---- report-kmsg.c ---- */
+/* ---- sink-kmsg.c ---- */
 
 struct json_object;
 /* The report's "kmsg" object: source, records, hung_task_reports, workqueue_lockups,

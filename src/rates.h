@@ -124,7 +124,7 @@ struct rates_host {
 /* rates_link with the host files given: pure (the unit tests use it). */
 void rates_link_host(struct cgw_report *r, const struct cgw_rates *rt, const struct rates_host *h);
 
-/* ---- report-rates.c: the counts as output ---- */
+/* ---- sink-rates.c: the counts as output ---- */
 
 struct json_object;
 /* The top-level "rates" object: {"source", "live", "window_s", "notes": [...],
@@ -134,7 +134,7 @@ struct json_object *rates_json(const struct cgw_rates *rt);
 /* The rates as a few lines for the text report. */
 void rates_text(const struct cgw_rates *rt, FILE *out);
 
-/* ---- pure parsers (real samples in rates.c and tests/unit/test-rates.c) ---- */
+/* ---- pure parsers (real samples in source-rates.c and tests/unit/test-rates.c) ---- */
 
 /* tracefs events/<sys>/<name>/id: "544\n". Returns 0 or -EINVAL. */
 int parse_tracepoint_id(const char *buf, unsigned long long *id);

@@ -13,7 +13,8 @@ Stages, in the order data flows (a file's prefix names its stage):
   main.c, daemon.c: the two orchestrators
 Any other file is shared (util.c, log.c, conf.c, ...): it may call only shared files.
 A file may call its own stage, earlier stages and shared files, never a later stage.
-Prints PASS/FAIL lines; usage: layout.py BUILD_OBJ_DIR."""
+Prints PASS/FAIL lines; usage: layout.py BUILD_OBJ_DIR SRC_DIR (objects of files no longer in
+SRC_DIR, left by an older build, are not read)."""
 import collections, glob, os, subprocess, sys
 
 STAGES = [('parse-', 1), ('source-', 2), ('detect', 3), ('diagnose', 4), ('incident', 5),
@@ -36,8 +37,9 @@ def stage(f):
 
 
 def main():
-    objdir = sys.argv[1]
-    objs = sorted(glob.glob(os.path.join(objdir, '*.o')))
+    objdir, srcdir = sys.argv[1], sys.argv[2]
+    objs = sorted(o for o in glob.glob(os.path.join(objdir, '*.o'))
+                  if os.path.exists(os.path.join(srcdir, os.path.basename(o)[:-2] + '.c')))
     if not objs:
         print(f'FAIL layout: no objects in {objdir} (make first)')
         return

@@ -130,6 +130,8 @@ echo "== unit tests (AddressSanitizer and UBSan)"
 tally < <(asan_unit)
 echo "== configuration and signature files"
 tally < <(golden)
+echo "== layout: data flows one way through the stages, no files call each other, pure parsers"
+tally < <(python3 tests/layout.py "$BUILD/obj" src)
 echo "== hostile files and strings: FIFOs, escape sequences, 10,000 signatures"
 tally < <(CGWATCH=$CGW tests/hostile.sh)
 echo "== packaging: make install, units, catalog, man pages, the Debian package"

@@ -24,12 +24,9 @@ N=${CHURN_N:-200}
 OBJDIR=${CGW_OBJDIR:-$LIVE_REPO/build/obj}
 COUNTER=$LIVE_TMP/ratecount
 
-# ---- the counter: rates.c and the rest of cgwatch, without main.o
-[ -f "$OBJDIR/rates.o" ] || live_fail "no $OBJDIR/rates.o (run make -C $LIVE_REPO)"
-objs=()
-for o in "$OBJDIR"/*.o; do
-	[ "${o##*/}" = main.o ] || objs+=("$o")
-done
+# ---- the counter: source-rates.c and the rest of cgwatch, without main.o
+[ -f "$OBJDIR/source-rates.o" ] || live_fail "no $OBJDIR/source-rates.o (run make -C $LIVE_REPO)"
+live_cgwatch_objs "$OBJDIR"
 pkgs="libsystemd libproc2 inih json-c"
 # shellcheck disable=SC2046,SC2086 # pkg-config and $pkgs are several words on purpose
 timeout 30 cc -std=gnu11 -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \

@@ -21,11 +21,8 @@ case ${BUILD:-build} in
 /*) OBJ=$BUILD/obj ;;
 *) OBJ=$LIVE_REPO/${BUILD:-build}/obj ;;
 esac
-[ -f "$OBJ/kmsg-read.o" ] || live_fail "no $OBJ/kmsg-read.o: run make -C $LIVE_REPO"
-objs=()
-for o in "$OBJ"/*.o; do
-	[ "${o##*/}" = main.o ] || objs+=("$o")
-done
+[ -f "$OBJ/source-kmsg.o" ] || live_fail "no $OBJ/source-kmsg.o: run make -C $LIVE_REPO"
+live_cgwatch_objs "$OBJ"
 # shellcheck disable=SC2046 # pkg-config output is a word list
 timeout 60 cc -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$LIVE_REPO/src" $(pkg-config --cflags json-c) \
 	-o "$LIVE_TMP/kmsgdump" "$LIVE_DIR/kmsg/kmsgdump.c" "${objs[@]}" \

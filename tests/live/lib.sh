@@ -106,6 +106,19 @@ live_require_tools() {
 	done
 }
 
+# The objects of cgwatch in directory $1, main.o left out, into the array objs (an object
+# whose source is gone, left by an older build, is not linked; sigs-builtin.o is generated).
+live_cgwatch_objs() {
+	local o n
+	objs=()
+	for o in "$1"/*.o; do
+		n=$(basename "$o" .o)
+		[ "$n" != main ] && { [ -f "$LIVE_REPO/src/$n.c" ] || [ "$n" = sigs-builtin ]; } &&
+			objs+=("$o")
+	done
+	return 0
+}
+
 live_require_binary() {
 	[ -x "$CGWATCH" ] || live_fail "cgwatch binary not found at $CGWATCH (run make -C $LIVE_REPO)"
 	[ -z "${CGWATCH_SIGNATURES_DIR:-}" ] || [ -d "$CGWATCH_SIGNATURES_DIR" ] ||

@@ -1,4 +1,4 @@
-/* test-duration.c: durations as facts or bounds (duration.c, history.c), on /proc text read
+/* test-duration.c: durations as facts or bounds (detect-duration.c, detect-history.c), on /proc text read
  * from this kernel (6.18) while `stat` children were blocked on an uninitialised FUSE mount
  * under two CPU hogs and moved with taskset. Later lines of the sched files are elided. */
 #include "unit.h"

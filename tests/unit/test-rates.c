@@ -1,4 +1,4 @@
-/* test-rates.c: the parsers of rates.c on real text from this machine (6.18.44 x86_64, cgroup
+/* test-rates.c: the parsers of source-rates.c on real text from this machine (6.18.44 x86_64, cgroup
  * v1 controllers each mounted alone, a cgroup2 at /sys/fs/cgroup/unified), the correlators
  * on scans built in memory, and the "rates" JSON object. */
 #include <json-c/json.h>

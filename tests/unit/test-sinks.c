@@ -99,7 +99,7 @@ static void test_message_open_states(void **state)
 	assert_message(&i, INC_OPENED,
 	               "PID 1 (systemd) blocked 21.3 s in cpuset-migrate-wait (and 1 more task): "
 	               "incident 20261130T071622Z-cpuset-migrate-wait opened, critical");
-	/* a lower bound says so (the kernel reset se.exec_start; duration.c) */
+	/* a lower bound says so (the kernel reset se.exec_start; detect-duration.c) */
 	t[1].bound = BOUND_LOWER;
 	assert_message(&i, INC_OPENED,
 	               "PID 1 (systemd) blocked at least 21.3 s in cpuset-migrate-wait (and 1 more "

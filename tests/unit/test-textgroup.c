@@ -1,5 +1,5 @@
-/* test-textgroup.c: one entry for many alike tasks and evidence lines (textgroup.c,
- * report-text.c), on the lines cgwatch writes for the seed 004 host and the other fixtures. */
+/* test-textgroup.c: one entry for many alike tasks and evidence lines (sink-textgroup.c,
+ * sink-text.c), on the lines cgwatch writes for the seed 004 host and the other fixtures. */
 #include "unit.h"
 
 static void assert_grouped(const char *in, const char *want)

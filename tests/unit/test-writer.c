@@ -1,4 +1,4 @@
-/* test-writer.c: the daemon's writer threads (writer.c). Files queued are written; a failure
+/* test-writer.c: the daemon's writer threads (sink-writer.c). Files queued are written; a failure
  * is said once per streak, with the reason, counted, cleared with its count by a success, and
  * said again after it; the last of many
  * queued writes is what stays; a report pair goes through report_files_write. */

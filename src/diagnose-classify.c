@@ -1,0 +1,211 @@
+/* diagnose-classify.c: give each suspect its signature and severity, and group them into findings. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+/* The vfork parent waits for its newest child process (CLONE_VFORK shares the mm, so nothing
+ * in /proc links them more precisely without CONFIG_PROC_CHILDREN). */
+static int vfork_child_of(const struct cgw_scan *s, const struct cgw_task *t)
+{
+	int best = 0;
+	unsigned long long best_start = 0;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct cgw_proc *p = &s->procs[i];
+		if (p->ppid == t->tgid && p->start_ticks >= t->start_ticks &&
+		    (best == 0 || p->start_ticks >= best_start)) {
+			best = p->pid;
+			best_start = p->start_ticks;
+		}
+	}
+	return best;
+}
+
+/* The signature's severity, raised to warning, and to critical for a task proven blocked
+ * blocked_critical or longer (an exact time, or a lower bound: both are proven). */
+static enum cgw_sev task_severity(const struct cgw_task *t, const struct cgw_conf *c)
+{
+	if (t->sig->severity == SEV_INFO)
+		return SEV_INFO;
+	enum cgw_sev sev = t->sig->severity;
+	if (t->suspect == SUSPECT_BLOCKED && t->bound != BOUND_UNKNOWN &&
+	    t->blocked_s >= c->blocked_critical_s)
+		sev = SEV_CRITICAL;
+	else if (sev < SEV_WARNING)
+		sev = SEV_WARNING;
+	return sev;
+}
+
+/* Is the task at or above the reporting threshold (not only listed by --all)? */
+static bool task_reportable(const struct cgw_task *t, const struct cgw_report *r)
+{
+	return t->suspect == SUSPECT_STARVED || t->blocked_s >= r->threshold_s;
+}
+
+/* Where a task's time comes from, for its evidence line (detect-duration.c): se.exec_start against
+ * its CPU's clock read there, or against a floor of it; one the kernel has since reset; a
+ * lower bound from an earlier scan; or nothing. */
+static const char *time_source(const struct cgw_task *t, char *buf, size_t cap)
+{
+	const struct cgw_seen *w = &t->seen;
+	struct strbuf b = { 0 };
+	if (t->sched_error[0])
+		sb_printf(&b, "its sched file cannot be parsed: %s", t->sched_error);
+	else if (t->exec_start_ms == 0 && w->exec_start_ms > 0)
+		sb_printf(&b, "se.exec_start reads 0, reset when the kernel moved the task; it read "
+		          "%.3f ms at an earlier scan and the task has not run since", w->exec_start_ms);
+	else if (w->exec_start_ms > 0)
+		sb_printf(&b, "se.exec_start %.3f ms", w->exec_start_ms);
+	else
+		sb_printf(&b, "se.exec_start reads 0, reset when the kernel moved the task");
+	if (w->exec_start_ms > 0 && t->now.bound == BOUND_EXACT)
+		sb_printf(&b, ", now %.3f ms on CPU %d's clock%s", t->now.ms, w->clock_cpu,
+		          t->bound == BOUND_EXACT ? "" : ": beyond the task's age, not its clock");
+	else if (w->exec_start_ms > 0 && t->now.bound == BOUND_LOWER)
+		sb_printf(&b, ", now at least %.3f ms on CPU %d's clock (cgwatch cannot run there; a "
+		          "runnable task there ran then)", t->now.ms, w->clock_cpu);
+	else if (w->exec_start_ms > 0)
+		sb_printf(&b, ", on the clock of CPU %d, which cgwatch cannot read", w->clock_cpu);
+	if (t->bound == BOUND_EXACT)
+		;
+	else if (t->bound == BOUND_LOWER && t->blocked_s > 0 &&
+	         (w->exec_start_ms == 0 || t->now.bound != BOUND_LOWER))
+		sb_printf(&b, "; an earlier scan saw it %s and it has not run since",
+		          t->state == 'D' ? "in D" : "runnable");
+	else if (t->bound == BOUND_UNKNOWN && t->age_s >= 0)
+		sb_printf(&b, "; at most %.1f s, its age", t->age_s);
+	snprintf(buf, cap, "%s", b.s);
+	sb_free(&b);
+	return buf;
+}
+
+static void finding_evidence(struct cgw_finding *f, const struct cgw_task *t)
+{
+	char comm[CGW_COMM_MAX * 4], d[48], src[320];
+	cescape(t->comm, t->comm_len, comm, sizeof(comm));
+	dur_text(task_dur(t), d, sizeof(d));
+	time_source(t, src, sizeof(src));
+	if (t->suspect == SUSPECT_STARVED)
+		sb_printf(&f->evidence, "/proc/%d/task/%d: %s is runnable (R) on CPU %d but has not "
+		          "run for %s (%s); allowed CPUs %s\n", t->tgid, t->tid, comm, t->cpu, d, src,
+		          t->cpus_allowed[0] ? t->cpus_allowed : "?");
+	else
+		sb_printf(&f->evidence, "/proc/%d/task/%d: %s has been in D for %s (%s)\n", t->tgid,
+		          t->tid, comm, d, src);
+	if (t->stack_error[0])
+		sb_printf(&f->evidence, "/proc/%d/task/%d/stack: %s\n", t->tgid, t->tid,
+		          t->stack_error);
+	else if (t->nframes && t->marks && !memchr(t->marks, true, t->nframes))
+		sb_printf(&f->evidence, "/proc/%d/task/%d/stack: matches no signature in the "
+		          "library\n", t->tgid, t->tid);
+	/* the frames a signature matched are marked ">>" in the text report and listed as the
+	 * task's matched_frames in JSON */
+	/* "PID N": the text report lists the ids when it groups alike lines (sink-textgroup.c) */
+	const char *kind = t->tid == t->tgid ? "PID" : "TID";
+	if (t->frozen) {
+		char cg[sizeof(t->cgroup) * 4];    /* a cgroup name may hold any byte but '\n' */
+		sb_printf(&f->evidence, "cgroup %s of %s %d is frozen by the cgroup freezer\n",
+		          t->cgroup[0] ? cescape(t->cgroup, strlen(t->cgroup), cg, sizeof(cg)) : "?",
+		          kind, t->tid);
+	}
+	cause_evidence(&f->evidence, t);
+	if (t->vfork_child)
+		sb_printf(&f->evidence, "%s %d waits for its vfork child, PID %d, to exec or exit\n",
+		          kind, t->tid, t->vfork_child);
+}
+
+static int cmp_blocked(const void *a, const void *b, void *ctx)
+{
+	const struct cgw_task *t = ctx;
+	double x = t[*(const size_t *)a].blocked_s, y = t[*(const size_t *)b].blocked_s;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int cmp_finding(const void *a, const void *b, void *ctx)
+{
+	const struct cgw_finding *x = a, *y = b;
+	const struct cgw_task *t = ctx;
+	if (x->severity != y->severity)
+		return x->severity < y->severity ? 1 : -1;
+	double bx = t[x->tasks[0]].blocked_s, by = t[y->tasks[0]].blocked_s;
+	if (bx != by)
+		return bx < by ? 1 : -1;
+	int c = strcmp(x->sig->id, y->sig->id);
+	return c ? c : strcmp(x->cause, y->cause);
+}
+
+int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
+{
+	struct cgw_scan *s = r->scan;
+	const struct cgw_sig *frozen = sig_find(sigs, "frozen");
+	const struct cgw_sig *unknown = sig_find(sigs, "unknown");
+	const struct cgw_sig *starved = sig_find(sigs, "starved");
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		const struct cgw_sig *sig;
+		if (t->frozen)
+			sig = frozen;
+		else if ((sig = sig_best(sigs, t->state, t->frames, t->nframes)) == NULL)
+			sig = t->suspect == SUSPECT_STARVED ? starved : unknown;
+		t->sig = sig;
+		if (t->nframes && (t->marks = calloc(t->nframes, sizeof(bool))))
+			sig_match(sig, t->frames, t->nframes, t->marks);   /* else: no ">>" marks */
+		if (strcmp(sig->id, "vfork-wait") == 0)
+			t->vfork_child = vfork_child_of(s, t);
+		t->severity = task_severity(t, r->conf);
+	}
+
+	/* one finding per signature and cause (diagnose-cause.c): correlators link chains across them */
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		if (!task_reportable(t, r))
+			continue;
+		char cause[CGW_CAUSE_MAX];
+		task_cause(t, cause, sizeof(cause));
+		struct cgw_finding *f = NULL;
+		for (size_t k = 0; k < r->nf && !f; k++)
+			if (r->f[k].sig == t->sig && strcmp(r->f[k].cause, cause) == 0)
+				f = &r->f[k];
+		if (!f) {
+			struct cgw_finding *nf = try_reallocarray(r->f, r->nf + 1, sizeof(*r->f));
+			if (!nf)
+				return -ENOMEM;
+			r->f = nf;
+			f = &r->f[r->nf++];
+			memset(f, 0, sizeof(*f));
+			f->sig = t->sig;
+			memcpy(f->cause, cause, sizeof(cause));
+		}
+		size_t *nt = try_reallocarray(f->tasks, f->ntasks + 1, sizeof(size_t));
+		if (!nt)
+			return -ENOMEM;
+		f->tasks = nt;
+		f->tasks[f->ntasks++] = i;
+		if (t->severity > f->severity)
+			f->severity = t->severity;
+		if (t->cpu >= 0)
+			cpus_set(&f->cpus, (unsigned)t->cpu);
+	}
+	for (size_t k = 0; k < r->nf; k++) {
+		struct cgw_finding *f = &r->f[k];
+		if (f->ntasks > 1)            /* qsort_r(NULL, 0, ...) is undefined */
+			qsort_r(f->tasks, f->ntasks, sizeof(size_t), cmp_blocked, s->t);
+		for (size_t j = 0; j < f->ntasks; j++)
+			finding_evidence(f, &s->t[f->tasks[j]]);
+	}
+	if (correlate(r) < 0)
+		return -ENOMEM;
+	if (r->nf)
+		qsort_r(r->f, r->nf, sizeof(*r->f), cmp_finding, s->t);
+	return 0;
+}
+
+int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs)
+{
+	if (classify(r, sigs) == 0)
+		return 0;
+	log_warnx("cannot classify the %zu tasks of the scan: out of memory", r->scan->n);
+	return EXIT_UNREADABLE;
+}

@@ -1,0 +1,191 @@
+/* sink-json.c: the cgwatch.report/1 document (schema: README section 3). Every string that comes
+ * from a task or the host is the real string: well-formed UTF-8 as it is, other bytes as the
+ * text \xNN (utf8_escape), so the document is always valid JSON. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgwatch.h"
+#include "kmsg.h"
+#include "rates.h"
+
+static json_object *jstr(const char *s)
+{
+	return jstr_untrusted(s, strlen(s));
+}
+
+static json_object *jcpus(const struct cgw_cpus *c)
+{
+	char buf[8192];
+	return json_object_new_string(cpulist_format(c, buf, sizeof(buf)));
+}
+
+static json_object *task_json(const struct cgw_task *t)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "pid", json_object_new_int(t->tgid));
+	json_object_object_add(o, "tid", json_object_new_int(t->tid));
+	json_object_object_add(o, "comm", jstr_untrusted(t->comm, t->comm_len));
+	char st[2] = { t->state, 0 };
+	json_object_object_add(o, "state", json_object_new_string(st));
+	json_object_object_add(o, "blocked_s", jseconds(t->blocked_s));
+	json_object_object_add(o, "blocked_bound", json_object_new_string(bound_name(t->bound)));
+	if (t->age_s >= 0)
+		json_object_object_add(o, "age_s", jseconds(t->age_s));
+	json_object_object_add(o, "frozen", json_object_new_boolean(t->frozen));
+	json_object_object_add(o, "policy", json_object_new_string(policy_name(t->policy)));
+	json_object_object_add(o, "rt_priority", json_object_new_int((int)t->rt_priority));
+	json_object_object_add(o, "cpu", json_object_new_int(t->cpu));
+	json_object_object_add(o, "cpus_allowed", jstr(t->cpus_allowed));
+	json_object_object_add(o, "cgroup", jstr(t->cgroup));
+	json_object_object_add(o, "unit", jstr(t->unit));
+	json_object_object_add(o, "user", jstr(t->user));
+	json_object_object_add(o, "ppid", json_object_new_int(t->ppid));
+	if (t->started_at > 0) {
+		char ts[32];
+		json_object_object_add(o, "started",
+		                       json_object_new_string(iso_time(t->started_at, ts, sizeof(ts))));
+	}
+	json_object_object_add(o, "wchan", jstr(t->wchan));
+	json_object *stack = json_object_new_array();
+	for (size_t i = 0; i < t->nframes; i++)
+		json_object_array_add(stack, jstr(t->frames[i].text));
+	json_object_object_add(o, "stack", stack);
+	if (t->marks) {                   /* the frames its signature matched, innermost first */
+		json_object *m = json_object_new_array();
+		for (size_t i = 0; i < t->nframes; i++)
+			if (t->marks[i])
+				json_object_array_add(m, jstr(t->frames[i].name));
+		json_object_object_add(o, "matched_frames", m);
+	}
+	if (t->stack_error[0])
+		json_object_object_add(o, "stack_error", jstr(t->stack_error));
+	if (t->sched_error[0])
+		json_object_object_add(o, "sched_error", jstr(t->sched_error));
+	json_object_object_add(o, "signature", json_object_new_string(t->sig ? t->sig->id : ""));
+	json_object_object_add(o, "severity", json_object_new_string(sev_name(t->severity)));
+	if (t->vfork_child)
+		json_object_object_add(o, "vfork_child", json_object_new_int(t->vfork_child));
+	return o;
+}
+
+static json_object *strv_json(char *const *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+static json_object *finding_json(const struct cgw_report *r, const struct cgw_finding *f)
+{
+	json_object *o = json_object_new_object();
+	const struct cgw_sig *s = f->sig;
+	json_object_object_add(o, "id", json_object_new_string(s->id));
+	if (f->cause[0])
+		json_object_object_add(o, "cause", jstr_untrusted(f->cause, strlen(f->cause)));
+	json_object_object_add(o, "severity", json_object_new_string(sev_name(f->severity)));
+	json_object_object_add(o, "title", json_object_new_string(s->title));
+	json_object_object_add(o, "summary", json_object_new_string(f->summary.len ? f->summary.s :
+	                                                            s->summary));
+	if (s->explanation)
+		json_object_object_add(o, "explanation", json_object_new_string(s->explanation));
+	json_object *tasks = json_object_new_array(), *chain = json_object_new_array();
+	for (size_t i = 0; i < f->ntasks; i++)
+		json_object_array_add(tasks, json_object_new_int(r->scan->t[f->tasks[i]].tid));
+	const size_t *c = f->nchain ? f->chain : f->tasks;
+	for (size_t i = 0; i < (f->nchain ? f->nchain : f->ntasks); i++)
+		json_object_array_add(chain, json_object_new_int(r->scan->t[c[i]].tid));
+	json_object_object_add(o, "tasks", tasks);
+	json_object_object_add(o, "chain", chain);
+	json_object_object_add(o, "cpus", jcpus(&f->cpus));
+	json_object *ev = json_object_new_array();
+	for (const char *l = f->evidence.s; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		json_object_array_add(ev, json_object_new_string_len(l, (int)n));
+		l += n + (l[n] == '\n');
+	}
+	json_object_object_add(o, "evidence", ev);
+	json_object_object_add(o, "remedies", strv_json(s->remedies, s->nremedies));
+	json_object_object_add(o, "references", strv_json(s->references, s->nreferences));
+	return o;
+}
+
+json_object *report_json_build(const struct cgw_report *r, ssize_t only)
+{
+	const struct cgw_scan *s = r->scan;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "schema", json_object_new_string("cgwatch.report/1"));
+	json_object_object_add(o, "host", jstr(s->host));
+	json_object_object_add(o, "kernel", jstr(s->kernel));
+	char ts[32];
+	json_object_object_add(o, "time", json_object_new_string(iso_time((double)time(NULL), ts,
+	                                                                  sizeof(ts))));
+
+	json_object *topo = json_object_new_object();
+	json_object_object_add(topo, "online", jcpus(&s->topo.online));
+	json_object_object_add(topo, "isolated", jcpus(&s->topo.isolated));
+	json_object_object_add(topo, "nohz_full", jcpus(&s->topo.nohz_full));
+	json_object_object_add(topo, "housekeeping", jcpus(&s->topo.housekeeping));
+	json_object_object_add(topo, "isolcpus", jcpus(&s->topo.isolcpus));
+	json_object *fl = json_object_new_array();
+	static const char *const flag_names[] = { "domain", "nohz", "managed_irq" };
+	for (unsigned b = 0; b < 3; b++)
+		if (s->topo.isol_flags & (1u << b))
+			json_object_array_add(fl, json_object_new_string(flag_names[b]));
+	json_object_object_add(topo, "isolcpus_flags", fl);
+	json_object_object_add(topo, "rcu_nocbs", jcpus(&s->topo.rcu_nocbs));
+	json_object_object_add(topo, "irqaffinity", jcpus(&s->topo.irqaffinity));
+	json_object_object_add(topo, "partitions_isolated", jcpus(&s->topo.partitions));
+	json_object_object_add(topo, "workqueue_unbound", jcpus(&s->topo.wq_unbound));
+	json_object_object_add(o, "topology", topo);
+
+	json_object *tasks = json_object_new_array();
+	for (size_t i = 0; i < s->n; i++) {
+		/* a task whose time cannot be read is listed, never left out unseen */
+		bool listed = (r->all || s->t[i].sched_error[0]) && only < 0;
+		for (size_t k = 0; k < r->nf && !listed; k++)
+			for (size_t j = 0; j < r->f[k].ntasks && !listed; j++)
+				listed = (only < 0 || (size_t)only == k) && r->f[k].tasks[j] == i;
+		if (listed)
+			json_object_array_add(tasks, task_json(&s->t[i]));
+	}
+	json_object_object_add(o, "tasks", tasks);
+	json_object *fs = json_object_new_array();
+	for (size_t k = 0; k < r->nf; k++)
+		if (only < 0 || (size_t)only == k)
+			json_object_array_add(fs, finding_json(r, &r->f[k]));
+	json_object_object_add(o, "findings", fs);
+
+	json_object *sc = json_object_new_object();
+	json_object_object_add(sc, "threads", json_object_new_int64((int64_t)s->threads));
+	json_object_object_add(sc, "duration_ms", jround((double)s->scan_usec / 1000.0, 3));
+	json_object_object_add(sc, "threshold_s", jround(r->threshold_s, 1));
+	json_object_object_add(sc, "unreadable", json_object_new_int(s->errors));
+	json_object *uf = json_object_new_array();
+	for (size_t i = 0; i < s->nunreadable; i++) {
+		json_object *u = json_object_new_object();
+		json_object_object_add(u, "path", jstr_untrusted(s->unreadable[i].path,
+		                                                 strlen(s->unreadable[i].path)));
+		json_object_object_add(u, "why", jstr_untrusted(s->unreadable[i].why,
+		                                                strlen(s->unreadable[i].why)));
+		json_object_array_add(uf, u);
+	}
+	json_object_object_add(sc, "unreadable_files", uf);
+	json_object_object_add(sc, "untimed", json_object_new_int64((int64_t)s->untimed));
+	json_object_object_add(o, "scan", sc);
+	if (r->kmsg)
+		json_object_object_add(o, "kmsg", kmsg_json(r->kmsg));
+	if (r->rates)
+		json_object_object_add(o, "rates", rates_json(r->rates));
+	return o;
+}
+
+int report_json(const struct cgw_report *r, FILE *out)
+{
+	json_object *o = report_json_build(r, -1);
+	int rc = json_write(o, out);
+	json_object_put(o);
+	return rc;
+}

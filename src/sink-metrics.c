@@ -1,0 +1,76 @@
+/* sink-metrics.c: a Prometheus text file for node_exporter's textfile collector, so a fleet of
+ * hosts is watched from one place. Rewritten atomically after every scan. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+/* Are a and b open incidents of one metrics series (signature and severity)? */
+static bool same_series(const struct incident *a, const struct incident *b)
+{
+	return a->resolved_at == 0 && b->resolved_at == 0 && a->severity == b->severity &&
+	       strcmp(a->sig, b->sig) == 0;
+}
+
+char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, uint64_t scans,
+                   size_t *len)
+{
+	const struct cgw_scan *s = r->scan;
+	size_t blocked = 0, starved = 0;
+	double longest = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cgw_task *t = &s->t[i];
+		if (t->suspect == SUSPECT_STARVED)
+			starved++;
+		else if (t->blocked_s >= r->threshold_s)
+			blocked++;
+		if (t->suspect == SUSPECT_BLOCKED && t->blocked_s > longest)
+			longest = t->blocked_s;
+	}
+	struct strbuf b = { 0 };
+	sb_printf(&b, "# HELP cgwatch_tasks_scanned Threads read in the last scan.\n"
+	          "# TYPE cgwatch_tasks_scanned gauge\ncgwatch_tasks_scanned %zu\n", s->threads);
+	sb_printf(&b, "# HELP cgwatch_tasks_blocked Tasks in D at or past the warning threshold.\n"
+	          "# TYPE cgwatch_tasks_blocked gauge\ncgwatch_tasks_blocked %zu\n", blocked);
+	sb_printf(&b, "# HELP cgwatch_tasks_starved Runnable tasks that have not run for the "
+	          "starvation threshold.\n# TYPE cgwatch_tasks_starved gauge\n"
+	          "cgwatch_tasks_starved %zu\n", starved);
+	sb_printf(&b, "# HELP cgwatch_blocked_seconds_max Longest time a task has been in D.\n"
+	          "# TYPE cgwatch_blocked_seconds_max gauge\ncgwatch_blocked_seconds_max %.1f\n",
+	          longest);
+	sb_printf(&b, "# HELP cgwatch_incidents_open Open incidents by signature and severity.\n"
+	          "# TYPE cgwatch_incidents_open gauge\n");
+	/* one sample per signature and severity, counting its open incidents (one signature has
+	 * one per cause): a series twice in a file is refused by the textfile collector */
+	for (size_t k = 0; k < in->n; k++) {
+		bool seen = false;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = same_series(&in->v[j], &in->v[k]);
+		if (seen || in->v[k].resolved_at > 0)
+			continue;
+		size_t count = 0;
+		for (size_t j = k; j < in->n; j++)
+			count += same_series(&in->v[j], &in->v[k]);
+		sb_printf(&b, "cgwatch_incidents_open{signature=\"%s\",severity=\"%s\"} %zu\n",
+		          in->v[k].sig, sev_name(in->v[k].severity), count);
+	}
+	sb_printf(&b, "# HELP cgwatch_scan_duration_seconds How long the last scan took.\n"
+	          "# TYPE cgwatch_scan_duration_seconds gauge\ncgwatch_scan_duration_seconds "
+	          "%.6f\n", (double)s->scan_usec / 1e6);
+	sb_printf(&b, "# HELP cgwatch_scans_total Scans since the daemon started.\n"
+	          "# TYPE cgwatch_scans_total counter\ncgwatch_scans_total %llu\n",
+	          (unsigned long long)scans);
+	*len = b.len;
+	return b.s;
+}
+
+int metrics_write(const char *path, const struct cgw_report *r, const struct cgw_incidents *in,
+                  uint64_t scans)
+{
+	size_t len;
+	char *txt = metrics_text(r, in, scans, &len);
+	int e = atomic_write(path, txt, len, 0644);   /* node_exporter reads it */
+	free(txt);
+	return e;
+}

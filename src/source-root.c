@@ -1,0 +1,91 @@
+/* source-root.c: --root DIR. A private mount namespace with DIR/proc on /proc and DIR/sys on /sys
+ * makes every reader — ours and libproc2, which knows no other root — see the captured tree
+ * exactly as it saw the live host. DIR may itself sit on a file system that does not answer
+ * (a stuck FUSE or NFS mount): it is probed with a deadline before anything else touches it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t r = write(fd, s, strlen(s));
+	int e = errno;
+	close(fd);
+	return r < 0 ? -e : 0;
+}
+
+/* Enter new mount namespace; as non-root, through a user namespace mapping us to root. */
+static int new_mount_ns(void)
+{
+	if (unshare(CLONE_NEWNS) == 0)
+		return 0;
+	if (errno != EPERM)
+		return -errno;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return -EPERM;
+	char map[64];
+	write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+	int r = write_file("/proc/self/uid_map", map);
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+	if (r == 0)
+		r = write_file("/proc/self/gid_map", map);
+	return r;
+}
+
+int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap)
+{
+	char path[4096], buf[4096];
+	snprintf(path, sizeof(path), "%s/proc/self/sched", dir);
+	ssize_t r = dl_read_file(path, buf, sizeof(buf), timeout_ms);
+	if (r == -ETIMEDOUT) {
+		snprintf(msg, cap, "--root %s: reading %s timed out after %g s: the file system "
+		         "holding the tree does not answer", dir, path, timeout_ms / 1000.0);
+		return (int)r;
+	}
+	if (r < 0) {
+		snprintf(msg, cap, "--root %s: cannot read %s (%s): not a captured tree "
+		         "(it needs DIR/proc/self/sched)", dir, path, strerror((int)-r));
+		return (int)r;
+	}
+	/* unshare() moves only this thread: the worker that ran the probe stays in the host's
+	 * namespace and would read the live /proc. Retire it; the next read starts a new one. */
+	dl_reset();
+	int e = new_mount_ns();
+	if (e < 0) {
+		snprintf(msg, cap, "--root %s: cannot make a private mount namespace (%s): "
+		         "run as root, or allow unprivileged user namespaces", dir, strerror(-e));
+		return e;
+	}
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    (snprintf(path, sizeof(path), "%s/proc", dir),
+	     mount(path, "/proc", "none", MS_BIND | MS_REC, NULL) < 0)) {
+		e = -errno;
+		snprintf(msg, cap, "--root %s: cannot bind %s on /proc: %s", dir, path, strerror(-e));
+		return e;
+	}
+	/* without DIR/sys, an empty /sys: never mix the live host's topology into a replay */
+	snprintf(path, sizeof(path), "%s/sys", dir);
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		r = mount(path, "/sys", "none", MS_BIND | MS_REC, NULL);
+	else
+		r = mount("cgwatch-empty", "/sys", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k");
+	if (r < 0) {
+		e = -errno;
+		snprintf(msg, cap, "--root %s: cannot mount %s on /sys: %s", dir, path, strerror(-e));
+		return e;
+	}
+	return 0;
+}

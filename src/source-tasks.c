@@ -1,0 +1,346 @@
+/* source-tasks.c: the task walk, one pass over every thread under /proc, after the host snapshot
+ * (source-host.c); detect.c decides which threads are suspects and for how long.
+ *
+ * Per thread the scan reads only task/TID/stat (state, comm, cpu, policy). D and R threads
+ * then get task/TID/sched (se.exec_start and the switch counts: how long since they last ran,
+ * detect-duration.c) and task/TID/status (allowed CPUs). Only suspects (D past the threshold, R not
+ * run for longer than the starvation threshold) get the reads that can block on the hang
+ * itself (stack, wchan, cgroup, freezer state), each with a deadline. Those take time, and
+ * tasks move on meanwhile: at the end every suspect's stat and sched are read again, and one
+ * that is gone, reused, out of its state or that ran since is dropped (its wait is over). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define STAT_BUF 1024
+#define FILE_BUF 8192
+#define STACK_BUF 16384
+
+/* Read dirfd-relative file; -errno on failure. */
+static ssize_t read_at(int dirfd, const char *name, char *buf, size_t cap)
+{
+	return read_once_at(dirfd, name, -1, buf, cap);
+}
+
+static bool vanished(ssize_t r)
+{
+	return r == -ENOENT || r == -ESRCH;
+}
+
+struct cgw_task *scan_push(struct cgw_scan *s)
+{
+	if (grow((void **)&s->t, &s->cap, s->n, 64, sizeof(*s->t)) < 0) {
+		s->nomem = true;
+		return NULL;
+	}
+	struct cgw_task *t = &s->t[s->n++];
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static void proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long start)
+{
+	if (grow((void **)&s->procs, &s->procs_cap, s->nprocs, 256, sizeof(*s->procs)) < 0) {
+		s->nomem = true;
+		return;
+	}
+	s->procs[s->nprocs++] = (struct cgw_proc){ pid, ppid, start };
+}
+
+static void runner_push(struct cgw_scan *s, const struct cgw_stat *st,
+                        const struct cgw_sched *sc, int tgid)
+{
+	if (grow((void **)&s->runners, &s->runners_cap, s->nrunners, 64, sizeof(*s->runners)) < 0) {
+		s->nomem = true;
+		return;
+	}
+	struct cgw_runner *r = &s->runners[s->nrunners++];
+	memset(r, 0, sizeof(*r));
+	r->tid = st->tid;
+	r->tgid = tgid;
+	r->cpu = st->cpu;
+	r->policy = st->policy;
+	r->rt_priority = st->rt_priority;
+	memcpy(r->comm, st->comm, sizeof(r->comm));
+	r->comm_len = st->comm_len;
+	r->exec_start_ms = sc->exec_start_ms;
+	r->sum_exec_ms = sc->sum_exec_ms;
+	r->read_mono_ms = mono_ms();
+	r->share = -1;
+}
+
+/* One thread: stat always; sched for D and R, which judge (the detector) then times and keeps
+ * as a task or not; status for the tasks kept. A stat that cannot be parsed, or that names
+ * another tid than its directory, is not used: the thread is skipped and the file named. A
+ * sched that cannot be parsed is named, and judge is told why. */
+static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int taskfd, int tgid,
+                        const char *tidname, cgw_judge_fn judge)
+{
+	char path[320], buf[STAT_BUF], where[128];
+	ssize_t r;
+	char *tend;
+	long tid = strtol(tidname, &tend, 10);
+	if (*tend || tid <= 0 || tid > 0x7fffffff)
+		return;                       /* not a thread's directory */
+	snprintf(where, sizeof(where), "/proc/%d/task/%.20s/stat", tgid, tidname);
+	if (o->fdcache) {
+		r = fdcache_read_stat(o->fdcache, taskfd, tgid, (int)tid, tidname, buf, sizeof(buf));
+	} else {
+		snprintf(path, sizeof(path), "%s/stat", tidname);
+		r = read_at(taskfd, path, buf, sizeof(buf));
+	}
+	if (r < 0) {
+		if (!vanished(r))
+			scan_unreadable(s, where, "%s, skipping task", strerror((int)-r));
+		return;
+	}
+	struct cgw_stat st;
+	if (parse_stat_buf(buf, (size_t)r, &st) < 0) {
+		scan_unreadable(s, where, "cannot parse, skipping task");
+		return;
+	}
+	if (st.tid != tid) {
+		/* the kernel prints the tid of the directory's task: this line is not its own, and
+		 * which of the two is right cannot be known */
+		scan_unreadable(s, where, "names tid %d, not %ld: not this task's line, skipping it",
+		                st.tid, tid);
+		return;
+	}
+	if (!s->relook) {                 /* counted, listed and remembered once */
+		s->threads++;
+		if (st.tid == tgid)
+			proc_push(s, tgid, st.ppid, st.start_ticks);
+	}
+	if (st.state != 'D' && st.state != 'R')
+		return;
+
+	char fbuf[FILE_BUF], why[128] = "";
+	snprintf(path, sizeof(path), "%s/sched", tidname);
+	r = read_at(taskfd, path, fbuf, sizeof(fbuf));
+	struct cgw_sched sc;
+	if (r < 0 && vanished(r))
+		return;                       /* exited */
+	if (r < 0 || parse_sched_buf(fbuf, &sc) < 0) {
+		sched_why(fbuf, r, &sc, why, sizeof(why));
+		snprintf(where, sizeof(where), "/proc/%d/task/%.20s/sched", tgid, tidname);
+		scan_unreadable(s, where, "%s; its time is unknown", why);
+		memset(&sc, 0, sizeof(sc));   /* nothing of it is used */
+	}
+	double mono = mono_ms();
+	if (st.state == 'R' && !s->relook) {   /* every runnable thread: who gets the CPUs */
+		if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
+		    sc.exec_start_ms > s->rq_latest[st.cpu].exec_start_ms)
+			s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
+		runner_push(s, &st, &sc, tgid);
+	}
+	struct cgw_sighting g = { &st, &sc, tgid, mono, why };
+	struct cgw_task *t = judge(s, o, &g);
+	if (!t)
+		return;
+
+	snprintf(path, sizeof(path), "%s/status", tidname);
+	struct cgw_status stt;
+	if (read_at(taskfd, path, fbuf, sizeof(fbuf)) >= 0) {
+		if (parse_status_buf(fbuf, &stt) == 0) {
+			memcpy(t->cpus_allowed, stt.cpus_allowed, sizeof(t->cpus_allowed));
+		} else {
+			snprintf(where, sizeof(where), "/proc/%d/task/%.20s/status", tgid, tidname);
+			scan_unreadable(s, where, "cannot parse; its allowed CPUs are unknown");
+		}
+	}
+}
+
+static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
+{
+	char path[128], *buf = malloc(STACK_BUF);
+	if (!buf) {
+		snprintf(t->stack_error, sizeof(t->stack_error), "stack not read: out of memory");
+		s->nomem = true;
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", t->tgid, t->tid);
+	ssize_t r = scan_read(s, path, buf, STACK_BUF, timeout_ms);
+	if (r == -ETIMEDOUT)
+		snprintf(t->stack_error, sizeof(t->stack_error),
+		         "stack unreadable: timed out after %g s", timeout_ms / 1000.0);
+	else if (r == -ETIME)
+		snprintf(t->stack_error, sizeof(t->stack_error), "stack not read: %d reads already "
+		         "timed out in this scan", SCAN_MAX_TIMEOUTS);
+	else if (r == -EBUSY)
+		snprintf(t->stack_error, sizeof(t->stack_error), "stack not read: %d earlier reads "
+		         "are still stuck", DL_MAX_STUCK);
+	else if (r < 0)
+		snprintf(t->stack_error, sizeof(t->stack_error), "stack unreadable: %s",
+		         strerror((int)-r));
+	else {
+		struct cgw_frame *f;
+		int n = parse_stack_buf(buf, &f);
+		if (n < 0)
+			snprintf(t->stack_error, sizeof(t->stack_error),
+			         "stack unreadable: the file does not look like a kernel stack");
+		else if (n == 0)
+			snprintf(t->stack_error, sizeof(t->stack_error), "stack empty");
+		else {
+			t->frames = f;
+			t->nframes = (size_t)n;
+		}
+	}
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", t->tgid, t->tid);
+	r = scan_read(s, path, buf, 128, timeout_ms);
+	if (r > 0) {
+		char clean[64];
+		snprintf(t->wchan, sizeof(t->wchan), "%s", frame_name(buf, clean, sizeof(clean)));
+		if (strcmp(t->wchan, "0") == 0)
+			t->wchan[0] = '\0';
+	}
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", t->tgid, t->tid);
+	r = scan_read(s, path, buf, STACK_BUF, timeout_ms);
+	if (r >= 0) {
+		char v1[256], v2[256], sd[256];
+		if (parse_cgroup_buf(buf, "freezer", v1, sizeof(v1), v2, sizeof(v2)) == -EINVAL ||
+		    parse_cgroup_buf(buf, "name=systemd", sd, sizeof(sd), NULL, 0) == -EINVAL) {
+			/* never let a crafted cgroup name mark a hung task as frozen */
+			snprintf(t->cgroup, sizeof(t->cgroup), "?");
+			warn_set_say(s->warns, "%s: a hierarchy is listed twice (a cgroup name holds a "
+			             "newline?); cgroup and freezer state of %d not trusted", path, t->tid);
+		} else {
+			snprintf(t->cgroup, sizeof(t->cgroup), "%s",
+			         v2[0] && strcmp(v2, "/") ? v2 : sd[0] ? sd : v2);
+			cgroup_unit(t->cgroup, t->unit, sizeof(t->unit));
+			t->frozen = cgroup_frozen(s, v1, v2, timeout_ms);
+		}
+	}
+	free(buf);
+	waitfile_read(s, t, timeout_ms);
+}
+
+int scan_begin(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
+	char buf[FILE_BUF];
+	s->live = o->self_tgid != 0;
+	ssize_t r = read_small_file("/proc/self/sched", buf, sizeof(buf));
+	struct cgw_sched self;
+	if (r < 0)
+		return (int)r;
+	/* the reader's own se.exec_start is "now" on the clock every duration is measured on:
+	 * without it no task can be timed, and a hung host would look healthy */
+	if (parse_sched_buf(buf, &self) < 0 || self.exec_start_ms <= 0) {
+		char why[128];
+		if (self.have_exec_start)
+			snprintf(why, sizeof(why), "se.exec_start is 0, not a time");
+		else
+			sched_why(buf, r, &self, why, sizeof(why));
+		snprintf(s->fatal, sizeof(s->fatal), "/proc/self/sched: %s: cgwatch cannot time any "
+		         "task without its own clock, so it cannot tell a hung host from a healthy "
+		         "one", why);
+		return -EINVAL;
+	}
+	s->now_ms = self.exec_start_ms;
+	s->now_mono_ms = mono_ms();
+	if ((r = read_small_file("/proc/uptime", buf, sizeof(buf))) > 0) {
+		if (parse_uptime(buf, &s->uptime_s) == 0) {
+			s->uptime_mono_ms = mono_ms();
+		} else {
+			char v[48];
+			s->uptime_s = 0;
+			scan_unreadable(s, "/proc/uptime", "not an uptime (%s); task ages are unknown",
+			                cescape(buf, strcspn(buf, " \n") > 24 ? 24 : strcspn(buf, " \n"),
+			                        v, sizeof(v)));
+		}
+	}
+	if (!(s->rq_latest = calloc(CGW_MAX_CPUS, sizeof(*s->rq_latest)))) {
+		snprintf(s->fatal, sizeof(s->fatal), "out of memory: the scan was not started");
+		return -ENOMEM;
+	}
+	host_read(s, o->read_timeout_ms);
+	return 0;
+}
+
+int scan_walk(struct cgw_scan *s, const struct cgw_scan_opts *o, cgw_judge_fn judge)
+{
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return -errno;
+	struct dirent *de;
+	unsigned seen = 0;
+	while ((de = readdir(proc))) {
+		if ((++seen & 255) == 0 && cgw_stop_pending()) {
+			closedir(proc);
+			return -ECANCELED;        /* the daemon is stopping */
+		}
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0 || end == de->d_name)
+			continue;
+		if (o->self_tgid && pid == o->self_tgid)
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+		int taskfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (taskfd < 0)
+			continue;                 /* gone */
+		DIR *task = fdopendir(taskfd);
+		if (!task) {
+			close(taskfd);
+			continue;
+		}
+		struct dirent *te;
+		while ((te = readdir(task)))
+			if (te->d_name[0] >= '0' && te->d_name[0] <= '9')
+				scan_thread(s, o, dirfd(task), (int)pid, te->d_name, judge);
+		closedir(task);
+	}
+	closedir(proc);
+	return 0;
+}
+
+void scan_thread_again(struct cgw_scan *s, const struct cgw_scan_opts *o, int tgid, int tid,
+                       cgw_judge_fn judge)
+{
+	char path[64], name[16];
+	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+	snprintf(name, sizeof(name), "%d", tid);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;                       /* gone */
+	s->relook = true;
+	scan_thread(s, o, fd, tgid, name, judge);
+	s->relook = false;
+	close(fd);
+}
+
+int scan_suspects(struct cgw_scan *s, const struct cgw_scan_opts *o)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (cgw_stop_pending())
+			return -ECANCELED;
+		scan_suspect(s, &s->t[i], o->read_timeout_ms);
+	}
+	procdetail_fill(s, o->read_timeout_ms);
+	return 0;
+}
+
+void scan_free(struct cgw_scan *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		frames_free(s->t[i].frames, s->t[i].nframes);
+		free(s->t[i].marks);
+		free(s->t[i].wait_path);
+		free(s->t[i].wait_mnt);
+	}
+	free(s->t);
+	free(s->procs);
+	free(s->rq_latest);
+	free(s->clocks);
+	free(s->runners);
+	free(s->unreadable);
+	free(s->mountinfo);
+	memset(s, 0, sizeof(*s));
+}

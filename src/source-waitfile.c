@@ -1,0 +1,159 @@
+/* source-waitfile.c: the file a blocked suspect waits on, and the mount holding it. Read for D
+ * suspects only (source-tasks.c's scan_suspect), never for every thread: /proc/TID/syscall, then the
+ * fd link (read, fstat, getdents64, ...) or the path in the task's memory (stat, openat,
+ * statx, ...; live only, through a deadline read: /proc/PID/mem waits on the task's mmap
+ * lock), made absolute against the directory fd or the cwd, then the longest mount point
+ * above it in the mountinfo of the task's mount namespace: the host snapshot's when it is
+ * cgwatch's own, else read once per namespace and scan when first needed. A replay (--root)
+ * reads the tree's syscall file, fd links and proc/self/mountinfo, never memory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define PF_KTHREAD 0x00200000          /* include/linux/sched.h */
+
+/* readlink of /proc/TGID/task/TID/NAME, else /proc/TGID/NAME (a replay's tree has only that),
+ * into out; only an absolute path counts ("pipe:[5]", "anon_inode:..." do not). */
+static bool proc_link(const struct cgw_task *t, const char *name, char *out, size_t cap)
+{
+	char p[96];
+	for (int k = 0; k < 2; k++) {
+		if (k == 0)
+			snprintf(p, sizeof(p), "/proc/%d/task/%d/%s", t->tgid, t->tid, name);
+		else
+			snprintf(p, sizeof(p), "/proc/%d/%s", t->tgid, name);
+		ssize_t n = readlink(p, out, cap - 1);
+		if (n > 0) {
+			out[n] = '\0';
+			return out[0] == '/';
+		}
+	}
+	return false;
+}
+
+/* The link of fd in t's fd table (AT_FDCWD: its cwd). */
+static bool fd_link(const struct cgw_task *t, int fd, char *out, size_t cap)
+{
+	char name[32];
+	if (fd == AT_FDCWD)
+		return proc_link(t, "cwd", out, cap);
+	if (fd < 0)
+		return false;
+	snprintf(name, sizeof(name), "fd/%d", fd);
+	return proc_link(t, name, out, cap);
+}
+
+/* The NUL-terminated string at addr in t's memory, live only, with the deadline. */
+static bool mem_string(struct cgw_scan *s, const struct cgw_task *t, unsigned long addr,
+                       char *out, size_t cap, unsigned timeout_ms)
+{
+	char p[64];
+	if (!s->live || addr == 0 || addr > (unsigned long)LLONG_MAX)
+		return false;
+	snprintf(p, sizeof(p), "/proc/%d/task/%d/mem", t->tgid, t->tid);
+	ssize_t n = scan_pread(s, p, (off_t)addr, out, cap, timeout_ms);
+	return n > 0 && strlen(out) < (size_t)n;   /* a NUL within what was read */
+}
+
+#define MNTNS_MAX 32                   /* mount namespaces whose mountinfo one scan keeps */
+
+/* The whole of path (mountinfo), or NULL when it cannot be read (said, for the report). */
+static char *read_grow(struct cgw_scan *s, const char *path, unsigned timeout_ms)
+{
+	int err = 0;
+	char *text = scan_read_whole(s, path, timeout_ms, &err);
+	if (!text && err != -ENOENT && err != -ESRCH && err != -ENOMEM)
+		scan_unreadable(s, path, "%s; the mounts suspects wait on are not named",
+		                err == -EFBIG ? "larger than 16 MiB" : strerror(-err));
+	return text;
+}
+
+/* The mountinfo of t's mount namespace, read once per namespace and scan. Paths a task names
+ * are in its namespace, not in cgwatch's (the service's has a /tmp and a /home of its own).
+ * A replay's tree has no ns links: its proc/self/mountinfo stands for the host's. */
+static const char *task_mountinfo(struct cgw_scan *s, const struct cgw_task *t,
+                                  unsigned timeout_ms)
+{
+	char key[64] = "", p[96];
+	if (s->live) {
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/ns/mnt", t->tgid, t->tid);
+		ssize_t n = readlink(p, key, sizeof(key) - 1);
+		if (n <= 0)
+			return NULL;              /* gone, or not ours to see */
+		key[n] = '\0';
+	}
+	if (!s->live || strcmp(key, s->mntns_self) == 0)
+		return s->mountinfo;          /* cgwatch's own: the host snapshot's */
+	for (size_t i = 0; i < s->nmntns; i++)
+		if (strcmp(s->mntns[i].ns, key) == 0)
+			return s->mntns[i].text;
+	if (s->nmntns == MNTNS_MAX)
+		return NULL;
+	if (!s->mntns && !(s->mntns = calloc(MNTNS_MAX, sizeof(*s->mntns)))) {
+		s->nomem = true;
+		return NULL;
+	}
+	if (s->live)
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/mountinfo", t->tgid, t->tid);
+	else
+		snprintf(p, sizeof(p), "/proc/self/mountinfo");
+	struct cgw_mntns *m = &s->mntns[s->nmntns++];
+	snprintf(m->ns, sizeof(m->ns), "%s", key);
+	m->text = read_grow(s, p, timeout_ms);     /* NULL too is kept: not read again */
+	return m->text;
+}
+
+void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
+{
+	if (t->state != 'D' || t->suspect != SUSPECT_BLOCKED || (t->flags & PF_KTHREAD))
+		return;
+	char p[96], line[256];
+	snprintf(p, sizeof(p), "/proc/%d/task/%d/syscall", t->tgid, t->tid);
+	struct cgw_syscall sc;
+	if (scan_read(s, p, line, sizeof(line), timeout_ms) <= 0 ||
+	    parse_syscall_line(line, &sc) != 1)
+		return;
+	t->sys_known = true;
+	t->sys_nr = sc.nr;
+	struct sys_info si = syscall_info(sc.nr);
+	if (!si.name)
+		return;
+	char *raw = malloc(PATH_MAX), *base = malloc(PATH_MAX), *path = malloc(PATH_MAX);
+	if (!raw || !base || !path) {
+		s->nomem = true;
+		goto out;
+	}
+	bool have;
+	int dirfd = (int)sc.arg[0];
+	if (si.kind == SYSF_FD)
+		have = fd_link(t, dirfd, path, PATH_MAX);
+	else if (!mem_string(s, t, sc.arg[si.kind == SYSF_AT], raw, PATH_MAX, timeout_ms))
+		have = false;
+	else if (raw[0] == '/')
+		have = path_join(NULL, raw, path, PATH_MAX) == 0;
+	else                              /* relative, or "" with AT_EMPTY_PATH: the dirfd's */
+		have = fd_link(t, si.kind == SYSF_AT ? dirfd : AT_FDCWD, base, PATH_MAX) &&
+		       path_join(base, raw, path, PATH_MAX) == 0;
+	if (!have)
+		goto out;
+	t->wait_path = try_strdup(path);
+	const char *mi = task_mountinfo(s, t, timeout_ms);
+	struct mountinfo_ent *e = malloc(sizeof(*e));
+	if (!e)
+		s->nomem = true;
+	else if (mi && mount_of_path(mi, path, e) == 0) {
+		t->wait_mnt = try_strdup(e->mnt);
+		snprintf(t->wait_dev, sizeof(t->wait_dev), "%s", e->dev);
+		snprintf(t->wait_fstype, sizeof(t->wait_fstype), "%s", e->fstype);
+	}
+	free(e);
+out:
+	free(raw);
+	free(base);
+	free(path);
+}
