@@ -175,6 +175,39 @@ void dl_reset(void);
 /* Number of helper threads abandoned and still stuck. */
 unsigned dl_stuck(void);
 
+/* ---- record.c: what a capture read, in memory (shared; source-capture.c writes it) ---- */
+
+enum rec_kind { REC_FILE = 0, REC_LINK };
+/* One read: its path in the captured tree, the bytes read (a link's target) or the error. */
+struct rec_entry { char *path; enum rec_kind kind; char *data; size_t len; int err;
+                   struct rec_entry *next; };
+/* The tree path of a host path ("/proc/1/stat" -> "proc/1/stat"; /proc, /sys and /dev/kmsg
+ * only, /proc/thread-self left out) into out (cap bytes). False when it has none. */
+bool record_tree_path(const char *path, char *out, size_t cap);
+/* Start and stop recording (off by default). */
+void record_start(void);
+void record_stop(void);
+/* Is recording on for this thread? */
+bool record_active(void);
+/* Mute (or unmute) recording in this thread: the deadline worker's reads are recorded by
+ * the caller, as the caller saw them. */
+void record_mute(bool mute);
+/* Keep data (r bytes; or -errno) as tree_path's last read, replacing an earlier one. */
+void record_put(const char *tree_path, enum rec_kind kind, const char *data, ssize_t r);
+/* A read of host path (absolute; or name relative to dirfd) when recording: data r bytes or
+ * -errno. Paths outside the tree are not kept. */
+void record_read(const char *path, const char *data, ssize_t r);
+void record_read_at(int dirfd, const char *name, const char *data, ssize_t r);
+/* A readlink of path: target (r bytes) or -errno. */
+void record_link(const char *path, const char *target, ssize_t r);
+/* Has tree_path been recorded? */
+bool record_has(const char *tree_path);
+/* Drop what was recorded of path (a thread the scan no longer needs). */
+void record_forget(const char *path);
+/* Stop recording and take every entry (a list; free with record_free). */
+struct rec_entry *record_take(void);
+void record_free(struct rec_entry *list);
+
 /* ---- conf.c ---- */
 
 struct cgw_conf {
@@ -489,6 +522,35 @@ struct cgw_dur task_dur(const struct cgw_task *t);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
 
+/* ---- parse-capture.c: a capture's own files, DIR/cgwatch/{clocks,unreadable} (pure) ---- */
+
+#define CAP_MAX_CLOCKS 1024           /* CPUs a clocks file lists at most */
+struct cap_clock { int cpu; double offset_ms; enum cgw_bound bound; };
+/* The time references of a live run: the reader's clock at the capture's reference moment,
+ * the uptime then, and each CPU's clock as an offset from the reader's (exact or a floor). */
+struct cap_clocks {
+	double reader_ms;
+	bool have_uptime; double uptime_s;
+	struct cap_clock cpu[CAP_MAX_CLOCKS]; size_t n;
+};
+/* Parse a clocks file (header "cgwatch-clocks 1", one reader line, at most one uptime line,
+ * cpu lines each CPU once; '#' lines and blank lines skipped; numbers as parse_decimal reads
+ * them, within a century). Returns 0, -EINVAL or -ERANGE (more than CAP_MAX_CLOCKS CPUs). */
+int parse_clocks(const char *text, struct cap_clocks *out);
+/* cpu's clock ("now") from c into *now; false when c does not list cpu. */
+bool clocks_cpu(const struct cap_clocks *c, int cpu, struct cgw_now *now);
+/* Append c as a clocks file parse_clocks reads back. */
+void clocks_format(const struct cap_clocks *c, struct strbuf *b);
+/* The REASON of an unreadable line for an errno: permission, timed-out, vanished, skipped,
+ * failed. */
+const char *unreadable_reason(int err);
+/* Append one unreadable line for tree path (escaped: one token) and err, detail one line. */
+void unreadable_format(const char *path, int err, const char *detail, struct strbuf *b);
+/* Parse one unreadable line: reason (rcap), path unescaped (pcap; no NUL, not empty), *detail
+ * the rest of the line. Returns 0, -EINVAL or -ENAMETOOLONG. */
+int parse_unreadable_line(const char *line, char *reason, size_t rcap, char *path, size_t pcap,
+                          const char **detail);
+
 /* ---- source-root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
@@ -587,6 +649,10 @@ struct cgw_scan {
 	 * once per scan: key the ns/mnt link ("" in a replay: the tree's proc/self/mountinfo),
 	 * text NULL when unreadable */
 	struct cgw_mntns { char ns[64]; char *text; } *mntns; size_t nmntns;
+	/* a replay of a capture (source-capture.c): its time references, NULL when it has none,
+	 * and the tree's directory (its cgwatch/ files) */
+	struct cap_clocks *replay_clocks;
+	char *replay_root;
 };
 
 struct cgw_scan_opts {
@@ -599,6 +665,7 @@ struct cgw_scan_opts {
 	const struct cgw_runner *prev_runners;   /* the daemon's last scan: shares over the */
 	size_t nprev_runners;                    /* whole interval, not only the second look */
 	struct cgw_history *history;      /* the daemon's sightings; NULL: one snapshot (check) */
+	const char *root;                 /* a replay's tree (--root), or NULL */
 };
 
 /* A D or R thread as the walk read it, handed to the detector. */
@@ -680,6 +747,34 @@ bool cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
  * (the fd's link, or the string in its memory: live only, with the deadline), and the mount
  * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
+
+/* ---- source-capture.c: check --capture DIR, the tree a replay reads ---- */
+
+struct cgw_capture;
+/* Make DIR (0700; an existing one must be an empty directory, not a symlink) and start
+ * recording (record.c). Returns 0 with *out, or -errno with a message for the user in msg. */
+int capture_open(const char *dir, unsigned timeout_ms, struct cgw_capture **out, char *msg,
+                 size_t cap);
+/* The capture's reference moment, right after the scan: the reader's clock, the uptime and
+ * every CPU's clock measured (exact) or floored (lower) then, as offsets. */
+void capture_mark(struct cgw_capture *c, const struct cgw_scan *s);
+/* After diagnosis: write the tree of what the findings need (host files; the files of their
+ * tasks, chains, runners on their CPUs, vfork children), cgwatch/clocks and
+ * cgwatch/unreadable into DIR. Stops recording. Returns 0 or -errno (msg says why). */
+int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, size_t cap);
+/* Stop recording and free c (DIR stays as written). NULL is fine. */
+void capture_free(struct cgw_capture *c);
+/* Write data (len bytes; a link's target when link) at the relative tree path under the
+ * directory open at root: parents made 0700, the file 0600 and new, no symlink followed;
+ * paths outside proc/, sys/, dev/, cgwatch/ or with "", ".", ".." components refused
+ * (-EINVAL). Returns 0 or -errno. */
+int capture_put_file(int root, const char *path, const char *data, size_t len, bool link);
+struct keepset;
+/* Does the keep set k hold tree path's task (a host file is always kept)? */
+bool capture_keeps(const struct keepset *k, const char *path);
+/* A replay of root: its cgwatch/clocks (when there) into s->replay_clocks, with s->now_ms and
+ * s->uptime_s from it; an unreadable or unparsable one named (scan_unreadable). */
+void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms);
 
 /* ---- detect-duration.c: a task's time off the CPU, a fact or a bound ---- */
 

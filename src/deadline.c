@@ -208,8 +208,10 @@ struct dl_read {
 static void dl_read_fn(void *p)
 {
 	struct dl_read *d = p;
+	record_mute(true);                 /* recorded by the caller, as the caller saw it */
 	d->r = d->off < 0 ? read_small_file(d->path, d->buf, d->cap)
 	                  : read_once_at(AT_FDCWD, d->path, d->off, d->buf, d->cap);
+	record_mute(false);
 }
 
 static void dl_read_release(void *p)
@@ -228,8 +230,11 @@ ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_m
 
 ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsigned timeout_ms)
 {
-	if (stuck_has(path))
+	if (stuck_has(path)) {
+		if (off < 0)
+			record_read(path, NULL, -ETIMEDOUT);
 		return -ETIMEDOUT;                 /* still stuck since an earlier scan */
+	}
 	struct dl_read *d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
@@ -246,11 +251,16 @@ ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsign
 	/* registered before the call: once abandoned, the worker may release d any time */
 	stuck_set(d->path, true);
 	int e = dl_call(dl_read_fn, d, dl_read_release, timeout_ms);
-	if (e < 0)
+	if (e < 0) {
+		if (off < 0)
+			record_read(path, NULL, e);
 		return e;                      /* d now belongs to the worker, or is freed */
+	}
 	ssize_t r = d->r;
 	if (r >= 0)
 		memcpy(buf, d->buf, (size_t)r + 1);
+	if (off < 0)
+		record_read(path, d->buf, r);
 	dl_read_release(d);
 	return r;
 }

@@ -171,8 +171,11 @@ void sb_free(struct strbuf *b)
 ssize_t read_small_file(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		int e = errno;
+		record_read(path, NULL, -e);
+		return -e;
+	}
 	size_t len = 0;
 	while (len + 1 < cap) {
 		ssize_t r = read(fd, buf + len, cap - 1 - len);
@@ -181,6 +184,7 @@ ssize_t read_small_file(const char *path, char *buf, size_t cap)
 				continue;
 			int e = errno;
 			close(fd);
+			record_read(path, NULL, -e);
 			return -e;
 		}
 		if (r == 0)
@@ -189,23 +193,33 @@ ssize_t read_small_file(const char *path, char *buf, size_t cap)
 	}
 	close(fd);
 	buf[len] = '\0';
+	record_read(path, buf, (ssize_t)len);
 	return (ssize_t)len;
 }
 
 ssize_t read_once_at(int dirfd, const char *name, off_t off, char *buf, size_t cap)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		int e = errno;
+		if (off < 0)
+			record_read_at(dirfd, name, NULL, -e);
+		return -e;
+	}
 	ssize_t r;
 	do
 		r = off < 0 ? read(fd, buf, cap - 1) : pread(fd, buf, cap - 1, off);
 	while (r < 0 && errno == EINTR);
 	int e = errno;
 	close(fd);
-	if (r < 0)
+	if (r < 0) {
+		if (off < 0)
+			record_read_at(dirfd, name, NULL, -e);
 		return -e;
+	}
 	buf[r] = '\0';
+	if (off < 0)                      /* a memory read (pread) is the caller's to record */
+		record_read_at(dirfd, name, buf, r);
 	return r;
 }
 
