@@ -79,6 +79,9 @@ struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms
 {
 	const struct cgw_rq_floor *f = cpu >= 0 && cpu < CGW_MAX_CPUS && s->rq_latest &&
 	                               s->rq_latest[cpu].exec_start_ms > 0 ? &s->rq_latest[cpu] : NULL;
+	struct cgw_now cap;
+	if (!s->live && s->replay_clocks && clocks_cpu(s->replay_clocks, cpu, &cap))
+		return cap;                   /* a capture's: that CPU's clock as it was */
 	if (!s->live)                     /* a replay: the capture's clock */
 		return (struct cgw_now){ f && f->exec_start_ms > s->now_ms ? f->exec_start_ms :
 		                         s->now_ms, BOUND_EXACT };
@@ -267,7 +270,7 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
 		/* R tasks are many: a first look on the reader's clock, without the age test that
 		 * the drift could fail; the candidates' own clocks are read after the walk */
 		d = seen_duration(&w, now, mono, w.exec_start_ms > 0 ? -1 : age);
-		if (s->relook) {          /* the floor of its own CPU's clock knows better */
+		if (s->relook || s->replay_clocks) {   /* its own CPU's clock knows better */
 			struct cgw_dur f = seen_duration(&w, scan_cpu_now(s, st->cpu, mono), mono, -1);
 			if (f.bound != BOUND_UNKNOWN && f.s > d.s)
 				d = f;

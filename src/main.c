@@ -13,8 +13,9 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: cgwatch check [--root DIR] [--config FILE] [--format text|json]\n"
-	      "                     [--threshold SECONDS] [--all] [--rates] [--verbose]\n"
+	fputs("usage: cgwatch check [--root DIR | --capture DIR] [--config FILE]\n"
+	      "                     [--format text|json] [--threshold SECONDS] [--all] [--rates]\n"
+	      "                     [--verbose]\n"
 	      "       cgwatch config --check [--config FILE]\n"
 	      "       cgwatch run [--config FILE]\n"
 	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
@@ -62,6 +63,7 @@ static int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
+		{ "capture", required_argument, NULL, 'K' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "threshold", required_argument, NULL, 't' },
@@ -71,13 +73,14 @@ static int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *root = NULL, *config = NULL, *format = "text";
+	const char *root = NULL, *config = NULL, *format = "text", *capdir = NULL;
 	double threshold = -1;
 	bool all = false, verbose = false, want_rates = false;
 	int o;
 	while ((o = getopt_long(argc, argv, "r:c:f:t:avh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'r': root = optarg; break;
+		case 'K': capdir = optarg; break;
 		case 'c': config = optarg; break;
 		case 'f': format = optarg; break;
 		case 't':
@@ -98,6 +101,10 @@ static int cmd_check(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (root && capdir) {
+		log_warnx("--capture records a live check: it cannot be used with --root");
+		return EXIT_USAGE;
+	}
 	struct cgw_conf conf;
 	int rc = config_load(&conf, config);
 	if (rc) {
@@ -110,6 +117,7 @@ static int cmd_check(int argc, char **argv)
 			conf.blocked_critical_s = threshold;
 	}
 	struct cgw_sigset sigs = { 0 };
+	struct cgw_capture *capture = NULL;
 	if ((rc = signatures_load(&sigs, &conf)))
 		goto out;
 
@@ -130,6 +138,15 @@ static int cmd_check(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (capdir) {
+		char msg[8192];
+		int e = capture_open(capdir, timeout_ms, &capture, msg, sizeof(msg));
+		if (e < 0) {
+			log_warnx("%s", msg);
+			rc = e == -EEXIST || e == -ENOTDIR || e == -ELOOP ? EXIT_USAGE : EXIT_UNREADABLE;
+			goto out;
+		}
+	}
 	struct cgw_scan scan = { 0 };
 	struct cgw_scan_opts so = {
 		.blocked_s = conf.blocked_warning_s,
@@ -137,8 +154,11 @@ static int cmd_check(int argc, char **argv)
 		.read_timeout_ms = timeout_ms,
 		.all = all,
 		.self_tgid = root ? 0 : getpid(),
+		.root = root,
 	};
 	int r = scan_run(&scan, &so);
+	if (capture && r == 0)
+		capture_mark(capture, &scan);
 	if (r < 0) {
 		if (scan.fatal[0])
 			log_warnx("%s%s", root ? root : "", scan.fatal);
@@ -166,17 +186,26 @@ static int cmd_check(int argc, char **argv)
 		scan_free(&scan);
 		goto out;
 	}
+	if (capture) {                    /* the tree of what the findings were made from */
+		char msg[8192];
+		if (capture_write(capture, &rep, msg, sizeof(msg)) < 0) {
+			log_warnx("%s", msg);
+			rc = EXIT_UNREADABLE;
+		}
+	}
 	if (strcmp(format, "json") == 0)
 		report_json(&rep, stdout);
 	else
 		report_text(&rep, stdout);
 	fflush(stdout);
 	cr.src = rates_close(cr.src);    /* after the output: closing waits for RCU (~0.3 s here) */
-	rc = report_max_severity(&rep) >= SEV_WARNING ? EXIT_FINDINGS : EXIT_NOTHING;
+	if (rc != EXIT_UNREADABLE)
+		rc = report_max_severity(&rep) >= SEV_WARNING ? EXIT_FINDINGS : EXIT_NOTHING;
 	report_free(&rep);
 	kmsg_free(&km);
 	scan_free(&scan);
 out:
+	capture_free(capture);
 	sig_free(&sigs);
 	conf_free(&conf);
 	return rc;

@@ -121,6 +121,7 @@ int kmsg_read(const char *path, struct cgw_kmsg *out, unsigned timeout_ms)
 	int e = dl_call(kmsg_job_fn, j, kmsg_job_release, timeout_ms);
 	if (e == 0) {
 		kmsg_feed_buf(out, j->buf.s ? j->buf.s : "", j->buf.len);
+		record_read(path, j->buf.s ? j->buf.s : "", (ssize_t)j->buf.len);
 		if (j->epipe && !out->lost)
 			out->lost = j->epipe;
 		out->truncated = j->truncated;

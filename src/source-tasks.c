@@ -116,8 +116,11 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 		if (st.tid == tgid)
 			proc_push(s, tgid, st.ppid, st.start_ticks);
 	}
-	if (st.state != 'D' && st.state != 'R')
+	if (st.state != 'D' && st.state != 'R') {
+		if (st.tid != tgid)           /* a capture keeps only what it may need */
+			record_forget(where);
 		return;
+	}
 
 	char fbuf[FILE_BUF], why[128] = "";
 	snprintf(path, sizeof(path), "%s/sched", tidname);
@@ -140,8 +143,15 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	}
 	struct cgw_sighting g = { &st, &sc, tgid, mono, why };
 	struct cgw_task *t = judge(s, o, &g);
-	if (!t)
+	if (!t) {
+		if (st.state == 'D' && st.tid != tgid) {    /* R ones stay: runners */
+			snprintf(where, sizeof(where), "/proc/%d/task/%.20s/stat", tgid, tidname);
+			record_forget(where);
+			snprintf(where, sizeof(where), "/proc/%d/task/%.20s/sched", tgid, tidname);
+			record_forget(where);
+		}
 		return;
+	}
 
 	snprintf(path, sizeof(path), "%s/status", tidname);
 	struct cgw_status stt;
@@ -255,6 +265,8 @@ int scan_begin(struct cgw_scan *s, const struct cgw_scan_opts *o)
 			                        v, sizeof(v)));
 		}
 	}
+	if (!s->live && o->root)
+		capture_replay_load(s, o->root, o->read_timeout_ms);   /* a capture's clocks */
 	if (!(s->rq_latest = calloc(CGW_MAX_CPUS, sizeof(*s->rq_latest)))) {
 		snprintf(s->fatal, sizeof(s->fatal), "out of memory: the scan was not started");
 		return -ENOMEM;
@@ -342,5 +354,7 @@ void scan_free(struct cgw_scan *s)
 	free(s->runners);
 	free(s->unreadable);
 	free(s->mountinfo);
+	free(s->replay_clocks);
+	free(s->replay_root);
 	memset(s, 0, sizeof(*s));
 }

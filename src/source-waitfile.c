@@ -30,6 +30,7 @@ static bool proc_link(const struct cgw_task *t, const char *name, char *out, siz
 		ssize_t n = readlink(p, out, cap - 1);
 		if (n > 0) {
 			out[n] = '\0';
+			record_link(p, out, n);
 			return out[0] == '/';
 		}
 	}
@@ -52,11 +53,22 @@ static bool fd_link(const struct cgw_task *t, int fd, char *out, size_t cap)
 static bool mem_string(struct cgw_scan *s, const struct cgw_task *t, unsigned long addr,
                        char *out, size_t cap, unsigned timeout_ms)
 {
-	char p[64];
-	if (!s->live || addr == 0 || addr > (unsigned long)LLONG_MAX)
+	char p[4200];
+	if (addr == 0 || addr > (unsigned long)LLONG_MAX)
 		return false;
+	if (!s->live) {                   /* a capture's: the string as the live run read it */
+		if (!s->replay_root)
+			return false;
+		snprintf(p, sizeof(p), "%s/cgwatch/mem/%d-%lx", s->replay_root, t->tid, addr);
+		ssize_t n = scan_read(s, p, out, cap, timeout_ms);
+		return n > 0 && strlen(out) < (size_t)n;
+	}
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/mem", t->tgid, t->tid);
 	ssize_t n = scan_pread(s, p, (off_t)addr, out, cap, timeout_ms);
+	if (n > 0 && record_active()) {
+		snprintf(p, sizeof(p), "cgwatch/mem/%d-%lx", t->tid, addr);
+		record_put(p, REC_FILE, out, n);
+	}
 	return n > 0 && strlen(out) < (size_t)n;   /* a NUL within what was read */
 }
 

@@ -1,0 +1,421 @@
+/* source-capture.c: check --capture DIR. While a live check runs, record.c keeps every file
+ * it reads as it read it (the walk forgets the threads it does not keep); after diagnosis
+ * this writes into DIR the tree a replay (--root DIR) reads: the host files and the files of
+ * the tasks the findings name (their tasks and chains, the runners on their CPUs, a vfork
+ * parent's child), the fd and cwd links the wait-file lookup followed, the memory strings it
+ * read (DIR/cgwatch/mem/TID-ADDR), the time references (DIR/cgwatch/clocks: the reader's clock
+ * and each CPU's offset from it, at the end of the scan) and what could not be read, and why
+ * (DIR/cgwatch/unreadable). DIR is made 0700, files 0600, every step relative to an open
+ * directory, never following a symlink. A replay reads the clocks back (capture_replay_load). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+struct cgw_capture {
+	char *dir;
+	int dfd;
+	struct cap_clocks *clocks;        /* the time references, set by capture_mark */
+	unsigned timeout_ms;
+};
+
+int capture_open(const char *dir, unsigned timeout_ms, struct cgw_capture **out, char *msg,
+                 size_t cap)
+{
+	*out = NULL;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		snprintf(msg, cap, "--capture %s: cannot create it: %s", cesc(dir), strerror(errno));
+		return -errno;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		int e = errno;
+		snprintf(msg, cap, "--capture %s: %s", cesc(dir), e == ELOOP || e == ENOTDIR ?
+		         "not a directory (a symlink is not followed)" : strerror(e));
+		return -e;
+	}
+	int dup_fd = dup(dfd);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		int e = errno;
+		if (dup_fd >= 0)
+			close(dup_fd);
+		close(dfd);
+		snprintf(msg, cap, "--capture %s: %s", cesc(dir), strerror(e));
+		return -e;
+	}
+	struct dirent *de;
+	bool empty = true;
+	while (empty && (de = readdir(d)))
+		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+	closedir(d);
+	if (!empty) {
+		close(dfd);
+		snprintf(msg, cap, "--capture %s: not empty: a capture goes into a new or empty "
+		         "directory", cesc(dir));
+		return -EEXIST;
+	}
+	if (fchmod(dfd, 0700) < 0) {
+		int e = errno;
+		close(dfd);
+		snprintf(msg, cap, "--capture %s: %s", cesc(dir), strerror(e));
+		return -e;
+	}
+	struct cgw_capture *c = try_calloc(1, sizeof(*c));
+	if (!c || !(c->dir = try_strdup(dir)) || !(c->clocks = try_calloc(1, sizeof(*c->clocks)))) {
+		if (c)
+			free(c->dir);
+		free(c);
+		close(dfd);
+		snprintf(msg, cap, "--capture %s: %s", cesc(dir), strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	c->dfd = dfd;
+	c->timeout_ms = timeout_ms;
+	*out = c;
+	record_start();
+	return 0;
+}
+
+void capture_mark(struct cgw_capture *c, const struct cgw_scan *s)
+{
+	double ref = mono_ms();
+	struct cap_clocks *k = c->clocks;
+	k->reader_ms = s->now_ms + (ref - s->now_mono_ms);
+	if (s->uptime_s > 0) {
+		k->have_uptime = true;
+		k->uptime_s = s->uptime_s + (ref - s->uptime_mono_ms) / 1000.0;
+	}
+	k->n = 0;
+	for (size_t i = 0; i < s->nclocks && k->n < CAP_MAX_CLOCKS; i++) {
+		double ms;
+		if (cpuclock_at(s->clocks, s->nclocks, s->clocks[i].cpu, ref, &ms))
+			k->cpu[k->n++] = (struct cap_clock){ s->clocks[i].cpu, ms - k->reader_ms,
+			                                     BOUND_EXACT };
+	}
+	/* CPUs it could not hop onto: the floor a runnable task there gave (a lower bound) */
+	for (int cpu = 0; s->rq_latest && cpu < CGW_MAX_CPUS && k->n < CAP_MAX_CLOCKS; cpu++) {
+		const struct cgw_rq_floor *f = &s->rq_latest[cpu];
+		double ms;
+		if (f->exec_start_ms <= 0 || cpuclock_at(s->clocks, s->nclocks, cpu, ref, &ms))
+			continue;
+		k->cpu[k->n++] = (struct cap_clock){ cpu, f->exec_start_ms - k->reader_ms, BOUND_LOWER };
+	}
+}
+
+/* ---- which threads the findings need ---- */
+
+struct keep { int tgid, tid; };
+struct keepset { struct keep *v; size_t n, cap; bool nomem; };
+
+static void keep_add(struct keepset *k, int tgid, int tid)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].tid == tid && k->v[i].tgid == tgid)
+			return;
+	if (grow((void **)&k->v, &k->cap, k->n, 16, sizeof(*k->v)) < 0) {
+		k->nomem = true;
+		return;
+	}
+	k->v[k->n++] = (struct keep){ tgid, tid };
+}
+
+static void keep_task(struct keepset *k, const struct cgw_scan *s, size_t idx)
+{
+	if (idx >= s->n)
+		return;
+	const struct cgw_task *t = &s->t[idx];
+	keep_add(k, t->tgid, t->tid);
+	if (t->vfork_child > 0)
+		keep_add(k, t->vfork_child, t->vfork_child);   /* a process: its own leader */
+}
+
+static void keep_findings(struct keepset *k, const struct cgw_report *r)
+{
+	const struct cgw_scan *s = r->scan;
+	for (size_t f = 0; f < r->nf; f++) {
+		const struct cgw_finding *fd = &r->f[f];
+		struct cgw_cpus cpus = fd->cpus;
+		for (size_t i = 0; i < fd->ntasks; i++) {
+			keep_task(k, s, fd->tasks[i]);
+			if (fd->tasks[i] < s->n && s->t[fd->tasks[i]].cpu >= 0 &&
+			    s->t[fd->tasks[i]].cpu < CGW_MAX_CPUS)
+				cpus_set(&cpus, (unsigned)s->t[fd->tasks[i]].cpu);
+		}
+		for (size_t i = 0; i < fd->nchain; i++)
+			keep_task(k, s, fd->chain[i]);
+		/* the runners starvation evidence names: those on the finding's CPUs */
+		for (size_t i = 0; i < s->nrunners; i++)
+			if (s->runners[i].cpu >= 0 && s->runners[i].cpu < CGW_MAX_CPUS &&
+			    cpus_test(&cpus, (unsigned)s->runners[i].cpu))
+				keep_add(k, s->runners[i].tgid, s->runners[i].tid);
+	}
+}
+
+/* "proc/TGID/task/TID/..." -> both; "proc/TGID/..." -> tgid, tid -1; else false. */
+static bool proc_ids(const char *p, int *tgid, int *tid)
+{
+	if (strncmp(p, "proc/", 5) != 0 || p[5] < '0' || p[5] > '9')
+		return false;
+	char *end;
+	*tgid = (int)strtol(p + 5, &end, 10);
+	*tid = -1;
+	if (strncmp(end, "/task/", 6) == 0 && end[6] >= '0' && end[6] <= '9')
+		*tid = (int)strtol(end + 6, &end, 10);
+	return true;
+}
+
+static bool mem_tid(const char *p, int *tid)
+{
+	if (strncmp(p, "cgwatch/mem/", 12) != 0)
+		return false;
+	*tid = atoi(p + 12);
+	return true;
+}
+
+bool capture_keeps(const struct keepset *k, const char *path)
+{
+	int tgid, tid;
+	if (mem_tid(path, &tid)) {
+		for (size_t i = 0; i < k->n; i++)
+			if (k->v[i].tid == tid)
+				return true;
+		return false;
+	}
+	if (!proc_ids(path, &tgid, &tid))
+		return true;                  /* a host file */
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].tgid == tgid && (tid < 0 || k->v[i].tid == tid))
+			return true;
+	return false;
+}
+
+/* ---- the tree ---- */
+
+/* A safe tree path: relative, its components neither empty, "." nor "..", under one of the
+ * tree's top directories. */
+static bool tree_path_ok(const char *p)
+{
+	static const char *const tops[] = { "proc/", "sys/", "dev/", "cgwatch/" };
+	bool top = false;
+	for (size_t i = 0; i < 4 && !top; i++)
+		top = strncmp(p, tops[i], strlen(tops[i])) == 0;
+	if (!top)
+		return false;
+	for (const char *c = p; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		c += n;
+		if (*c == '/' && *++c == '\0')
+			return false;
+	}
+	return true;
+}
+
+/* The directory holding path (created 0700 as needed, never through a symlink), opened; its
+ * last component in *name. Returns the fd or -errno. */
+static int parent_dir(int root, const char *path, const char **name)
+{
+	int fd = dup(root);
+	if (fd < 0)
+		return -errno;
+	const char *c = path;
+	for (;;) {
+		const char *slash = strchr(c, '/');
+		if (!slash) {
+			*name = c;
+			return fd;
+		}
+		char comp[256];
+		size_t n = (size_t)(slash - c);
+		if (n >= sizeof(comp)) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(comp, c, n);
+		comp[n] = '\0';
+		if (mkdirat(fd, comp, 0700) < 0 && errno != EEXIST) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		int next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		if (next < 0)
+			return -e;
+		fd = next;
+		c = slash + 1;
+	}
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, data, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int capture_put_file(int root, const char *path, const char *data, size_t len, bool link)
+{
+	if (!tree_path_ok(path))
+		return -EINVAL;
+	const char *name;
+	int dfd = parent_dir(root, path, &name);
+	if (dfd < 0)
+		return dfd;
+	int r = 0;
+	if (link) {
+		if (symlinkat(data, dfd, name) < 0)
+			r = -errno;
+	} else {
+		int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			r = -errno;
+		else {
+			r = write_all(fd, data, len);
+			if (close(fd) < 0 && r == 0)
+				r = -errno;
+		}
+	}
+	close(dfd);
+	return r;
+}
+
+/* Read path with the deadline when nothing recorded it yet: what the capture adds for the
+ * support engineer (load, pressure, the processes' files libproc2 reads), recorded as read. */
+static void context_read(const char *path, unsigned timeout_ms)
+{
+	char tp[4096];
+	if (!record_tree_path(path, tp, sizeof(tp)) || record_has(tp))
+		return;
+	char *buf = try_malloc(1 << 20);
+	if (buf)
+		dl_read_file(path, buf, 1 << 20, timeout_ms);   /* recorded by dl_read_file */
+	free(buf);
+}
+
+static void context_reads(const struct keepset *k, unsigned timeout_ms)
+{
+	static const char *const host[] = { "/proc/loadavg", "/proc/stat", "/proc/cgroups",
+		"/proc/meminfo", "/proc/pressure/cpu", "/proc/pressure/io", "/proc/pressure/memory",
+		"/proc/pressure/irq", "/proc/self/stat", "/proc/self/status", "/proc/self/cgroup",
+		"/sys/devices/system/cpu/present" };
+	for (size_t i = 0; i < sizeof(host) / sizeof(host[0]); i++)
+		context_read(host[i], timeout_ms);
+	static const char *const proc[] = { "stat", "status", "cgroup", "comm" };
+	char p[128];
+	for (size_t i = 0; i < k->n; i++) {
+		for (size_t j = 0; j < sizeof(proc) / sizeof(proc[0]); j++) {
+			snprintf(p, sizeof(p), "/proc/%d/%s", k->v[i].tgid, proc[j]);
+			context_read(p, timeout_ms);
+		}
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/comm", k->v[i].tgid, k->v[i].tid);
+		context_read(p, timeout_ms);
+	}
+}
+
+int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, size_t cap)
+{
+	struct keepset k = { 0 };
+	keep_findings(&k, r);
+	context_reads(&k, c->timeout_ms);
+	struct rec_entry *all = record_take();
+	struct strbuf un = { 0 };
+	int err = 0;
+	size_t files = 0;
+	for (struct rec_entry *e = all; e; e = e->next) {
+		if (!capture_keeps(&k, e->path))
+			continue;
+		if (e->err) {
+			unreadable_format(e->path, e->err, strerror(e->err), &un);
+			continue;
+		}
+		int w = capture_put_file(c->dfd, e->path, e->data, e->len, e->kind == REC_LINK);
+		if (w == -EEXIST || w == -EINVAL || w == -ENAMETOOLONG || w == -ENOTDIR) {
+			unreadable_format(e->path, -w, "not written into the tree", &un);
+			continue;
+		}
+		if (w < 0) {
+			err = w;
+			snprintf(msg, cap, "--capture %s: writing %s: %s", cesc(c->dir), cesc(e->path),
+			         strerror(-w));
+			break;
+		}
+		files++;
+	}
+	if (!err) {
+		struct strbuf ck = { 0 };
+		clocks_format(c->clocks, &ck);
+		if (ck.lost || un.lost)
+			err = -ENOMEM;
+		else if ((err = capture_put_file(c->dfd, "cgwatch/clocks", ck.s, ck.len, false)) == 0)
+			err = capture_put_file(c->dfd, "cgwatch/unreadable", un.s ? un.s : "", un.len,
+			                       false);
+		sb_free(&ck);
+		if (err)
+			snprintf(msg, cap, "--capture %s: %s", cesc(c->dir), strerror(-err));
+	}
+	if (!err && fsync(c->dfd) < 0)
+		err = -errno;
+	if (!err)
+		log_debug("capture %s: %zu files", cesc(c->dir), files);
+	sb_free(&un);
+	record_free(all);
+	free(k.v);
+	return err;
+}
+
+void capture_free(struct cgw_capture *c)
+{
+	if (!c)
+		return;
+	record_free(record_take());
+	close(c->dfd);
+	free(c->dir);
+	free(c->clocks);
+	free(c);
+}
+
+void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/cgwatch/clocks", root);
+	char *buf = try_malloc(256 * 1024);
+	struct cap_clocks *k = try_calloc(1, sizeof(*k));
+	if (!buf || !k) {
+		free(buf);
+		free(k);
+		return;
+	}
+	ssize_t n = dl_read_file(path, buf, 256 * 1024, timeout_ms);
+	int pe = n < 0 ? (int)n : parse_clocks(buf, k);
+	if (pe == 0) {
+		s->replay_clocks = k;
+		s->now_ms = k->reader_ms;     /* the reader's clock at the capture's reference */
+		if (k->have_uptime)
+			s->uptime_s = k->uptime_s;
+		k = NULL;
+	} else if (pe != -ENOENT) {
+		scan_unreadable(s, "cgwatch/clocks", "%s; the replay times every CPU on one clock",
+		                n < 0 ? strerror((int)-n) : "not a clocks file");
+	}
+	free(buf);
+	free(k);
+	free(s->replay_root);
+	s->replay_root = try_strdup(root);
+}
