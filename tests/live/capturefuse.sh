@@ -1,0 +1,32 @@
+#!/bin/bash
+# live-capturefuse: a task stuck on a FUSE mount that never answers (stat of a path under it).
+# `check --capture DIR` writes a tree that `check --root DIR` replays to the same findings
+# (id, cause "mount ...", severity, tasks, chain, cpus), the same exit code and every blocked
+# time within 0.1 s; the cause comes from the stat() path as the live run read it from the
+# task's memory (DIR/cgwatch/mem). The tree is 0700/0600; a second capture into the same
+# (non-empty) directory and --capture with --root are usage errors (exit 2), leaving it as is.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/capturelib.sh"
+live_init_fuse capturefuse jq timeout awk find stat
+live_fuse_child
+
+sleep 2
+CAP=$LIVE_TMP/cap
+capture_run "$CAP" --threshold 1
+[ "$LIVE_RC" = 1 ] || live_fail "live exit code $LIVE_RC, want 1: $(live_summary "$LIVE_TMP/live.json")"
+f=$(jq -c --argjson c "$CHILD" '[.findings[]? | select(.id == "fuse-wait" and (.tasks | index($c)))][0] // empty' "$LIVE_TMP/live.json")
+[ -n "$f" ] || live_fail "no live fuse-wait finding for $CHILD: $(live_summary "$LIVE_TMP/live.json")"
+[ "$(jq -r .cause <<<"$f")" = "mount $MNT" ] || live_fail "live cause $(jq -r .cause <<<"$f"), want mount $MNT"
+n=$(capture_compare)
+capture_modes "$CAP"
+[ -f "$CAP/proc/self/sched" ] && [ -f "$CAP/proc/$CHILD/task/$CHILD/stack" ] ||
+	live_fail "the tree lacks proc/self/sched or the child's stack: $(cd "$CAP" && find . | head -20 | tr '\n' ' ')"
+
+before=$(find "$CAP" | wc -l)
+live_cgwatch "$LIVE_TMP/again.json" "$LIVE_TMP/again.err" check --format json --capture "$CAP"
+[ "$CG_RC" = 2 ] || live_fail "a capture into a non-empty directory: exit $CG_RC, want 2"
+[ "$(find "$CAP" | wc -l)" = "$before" ] || live_fail "a refused capture changed the tree"
+live_cgwatch "$LIVE_TMP/both.json" "$LIVE_TMP/both.err" check --root "$CAP" --capture "$LIVE_TMP/cap2"
+[ "$CG_RC" = 2 ] || live_fail "--capture with --root: exit $CG_RC, want 2"
+[ ! -e "$LIVE_TMP/cap2" ] || live_fail "--capture with --root made $LIVE_TMP/cap2"
+live_pass "$n findings replayed alike, cause mount $MNT"
