@@ -541,9 +541,10 @@ int parse_clocks(const char *text, struct cap_clocks *out);
 bool clocks_cpu(const struct cap_clocks *c, int cpu, struct cgw_now *now);
 /* Append c as a clocks file parse_clocks reads back. */
 void clocks_format(const struct cap_clocks *c, struct strbuf *b);
-/* The REASON of an unreadable line for an errno: permission, timed-out, vanished, skipped,
- * failed. */
-const char *unreadable_reason(int err);
+/* The REASON of an unreadable line for an errno and tree path: permission, timed-out,
+ * vanished (a task's file), absent (another file), skipped (not tried: the scan's timeout
+ * budget, stuck readers, a stop), failed. */
+const char *unreadable_reason(int err, const char *path);
 /* Append one unreadable line for tree path (escaped: one token) and err, detail one line. */
 void unreadable_format(const char *path, int err, const char *detail, struct strbuf *b);
 /* Parse one unreadable line: reason (rcap), path unescaped (pcap; no NUL, not empty), *detail

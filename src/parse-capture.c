@@ -8,7 +8,8 @@
  *     cpu 3 -312.500000 exact       CPU 3's clock minus the reader's (ms): read there
  *     cpu 5 40.000000 lower         only a floor of it (a runnable task's exec_start)
  * unreadable: one line per file that could not be read, "REASON PATH DETAIL": REASON one of
- * permission, timed-out, vanished, skipped, failed; PATH the tree path with bytes at or below
+ * permission, timed-out, vanished (a task's file: the task exited), absent (a host file that
+ * does not exist here), skipped, failed; PATH the tree path with bytes at or below
  * space, DEL and above, and backslash as \xNN; DETAIL the rest of the line. */
 #include <errno.h>
 #include <stdio.h>
@@ -109,24 +110,26 @@ void clocks_format(const struct cap_clocks *c, struct strbuf *b)
 		          c->cpu[i].bound == BOUND_LOWER ? "lower" : "exact");
 }
 
-static const char *const reasons[] = { "permission", "timed-out", "vanished", "skipped",
-                                       "failed" };
+static const char *const reasons[] = { "permission", "timed-out", "vanished", "absent",
+                                       "skipped", "failed" };
 
-const char *unreadable_reason(int err)
+const char *unreadable_reason(int err, const char *path)
 {
+	bool task = (strncmp(path, "proc/", 5) == 0 && path[5] >= '0' && path[5] <= '9') ||
+	            strncmp(path, "cgwatch/mem/", 12) == 0;
 	switch (err) {
 	case EACCES: case EPERM: return reasons[0];
 	case ETIMEDOUT: return reasons[1];
-	case ENOENT: case ESRCH: return reasons[2];
-	case ETIME: case EBUSY: case ECANCELED: return reasons[3];
-	default: return reasons[4];
+	case ENOENT: case ESRCH: return task || err == ESRCH ? reasons[2] : reasons[3];
+	case ETIME: case EBUSY: case ECANCELED: return reasons[4];
+	default: return reasons[5];
 	}
 }
 
 void unreadable_format(const char *path, int err, const char *detail, struct strbuf *b)
 {
 	static const char hex[] = "0123456789abcdef";
-	sb_printf(b, "%s ", unreadable_reason(err));
+	sb_printf(b, "%s ", unreadable_reason(err, path));
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
 		if (*p <= ' ' || *p >= 0x7f || *p == '\\') {
 			char e[4] = { '\\', 'x', hex[*p >> 4], hex[*p & 15] };
