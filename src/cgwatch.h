@@ -837,7 +837,9 @@ ssize_t scan_pread(struct cgw_scan *s, const char *path, off_t off, char *buf, s
                    unsigned timeout_ms);
 /* The scheduler clock of cpu (se.exec_start's clock there) at CLOCK_MONOTONIC time
  * at_mono_ms: exact where the reader could run and read it, else a floor from the runnable
- * tasks seen there, else unknown. A replay takes the captured reader's clock as every CPU's. */
+ * tasks seen there, else unknown. A replay of a capture takes each CPU's from its clocks file
+ * (one it does not list: unknown, as it was live); a tree without one, the captured reader's
+ * clock as every CPU's. */
 struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
 /* Time every suspect on its own CPU's clock; drop those not past their threshold. */
 void detect_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o);

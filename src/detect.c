@@ -80,8 +80,9 @@ struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms
 	const struct cgw_rq_floor *f = cpu >= 0 && cpu < CGW_MAX_CPUS && s->rq_latest &&
 	                               s->rq_latest[cpu].exec_start_ms > 0 ? &s->rq_latest[cpu] : NULL;
 	struct cgw_now cap;
-	if (!s->live && s->replay_clocks && clocks_cpu(s->replay_clocks, cpu, &cap))
-		return cap;                   /* a capture's: that CPU's clock as it was */
+	if (!s->live && s->replay_clocks)  /* a capture's: that CPU's clock as the live run had */
+		return clocks_cpu(s->replay_clocks, cpu, &cap) ? cap :
+		       (struct cgw_now){ 0, BOUND_UNKNOWN };   /* it, or did not */
 	if (!s->live)                     /* a replay: the capture's clock */
 		return (struct cgw_now){ f && f->exec_start_ms > s->now_ms ? f->exec_start_ms :
 		                         s->now_ms, BOUND_EXACT };

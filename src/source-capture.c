@@ -298,34 +298,36 @@ int capture_put_file(int root, const char *path, const char *data, size_t len, b
 
 /* Read path with the deadline when nothing recorded it yet: what the capture adds for the
  * support engineer (load, pressure, the processes' files libproc2 reads), recorded as read. */
-static void context_read(const char *path, unsigned timeout_ms)
+static void context_read(const char *path, unsigned timeout_ms, int *timeouts)
 {
 	char tp[4096];
-	if (!record_tree_path(path, tp, sizeof(tp)) || record_has(tp))
+	if (*timeouts >= SCAN_MAX_TIMEOUTS || !record_tree_path(path, tp, sizeof(tp)) ||
+	    record_has(tp))
 		return;
 	char *buf = try_malloc(1 << 20);
-	if (buf)
-		dl_read_file(path, buf, 1 << 20, timeout_ms);   /* recorded by dl_read_file */
+	if (buf && dl_read_file(path, buf, 1 << 20, timeout_ms) == -ETIMEDOUT)
+		++*timeouts;                  /* recorded by dl_read_file, timeouts too */
 	free(buf);
 }
 
 static void context_reads(const struct keepset *k, unsigned timeout_ms)
 {
+	int timeouts = 0;                 /* a budget, as the scan's: then the rest is left out */
 	static const char *const host[] = { "/proc/loadavg", "/proc/stat", "/proc/cgroups",
 		"/proc/meminfo", "/proc/pressure/cpu", "/proc/pressure/io", "/proc/pressure/memory",
 		"/proc/pressure/irq", "/proc/self/stat", "/proc/self/status", "/proc/self/cgroup",
 		"/sys/devices/system/cpu/present" };
 	for (size_t i = 0; i < sizeof(host) / sizeof(host[0]); i++)
-		context_read(host[i], timeout_ms);
+		context_read(host[i], timeout_ms, &timeouts);
 	static const char *const proc[] = { "stat", "status", "cgroup", "comm" };
 	char p[128];
 	for (size_t i = 0; i < k->n; i++) {
 		for (size_t j = 0; j < sizeof(proc) / sizeof(proc[0]); j++) {
 			snprintf(p, sizeof(p), "/proc/%d/%s", k->v[i].tgid, proc[j]);
-			context_read(p, timeout_ms);
+			context_read(p, timeout_ms, &timeouts);
 		}
 		snprintf(p, sizeof(p), "/proc/%d/task/%d/comm", k->v[i].tgid, k->v[i].tid);
-		context_read(p, timeout_ms);
+		context_read(p, timeout_ms, &timeouts);
 	}
 }
 
