@@ -17,7 +17,7 @@ capture_run "$CAP" --threshold 1
 f=$(jq -c --argjson c "$CHILD" '[.findings[]? | select(.id == "fuse-wait" and (.tasks | index($c)))][0] // empty' "$LIVE_TMP/live.json")
 [ -n "$f" ] || live_fail "no live fuse-wait finding for $CHILD: $(live_summary "$LIVE_TMP/live.json")"
 [ "$(jq -r .cause <<<"$f")" = "mount $MNT" ] || live_fail "live cause $(jq -r .cause <<<"$f"), want mount $MNT"
-n=$(capture_compare)
+capture_compare
 capture_modes "$CAP"
 [ -f "$CAP/proc/self/sched" ] && [ -f "$CAP/proc/$CHILD/task/$CHILD/stack" ] ||
 	live_fail "the tree lacks proc/self/sched or the child's stack: $(cd "$CAP" && find . | head -20 | tr '\n' ' ')"
@@ -29,4 +29,4 @@ live_cgwatch "$LIVE_TMP/again.json" "$LIVE_TMP/again.err" check --format json --
 live_cgwatch "$LIVE_TMP/both.json" "$LIVE_TMP/both.err" check --root "$CAP" --capture "$LIVE_TMP/cap2"
 [ "$CG_RC" = 2 ] || live_fail "--capture with --root: exit $CG_RC, want 2"
 [ ! -e "$LIVE_TMP/cap2" ] || live_fail "--capture with --root made $LIVE_TMP/cap2"
-live_pass "$n findings replayed alike, cause mount $MNT"
+live_pass "$NCMP findings replayed alike, cause mount $MNT"

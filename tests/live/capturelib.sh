@@ -18,7 +18,7 @@ capture_run() {
 
 # capture_compare: the replay agrees with the live report on every finding (id, cause,
 # severity, tasks, chain, cpus), on the exit code, and on every finding task's blocked_s and
-# blocked_bound (within 0.1 s). Prints the number of findings compared.
+# blocked_bound (within 0.1 s). Sets NCMP to the number of findings compared.
 capture_compare() {
 	local key='[.findings[]? | {id, cause, severity, tasks, chain, cpus}] | sort_by(.id, .cause, .tasks)'
 	local a b
@@ -32,7 +32,7 @@ capture_compare() {
 			$a[$i].blocked_bound == $b[$i].blocked_bound and
 			(($a[$i].blocked_s - $b[$i].blocked_s) | fabs) <= 0.1001))' >/dev/null ||
 		live_fail "task times differ: live $(head -c 600 <<<"$a") replay $(head -c 600 <<<"$b")"
-	jq '[.findings[]?] | length' "$LIVE_TMP/live.json"
+	NCMP=$(jq '[.findings[]?] | length' "$LIVE_TMP/live.json")
 }
 
 # capture_modes DIR: every directory of the tree 0700, every file 0600, nothing else but the
