@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,7 +18,7 @@
 
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rec_entry *rec_head[REC_BUCKETS];
-static bool rec_on;
+static atomic_bool rec_on;
 static _Thread_local bool rec_muted;
 
 static unsigned rec_hash(const char *s)
