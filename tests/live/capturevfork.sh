@@ -1,0 +1,36 @@
+#!/bin/bash
+# live-capturevfork: a vfork parent waiting for its child (vfork-wait, info). The capture
+# keeps the child the finding links (its stat: the replay finds it as the parent's newest
+# child), so `check --root` on it gives the same findings, times within 0.1 s and the same
+# vfork_child.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/capturelib.sh"
+live_init capturevfork
+live_require_root
+live_require_tools jq timeout awk find stat
+live_require_helpers vforkhold
+live_require_binary
+live_mktemp
+
+live_on_exit 'live_kill_task "$CHILD"'
+live_on_exit 'live_kill_wait "$HELPER"'
+"$LIVE_BIN/vforkhold" 30 >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
+HELPER=$!
+both() { grep -q '^parent ' "$LIVE_TMP/helper.out" && grep -q '^child ' "$LIVE_TMP/helper.out"; }
+live_wait_for 5 both || live_fail "setup: helper output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+PARENT=$(awk '/^parent /{print $2}' "$LIVE_TMP/helper.out")
+CHILD=$(awk '/^child /{print $2}' "$LIVE_TMP/helper.out")
+in_vfork() { [ "$(live_task_state "$PARENT")" = D ] && grep -q kernel_clone "/proc/$PARENT/stack"; }
+live_wait_for 3 in_vfork || live_fail "setup: parent $PARENT not in D with kernel_clone"
+
+sleep 2
+CAP=$LIVE_TMP/cap
+capture_run "$CAP" --threshold 1
+vc() { jq -r --argjson t "$PARENT" '[.tasks[]? | select(.tid == $t) | .vfork_child][0] // "none"' "$1"; }
+[ "$(vc "$LIVE_TMP/live.json")" = "$CHILD" ] ||
+	live_fail "live: parent $PARENT vfork_child $(vc "$LIVE_TMP/live.json"), want $CHILD: $(live_summary "$LIVE_TMP/live.json")"
+capture_compare
+capture_modes "$CAP"
+[ "$(vc "$LIVE_TMP/replay.json")" = "$CHILD" ] ||
+	live_fail "replay: parent $PARENT vfork_child $(vc "$LIVE_TMP/replay.json"), want $CHILD"
+live_pass "$NCMP findings replayed alike, vfork child $CHILD"
