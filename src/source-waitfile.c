@@ -5,7 +5,9 @@
  * lock), made absolute against the directory fd or the cwd, then the longest mount point
  * above it in the mountinfo of the task's mount namespace: the host snapshot's when it is
  * cgwatch's own, else read once per namespace and scan when first needed. A replay (--root)
- * reads the tree's syscall file, fd links and proc/self/mountinfo, never memory. */
+ * reads the tree's syscall file, fd links and mountinfo (the task's, which a capture holds
+ * when its namespace is not cgwatch's, else proc/self/mountinfo), and a capture's memory
+ * strings (cgwatch/mem), never memory. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -92,31 +94,41 @@ static const char *task_mountinfo(struct cgw_scan *s, const struct cgw_task *t,
                                   unsigned timeout_ms)
 {
 	char key[64] = "", p[96];
+	snprintf(p, sizeof(p), "/proc/%d/task/%d/mountinfo", t->tgid, t->tid);
 	if (s->live) {
-		snprintf(p, sizeof(p), "/proc/%d/task/%d/ns/mnt", t->tgid, t->tid);
-		ssize_t n = readlink(p, key, sizeof(key) - 1);
+		char ns[96];
+		snprintf(ns, sizeof(ns), "/proc/%d/task/%d/ns/mnt", t->tgid, t->tid);
+		ssize_t n = readlink(ns, key, sizeof(key) - 1);
 		if (n <= 0)
 			return NULL;              /* gone, or not ours to see */
 		key[n] = '\0';
+		if (strcmp(key, s->mntns_self) == 0)
+			return s->mountinfo;      /* cgwatch's own: the host snapshot's */
+	} else {
+		/* a capture holds the mountinfo of a task in a namespace of its own; else the
+		 * tree's proc/self/mountinfo stands for the host's */
+		snprintf(key, sizeof(key), "task %d", t->tid);
 	}
-	if (!s->live || strcmp(key, s->mntns_self) == 0)
-		return s->mountinfo;          /* cgwatch's own: the host snapshot's */
 	for (size_t i = 0; i < s->nmntns; i++)
-		if (strcmp(s->mntns[i].ns, key) == 0)
+		if (strcmp(s->mntns[i].ns, key) == 0) {
+			if (s->mntns[i].text && record_active())   /* what this task's lookup used */
+				record_put(p + 1, REC_FILE, s->mntns[i].text,
+				           (ssize_t)strlen(s->mntns[i].text));
 			return s->mntns[i].text;
+		}
 	if (s->nmntns == MNTNS_MAX)
 		return NULL;
 	if (!s->mntns && !(s->mntns = calloc(MNTNS_MAX, sizeof(*s->mntns)))) {
 		s->nomem = true;
 		return NULL;
 	}
-	if (s->live)
-		snprintf(p, sizeof(p), "/proc/%d/task/%d/mountinfo", t->tgid, t->tid);
-	else
-		snprintf(p, sizeof(p), "/proc/self/mountinfo");
 	struct cgw_mntns *m = &s->mntns[s->nmntns++];
 	snprintf(m->ns, sizeof(m->ns), "%s", key);
 	m->text = read_grow(s, p, timeout_ms);     /* NULL too is kept: not read again */
+	if (!s->live && !m->text) {
+		s->nmntns--;                  /* not in the tree: the host's */
+		return s->mountinfo;
+	}
 	return m->text;
 }
 

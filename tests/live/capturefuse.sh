@@ -3,12 +3,27 @@
 # `check --capture DIR` writes a tree that `check --root DIR` replays to the same findings
 # (id, cause "mount ...", severity, tasks, chain, cpus), the same exit code and every blocked
 # time within 0.1 s; the cause comes from the stat() path as the live run read it from the
-# task's memory (DIR/cgwatch/mem). The tree is 0700/0600; a second capture into the same
-# (non-empty) directory and --capture with --root are usage errors (exit 2), leaving it as is.
+# task's memory (DIR/cgwatch/mem); a second task, in a mount namespace of its own, keeps its
+# cause through its own mountinfo in the tree. The tree is 0700/0600; a second capture into
+# the same (non-empty) directory and --capture with --root are usage errors (exit 2), leaving
+# it as is.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/capturelib.sh"
-live_init_fuse capturefuse jq timeout awk find stat
+live_init_fuse capturefuse jq timeout awk find stat unshare
 live_fuse_child
+# a second one in a mount namespace of its own (a container's, a service's PrivateTmp=): its
+# mount is only in its own mountinfo, which the capture keeps for the replay
+NSMNT=$LIVE_TMP/ns-mnt
+mkdir "$NSMNT" || live_fail "setup: mkdir $NSMNT"
+live_on_exit 'live_kill_task "$NSCHILD"'
+live_on_exit 'live_kill_wait "$NSHELPER"'
+unshare -m --propagation private "$LIVE_BIN/fusehold" "$NSMNT" --child >"$LIVE_TMP/ns.out" 2>"$LIVE_TMP/ns.err" 3>&- &
+NSHELPER=$!
+ns_line() { grep -q '^child ' "$LIVE_TMP/ns.out"; }
+live_wait_for 5 ns_line || live_fail "setup: fusehold in its own namespace: $(cat "$LIVE_TMP/ns.out" "$LIVE_TMP/ns.err")"
+read -r _ NSCHILD _ < <(grep '^child ' "$LIVE_TMP/ns.out")
+ns_wait() { [ "$(live_task_state "$NSCHILD")" = D ] && grep -q fuse_get_req "/proc/$NSCHILD/stack"; }
+live_wait_for 5 ns_wait || live_fail "setup: child $NSCHILD not in D in fuse_get_req"
 
 sleep 2
 CAP=$LIVE_TMP/cap
@@ -17,6 +32,8 @@ capture_run "$CAP" --threshold 1
 f=$(jq -c --argjson c "$CHILD" '[.findings[]? | select(.id == "fuse-wait" and (.tasks | index($c)))][0] // empty' "$LIVE_TMP/live.json")
 [ -n "$f" ] || live_fail "no live fuse-wait finding for $CHILD: $(live_summary "$LIVE_TMP/live.json")"
 [ "$(jq -r .cause <<<"$f")" = "mount $MNT" ] || live_fail "live cause $(jq -r .cause <<<"$f"), want mount $MNT"
+nsf=$(jq -r --argjson c "$NSCHILD" '[.findings[]? | select(.tasks | index($c)) | .cause][0] // "none"' "$LIVE_TMP/live.json")
+[ "$nsf" = "mount $NSMNT" ] || live_fail "live cause of $NSCHILD (own namespace): $nsf, want mount $NSMNT"
 capture_compare
 capture_modes "$CAP"
 [ -f "$CAP/proc/self/sched" ] && [ -f "$CAP/proc/$CHILD/task/$CHILD/stack" ] ||
@@ -29,4 +46,4 @@ live_cgwatch "$LIVE_TMP/again.json" "$LIVE_TMP/again.err" check --format json --
 live_cgwatch "$LIVE_TMP/both.json" "$LIVE_TMP/both.err" check --root "$CAP" --capture "$LIVE_TMP/cap2"
 [ "$CG_RC" = 2 ] || live_fail "--capture with --root: exit $CG_RC, want 2"
 [ ! -e "$LIVE_TMP/cap2" ] || live_fail "--capture with --root made $LIVE_TMP/cap2"
-live_pass "$NCMP findings replayed alike, cause mount $MNT"
+live_pass "$NCMP findings replayed alike, causes mount $MNT and (own namespace) mount $NSMNT"
