@@ -752,8 +752,9 @@ void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
 /* ---- source-capture.c: check --capture DIR, the tree a replay reads ---- */
 
 struct cgw_capture;
-/* Make DIR (0700; an existing one must be an empty directory, not a symlink) and start
- * recording (record.c). Returns 0 with *out, or -errno with a message for the user in msg. */
+/* Make DIR (0700; an existing one must be an empty directory of ours, not a symlink) and
+ * start recording (record.c). Returns 0 with *out, or -errno (-EEXIST not empty, -ELOOP or
+ * -ENOTDIR not a directory, -EPERM another user's) with a message for the user in msg. */
 int capture_open(const char *dir, unsigned timeout_ms, struct cgw_capture **out, char *msg,
                  size_t cap);
 /* The capture's reference moment, right after the scan: the reader's clock, the uptime and

@@ -143,7 +143,8 @@ static int cmd_check(int argc, char **argv)
 		int e = capture_open(capdir, timeout_ms, &capture, msg, sizeof(msg));
 		if (e < 0) {
 			log_warnx("%s", msg);
-			rc = e == -EEXIST || e == -ENOTDIR || e == -ELOOP ? EXIT_USAGE : EXIT_UNREADABLE;
+			rc = e == -EEXIST || e == -ENOTDIR || e == -ELOOP || e == -EPERM ? EXIT_USAGE :
+			     EXIT_UNREADABLE;
 			goto out;
 		}
 	}

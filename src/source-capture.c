@@ -60,6 +60,13 @@ int capture_open(const char *dir, unsigned timeout_ms, struct cgw_capture **out,
 		         "directory", cesc(dir));
 		return -EEXIST;
 	}
+	struct stat st;
+	if (fstat(dfd, &st) == 0 && st.st_uid != geteuid()) {
+		close(dfd);
+		snprintf(msg, cap, "--capture %s: owned by uid %u, not by us: another user could read "
+		         "the capture", cesc(dir), (unsigned)st.st_uid);
+		return -EPERM;
+	}
 	if (fchmod(dfd, 0700) < 0) {
 		int e = errno;
 		close(dfd);
@@ -331,12 +338,37 @@ static void context_reads(const struct keepset *k, unsigned timeout_ms)
 	}
 }
 
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct rec_entry *const *)a)->path, (*(struct rec_entry *const *)b)->path);
+}
+
+/* The list sorted by path (the unreadable lines in a stable order); unsorted without memory. */
+static struct rec_entry *entries_sorted(struct rec_entry *list)
+{
+	size_t n = 0;
+	for (struct rec_entry *e = list; e; e = e->next)
+		n++;
+	struct rec_entry **v = n ? try_reallocarray(NULL, n, sizeof(*v)) : NULL;
+	if (!v)
+		return list;
+	n = 0;
+	for (struct rec_entry *e = list; e; e = e->next)
+		v[n++] = e;
+	qsort(v, n, sizeof(*v), entry_cmp);
+	for (size_t i = 0; i < n; i++)
+		v[i]->next = i + 1 < n ? v[i + 1] : NULL;
+	list = v[0];
+	free(v);
+	return list;
+}
+
 int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, size_t cap)
 {
 	struct keepset k = { 0 };
 	keep_findings(&k, r);
 	context_reads(&k, c->timeout_ms);
-	struct rec_entry *all = record_take();
+	struct rec_entry *all = entries_sorted(record_take());
 	struct strbuf un = { 0 };
 	int err = 0;
 	size_t files = 0;

@@ -239,6 +239,13 @@ static void test_open_refuses(void **state)
 	snprintf(p, sizeof(p), "%s/link", tmpdir);
 	assert_int_equal(symlink("/tmp", p), 0);
 	assert_true(capture_open(p, 1000, &c, msg, sizeof(msg)) < 0);          /* a symlink */
+	snprintf(p, sizeof(p), "%s/theirs", tmpdir);        /* empty, but another user's */
+	assert_int_equal(mkdir(p, 0755), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(p, 65534, 65534), 0);
+		assert_int_equal(capture_open(p, 1000, &c, msg, sizeof(msg)), -EPERM);
+		assert_null(c);
+	}
 	snprintf(p, sizeof(p), "%s/new", tmpdir);
 	assert_int_equal(capture_open(p, 1000, &c, msg, sizeof(msg)), 0);
 	struct stat st;
