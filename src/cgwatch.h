@@ -771,9 +771,6 @@ void capture_free(struct cgw_capture *c);
  * paths outside proc/, sys/, dev/, cgwatch/ or with "", ".", ".." components refused
  * (-EINVAL). Returns 0 or -errno. */
 int capture_put_file(int root, const char *path, const char *data, size_t len, bool link);
-struct keepset;
-/* Does the keep set k hold tree path's task (a host file is always kept)? */
-bool capture_keeps(const struct keepset *k, const char *path);
 /* A replay of root: its cgwatch/clocks (when there) into s->replay_clocks, with s->now_ms and
  * s->uptime_s from it; an unreadable or unparsable one named (scan_unreadable). */
 void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms);

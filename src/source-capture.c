@@ -185,7 +185,8 @@ static bool mem_tid(const char *p, int *tid)
 	return true;
 }
 
-bool capture_keeps(const struct keepset *k, const char *path)
+/* Does k hold tree path's task (a host file is always kept)? */
+static bool capture_keeps(const struct keepset *k, const char *path)
 {
 	int tgid, tid;
 	if (mem_tid(path, &tid)) {
