@@ -525,20 +525,31 @@ const char *policy_name(unsigned p);
 /* ---- parse-capture.c: a capture's own files, DIR/cgwatch/{clocks,unreadable} (pure) ---- */
 
 #define CAP_MAX_CLOCKS 1024           /* CPUs a clocks file lists at most */
+#define CAP_MAX_SUSPECTS 4096         /* suspects it lists at most (more: none listed) */
 struct cap_clock { int cpu; double offset_ms; enum cgw_bound bound; };
-/* The time references of a live run: the reader's clock at the capture's reference moment,
- * the uptime then, and each CPU's clock as an offset from the reader's (exact or a floor). */
+struct cap_suspect { int tid; unsigned long long start_ticks; };
+/* What a live run measured that a snapshot cannot show: the reader's clock at the capture's
+ * reference moment, the uptime then, each CPU's clock as an offset from the reader's (exact
+ * or a floor), and the threads still stuck at its second look (a snapshot cannot look twice:
+ * a thread that ran between the looks would replay as stuck). */
 struct cap_clocks {
 	double reader_ms;
 	bool have_uptime; double uptime_s;
 	struct cap_clock cpu[CAP_MAX_CLOCKS]; size_t n;
+	bool have_suspects;               /* the list below is the live verdict */
+	struct cap_suspect sus[CAP_MAX_SUSPECTS]; size_t nsus;
 };
 /* Parse a clocks file (header "cgwatch-clocks 1", one reader line, at most one uptime line,
- * cpu lines each CPU once; '#' lines and blank lines skipped; numbers as parse_decimal reads
- * them, within a century). Returns 0, -EINVAL or -ERANGE (more than CAP_MAX_CLOCKS CPUs). */
+ * cpu lines each CPU once, at most one "suspects N" line followed by N "suspect TID START"
+ * lines; '#' lines and blank lines skipped; numbers as parse_decimal reads them, within a
+ * century). Returns 0, -EINVAL or -ERANGE (more than CAP_MAX_CLOCKS CPUs or
+ * CAP_MAX_SUSPECTS suspects). */
 int parse_clocks(const char *text, struct cap_clocks *out);
 /* cpu's clock ("now") from c into *now; false when c does not list cpu. */
 bool clocks_cpu(const struct cap_clocks *c, int cpu, struct cgw_now *now);
+/* Was (tid, start_ticks) still stuck at the live run's second look? True when c lists no
+ * verdict. */
+bool clocks_suspect(const struct cap_clocks *c, int tid, unsigned long long start_ticks);
 /* Append c as a clocks file parse_clocks reads back. */
 void clocks_format(const struct cap_clocks *c, struct strbuf *b);
 /* The REASON of an unreadable line for an errno and tree path: permission, timed-out,
@@ -847,6 +858,9 @@ void detect_recheck(struct cgw_scan *s, enum cgw_suspect which);
 /* Keep a starved suspect only if it still has not run a moment later, and measure the share
  * of its CPU every runner there took (live only). */
 void detect_confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o);
+/* A replay of a capture: drop the suspects the live run's second look did not keep (its
+ * clocks file lists them); nothing without such a list. */
+void detect_replay_verdict(struct cgw_scan *s);
 /* The judge of the walk: time a D or R thread and keep it as a task when it is a suspect. */
 struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o,
                                const struct cgw_sighting *g);

@@ -341,6 +341,16 @@ static void relook_runners(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	}
 }
 
+void detect_replay_verdict(struct cgw_scan *s)
+{
+	if (s->live || !s->replay_clocks)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		if (!clocks_suspect(s->replay_clocks, s->t[i].tid, s->t[i].start_ticks))
+			s->t[i].gone = true;
+	drop_gone(s);
+}
+
 int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	uint64_t t0 = now_usec();
@@ -371,6 +381,7 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	if ((r = scan_suspects(s, o)) < 0)
 		return r;
 	detect_recheck(s, SUSPECT_NONE);
+	detect_replay_verdict(s);
 	s->scan_usec = now_usec() - t0;
 	if (s->nomem) {
 		snprintf(s->fatal, sizeof(s->fatal), "out of memory reading the suspects: the scan "

@@ -41,6 +41,7 @@ int parse_clocks(const char *text, struct cap_clocks *out)
 	if (strncmp(p, "cgwatch-clocks 1", 16) != 0 || !line_end(p + 16))
 		return -EINVAL;
 	bool reader = false;
+	size_t want = 0;                  /* suspect lines the suspects line announced */
 	for (p = strchr(p, '\n'); p && *++p; p = strchr(p, '\n')) {
 		const char *l = p;
 		if (*l == '\n')
@@ -83,11 +84,31 @@ int parse_clocks(const char *text, struct cap_clocks *out)
 			if (out->n == CAP_MAX_CLOCKS)
 				return -ERANGE;
 			out->cpu[out->n++] = (struct cap_clock){ (int)cpu, off, b };
+		} else if (strncmp(l, "suspects ", 9) == 0) {
+			uint64_t n;
+			l = skip_sp(l + 9);
+			if (out->have_suspects || parse_count(&l, UINT64_MAX, &n) < 0 || !line_end(l))
+				return -EINVAL;
+			if (n > CAP_MAX_SUSPECTS)
+				return -ERANGE;
+			out->have_suspects = true;
+			want = (size_t)n;
+		} else if (strncmp(l, "suspect ", 8) == 0) {
+			uint64_t tid, start;
+			l = skip_sp(l + 8);
+			if (!out->have_suspects || out->nsus == want ||
+			    parse_count(&l, 0x7fffffff, &tid) < 0 || tid == 0 ||
+			    (*l != ' ' && *l != '\t'))
+				return -EINVAL;
+			l = skip_sp(l);
+			if (parse_count(&l, UINT64_MAX, &start) < 0 || !line_end(l))
+				return -EINVAL;
+			out->sus[out->nsus++] = (struct cap_suspect){ (int)tid, start };
 		} else if (*l != '#') {
 			return -EINVAL;
 		}
 	}
-	return reader ? 0 : -EINVAL;
+	return reader && out->nsus == want ? 0 : -EINVAL;
 }
 
 bool clocks_cpu(const struct cap_clocks *c, int cpu, struct cgw_now *now)
@@ -108,6 +129,20 @@ void clocks_format(const struct cap_clocks *c, struct strbuf *b)
 	for (size_t i = 0; i < c->n; i++)
 		sb_printf(b, "cpu %d %.6f %s\n", c->cpu[i].cpu, c->cpu[i].offset_ms,
 		          c->cpu[i].bound == BOUND_LOWER ? "lower" : "exact");
+	if (c->have_suspects)
+		sb_printf(b, "suspects %zu\n", c->nsus);
+	for (size_t i = 0; i < c->nsus; i++)
+		sb_printf(b, "suspect %d %llu\n", c->sus[i].tid, c->sus[i].start_ticks);
+}
+
+bool clocks_suspect(const struct cap_clocks *c, int tid, unsigned long long start_ticks)
+{
+	if (!c->have_suspects)
+		return true;
+	for (size_t i = 0; i < c->nsus; i++)
+		if (c->sus[i].tid == tid && c->sus[i].start_ticks == start_ticks)
+			return true;
+	return false;
 }
 
 static const char *const reasons[] = { "permission", "timed-out", "vanished", "absent",

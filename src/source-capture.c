@@ -105,6 +105,11 @@ void capture_mark(struct cgw_capture *c, const struct cgw_scan *s)
 			k->cpu[k->n++] = (struct cap_clock){ s->clocks[i].cpu, ms - k->reader_ms,
 			                                     BOUND_EXACT };
 	}
+	/* the live verdict of the second look, which a snapshot cannot repeat */
+	k->have_suspects = s->n <= CAP_MAX_SUSPECTS;
+	k->nsus = 0;
+	for (size_t i = 0; k->have_suspects && i < s->n; i++)
+		k->sus[k->nsus++] = (struct cap_suspect){ s->t[i].tid, s->t[i].start_ticks };
 	/* CPUs it could not hop onto: the floor a runnable task there gave (a lower bound) */
 	for (int cpu = 0; s->rq_latest && cpu < CGW_MAX_CPUS && k->n < CAP_MAX_CLOCKS; cpu++) {
 		const struct cgw_rq_floor *f = &s->rq_latest[cpu];

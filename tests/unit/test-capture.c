@@ -53,6 +53,14 @@ static void test_clocks_bad(void **state)
 		"cgwatch-clocks 1\nreader 5\ncpu -1 3 exact\n",
 		"cgwatch-clocks 1\nreader 5\nuptime 1\nuptime 2\n",
 		"cgwatch-clocks 1\nreader 5\nwhat 1\n",
+		"cgwatch-clocks 1\nreader 5\nsuspect 7 100\n",                 /* no count */
+		"cgwatch-clocks 1\nreader 5\nsuspects 2\nsuspect 7 100\n",     /* one short */
+		"cgwatch-clocks 1\nreader 5\nsuspects 1\nsuspect 7 100\nsuspect 8 1\n",
+		"cgwatch-clocks 1\nreader 5\nsuspects 1\nsuspects 1\nsuspect 7 100\n",
+		"cgwatch-clocks 1\nreader 5\nsuspects 1\nsuspect 0 100\n",
+		"cgwatch-clocks 1\nreader 5\nsuspects 1\nsuspect 7\n",
+		"cgwatch-clocks 1\nreader 5\nsuspects 1\nsuspect 7 -1\n",
+		"cgwatch-clocks 1\nreader 5\nsuspects 4097\n",
 	};
 	struct cap_clocks *c = xcalloc(1, sizeof(*c));
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -65,6 +73,42 @@ static void test_clocks_bad(void **state)
 	assert_int_equal(c->n, 1);
 	assert_false(c->have_uptime);
 	free(c);
+}
+
+/* The second look's verdict: listed in the clocks file, and a replay keeps only those. */
+static void test_replay_verdict(void **state)
+{
+	(void)state;
+	struct cap_clocks *a = xcalloc(1, sizeof(*a)), *b = xcalloc(1, sizeof(*b));
+	a->reader_ms = 5000;
+	a->have_suspects = true;
+	a->sus[a->nsus++] = (struct cap_suspect){ 21104, 77 };
+	struct strbuf sb = { 0 };
+	clocks_format(a, &sb);
+	assert_int_equal(parse_clocks(sb.s, b), 0);
+	assert_true(clocks_suspect(b, 21104, 77));
+	assert_false(clocks_suspect(b, 21104, 78));          /* a reused tid is another task */
+	assert_false(clocks_suspect(b, 20091, 77));
+	sb_free(&sb);
+	/* a replay of that capture: the runner the live second look dropped stays dropped */
+	struct unit_scan u;
+	us_init(&u);
+	us_task(&u, 21104, 21104, "kworker/1:1", 11, 30);
+	us_task(&u, 20091, 20091, "fuzz", 4, 30);
+	u.scan.t[0].start_ticks = u.scan.t[1].start_ticks = 77;
+	u.scan.replay_clocks = b;
+	detect_replay_verdict(&u.scan);
+	assert_int_equal(u.scan.n, 1);
+	assert_int_equal(u.scan.t[0].tid, 21104);
+	/* a live scan, or a replay without a verdict, keeps them all */
+	us_task(&u, 20091, 20091, "fuzz", 4, 30);
+	b->have_suspects = false;
+	detect_replay_verdict(&u.scan);
+	assert_int_equal(u.scan.n, 2);
+	u.scan.replay_clocks = NULL;
+	us_free(&u);
+	free(a);
+	free(b);
 }
 
 static void test_unreadable_lines(void **state)
@@ -301,6 +345,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clocks_roundtrip),
 		cmocka_unit_test(test_clocks_bad),
+		cmocka_unit_test(test_replay_verdict),
 		cmocka_unit_test(test_unreadable_lines),
 		cmocka_unit_test(test_recorder),
 		cmocka_unit_test(test_put_file),
