@@ -23,8 +23,7 @@ static int write_file(const char *path, const char *s)
 	return r < 0 ? -e : 0;
 }
 
-/* Enter new mount namespace; as non-root, through a user namespace mapping us to root. */
-static int new_mount_ns(void)
+int root_private_ns(void)
 {
 	if (unshare(CLONE_NEWNS) == 0)
 		return 0;
@@ -49,6 +48,11 @@ int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap)
 	char path[4096], buf[4096];
 	snprintf(path, sizeof(path), "%s/proc/self/sched", dir);
 	ssize_t r = dl_read_file(path, buf, sizeof(buf), timeout_ms);
+	if (r == -ENOTDIR) {                  /* a file: a bundle (source-archive.c)? */
+		int a = archive_root_enter(dir, timeout_ms, msg, cap);
+		if (a != -ENOTDIR)
+			return a;
+	}
 	if (r == -ETIMEDOUT) {
 		snprintf(msg, cap, "--root %s: reading %s timed out after %g s: the file system "
 		         "holding the tree does not answer", dir, path, timeout_ms / 1000.0);
@@ -62,7 +66,7 @@ int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap)
 	/* unshare() moves only this thread: the worker that ran the probe stays in the host's
 	 * namespace and would read the live /proc. Retire it; the next read starts a new one. */
 	dl_reset();
-	int e = new_mount_ns();
+	int e = root_private_ns();
 	if (e < 0) {
 		snprintf(msg, cap, "--root %s: cannot make a private mount namespace (%s): "
 		         "run as root, or allow unprivileged user namespaces", dir, strerror(-e));
