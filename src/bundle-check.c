@@ -49,6 +49,8 @@ int bundle_check_tree(const char *dir, const struct cgw_conf *conf,
 	unsigned timeout_ms = (unsigned)(conf->read_timeout_s * 1000);
 	if (root_enter(dir, timeout_ms, msg, cap) < 0)
 		return EXIT_UNREADABLE;
+	out->entered = true;
+	out->exit = EXIT_UNREADABLE;
 	struct cgw_scan scan = { 0 };
 	struct cgw_scan_opts so = {
 		.blocked_s = conf->blocked_warning_s,
@@ -90,8 +92,10 @@ int bundle_check_tree(const char *dir, const struct cgw_conf *conf,
 	report_free(&rep);
 	kmsg_free(&km);
 	scan_free(&scan);
-	if (rc)
+	if (rc) {
 		bundle_reports_free(out);
+		out->exit = EXIT_UNREADABLE;
+	}
 	return rc;
 }
 

@@ -1126,10 +1126,12 @@ struct bundle_reports {
 	char *text, *json; size_t text_len, json_len;
 	char host[128], kernel[128];
 	int exit;                         /* check's exit code */
+	bool entered;                     /* the tree was entered (its scan may still fail) */
 };
 /* Replay dir as `check --root dir` does (root_enter: this process stays in the private
- * mount namespace), with conf and sigs, and render both reports. Returns 0, or EXIT_USAGE /
- * EXIT_UNREADABLE with the reason in msg. */
+ * mount namespace), with conf and sigs, and render both reports. Returns 0, or
+ * EXIT_UNREADABLE with the reason in msg (out->entered: the tree was entered, but check
+ * would exit 3 on it). */
 int bundle_check_tree(const char *dir, const struct cgw_conf *conf,
                       const struct cgw_sigset *sigs, struct bundle_reports *out, char *msg,
                       size_t cap);

@@ -113,9 +113,11 @@ struct bw {
 static void write_fail(struct bw *b, const char *name)
 {
 	if (!b->err) {
-		b->err = EIO;
-		snprintf(b->why, sizeof(b->why), "writing %s: %s", cesc(name),
-		         archive_error_string(b->a) ? archive_error_string(b->a) : "failed");
+		int e = archive_errno(b->a);
+		b->err = e > 0 ? e : EIO;
+		snprintf(b->why, sizeof(b->why), "writing %s: %s%s%s", cesc(name),
+		         archive_error_string(b->a) ? archive_error_string(b->a) : "failed",
+		         e > 0 ? ": " : "", e > 0 ? strerror(e) : "");
 	}
 }
 
@@ -364,10 +366,16 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 	iso_time(now_epoch(), start, sizeof(start));
 	b.now = time(NULL);
 
+	/* a tree check would exit 3 on (its own clock unreadable, say) is still bundled, with
+	 * why in place of the reports */
 	struct bundle_reports rep;
 	int rc = bundle_check_tree(dir, conf, sigs, &rep, msg, cap);
-	if (rc)
+	if (rc && !rep.entered)
 		return rc;
+	char check_error[1024] = "";
+	if (rc)
+		snprintf(check_error, sizeof(check_error), "%s", msg);
+	rc = 0;
 
 	b.a = archive_write_new();
 	if (!b.a) {
@@ -401,8 +409,13 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 	if (archive_write_open_fd(b.a, fd) != ARCHIVE_OK)
 		write_fail(&b, name);
 
-	add_text(&b, "report.txt", rep.text, rep.text_len);
-	add_text(&b, "report.json", rep.json, rep.json_len);
+	if (check_error[0]) {
+		note(&b, false, "report.txt", 0, check_error);
+		note(&b, false, "report.json", 0, check_error);
+	} else {
+		add_text(&b, "report.txt", rep.text, rep.text_len);
+		add_text(&b, "report.json", rep.json, rep.json_len);
+	}
 	size_t clen;
 	char *ctext = conf_dump(conf, &clen);
 	if (ctext)

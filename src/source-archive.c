@@ -428,7 +428,8 @@ static void walk_archive(int fd, unsigned timeout_ms, struct walk *w)
 	archive_read_support_filter_gzip(a);
 	archive_read_support_format_tar(a);
 	if (archive_read_open(a, s, NULL, src_read, NULL) != ARCHIVE_OK) {
-		problem(w, NULL, "not a bundle (a tar archive, zstd or gzip): %s",
+		problem(w, NULL, "the archive is truncated or corrupt, or not a bundle (a tar "
+		        "archive, zstd or gzip): %s",
 		        archive_error_string(a) ? archive_error_string(a) : "unreadable");
 		goto out;
 	}
