@@ -136,15 +136,17 @@ outside_clean() {
 	return 0
 }
 
-# One refusal: exit 3, the member named, nothing written outside.
+# One refusal: exit 3, the member named with the reason, nothing written outside.
 refused() {
-	local name=$1 file=$2 want=$3 err rc why
+	local name=$1 file=$2 want=$3 reason=${4:-} err rc why
 	err=$(timeout $T "$CGW" check --config "$conf" --root "$file" 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc != 3 ]; then
 		echo "FAIL bundle-$name: exit $rc, not 3: $(clip "$err")"
-	elif ! grep -qF -- "$want" <<<"$err"; then
+	elif ! grep -qF -- "refusing the bundle: $want" <<<"$err"; then
 		echo "FAIL bundle-$name: the message does not name \"$want\": $(clip "$err")"
+	elif ! grep -qF -- "$reason" <<<"$err"; then
+		echo "FAIL bundle-$name: the message does not say \"$reason\": $(clip "$err")"
 	elif ! why=$(outside_clean); then
 		echo "FAIL bundle-$name: $why"
 	else
@@ -153,6 +155,13 @@ refused() {
 }
 
 # ---- hostile archives (python3's tarfile, gzip) ----
+declare -A reason=(
+	[absolute]="an absolute name" [dotdot]='a ".." component'
+	[symlink-abs]="points outside the tree (absolute)" [symlink-rel]="points outside the tree (..)"
+	[symlink-through]="a component is a symlink or a file" [hardlink]="a hard link"
+	[device]="a character device" [fifo]="a FIFO"
+	[sparse]="10737418240 bytes: larger than max_file_size" [huge]="10737418240 bytes: larger than max_file_size"
+	[wrong-hash]="does not match the manifest's hash" [extra]="in the archive, not in the manifest")
 for kind in absolute dotdot symlink-abs symlink-rel symlink-through hardlink device fifo \
             sparse huge wrong-hash extra; do
 	f=$tmp/work/hostile-$kind.tar.gz
@@ -160,13 +169,13 @@ for kind in absolute dotdot symlink-abs symlink-rel symlink-through hardlink dev
 		echo "FAIL bundle-hostile-$kind: mkbundle.py: $(clip "$member")"
 		continue
 	fi
-	refused "hostile-$kind" "$f" "$member"
+	refused "hostile-$kind" "$f" "$member" "${reason[$kind]}"
 done
 
 # ---- truncated and corrupt ----
 size=$(stat -c %s "$good")
 head -c $((size / 2)) "$good" >"$tmp/work/truncated.tar.zst"
-refused truncated "$tmp/work/truncated.tar.zst" "truncated or corrupt"
+refused truncated "$tmp/work/truncated.tar.zst" "the archive is truncated or corrupt"
 cp "$good" "$tmp/work/corrupt.tar.zst"
 # one byte in the middle of the compressed stream, inverted
 python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[len(b)//2]^=0xff; open(p,"wb").write(b)' \
@@ -180,7 +189,7 @@ else
 	echo "FAIL bundle-corrupt: exit $rc: $(clip "$err") ${why:-}"
 fi
 : >"$tmp/work/empty.tar.zst"
-refused empty "$tmp/work/empty.tar.zst" "empty.tar.zst"
+refused empty "$tmp/work/empty.tar.zst" "the archive is truncated or corrupt, or not a bundle"
 
 # ---- verify ----
 out=$(timeout $T "$CGW" bundle --config "$conf" --verify "$good" 2>&1)

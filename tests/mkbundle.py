@@ -158,7 +158,7 @@ def main():
         for e in man["members"]:
             if e["path"].endswith("/stat") and e.get("size"):
                 e["sha256"] = "0" * 64
-                named["n"] = e["path"]
+                named["n"] = "sha256: " + e["path"]
                 break
         write(out, ms, man)
     else:
