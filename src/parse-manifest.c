@@ -460,17 +460,23 @@ size_t manifest_compare(const struct bundle_manifest *m, const struct bundle_mem
 			sb_printf(out, "missing: %s: in the manifest, not in the archive\n",
 			          cesc(a[i]->path));
 			bad++;
-			i++;
+			for (i++; i < m->n && strcmp(a[i]->path, a[i - 1]->path) == 0; i++)
+				;
 			continue;
 		}
 		if (c > 0) {
 			sb_printf(out, "extra: %s: in the archive, not in the manifest\n",
 			          cesc(b[j]->path));
 			bad++;
-			j++;
+			for (j++; j < n && strcmp(b[j]->path, b[j - 1]->path) == 0; j++)
+				;
 			continue;
 		}
 		const struct bundle_member *x = a[i++], *y = b[j++];
+		while (i < m->n && strcmp(a[i]->path, x->path) == 0)
+			i++;                          /* a duplicate: said once above */
+		while (j < n && strcmp(b[j]->path, y->path) == 0)
+			j++;
 		if (x->type != y->type) {
 			sb_printf(out, "type: %s: a %s in the manifest, a %s in the archive\n",
 			          cesc(x->path), type_names[x->type], type_names[y->type]);
