@@ -27,6 +27,10 @@ static void test_member_names(void **state)
 			print_error("accepted \"%s\"\n", esc(bad[i]));
 			fail();
 		}
+	assert_int_equal(member_name_check("/etc/passwd", 11, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "absolute"));
+	assert_int_equal(member_name_check("tree/../x", 9, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "\"..\""));
 	/* a NUL inside the name, a name past 4095 bytes, a component past 255 */
 	assert_int_equal(member_name_check("tree/a\0b", 8, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "NUL"));
