@@ -1069,6 +1069,9 @@ struct bundle_manifest {
  * component, no NUL, at most 4095 bytes and 255 per component (one trailing '/' allowed)?
  * Returns 0, or -EINVAL with the reason in why. */
 int member_name_check(const char *name, size_t len, char *why, size_t cap);
+/* The same for a name as manifest.json lists it: utf8_escape'd (at most 4095 bytes in all, a
+ * byte that is not UTF-8 four), so a component may be 4 * 255 bytes. */
+int manifest_name_check(const char *name, char *why, size_t cap);
 /* May the member name be a symlink: a task's fd/N, cwd, root or exe link under
  * tree/proc/PID/ or tree/proc/PID/task/TID/ (whose target is a name the replay reads,
  * never follows)? */
@@ -1087,7 +1090,7 @@ int manifest_note(struct bundle_manifest *m, bool left_out, const char *path, ui
 /* The manifest as cgwatch.bundle/1 JSON (malloc'd, *len bytes), or NULL without memory. */
 char *manifest_json(const struct bundle_manifest *m, size_t *len);
 /* Parse manifest text (len bytes): every field checked (schema, member names
- * member_name_check'd, sizes, 64-hex sha256). Returns 0, or -EINVAL with why (m then empty). */
+ * manifest_name_check'd, sizes, 64-hex sha256). Returns 0, or -EINVAL with why (m then empty). */
 int manifest_parse(const char *text, size_t len, struct bundle_manifest *m, char *why,
                    size_t cap);
 /* Compare the members an archive holds (seen, n; names utf8_escape'd) with the manifest:

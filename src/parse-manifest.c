@@ -15,13 +15,15 @@ static int fail(char *why, size_t cap, const char *fmt, const char *arg)
 	return -EINVAL;
 }
 
-int member_name_check(const char *name, size_t len, char *why, size_t cap)
+/* member_name_check with the limits maxlen and maxcomp. */
+static int name_check(const char *name, size_t len, size_t maxlen, size_t maxcomp, char *why,
+                      size_t cap)
 {
 	if (!name || len == 0)
 		return fail(why, cap, "an empty name%s", "");
 	if (memchr(name, '\0', len))
 		return fail(why, cap, "a name holding a NUL byte%s", "");
-	if (len > 4095)
+	if (len > maxlen)
 		return fail(why, cap, "a name longer than 4095 bytes%s", "");
 	if (name[0] == '/')
 		return fail(why, cap, "an absolute name%s", "");
@@ -38,13 +40,23 @@ int member_name_check(const char *name, size_t len, char *why, size_t cap)
 			return fail(why, cap, "a \".\" component%s", "");
 		if (n == 2 && p[0] == '.' && p[1] == '.')
 			return fail(why, cap, "a \"..\" component%s", "");
-		if (n > 255)
+		if (n > maxcomp)
 			return fail(why, cap, "a component longer than 255 bytes%s", "");
 		if (!slash)
 			break;
 		p = slash + 1;
 	}
 	return 0;
+}
+
+int member_name_check(const char *name, size_t len, char *why, size_t cap)
+{
+	return name_check(name, len, 4095, 255, why, cap);
+}
+
+int manifest_name_check(const char *name, char *why, size_t cap)
+{
+	return name_check(name, strlen(name), 4095, 4 * 255, why, cap);
 }
 
 /* A decimal number of one or more digits from *p up to the next '/' or the end. */
@@ -299,6 +311,16 @@ static int parse_notes(json_object *root, const char *key, bool left_out,
 	return 0;
 }
 
+/* Is s what utf8_escape makes of a name: valid UTF-8, every other byte already as \xNN? */
+static bool escaped_form(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = n <= 4095 ? try_malloc(4 * n + 1) : NULL;
+	bool ok = out && strcmp(utf8_escape(s, n, out, 4 * n + 1), s) == 0;
+	free(out);
+	return ok;
+}
+
 static int parse_members(json_object *root, struct bundle_manifest *m, char *why, size_t cap)
 {
 	json_object *a;
@@ -318,7 +340,10 @@ static int parse_members(json_object *root, struct bundle_manifest *m, char *why
 		uint64_t size;
 		if (!p)
 			return fail(why, cap, "a member without a path%s", "");
-		if (member_name_check(p, strlen(p), w, sizeof(w)) < 0) {
+		if (!escaped_form(p) || (target && !escaped_form(target)))
+			return fail(why, cap, "member \"%s\": a name or target that is not UTF-8 "
+			            "(manifest.json lists every other byte as \\xNN)", cesc(p));
+		if (manifest_name_check(p, w, sizeof(w)) < 0) {
 			if (why && cap)
 				snprintf(why, cap, "member \"%s\": %s", cesc(p), w);
 			return -EINVAL;

@@ -205,6 +205,15 @@ static void tree_file(struct bw *b, const char *path, const char *name, const st
 	free(buf);
 }
 
+/* Does the name fit the manifest as it lists it (utf8_escape'd, 4095 bytes)? */
+static bool name_listable(const char *n)
+{
+	static char esc[4 * 4096 + 1];
+	size_t len = strlen(n);
+	return len <= 4095 && strlen(utf8_escape(n, len, esc, sizeof(esc))) <= 4095 &&
+	       member_name_check(n, len, NULL, 0) == 0;
+}
+
 /* Directory path (archive name name) and everything under it, in name order. */
 static void tree_dir(struct bw *b, const char *path, const char *name, int depth)
 {
@@ -240,8 +249,9 @@ static void tree_dir(struct bw *b, const char *path, const char *name, int depth
 			note(b, false, name, 0, "no memory");
 			break;
 		}
-		if (strlen(n) > 4095) {
-			note(b, true, n, en->size, "a name longer than 4095 bytes");
+		if (!name_listable(n)) {
+			note(b, true, n, en->size, "a name too long to list (4095 bytes, a byte that "
+			     "is not UTF-8 counting four)");
 		} else if (en->mode == 0) {
 			note(b, false, n, 0, "vanished while listed");
 		} else if (S_ISDIR(en->mode)) {

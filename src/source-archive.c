@@ -295,8 +295,11 @@ static void member(struct archive *a, struct archive_entry *e, struct walk *w)
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(len > 1 && raw[len - 1] == '/' ? len - 1 : len),
 	         raw);
-	char esc[4096];
-	utf8_escape(name, strlen(name), esc, sizeof(esc));
+	static char esc[4 * 4096 + 1];
+	if (strlen(utf8_escape(name, strlen(name), esc, sizeof(esc))) > 4095) {
+		problem(w, name, "a name too long to list (a byte that is not UTF-8 counts four)");
+		return;
+	}
 	if (w->seen.n >= BUNDLE_MAX_MEMBERS) {
 		problem(w, name, "more than %d members", BUNDLE_MAX_MEMBERS);
 		w->fatal = true;

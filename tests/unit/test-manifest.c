@@ -161,6 +161,39 @@ static void test_manifest_roundtrip(void **state)
 	free(text);
 }
 
+/* Found by fuzz-manifest: a name whose component is 200 bytes that are not UTF-8 is listed as
+ * 800 characters (\xNN each), and must read back; raw bytes that are not UTF-8 in the text
+ * are no name cgwatch lists, and are refused. */
+static void test_manifest_escaped_names(void **state)
+{
+	(void)state;
+	struct bundle_manifest m, back;
+	memset(&m, 0, sizeof(m));
+	char name[256] = "tree/";
+	memset(name + 5, '\xff', 200);
+	name[205] = '\0';
+	char h[65];
+	sha256_hex("", 0, h);
+	assert_int_equal(manifest_add(&m, name, BM_FILE, 0, h, NULL), 0);
+	size_t len;
+	char *text = manifest_json(&m, &len);
+	char why[256] = "";
+	if (manifest_parse(text, len, &back, why, sizeof(why)) != 0) {
+		print_error("%s\n", why);
+		fail();
+	}
+	assert_int_equal(strlen(back.m[0].path), 5 + 4 * 200);
+	assert_int_equal(strncmp(back.m[0].path, "tree/\\xff\\xff", 13), 0);
+	manifest_free(&back);
+	free(text);
+	manifest_free(&m);
+	static const char raw[] = "{\"schema\":\"cgwatch.bundle/1\",\"members\":[{\"path\":\"tree/\xff\","
+	                          "\"size\":0,\"sha256\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e46"
+	                          "49b934ca495991b7852b855\"}]}";
+	assert_int_equal(manifest_parse(raw, strlen(raw), &back, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "not UTF-8"));
+}
+
 static void test_manifest_refused(void **state)
 {
 	(void)state;
@@ -289,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_member_links),
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_manifest_roundtrip),
+		cmocka_unit_test(test_manifest_escaped_names),
 		cmocka_unit_test(test_manifest_refused),
 		cmocka_unit_test(test_manifest_compare),
 		cmocka_unit_test(test_conf_dump),
