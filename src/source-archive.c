@@ -510,7 +510,7 @@ int archive_root_enter(const char *path, unsigned timeout_ms, char *msg, size_t 
 	snprintf(opts, sizeof(opts), "size=%llu,nr_inodes=%d,mode=0700",
 	         (unsigned long long)(caps->max_total + (4u << 20)), BUNDLE_MAX_MEMBERS + 64);
 	int e = root_private_ns();
-	if (e == 0 && mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (e == 0 && mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 		e = -errno;
 	if (e == 0 && mount("cgwatch-bundle", PRIVATE_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	                    opts) < 0)

@@ -278,6 +278,27 @@ else
 	echo "FAIL bundle-full-disk: exit $rc, want 3 and nothing left: $(clip "$out")"
 fi
 
+# ---- under valgrind: a bundle made, replayed and verified, with no memory error or leak ----
+if command -v valgrind >/dev/null; then
+	vg=(valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
+	kdir=$repo/tests/fixtures/seed004-kmsg
+	out=$(timeout 300 "${vg[@]}" "$CGW" bundle --config "$conf" --root "$kdir" -o "$tmp/work/vg.tar.zst" 2>&1)
+	rc1=$?
+	out+=$(timeout 300 "${vg[@]}" "$CGW" check --config "$conf" --root "$tmp/work/vg.tar.zst" 2>&1 >/dev/null)
+	rc2=$?
+	out+=$(timeout 300 "${vg[@]}" "$CGW" bundle --config "$conf" --verify "$tmp/work/vg.tar.zst" 2>&1)
+	rc3=$?
+	out+=$(timeout 300 "${vg[@]}" "$CGW" check --config "$conf" --root "$tmp/work/hostile-sparse.tar.gz" 2>&1)
+	rc4=$?
+	if [ $rc1 = 0 ] && [ $rc2 = 1 ] && [ $rc3 = 0 ] && [ $rc4 = 3 ]; then
+		echo "PASS bundle-valgrind"
+	else
+		echo "FAIL bundle-valgrind: exits $rc1 $rc2 $rc3 $rc4 (want 0 1 0 3): $(clip "$(grep '==' <<<"$out" | head -8)")"
+	fi
+else
+	echo "SKIP bundle-valgrind: valgrind is not installed"
+fi
+
 # ---- the live host is not captured yet ----
 out=$(timeout $T "$CGW" bundle --config "$conf" 2>&1)
 rc=$?
