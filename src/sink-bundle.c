@@ -58,31 +58,67 @@ static void list_fn(void *p)
 		}
 		struct ent *e = &j->v[j->n];
 		memset(e, 0, sizeof(*e));
-		struct stat st;
 		if (!(e->name = try_strdup(de->d_name))) {
 			j->err = ENOMEM;
 			break;
 		}
-		j->n++;
-		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			e->mode = 0;                  /* vanished: said by the caller */
-			continue;
-		}
-		e->mode = st.st_mode;
-		e->size = (uint64_t)st.st_size;
-		e->mtime = st.st_mtime;
-		if (S_ISLNK(st.st_mode)) {
-			char t[4096];
-			ssize_t n = readlinkat(dfd, de->d_name, t, sizeof(t) - 1);
-			if (n >= 0) {
-				t[n] = '\0';
-				e->target = try_strdup(t);
-			}
-		}
+		j->n++;                           /* each is looked at with its own deadline */
 	}
 	closedir(d);
 	if (j->v)
 		qsort(j->v, j->n, sizeof(*j->v), ent_cmp);
+}
+
+/* One entry looked at: lstat, and a link's target. */
+struct stat_job { char *path; struct stat st; int err; char *target; };
+
+static void stat_fn(void *p)
+{
+	struct stat_job *j = p;
+	if (lstat(j->path, &j->st) < 0) {
+		j->err = errno;
+		return;
+	}
+	if (S_ISLNK(j->st.st_mode)) {
+		char t[4096];
+		ssize_t n = readlink(j->path, t, sizeof(t) - 1);
+		if (n >= 0) {
+			t[n] = '\0';
+			j->target = try_strdup(t);
+		}
+	}
+}
+
+static void stat_release(void *p)
+{
+	struct stat_job *j = p;
+	free(j->path);
+	free(j->target);
+	free(j);
+}
+
+/* Fill e from an lstat of path with the deadline. Returns 0 or -errno (-ETIMEDOUT). */
+static int ent_stat(const char *path, struct ent *e, unsigned timeout_ms)
+{
+	struct stat_job *j = try_calloc(1, sizeof(*j));
+	if (!j || !(j->path = try_strdup(path))) {
+		free(j);
+		return -ENOMEM;
+	}
+	int r = dl_call(stat_fn, j, stat_release, timeout_ms);
+	if (r < 0)
+		return r;                         /* j is the worker's, or freed */
+	if (j->err) {
+		r = -j->err;
+	} else {
+		e->mode = j->st.st_mode;
+		e->size = (uint64_t)j->st.st_size;
+		e->mtime = j->st.st_mtime;
+		e->target = j->target;
+		j->target = NULL;
+	}
+	stat_release(j);
+	return r;
 }
 
 static void list_release(void *p)
@@ -241,7 +277,7 @@ static void tree_dir(struct bw *b, const char *path, const char *name, int depth
 		}
 	}
 	for (size_t k = 0; k < j->n && !b->err; k++) {
-		const struct ent *en = &j->v[k];
+		struct ent *en = &j->v[k];
 		char *p = NULL, *n = NULL;
 		if (asprintf(&p, "%s/%s", path, en->name) < 0 ||
 		    asprintf(&n, "%s/%s", name, en->name) < 0) {
@@ -249,7 +285,13 @@ static void tree_dir(struct bw *b, const char *path, const char *name, int depth
 			note(b, false, name, 0, "no memory");
 			break;
 		}
-		if (!name_listable(n)) {
+		int se = name_listable(n) ? ent_stat(p, en, b->timeout_ms) : 0;
+		if (se == -ETIMEDOUT) {
+			snprintf(why, sizeof(why), "timed out after %g s", b->timeout_ms / 1000.0);
+			note(b, false, n, 0, why);
+		} else if (se < 0) {
+			note(b, false, n, 0, se == -ENOENT ? "vanished while listed" : strerror(-se));
+		} else if (!name_listable(n)) {
 			note(b, true, n, en->size, "a name too long to list (4095 bytes, a byte that "
 			     "is not UTF-8 counting four)");
 		} else if (en->mode == 0) {

@@ -8,5 +8,5 @@ if ! "$here/build.sh"; then
 	exit 1
 fi
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(fuse fusecause frozen vfork hostname stuckroot deadline watchdog starved clock kmsg churn quickcheck ratesfinding durations cpuclocks farclock capsandbox kmsgcaps)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(fuse fusecause frozen vfork hostname stuckroot deadline watchdog starved clock kmsg churn quickcheck ratesfinding durations cpuclocks farclock capsandbox kmsgcaps bundlestuck)
 run_scenarios live "$here" 75 "${scenarios[@]}"
