@@ -1033,12 +1033,13 @@ struct json_object *jstr_untrusted(const char *s, size_t n);
 /* ---- root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
- * namespace. Every access to DIR runs with a deadline. Returns 0 or -errno, with a message
- * for the user in msg. */
+ * namespace. Every access to DIR runs with a deadline. DIR may be a bundle file: its tree is
+ * extracted into a tmpfs there (source-archive.c) and entered. Returns 0 or -errno, with a
+ * message for the user in msg. */
 int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap);
-/* Enter a new mount namespace (as non-root, through a user namespace mapping us to root).
- * Returns 0 or -errno. */
-int root_private_ns(void);
+/* --root root replays this directory: the private tree of a bundle (a FILE: its tree/ in a
+ * tmpfs of the private mount namespace), else root itself. */
+const char *root_tree(const char *root);
 
 /* ---- parse-manifest.c: a bundle's manifest.json and its member names (pure) ---- */
 
@@ -1112,17 +1113,19 @@ struct bundle_caps bundle_caps_of(const struct cgw_conf *c);
  * out. Returns the number of problems, or -errno when path cannot be read at all (why). */
 long bundle_verify(const char *path, const struct bundle_caps *caps, unsigned timeout_ms,
                    struct strbuf *out, char *why, size_t cap);
-/* check --root FILE: in a private mount namespace, a tmpfs holds the bundle's tree/ (every
- * member checked: refused at the first hostile one, then against the manifest), which is
- * then root_enter'd. Returns 0; -ENOTDIR when path is not a regular file (not a bundle);
- * or -errno with msg naming the file and member. */
-int archive_root_enter(const char *path, unsigned timeout_ms, char *msg, size_t cap);
-/* The caps archive_root_enter reads with (check sets them from its configuration). */
+/* Open the bundle at path with the deadline: the fd, -ENOTDIR when it is no regular file,
+ * -ETIMEDOUT or -errno. */
+int archive_open(const char *path, unsigned timeout_ms);
+/* Extract the tree/ of the bundle open at fd (named path) into the directory treefd, each
+ * member checked (refused at the first hostile one: nothing more is written), then every
+ * member against the manifest, within archive_read_caps. Returns 0, or -errno with msg
+ * naming the file, the member and why. */
+int archive_extract(int fd, const char *path, int treefd, unsigned timeout_ms, char *msg,
+                    size_t cap);
+/* The caps archive_extract reads with (check sets them from its configuration). */
 extern struct bundle_caps archive_read_caps;
-/* The directory replayed for --root root: the private tree of a bundle, else root. */
-const char *root_tree(const char *root);
 
-/* ---- bundle-check.c: the check of a captured tree, in process, for a bundle ---- */
+/* ---- sink-bundle-check.c: the check of a captured tree, in process, for a bundle ---- */
 
 /* What a check of a tree says: its reports (malloc'd) and what they name. */
 struct bundle_reports {

@@ -3,8 +3,8 @@
  * opened and read with the deadline, chunk by chunk. Every member is checked from its header
  * before a byte of it is read (its name, its type, its size against the caps: a 10 GB sparse
  * member is refused, never expanded), and the whole against manifest.json. A replay extracts
- * only tree/, into a tmpfs mounted in a private mount namespace: nothing reaches the host's
- * file systems, and the tree is gone when the process ends, however it ends. */
+ * only tree/, into the directory it is given (root.c: a tmpfs in a private mount
+ * namespace), every component opened without following a symlink. */
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
@@ -13,7 +13,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,17 +20,8 @@
 
 #define MIB (1024.0 * 1024.0)
 #define CHUNK (64 * 1024)
-#define PRIVATE_DIR "/tmp"                /* the tmpfs goes over it, in our namespace only */
-#define PRIVATE_TREE PRIVATE_DIR "/tree"
 
 struct bundle_caps archive_read_caps = { 16ull << 20, 256ull << 20 };
-static char private_tree[64];             /* set once a bundle's tree is extracted */
-
-const char *root_tree(const char *root)
-{
-	return private_tree[0] ? private_tree : root;
-}
-
 struct bundle_caps bundle_caps_of(const struct cgw_conf *c)
 {
 	struct bundle_caps k = { (uint64_t)(c->bundle_max_file_mib * MIB),
@@ -495,49 +485,18 @@ long bundle_verify(const char *path, const struct bundle_caps *caps, unsigned ti
 	return (long)w.problems;
 }
 
-int archive_root_enter(const char *path, unsigned timeout_ms, char *msg, size_t cap)
+int archive_open(const char *path, unsigned timeout_ms)
 {
-	int fd = open_deadline(path, timeout_ms);
-	if (fd == -ETIMEDOUT) {
-		snprintf(msg, cap, "--root %s: opening it timed out after %g s: the file system "
-		         "holding it does not answer", path, timeout_ms / 1000.0);
-		return fd;
-	}
-	if (fd < 0)
-		return -ENOTDIR;                  /* root.c says why it is no tree */
-	const struct bundle_caps *caps = &archive_read_caps;
-	char opts[128];
-	snprintf(opts, sizeof(opts), "size=%llu,nr_inodes=%d,mode=0700",
-	         (unsigned long long)(caps->max_total + (4u << 20)), BUNDLE_MAX_MEMBERS + 64);
-	int e = root_private_ns();
-	if (e == 0 && mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
-		e = -errno;
-	if (e == 0 && mount("cgwatch-bundle", PRIVATE_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-	                    opts) < 0)
-		e = -errno;
-	if (e < 0) {
-		close(fd);
-		snprintf(msg, cap, "--root %s: cannot make a private tmpfs for the bundle's tree "
-		         "(%s): run as root, or allow unprivileged user namespaces", path,
-		         strerror(-e));
-		return e;
-	}
-	/* the worker that opened the file lives in the host's namespace: retire it */
-	dl_reset();
-	int treefd = mkdir(PRIVATE_TREE, 0755) < 0 ? -1 :
-	             open(PRIVATE_TREE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (treefd < 0) {
-		e = -errno;
-		close(fd);
-		snprintf(msg, cap, "--root %s: cannot make the private tree: %s", path, strerror(-e));
-		return e;
-	}
+	return open_deadline(path, timeout_ms);
+}
+
+int archive_extract(int fd, const char *path, int treefd, unsigned timeout_ms, char *msg,
+                    size_t cap)
+{
 	struct strbuf out = { 0 };
-	struct walk w = { .caps = caps, .treefd = treefd, .first_only = true, .out = &out };
+	struct walk w = { .caps = &archive_read_caps, .treefd = treefd, .first_only = true,
+	                  .out = &out };
 	walk_archive(fd, timeout_ms, &w);
-	close(fd);
-	bool has_sched = faccessat(treefd, "proc/self/sched", F_OK, 0) == 0;
-	close(treefd);
 	walk_free(&w);
 	if (w.problems) {
 		char *nl = out.s ? strchr(out.s, '\n') : NULL;
@@ -549,11 +508,5 @@ int archive_root_enter(const char *path, unsigned timeout_ms, char *msg, size_t 
 		return -EINVAL;
 	}
 	sb_free(&out);
-	if (!has_sched) {
-		snprintf(msg, cap, "--root %s: the bundle holds no tree/proc/self/sched: not a "
-		         "captured tree", path);
-		return -ENOENT;
-	}
-	snprintf(private_tree, sizeof(private_tree), "%s", PRIVATE_TREE);
-	return root_enter(private_tree, timeout_ms, msg, cap);
+	return 0;
 }

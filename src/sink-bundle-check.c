@@ -1,4 +1,4 @@
-/* bundle-check.c: the check a bundle carries, run in process on the captured tree with the
+/* sink-bundle-check.c: the check a bundle carries, run in process on the captured tree with the
  * stages `check --root DIR` runs (root_enter, scan_run, kmsg_read, check_diagnose, the text
  * and JSON reports), rendered into memory. */
 #include <errno.h>
