@@ -23,7 +23,8 @@
 
 /* ---- the tree, listed and read with the deadline ---- */
 
-struct ent { char *name; mode_t mode; uint64_t size; time_t mtime; char *target; };
+struct ent { char *name; mode_t mode; uint64_t size; time_t mtime; char *target;
+             dev_t dev; ino_t ino; };
 struct list_job { char *path; struct ent *v; size_t n; int err; };
 
 static int ent_cmp(const void *a, const void *b)
@@ -114,6 +115,8 @@ static int ent_stat(const char *path, struct ent *e, unsigned timeout_ms)
 		e->mode = j->st.st_mode;
 		e->size = (uint64_t)j->st.st_size;
 		e->mtime = j->st.st_mtime;
+		e->dev = j->st.st_dev;
+		e->ino = j->st.st_ino;
 		e->target = j->target;
 		j->target = NULL;
 	}
@@ -141,6 +144,7 @@ struct bw {
 	uint64_t total, budget, max_file;
 	unsigned timeout_ms;
 	time_t now;
+	dev_t self_dev; ino_t self_ino;        /* the file being written: never bundled */
 	int err;                               /* the archive failed: the bundle is not written */
 	char why[512];
 	size_t files;
@@ -193,7 +197,7 @@ static void add_member(struct bw *b, const char *name, mode_t type, const char *
 		b->err = ENOMEM;
 		snprintf(b->why, sizeof(b->why), "no memory for the manifest");
 	}
-	b->total += len + strlen(name) + ENTRY_COST;
+	b->total += len + strlen(name) + (target ? strlen(target) : 0) + ENTRY_COST;
 	b->files++;
 }
 
@@ -230,6 +234,8 @@ static void tree_file(struct bw *b, const char *path, const char *name, const st
 	ssize_t r = dl_read_file(path, buf, cap, b->timeout_ms);
 	if (r == -ETIMEDOUT)
 		snprintf(why, sizeof(why), "timed out after %g s", b->timeout_ms / 1000.0);
+	else if (r == -EBUSY)
+		snprintf(why, sizeof(why), "not read: too many reads of the tree are stuck already");
 	else if (r < 0)
 		snprintf(why, sizeof(why), "%s", strerror((int)-r));
 	else if ((uint64_t)r > e->size && (uint64_t)r > b->max_file)
@@ -289,6 +295,10 @@ static void tree_dir(struct bw *b, const char *path, const char *name, int depth
 		if (se == -ETIMEDOUT) {
 			snprintf(why, sizeof(why), "timed out after %g s", b->timeout_ms / 1000.0);
 			note(b, false, n, 0, why);
+		} else if (se == -EBUSY) {
+			note(b, false, n, 0, "not read: too many reads of the tree are stuck already");
+		} else if (se == 0 && en->dev == b->self_dev && en->ino == b->self_ino) {
+			;                             /* the bundle itself, written inside the tree */
 		} else if (se < 0) {
 			note(b, false, n, 0, se == -ENOENT ? "vanished while listed" : strerror(-se));
 		} else if (!name_listable(n)) {
@@ -457,6 +467,11 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 		archive_write_free(b.a);
 		bundle_reports_free(&rep);
 		return EXIT_UNREADABLE;
+	}
+	struct stat self;
+	if (fstat(fd, &self) == 0) {
+		b.self_dev = self.st_dev;
+		b.self_ino = self.st_ino;
 	}
 	if (archive_write_open_fd(b.a, fd) != ARCHIVE_OK)
 		write_fail(&b, name);

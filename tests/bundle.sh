@@ -299,6 +299,23 @@ else
 	echo "SKIP bundle-valgrind: valgrind is not installed"
 fi
 
+# ---- a bundle written inside the tree it bundles: not a member of itself ----
+cp -a "$src" "$tmp/self"
+out=$(cd "$tmp/self" && timeout $T "$CGW" bundle --config "$conf" --root . -o self.tar.zst 2>&1)
+rc=$?
+if [ $rc != 0 ]; then
+	echo "FAIL bundle-inside-tree: exit $rc: $(clip "$out")"
+elif ! command -v zstd >/dev/null; then
+	echo "SKIP bundle-inside-tree: zstd is not installed to read the manifest"
+elif zstd -dc "$tmp/self/self.tar.zst" | tar -tf - | grep -q 'self\.tar\.zst'; then
+	echo "FAIL bundle-inside-tree: the bundle holds its own temporary file"
+elif timeout $T "$CGW" check --config "$conf" --root "$tmp/self/self.tar.zst" >/dev/null 2>&1
+     rc=$?; [ $rc != 1 ]; then
+	echo "FAIL bundle-inside-tree: its replay exits $rc, not 1"
+else
+	echo "PASS bundle-inside-tree"
+fi
+
 # ---- the live host is not captured yet ----
 out=$(timeout $T "$CGW" bundle --config "$conf" 2>&1)
 rc=$?
