@@ -3,7 +3,8 @@
 # on FUSE mounts that never answer: the bundle is written within the deadlines (each stuck
 # entry costs read_timeout, never a hang), the manifest lists both as unreadable ("timed out
 # after 2 s") with the rest of the tree complete, and the bundle still replays to the findings
-# of the tree.
+# of the tree. A bundle file on a FUSE mount that never answers: check --root FILE exits 3
+# within the deadline, saying it timed out.
 . "$(dirname "$0")/lib.sh"
 live_init bundlestuck
 live_require_root
@@ -52,4 +53,22 @@ BRC=$?
 [ "$BRC" = 1 ] || live_fail "check --root the bundle: exit $BRC: $(head -c 300 "$LIVE_TMP/b.err")"
 n=$(jq '[.findings[] | select(.id == "fuse-wait")] | length' "$LIVE_TMP/b.json")
 [ "$n" -ge 1 ] || live_fail "the replay has no fuse-wait finding"
+# a bundle on a file system that does not answer: check --root gives up within the deadline
+STUCKB=$LIVE_TMP/stuck.tar.zst
+: >"$STUCKB"
+live_on_exit 'live_umount "$STUCKB"'
+live_on_exit 'live_kill_wait "$H3"'
+"$LIVE_BIN/fusehold" --file "$STUCKB" >"$LIVE_TMP/h3.out" 2>&1 3>&- &
+H3=$!
+m3() { grep -q '^mounted' "$LIVE_TMP/h3.out"; }
+live_wait_for 5 m3 || live_fail "setup: fusehold --file: $(cat "$LIVE_TMP/h3.out")"
+T0=$(live_now)
+timeout -k 2 20 "$CGWATCH" check --root "$STUCKB" >/dev/null 2>"$LIVE_TMP/s.err" 3>&-
+SRC=$?
+SEL=$(live_elapsed_since "$T0")
+smsg="rc=$SRC elapsed=${SEL}s stderr=$(head -c 300 "$LIVE_TMP/s.err" | cat -v)"
+[ "$SRC" = 3 ] || live_fail "check --root on a stuck bundle: exit $SRC, want 3: $smsg"
+awk -v e="$SEL" 'BEGIN { exit !(e < 6) }' || live_fail "check --root on a stuck bundle took too long: $smsg"
+grep -qF -- "$STUCKB" "$LIVE_TMP/s.err" && grep -q 'timed out' "$LIVE_TMP/s.err" ||
+	live_fail "check --root on a stuck bundle: no timeout named: $smsg"
 live_pass "bundled in ${ELAPSED}s"
