@@ -428,6 +428,15 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 	iso_time(now_epoch(), start, sizeof(start));
 	b.now = time(NULL);
 
+	struct ent top = { 0 };
+	int te = ent_stat(dir, &top, b.timeout_ms);
+	free(top.target);
+	if (te < 0 || !S_ISDIR(top.mode)) {
+		snprintf(msg, cap, "bundle --root %s: %s", dir, te == -ETIMEDOUT ? "timed out: the "
+		         "file system holding it does not answer" : te < 0 ? strerror(-te) :
+		         "not a directory (a bundle is replayed with check --root FILE)");
+		return EXIT_UNREADABLE;
+	}
 	/* a tree check would exit 3 on (its own clock unreadable, say) is still bundled, with
 	 * why in place of the reports */
 	struct bundle_reports rep;

@@ -316,6 +316,11 @@ else
 	echo "PASS bundle-inside-tree"
 fi
 
+out=$(timeout $T "$CGW" bundle --config "$conf" --root "$good" -o "$tmp/work/again.tar.zst" 2>&1)
+rc=$?
+[ $rc = 3 ] && grep -q 'not a directory' <<<"$out" && [ ! -e "$tmp/work/again.tar.zst" ] &&
+	echo "PASS bundle-of-a-file" || echo "FAIL bundle-of-a-file: exit $rc: $(clip "$out")"
+
 # ---- the live host is not captured yet ----
 out=$(timeout $T "$CGW" bundle --config "$conf" 2>&1)
 rc=$?
