@@ -17,9 +17,11 @@ PATH_SED   := -e 's|/usr/local/share/cgwatch|$(PREFIX)/share/cgwatch|g' \
               -e 's|/var/log/cgwatch|$(LOCALSTATEDIR)/log/cgwatch|g'
 
 CC         ?= cc
-PKGS       := libsystemd libproc2 inih json-c
+# the version a bundle's manifest names: debian/changelog's latest entry
+VERSION    := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
+PKGS       := libsystemd libproc2 inih json-c libarchive nettle
 DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-dev \
-               libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev jq valgrind \
+               libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev nettle-dev jq zstd valgrind \
                fuse3 util-linux procps systemd python3 clang-14 libclang-rt-14-dev \
                debhelper dpkg-dev lintian \
                mmdebstrap systemd-container
@@ -72,10 +74,10 @@ deps:
 # Installation paths compiled in; rewritten only when PREFIX or SYSCONFDIR change, so that
 # `make install PREFIX=/usr` after a plain `make` rebuilds what depends on them.
 $(BUILD)/config.h: FORCE | $(BUILD)/obj
-	@printf '#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n#define CGW_STATEDIR "%s"\n#define CGW_REPORTDIR "%s"\n' \
+	@printf '#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n#define CGW_STATEDIR "%s"\n#define CGW_REPORTDIR "%s"\n#define CGW_VERSION "%s"\n' \
 		"$(SYSCONFDIR)/cgwatch/signatures.d" \
 		"$(SYSCONFDIR)/cgwatch/cgwatch.conf" "$(LOCALSTATEDIR)/lib/cgwatch" \
-		"$(LOCALSTATEDIR)/log/cgwatch" > $@.tmp
+		"$(LOCALSTATEDIR)/log/cgwatch" "$(VERSION)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/obj

@@ -229,6 +229,8 @@ struct cgw_conf {
 	int io_class;                  /* [run] io_class: IOPRIO_CLASS_* (0 = leave as is) */
 	bool lock_memory;              /* [run] lock_memory */
 	bool pin_housekeeping;         /* [run] pin_housekeeping */
+	double bundle_max_file_mib;    /* [bundle] max_file_size: MiB of one member */
+	double bundle_max_mib;         /* [bundle] max_size: MiB of all members */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -239,6 +241,8 @@ int conf_read_file(struct cgw_conf *c, const char *path, FILE *err);
  * CGWATCH_SIGNATURES_DIR. Returns 0, or EXIT_USAGE after printing the errors; either way the
  * caller frees c with conf_free(). */
 int config_load(struct cgw_conf *c, const char *path);
+/* The effective configuration as cgwatch.conf text, every key (malloc'd, *len bytes). */
+char *conf_dump(const struct cgw_conf *c, size_t *len);
 /* Free what conf_read_file and config_load allocated in c. */
 void conf_free(struct cgw_conf *c);
 
@@ -452,6 +456,67 @@ int path_join(const char *base, const char *path, char *out, size_t cap);
  * with *out, or -ENOENT. */
 int mount_of_path(const char *mountinfo, const char *path, struct mountinfo_ent *out);
 
+/* ---- parse-manifest.c: a bundle's manifest.json and its member names (pure) ---- */
+
+#define BUNDLE_SCHEMA "cgwatch.bundle/1"
+#define BUNDLE_MAX_MEMBERS 200000     /* members of one bundle, at most */
+
+enum bm_type { BM_FILE = 0, BM_SYMLINK, BM_DIR };
+/* One member: its name in the archive (utf8_escape'd as JSON holds it), type, size (a
+ * symlink: its target's length), sha256 of its content (a symlink: of its target) in hex. */
+struct bundle_member {
+	char *path;
+	enum bm_type type;
+	uint64_t size;
+	char sha256[65];
+	char *target;                     /* a symlink's target, else NULL */
+};
+/* A file the capture could not read, or left out (a cap), and why. */
+struct bundle_note { char *path; char *why; uint64_t size; };
+struct bundle_manifest {
+	char *version, *host, *kernel, *root, *start, *end;
+	double max_file_mib, max_mib;     /* the caps it was made with */
+	int check_exit;                   /* the exit code of the check its reports are */
+	struct bundle_member *m; size_t n, cap;
+	struct bundle_note *unreadable; size_t nunreadable, unreadable_cap;
+	struct bundle_note *left_out; size_t nleft_out, left_out_cap;
+};
+/* Is name (len bytes) safe to extract under a private directory: relative, no "", "." or ".."
+ * component, no NUL, at most 4095 bytes and 255 per component (one trailing '/' allowed)?
+ * Returns 0, or -EINVAL with the reason in why. */
+int member_name_check(const char *name, size_t len, char *why, size_t cap);
+/* The same for a name as manifest.json lists it: utf8_escape'd (at most 4095 bytes in all, a
+ * byte that is not UTF-8 four), so a component may be 4 * 255 bytes. */
+int manifest_name_check(const char *name, char *why, size_t cap);
+/* May the member name be a symlink: a task's fd/N, cwd, root or exe link under
+ * tree/proc/PID/ or tree/proc/PID/task/TID/ (whose target is a name the replay reads,
+ * never follows)? */
+bool member_link_allowed(const char *name);
+/* Is a symlink member name -> target acceptable? Returns 0, or -EINVAL with why: a target
+ * that is absolute or holds ".." points outside the tree; anywhere but a link position
+ * (member_link_allowed) a symlink is refused. */
+int member_link_check(const char *name, const char *target, char *why, size_t cap);
+/* sha256 of len bytes at p as 64 lowercase hex digits into out. */
+void sha256_hex(const void *p, size_t len, char out[65]);
+/* Add a member (path and target copied) / a note. Return 0 or -ENOMEM. */
+int manifest_add(struct bundle_manifest *m, const char *path, enum bm_type type, uint64_t size,
+                 const char *sha256, const char *target);
+int manifest_note(struct bundle_manifest *m, bool left_out, const char *path, uint64_t size,
+                  const char *why);
+/* The manifest as cgwatch.bundle/1 JSON (malloc'd, *len bytes), or NULL without memory. */
+char *manifest_json(const struct bundle_manifest *m, size_t *len);
+/* Parse manifest text (len bytes): every field checked (schema, member names
+ * manifest_name_check'd, sizes, 64-hex sha256). Returns 0, or -EINVAL with why (m then empty). */
+int manifest_parse(const char *text, size_t len, struct bundle_manifest *m, char *why,
+                   size_t cap);
+/* Compare the members an archive holds (seen, n; names utf8_escape'd) with the manifest:
+ * one line per problem appended to out ("missing: P", "extra: P", "size: P: ...",
+ * "sha256: P: ...", "duplicate: P", "type: P: ..."). Returns the number of problems. */
+size_t manifest_compare(const struct bundle_manifest *m, const struct bundle_member *seen,
+                        size_t n, struct strbuf *out);
+void manifest_free(struct bundle_manifest *m);
+
+
 /* ---- task.c: what every stage says about a task ---- */
 
 struct cgw_sig;
@@ -566,9 +631,38 @@ int parse_unreadable_line(const char *line, char *reason, size_t rcap, char *pat
 /* ---- source-root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
- * namespace. Every access to DIR runs with a deadline. Returns 0 or -errno, with a message
- * for the user in msg. */
+ * namespace. Every access to DIR runs with a deadline. DIR may be a bundle file: its tree is
+ * extracted into a tmpfs there (source-archive.c) and entered. Returns 0 or -errno, with a
+ * message for the user in msg. */
 int root_enter(const char *dir, unsigned timeout_ms, char *msg, size_t cap);
+/* --root root replays this directory: the private tree of a bundle (a FILE: its tree/ in a
+ * tmpfs of the private mount namespace), else root itself. */
+const char *root_tree(const char *root);
+
+/* ---- source-archive.c: reading a bundle (check --root FILE, bundle --verify) ---- */
+
+/* The caps a bundle is read with (cgwatch.conf [bundle]). */
+struct bundle_caps { uint64_t max_file, max_total; };
+/* The caps of c. */
+struct bundle_caps bundle_caps_of(const struct cgw_conf *c);
+/* Read every member of the bundle at path (each read of the file with the deadline) and
+ * compare with its manifest; without memory to spare for a tree, hashes only. Problems (a
+ * hostile member, a cap, a corrupt archive, a manifest that does not match) are lines in
+ * out. Returns the number of problems, or -errno when path cannot be read at all (why). */
+long bundle_verify(const char *path, const struct bundle_caps *caps, unsigned timeout_ms,
+                   struct strbuf *out, char *why, size_t cap);
+/* Open the bundle at path with the deadline: the fd, -ENOTDIR when it is no regular file,
+ * -ETIMEDOUT or -errno. */
+int archive_open(const char *path, unsigned timeout_ms);
+/* Extract the tree/ of the bundle open at fd (named path) into the directory treefd, each
+ * member checked (refused at the first hostile one: nothing more is written), then every
+ * member against the manifest, within archive_read_caps. Returns 0, or -errno with msg
+ * naming the file, the member and why. */
+int archive_extract(int fd, const char *path, int treefd, unsigned timeout_ms, char *msg,
+                    size_t cap);
+/* The caps archive_extract reads with (check sets them from its configuration). */
+extern struct bundle_caps archive_read_caps;
+
 
 /* ---- source-host.c: the host snapshot ---- */
 
@@ -1202,6 +1296,37 @@ bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
 /* Let the lanes that answer finish their queue, for at most wait_ms, then tell every thread
  * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. */
 void writer_stop(struct cgw_writer *w, unsigned wait_ms);
+
+/* ---- sink-bundle-check.c: the check of a captured tree, in process, for a bundle ---- */
+
+/* What a check of a tree says: its reports (malloc'd) and what they name. */
+struct bundle_reports {
+	char *text, *json; size_t text_len, json_len;
+	char host[128], kernel[128];
+	int exit;                         /* check's exit code */
+	bool entered;                     /* the tree was entered (its scan may still fail) */
+};
+/* Replay dir as `check --root dir` does (root_enter: this process stays in the private
+ * mount namespace), with conf and sigs, and render both reports. Returns 0, or
+ * EXIT_UNREADABLE with the reason in msg (out->entered: the tree was entered, but check
+ * would exit 3 on it). */
+int bundle_check_tree(const char *dir, const struct cgw_conf *conf,
+                      const struct cgw_sigset *sigs, struct bundle_reports *out, char *msg,
+                      size_t cap);
+void bundle_reports_free(struct bundle_reports *r);
+
+/* ---- sink-bundle.c: cgwatch bundle ---- */
+
+/* cgwatch bundle [--root DIR] [-o FILE] [--config FILE] | --verify FILE. Returns the exit
+ * code: 0 written or intact, 2 usage, 3 unreadable, hostile or not intact. */
+int cmd_bundle(int argc, char **argv);
+/* A bundle of the captured tree dir into out (NULL: cgwatch-bundle-HOST-TIME.tar.zst in the
+ * current directory), atomically: reports, configuration, signatures, tree/ within the caps
+ * of conf, manifest.json. Returns 0 with the file's name in written, or an exit code with
+ * msg. */
+int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *conf,
+                      const struct cgw_sigset *sigs, char *written, size_t wcap, char *msg,
+                      size_t cap);
 
 /* ---- daemon.c ---- */
 

@@ -19,6 +19,8 @@ struct conf_key {
 #define KEY(s, k, type, field) { s, k, type, offsetof(struct cgw_conf, field), 0, 0 }
 #define PATH(s, k, field) KEY(s, k, CT_PATH, field)
 
+static const char *const io_classes[] = { "none", "realtime", "best-effort", "idle" };
+
 static const struct conf_key conf_keys[] = {
 	SEC("scan", "interval", scan_interval_s, 0.1, 3600),
 	SEC("scan", "read_timeout", read_timeout_s, 0.05, 60),
@@ -38,9 +40,9 @@ static const struct conf_key conf_keys[] = {
 	KEY("run", "io_class", CT_IOCLASS, io_class),
 	KEY("run", "lock_memory", CT_BOOL, lock_memory),
 	KEY("run", "pin_housekeeping", CT_BOOL, pin_housekeeping),
+	NUM("bundle", "max_file_size", bundle_max_file_mib, 1, 4096),
+	NUM("bundle", "max_size", bundle_max_mib, 1, 65536),
 };
-
-static const char *const io_classes[] = { "none", "realtime", "best-effort", "idle" };
 
 void conf_defaults(struct cgw_conf *c)
 {
@@ -63,6 +65,46 @@ void conf_defaults(struct cgw_conf *c)
 	c->io_class = 3;                 /* idle */
 	c->lock_memory = true;
 	c->pin_housekeeping = true;
+	c->bundle_max_file_mib = 16;
+	c->bundle_max_mib = 256;
+}
+
+char *conf_dump(const struct cgw_conf *c, size_t *len)
+{
+	struct strbuf b = { 0 };
+	const char *section = "";
+	sb_printf(&b, "# the effective configuration: every key, as cgwatch used it\n");
+	for (size_t i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++) {
+		const struct conf_key *k = &conf_keys[i];
+		const void *field = (const char *)c + k->off;
+		if (strcmp(section, k->section))
+			sb_printf(&b, "\n[%s]\n", section = k->section);
+		sb_printf(&b, "%s = ", k->key);
+		switch (k->type) {
+		case CT_SECONDS:
+		case CT_NUMBER:
+			sb_printf(&b, "%.10g\n", *(const double *)field);
+			break;
+		case CT_PATH:
+		case CT_PATH_OR_EMPTY: {
+			const char *v = *(char *const *)field;
+			sb_printf(&b, "%s\n", v ? v : "");
+			break;
+		}
+		case CT_BOOL:
+			sb_printf(&b, "%s\n", *(const bool *)field ? "yes" : "no");
+			break;
+		case CT_IOCLASS:
+			sb_printf(&b, "%s\n", io_classes[*(const int *)field & 3]);
+			break;
+		}
+	}
+	if (b.lost) {
+		sb_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return b.s;
 }
 
 void conf_free(struct cgw_conf *c)

@@ -13,12 +13,13 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: cgwatch check [--root DIR | --capture DIR] [--config FILE]\n"
+	fputs("usage: cgwatch check [--root DIR|FILE | --capture DIR] [--config FILE]\n"
 	      "                     [--format text|json] [--threshold SECONDS] [--all] [--rates]\n"
 	      "                     [--verbose]\n"
 	      "       cgwatch config --check [--config FILE]\n"
 	      "       cgwatch run [--config FILE]\n"
 	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
+	      "       cgwatch bundle --root DIR [-o FILE] | --verify FILE [--config FILE]\n"
 	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
 	      "2 usage or configuration error, 3 the system could not be read\n", out);
 }
@@ -132,6 +133,7 @@ static int cmd_check(int argc, char **argv)
 	unsigned timeout_ms = (unsigned)(conf.read_timeout_s * 1000);
 	if (root) {
 		char msg[8192];
+		archive_read_caps = bundle_caps_of(&conf);   /* a bundle file is read within them */
 		if (root_enter(root, timeout_ms, msg, sizeof(msg)) < 0) {
 			log_warnx("%s", msg);
 			rc = EXIT_UNREADABLE;
@@ -155,7 +157,7 @@ static int cmd_check(int argc, char **argv)
 		.read_timeout_ms = timeout_ms,
 		.all = all,
 		.self_tgid = root ? 0 : getpid(),
-		.root = root,
+		.root = root ? root_tree(root) : NULL,   /* a bundle: its private tree */
 	};
 	int r = scan_run(&scan, &so);
 	if (capture && r == 0)
@@ -172,8 +174,10 @@ static int cmd_check(int argc, char **argv)
 	/* the kernel's ring: DIR/dev/kmsg in a replay */
 	struct cgw_kmsg km;
 	char kpath[4096];
-	snprintf(kpath, sizeof(kpath), "%s%s", root ? root : "", KMSG_PATH);
+	snprintf(kpath, sizeof(kpath), "%s%s", root ? root_tree(root) : "", KMSG_PATH);
 	int kr = kmsg_read(kpath, &km, timeout_ms);
+	if (root && strcmp(root_tree(root), root))   /* a bundle: name it, not its private tree */
+		snprintf(km.source, sizeof(km.source), "%s:tree%s", root, KMSG_PATH);
 	if (kr < 0)
 		log_debug("cannot read %s: %s; kernel reports are not linked", cesc(kpath),
 		          strerror(-kr));
@@ -395,10 +399,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
-	if (strcmp(cmd, "bundle") == 0) {
-		log_warnx("\"%s\" is not implemented yet (see the README)", cesc(cmd));
-		return EXIT_USAGE;
-	}
+	if (strcmp(cmd, "bundle") == 0)
+		return cmd_bundle(argc - 1, argv + 1);
 	log_warnx("unknown command \"%s\"", cesc(cmd));
 	usage(stderr);
 	return EXIT_USAGE;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: unit tests (cmocka, under valgrind and with ASan+UBSan), config and
-# signature golden files, fixture replays (with the AddressSanitizer build), a short run of
-# every fuzz harness, and live tests on the real kernel (root).
+# signature golden files, fixture replays (with the AddressSanitizer build), bundles of them,
+# a short run of every fuzz harness, and live tests on the real kernel (root).
 # Every part prints "PASS name", "FAIL name: why" or "SKIP name: why" lines; the last line is
 # the summary "N passed, N failed, N skipped". Exit status is non-zero when anything failed.
 set -u
@@ -188,6 +188,9 @@ else
 	tally < <(echo "FAIL asan-build: $ASAN missing (make asan)")
 fi
 tally < <(valgrind_replays)
+echo "== bundles: every fixture through an archive and back; hostile, corrupt and tampered ones"
+tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
+	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/bundle.sh)
 echo "== fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan)"
 tally < <(BUILD=$BUILD FUZZ_SECONDS=${FUZZ_SECONDS:-3} tests/fuzz/run.sh)
 echo "== live tests on this kernel"

@@ -146,6 +146,7 @@ SEEDS = {
     "conf": lambda: files("tests/conf/*.in", "cgwatch.conf"),
     "sig": lambda: files("conf/signatures.d/*.conf", "tests/sigs/**/*.conf"),
     "state": lambda: iter(()),
+    "manifest": lambda: iter(()),
     "numbers": lambda: (l.split(b":", 1)[1].strip() for f in files(FIX + "proc/**/sched")
                         for l in f.split(b"\n")[:12] if b":" in l),
 }

@@ -1,0 +1,654 @@
+/* sink-bundle.c: `cgwatch bundle`: a captured tree, the reports of a check of it, the
+ * configuration and signature library it was checked with, and manifest.json, as one
+ * compressed tar (zstd; gzip where libarchive has no zstd), written atomically. Every read of
+ * the tree has the deadline (it may sit on a file system that does not answer); what could
+ * not be read, or did not fit the caps, is listed in the manifest. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define MIB (1024.0 * 1024.0)
+#define ENTRY_COST 192                    /* bytes of manifest.json per member, about */
+#define MANIFEST_RESERVE (64 * 1024)
+
+/* ---- the tree, listed and read with the deadline ---- */
+
+struct ent { char *name; mode_t mode; uint64_t size; time_t mtime; char *target;
+             dev_t dev; ino_t ino; };
+struct list_job { char *path; struct ent *v; size_t n; int err; };
+
+static int ent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ent *)a)->name, ((const struct ent *)b)->name);
+}
+
+static void list_fn(void *p)
+{
+	struct list_job *j = p;
+	int dfd = open(j->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		j->err = errno;
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	size_t cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (j->n == cap) {
+			struct ent *v = try_reallocarray(j->v, cap ? cap * 2 : 32, sizeof(*v));
+			if (!v) {
+				j->err = ENOMEM;
+				break;
+			}
+			j->v = v;
+			cap = cap ? cap * 2 : 32;
+		}
+		struct ent *e = &j->v[j->n];
+		memset(e, 0, sizeof(*e));
+		if (!(e->name = try_strdup(de->d_name))) {
+			j->err = ENOMEM;
+			break;
+		}
+		j->n++;                           /* each is looked at with its own deadline */
+	}
+	closedir(d);
+	if (j->v)
+		qsort(j->v, j->n, sizeof(*j->v), ent_cmp);
+}
+
+/* One entry looked at: lstat, and a link's target. */
+struct stat_job { char *path; struct stat st; int err; char *target; };
+
+static void stat_fn(void *p)
+{
+	struct stat_job *j = p;
+	if (lstat(j->path, &j->st) < 0) {
+		j->err = errno;
+		return;
+	}
+	if (S_ISLNK(j->st.st_mode)) {
+		char t[4096];
+		ssize_t n = readlink(j->path, t, sizeof(t) - 1);
+		if (n >= 0) {
+			t[n] = '\0';
+			j->target = try_strdup(t);
+		}
+	}
+}
+
+static void stat_release(void *p)
+{
+	struct stat_job *j = p;
+	free(j->path);
+	free(j->target);
+	free(j);
+}
+
+/* Fill e from an lstat of path with the deadline. Returns 0 or -errno (-ETIMEDOUT). */
+static int ent_stat(const char *path, struct ent *e, unsigned timeout_ms)
+{
+	struct stat_job *j = try_calloc(1, sizeof(*j));
+	if (!j || !(j->path = try_strdup(path))) {
+		free(j);
+		return -ENOMEM;
+	}
+	int r = dl_call(stat_fn, j, stat_release, timeout_ms);
+	if (r < 0)
+		return r;                         /* j is the worker's, or freed */
+	if (j->err) {
+		r = -j->err;
+	} else {
+		e->mode = j->st.st_mode;
+		e->size = (uint64_t)j->st.st_size;
+		e->mtime = j->st.st_mtime;
+		e->dev = j->st.st_dev;
+		e->ino = j->st.st_ino;
+		e->target = j->target;
+		j->target = NULL;
+	}
+	stat_release(j);
+	return r;
+}
+
+static void list_release(void *p)
+{
+	struct list_job *j = p;
+	for (size_t k = 0; k < j->n; k++) {
+		free(j->v[k].name);
+		free(j->v[k].target);
+	}
+	free(j->v);
+	free(j->path);
+	free(j);
+}
+
+/* ---- the archive being written ---- */
+
+struct bw {
+	struct archive *a;
+	struct bundle_manifest m;
+	uint64_t total, budget, max_file;
+	unsigned timeout_ms;
+	time_t now;
+	dev_t self_dev; ino_t self_ino;        /* the file being written: never bundled */
+	int err;                               /* the archive failed: the bundle is not written */
+	char why[512];
+	size_t files;
+};
+
+static void write_fail(struct bw *b, const char *name)
+{
+	if (!b->err) {
+		int e = archive_errno(b->a);
+		b->err = e > 0 ? e : EIO;
+		snprintf(b->why, sizeof(b->why), "writing %s: %s%s%s", cesc(name),
+		         archive_error_string(b->a) ? archive_error_string(b->a) : "failed",
+		         e > 0 ? ": " : "", e > 0 ? strerror(e) : "");
+	}
+}
+
+/* One member, listed in the manifest. */
+static void add_member(struct bw *b, const char *name, mode_t type, const char *data,
+                       size_t len, const char *target, mode_t perm, time_t mtime)
+{
+	if (b->err)
+		return;
+	struct archive_entry *e = archive_entry_new();
+	if (!e) {
+		b->err = ENOMEM;
+		snprintf(b->why, sizeof(b->why), "no memory");
+		return;
+	}
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, type);
+	archive_entry_set_perm(e, perm);
+	archive_entry_set_mtime(e, mtime, 0);
+	archive_entry_set_size(e, type == AE_IFREG ? (la_int64_t)len : 0);
+	if (type == AE_IFLNK)
+		archive_entry_set_symlink(e, target);
+	if (archive_write_header(b->a, e) != ARCHIVE_OK ||
+	    (type == AE_IFREG && len && archive_write_data(b->a, data, len) != (la_ssize_t)len))
+		write_fail(b, name);
+	archive_entry_free(e);
+	if (b->err)
+		return;
+	char hex[65];
+	enum bm_type t = type == AE_IFDIR ? BM_DIR : type == AE_IFLNK ? BM_SYMLINK : BM_FILE;
+	if (t == BM_SYMLINK)
+		sha256_hex(target, strlen(target), hex);
+	else
+		sha256_hex(data ? data : "", len, hex);
+	if (manifest_add(&b->m, name, t, t == BM_SYMLINK ? strlen(target) : len, hex,
+	                 target) < 0) {
+		b->err = ENOMEM;
+		snprintf(b->why, sizeof(b->why), "no memory for the manifest");
+	}
+	b->total += len + strlen(name) + (target ? strlen(target) : 0) + ENTRY_COST;
+	b->files++;
+}
+
+static void note(struct bw *b, bool left_out, const char *name, uint64_t size, const char *why)
+{
+	if (manifest_note(&b->m, left_out, name, size, why) < 0 && !b->err) {
+		b->err = ENOMEM;
+		snprintf(b->why, sizeof(b->why), "no memory for the manifest");
+	}
+}
+
+/* One regular file of the tree: read with the deadline, within the caps. */
+static void tree_file(struct bw *b, const char *path, const char *name, const struct ent *e)
+{
+	char why[160];
+	uint64_t cost = e->size + strlen(name) + ENTRY_COST;
+	if (e->size > b->max_file) {
+		snprintf(why, sizeof(why), "larger than max_file_size (%.10g MiB)", b->max_file / MIB);
+		note(b, true, name, e->size, why);
+		return;
+	}
+	if (b->total + cost > b->budget) {
+		snprintf(why, sizeof(why), "over max_size (%.10g MiB) for the whole bundle",
+		         (b->budget + MANIFEST_RESERVE) / MIB);
+		note(b, true, name, e->size, why);
+		return;
+	}
+	size_t cap = (size_t)e->size + 2;      /* one byte more shows a file that grew */
+	char *buf = try_malloc(cap);
+	if (!buf) {
+		note(b, false, name, 0, "no memory to read it");
+		return;
+	}
+	ssize_t r = dl_read_file(path, buf, cap, b->timeout_ms);
+	if (r == -ETIMEDOUT)
+		snprintf(why, sizeof(why), "timed out after %g s", b->timeout_ms / 1000.0);
+	else if (r == -EBUSY)
+		snprintf(why, sizeof(why), "not read: too many reads of the tree are stuck already");
+	else if (r < 0)
+		snprintf(why, sizeof(why), "%s", strerror((int)-r));
+	else if ((uint64_t)r > e->size && (uint64_t)r > b->max_file)
+		snprintf(why, sizeof(why), "grew past max_file_size while read");
+	if (r < 0 || ((uint64_t)r > e->size && (uint64_t)r > b->max_file))
+		note(b, false, name, 0, why);
+	else
+		add_member(b, name, AE_IFREG, buf, (size_t)r, NULL, e->mode & 0755, e->mtime);
+	free(buf);
+}
+
+/* Does the name fit the manifest as it lists it (utf8_escape'd, 4095 bytes)? */
+static bool name_listable(const char *n)
+{
+	static char esc[4 * 4096 + 1];
+	size_t len = strlen(n);
+	return len <= 4095 && strlen(utf8_escape(n, len, esc, sizeof(esc))) <= 4095 &&
+	       member_name_check(n, len, NULL, 0) == 0;
+}
+
+/* Directory path (archive name name) and everything under it, in name order. */
+static void tree_dir(struct bw *b, const char *path, const char *name, int depth)
+{
+	struct list_job *j = try_calloc(1, sizeof(*j));
+	if (!j || !(j->path = try_strdup(path))) {
+		free(j);
+		note(b, false, name, 0, "no memory to list it");
+		return;
+	}
+	int e = dl_call(list_fn, j, list_release, b->timeout_ms);
+	char why[160];
+	if (e < 0 || j->err) {
+		int err = e < 0 ? -e : j->err;
+		if (err == ETIMEDOUT)
+			snprintf(why, sizeof(why), "listing it timed out after %g s",
+			         b->timeout_ms / 1000.0);
+		else
+			snprintf(why, sizeof(why), "cannot list it: %s", strerror(err));
+		note(b, false, name, 0, why);
+		if (e < 0)
+			return;                       /* j is the worker's now */
+		if (!j->n) {
+			list_release(j);
+			return;
+		}
+	}
+	for (size_t k = 0; k < j->n && !b->err; k++) {
+		struct ent *en = &j->v[k];
+		char *p = NULL, *n = NULL;
+		if (asprintf(&p, "%s/%s", path, en->name) < 0 ||
+		    asprintf(&n, "%s/%s", name, en->name) < 0) {
+			free(p);
+			note(b, false, name, 0, "no memory");
+			break;
+		}
+		int se = name_listable(n) ? ent_stat(p, en, b->timeout_ms) : 0;
+		if (se == -ETIMEDOUT) {
+			snprintf(why, sizeof(why), "timed out after %g s", b->timeout_ms / 1000.0);
+			note(b, false, n, 0, why);
+		} else if (se == -EBUSY) {
+			note(b, false, n, 0, "not read: too many reads of the tree are stuck already");
+		} else if (se == 0 && en->dev == b->self_dev && en->ino == b->self_ino) {
+			;                             /* the bundle itself, written inside the tree */
+		} else if (se < 0) {
+			note(b, false, n, 0, se == -ENOENT ? "vanished while listed" : strerror(-se));
+		} else if (!name_listable(n)) {
+			note(b, true, n, en->size, "a name too long to list (4095 bytes, a byte that "
+			     "is not UTF-8 counting four)");
+		} else if (en->mode == 0) {
+			note(b, false, n, 0, "vanished while listed");
+		} else if (S_ISDIR(en->mode)) {
+			if (depth > 64) {
+				note(b, true, n, 0, "deeper than 64 directories");
+			} else {
+				add_member(b, n, AE_IFDIR, NULL, 0, NULL, en->mode & 0755, en->mtime);
+				tree_dir(b, p, n, depth + 1);
+			}
+		} else if (S_ISREG(en->mode)) {
+			tree_file(b, p, n, en);
+		} else if (S_ISLNK(en->mode)) {
+			if (!en->target)
+				note(b, false, n, 0, "cannot read the link");
+			else if (member_link_check(n, en->target, why, sizeof(why)) < 0)
+				note(b, true, n, 0, why);
+			else
+				add_member(b, n, AE_IFLNK, NULL, 0, en->target, 0777, en->mtime);
+		} else {
+			note(b, true, n, 0, S_ISFIFO(en->mode) ? "a FIFO: not read" :
+			     S_ISSOCK(en->mode) ? "a socket: not read" : "a device: not read");
+		}
+		free(p);
+		free(n);
+	}
+	list_release(j);
+}
+
+/* ---- what the tree was checked with ---- */
+
+static void add_text(struct bw *b, const char *name, const char *text, size_t len)
+{
+	add_member(b, name, AE_IFREG, text, len, NULL, 0644, b->now);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+/* The signature library: every file a loaded signature came from, built in or a site's, and
+ * signatures/index.txt naming each signature's member. */
+static void add_signatures(struct bw *b, const struct cgw_sigset *sigs)
+{
+	struct strbuf idx = { 0 };
+	const char **done = try_calloc(sigs->n + 1, sizeof(*done));
+	char **names = try_calloc(sigs->n + 1, sizeof(*names));
+	size_t nd = 0;
+	for (size_t k = 0; done && names && k < sigs->n; k++) {
+		const struct cgw_sig *s = &sigs->v[k];
+		size_t d;
+		for (d = 0; d < nd && strcmp(done[d], s->file); d++)
+			;
+		if (d == nd) {
+			char name[512];
+			if (s->builtin)
+				snprintf(name, sizeof(name), "signatures/built-in/%s", base_name(s->file));
+			else
+				snprintf(name, sizeof(name), "signatures/site/%zu-%s", nd,
+				         base_name(s->file));
+			const struct cgw_sigfile *f = s->builtin ? sig_builtin_file(s->file) : NULL;
+			if (f) {
+				add_text(b, name, f->text, f->len);
+			} else {
+				char *buf = try_malloc(1 << 20);
+				ssize_t r = buf ? dl_read_file(s->file, buf, 1 << 20, b->timeout_ms) : -ENOMEM;
+				if (r >= 0)
+					add_text(b, name, buf, (size_t)r);
+				else
+					note(b, false, name, 0, strerror((int)-r));
+				free(buf);
+			}
+			done[nd] = s->file;
+			names[nd++] = xstrdup(name);
+		}
+		sb_printf(&idx, "%s\t%s\t%s\n", s->id, names[d], sig_source(s));
+	}
+	if (!done || !names || idx.lost)
+		note(b, false, "signatures/index.txt", 0, "no memory");
+	else
+		add_text(b, "signatures/index.txt", idx.s ? idx.s : "", idx.len);
+	for (size_t d = 0; names && d < nd; d++)
+		free(names[d]);
+	free(names);
+	free(done);
+	sb_free(&idx);
+}
+
+/* ---- the file ---- */
+
+static const char *utc_stamp(time_t t, char *out, size_t cap)
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, cap, "%Y%m%dT%H%M%SZ", &tm);
+	return out;
+}
+
+/* cgwatch-bundle-HOST-TIME.tar.EXT, HOST reduced to [A-Za-z0-9._-]. */
+static void default_name(const char *host, const char *ext, time_t t, char *out, size_t cap)
+{
+	char h[64], ts[32];
+	size_t n = 0;
+	for (const char *p = host; *p && n < sizeof(h) - 1; p++)
+		h[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		         (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ? *p : '_';
+	h[n] = '\0';
+	snprintf(out, cap, "cgwatch-bundle-%s-%s.tar.%s", n ? h : "unknown", utc_stamp(t, ts,
+	         sizeof(ts)), ext);
+}
+
+int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *conf,
+                      const struct cgw_sigset *sigs, char *written, size_t wcap, char *msg,
+                      size_t cap)
+{
+	struct bw b = { .timeout_ms = (unsigned)(conf->read_timeout_s * 1000),
+	                .max_file = (uint64_t)(conf->bundle_max_file_mib * MIB) };
+	uint64_t max_total = (uint64_t)(conf->bundle_max_mib * MIB);
+	b.budget = max_total > MANIFEST_RESERVE ? max_total - MANIFEST_RESERVE : 0;
+	char start[32], end[32];
+	iso_time(now_epoch(), start, sizeof(start));
+	b.now = time(NULL);
+
+	struct ent top = { 0 };
+	int te = ent_stat(dir, &top, b.timeout_ms);
+	free(top.target);
+	if (te < 0 || !S_ISDIR(top.mode)) {
+		snprintf(msg, cap, "bundle --root %s: %s", dir, te == -ETIMEDOUT ? "timed out: the "
+		         "file system holding it does not answer" : te < 0 ? strerror(-te) :
+		         "not a directory (a bundle is replayed with check --root FILE)");
+		return EXIT_UNREADABLE;
+	}
+	/* a tree check would exit 3 on (its own clock unreadable, say) is still bundled, with
+	 * why in place of the reports */
+	struct bundle_reports rep;
+	int rc = bundle_check_tree(dir, conf, sigs, &rep, msg, cap);
+	if (rc && !rep.entered)
+		return rc;
+	char check_error[1024] = "";
+	if (rc)
+		snprintf(check_error, sizeof(check_error), "%s", msg);
+	rc = 0;
+
+	b.a = archive_write_new();
+	if (!b.a) {
+		bundle_reports_free(&rep);
+		snprintf(msg, cap, "no memory for the archive");
+		return EXIT_UNREADABLE;
+	}
+	const char *ext = "zst";
+	if (archive_write_add_filter_zstd(b.a) != ARCHIVE_OK) {
+		ext = "gz";                        /* libarchive without zstd */
+		archive_write_add_filter_gzip(b.a);
+	}
+	archive_write_set_format_pax_restricted(b.a);
+	char name[4096], tmp[4200];
+	if (out)
+		snprintf(name, sizeof(name), "%s", out);
+	else
+		default_name(rep.host, ext, b.now, name, sizeof(name));
+	const char *slash = strrchr(name, '/');
+	if (slash)
+		snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - name), name, slash + 1);
+	else
+		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", name);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(msg, cap, "cannot write %s: %s", cesc(name), strerror(errno));
+		archive_write_free(b.a);
+		bundle_reports_free(&rep);
+		return EXIT_UNREADABLE;
+	}
+	struct stat self;
+	if (fstat(fd, &self) == 0) {
+		b.self_dev = self.st_dev;
+		b.self_ino = self.st_ino;
+	}
+	if (archive_write_open_fd(b.a, fd) != ARCHIVE_OK)
+		write_fail(&b, name);
+
+	if (check_error[0]) {
+		note(&b, false, "report.txt", 0, check_error);
+		note(&b, false, "report.json", 0, check_error);
+	} else {
+		add_text(&b, "report.txt", rep.text, rep.text_len);
+		add_text(&b, "report.json", rep.json, rep.json_len);
+	}
+	size_t clen;
+	char *ctext = conf_dump(conf, &clen);
+	if (ctext)
+		add_text(&b, "config/cgwatch.conf", ctext, clen);
+	else
+		note(&b, false, "config/cgwatch.conf", 0, "no memory");
+	free(ctext);
+	add_signatures(&b, sigs);
+	add_member(&b, "tree", AE_IFDIR, NULL, 0, NULL, 0755, b.now);
+	tree_dir(&b, dir, "tree", 0);
+	iso_time(now_epoch(), end, sizeof(end));
+
+	b.m.version = xstrdup(CGW_VERSION);
+	b.m.host = xstrdup(rep.host);
+	b.m.kernel = xstrdup(rep.kernel);
+	b.m.root = xstrdup(dir);
+	b.m.start = xstrdup(start);
+	b.m.end = xstrdup(end);
+	b.m.check_exit = rep.exit;
+	b.m.max_file_mib = conf->bundle_max_file_mib;
+	b.m.max_mib = conf->bundle_max_mib;
+	size_t mlen = 0;
+	char *mtext = b.err ? NULL : manifest_json(&b.m, &mlen);
+	if (!b.err && !mtext) {
+		b.err = ENOMEM;
+		snprintf(b.why, sizeof(b.why), "no memory for the manifest");
+	}
+	if (!b.err) {
+		struct archive_entry *e = archive_entry_new();
+		archive_entry_set_pathname(e, "manifest.json");
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_mtime(e, b.now, 0);
+		archive_entry_set_size(e, (la_int64_t)mlen);
+		if (archive_write_header(b.a, e) != ARCHIVE_OK ||
+		    archive_write_data(b.a, mtext, mlen) != (la_ssize_t)mlen)
+			write_fail(&b, "manifest.json");
+		archive_entry_free(e);
+	}
+	free(mtext);
+	if (archive_write_close(b.a) != ARCHIVE_OK)
+		write_fail(&b, name);
+	archive_write_free(b.a);
+	if (!b.err && (fsync(fd) < 0 || close(fd) < 0)) {
+		b.err = errno;
+		snprintf(b.why, sizeof(b.why), "%s", strerror(errno));
+		fd = -1;
+	} else if (!b.err) {
+		fd = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!b.err && rename(tmp, name) < 0) {
+		b.err = errno;
+		snprintf(b.why, sizeof(b.why), "%s", strerror(errno));
+	}
+	if (b.err) {
+		unlink(tmp);
+		snprintf(msg, cap, "cannot write %s: %s", cesc(name), b.why);
+		rc = EXIT_UNREADABLE;
+	} else {
+		char d[4096];
+		snprintf(d, sizeof(d), "%.*s", slash ? (int)(slash - name) : 1, slash ? name : ".");
+		int dfd = open(d[0] ? d : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);                    /* the rename itself, durable */
+			close(dfd);
+		}
+		snprintf(written, wcap, "%s: %zu members, %zu left out, %zu unreadable", name,
+		         b.files + 1, b.m.nleft_out, b.m.nunreadable);
+	}
+	manifest_free(&b.m);
+	bundle_reports_free(&rep);
+	return rc;
+}
+
+static void bundle_usage(FILE *out)
+{
+	fputs("usage: cgwatch bundle --root DIR [-o FILE] [--config FILE]\n"
+	      "       cgwatch bundle --verify FILE [--config FILE]\n", out);
+}
+
+static int verify(const char *file, const struct cgw_conf *conf)
+{
+	struct bundle_caps caps = bundle_caps_of(conf);
+	struct strbuf out = { 0 };
+	char why[1024];
+	long n = bundle_verify(file, &caps, (unsigned)(conf->read_timeout_s * 1000), &out, why,
+	                       sizeof(why));
+	if (n < 0) {
+		log_warnx("%s", why);
+		sb_free(&out);
+		return EXIT_UNREADABLE;
+	}
+	for (char *p = out.s, *nl; p && *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		log_warnx("%s: %s", cesc(file), p);
+	}
+	sb_free(&out);
+	if (n) {
+		log_warnx("%s: %ld problem%s: the bundle is not intact", cesc(file), n,
+		          n == 1 ? "" : "s");
+		return EXIT_UNREADABLE;
+	}
+	printf("%s: intact: every member matches the manifest\n", cesc(file));
+	return 0;
+}
+
+int cmd_bundle(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "verify", required_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *root = NULL, *out = NULL, *config = NULL, *check = NULL;
+	int o;
+	while ((o = getopt_long(argc, argv, "r:o:c:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'r': root = optarg; break;
+		case 'o': out = optarg; break;
+		case 'c': config = optarg; break;
+		case 'V': check = optarg; break;
+		case 'h': bundle_usage(stdout); return 0;
+		default: bundle_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc || (check && (root || out))) {
+		bundle_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!check && !root) {
+		log_warnx("bundle: a capture of this host is not implemented yet; bundle a captured "
+		          "tree with --root DIR (see the README)");
+		return EXIT_USAGE;
+	}
+	struct cgw_conf conf;
+	int rc = config_load(&conf, config);
+	struct cgw_sigset sigs = { 0 };
+	if (rc == 0 && check)
+		rc = verify(check, &conf);
+	else if (rc == 0 && (rc = signatures_load(&sigs, &conf)) == 0) {
+		char msg[8192], written[4400];
+		rc = bundle_write_tree(root, out, &conf, &sigs, written, sizeof(written), msg,
+		                       sizeof(msg));
+		if (rc)
+			log_warnx("%s", msg);
+		else
+			printf("%s\n", written);
+	}
+	sig_free(&sigs);
+	conf_free(&conf);
+	return rc;
+}

@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# Bundles: `cgwatch bundle --root DIR` of every fixture tree replayed with `check --root FILE`
+# to the same JSON as the tree itself; hostile, truncated and corrupt archives refused (exit 3,
+# the member named, nothing written outside the private tree); `bundle --verify` on an intact
+# and a tampered bundle; the caps; the file written atomically.
+# Prints "PASS name", "FAIL name: why" or "SKIP name: why" lines.
+# usage: tests/bundle.sh [NAME...]   (fixture trees to round-trip; default all)
+# env:   CGWATCH (default: <repo>/build/cgwatch); CGWATCH_PLAIN, a build without ASan for the
+#        valgrind run (default: CGWATCH)
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+CGW=${CGWATCH:-$repo/build/cgwatch}
+T=60                                     # seconds any one command may take
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP bundle: needs root for the mount namespace of a replay"
+	exit 0
+fi
+for tool in jq python3; do
+	if ! command -v $tool >/dev/null; then
+		echo "SKIP bundle: $tool is not installed"
+		exit 0
+	fi
+done
+if [ ! -x "$CGW" ]; then
+	echo "FAIL bundle: no cgwatch binary at $CGW (run make, or set CGWATCH)"
+	exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset CGWATCH_SIGNATURES_DIR
+conf=$tmp/cgwatch.conf
+: >"$conf"                               # built-in defaults, whatever /etc holds
+mkdir "$tmp/work" "$tmp/outside"
+cd "$tmp/work" || exit 1
+
+# The JSON of a replay without what differs between two runs or two locations: the time,
+# the scan's duration, a task's start time (libproc2 reckons it back from the clock now),
+# where the kernel messages were read from (named in kmsg evidence too: $2 is that path); and
+# lists in one order: a replay walks the tree in the order its file system lists it (hash
+# order on ext4, creation order on tmpfs), and its tasks, the tasks and chain of a finding
+# (tasks blocked equally long), its evidence lines and the unreadable files come in that order.
+norm() {
+	jq -S --arg k "${2:-/nonexistent}" '
+		del(.time, .scan.duration_ms, .kmsg.source, .tasks[]?.started)
+		| walk(if type == "string" then split($k) | join("KMSG") else . end)
+		| .tasks |= sort_by(.tid)
+		| .findings[]?.tasks |= sort
+		| .findings[]?.chain |= sort
+		| .findings[]?.evidence |= sort
+		| if .scan.unreadable_files then .scan.unreadable_files |= sort_by(.path) else . end' "$1"
+}
+
+clip() { tr '\n' ' ' <<<"$1" | head -c 400; }
+
+# ---- the round trip over every fixture ----
+names=("$@")
+if [ ${#names[@]} = 0 ]; then
+	for e in "$repo"/tests/fixtures/*/expect; do
+		names+=("$(basename "$(dirname "$e")")")
+	done
+fi
+for name in "${names[@]}"; do
+	dir=$repo/tests/fixtures/$name
+	if [ ! -d "$dir/proc" ]; then
+		rm -rf "$tmp/gen"
+		if ! out=$(python3 "$repo/tests/fixtures/mkfixtures.py" --out "$tmp/gen" "$name" 2>&1); then
+			echo "FAIL bundle-roundtrip-$name: cannot generate the tree: $(clip "$out")"
+			continue
+		fi
+		dir=$tmp/gen/$name
+	fi
+	b=$tmp/work/$name.tar.zst
+	out=$(timeout $T "$CGW" bundle --config "$conf" --root "$dir" -o "$b" 2>&1)
+	rc=$?
+	if [ $rc != 0 ] || [ ! -s "$b" ]; then
+		echo "FAIL bundle-roundtrip-$name: bundle exit $rc: $(clip "$out")"
+		continue
+	fi
+	timeout $T "$CGW" check --config "$conf" --root "$dir" --format json >"$tmp/d.json" 2>"$tmp/d.err"
+	drc=$?
+	timeout $T "$CGW" check --config "$conf" --root "$b" --format json >"$tmp/b.json" 2>"$tmp/b.err"
+	brc=$?
+	why=""
+	if [ $drc != $brc ]; then
+		why="exit $brc from the bundle, $drc from the tree ($(clip "$(cat "$tmp/b.err")"))"
+	elif [ $drc = 3 ]; then
+		# no report: the same reason, but for the name of the root
+		if [ "$(sed "s|$dir|ROOT|" "$tmp/d.err")" != "$(sed "s|$b|ROOT|" "$tmp/b.err")" ]; then
+			why="stderr differs: $(clip "$(cat "$tmp/b.err")") / $(clip "$(cat "$tmp/d.err")")"
+		fi
+	elif ! diff <(norm "$tmp/d.json" "$dir/dev/kmsg") <(norm "$tmp/b.json" "$b:tree/dev/kmsg") \
+	            >"$tmp/diff"; then
+		why="the JSON differs: $(clip "$(head -12 "$tmp/diff")")"
+	elif [ "$(jq -c '[.findings[] | {id, cause, severity, tasks, chain}]' "$tmp/b.json")" = "[]" ] &&
+	     [ "$(jq -c '[.findings[]]' "$tmp/d.json")" != "[]" ]; then
+		why="no findings from the bundle"
+	fi
+	if [ -z "$why" ] && command -v zstd >/dev/null; then
+		# the bundle's own report is the same check's
+		man=$(zstd -dc "$b" | tar -xOf - manifest.json)
+		if [ "$(jq .check_exit <<<"$man")" != "$drc" ]; then
+			why="manifest check_exit $(jq .check_exit <<<"$man"), the tree's check exits $drc"
+		elif [ $drc != 3 ] && ! diff <(norm "$tmp/d.json" "$dir/dev/kmsg") \
+		          <(zstd -dc "$b" | tar -xOf - report.json | norm /dev/stdin "$dir/dev/kmsg") \
+		          >/dev/null; then
+			why="report.json in the bundle differs from check --root DIR"
+		fi
+	fi
+	if [ -n "$why" ]; then
+		echo "FAIL bundle-roundtrip-$name: $why"
+	else
+		echo "PASS bundle-roundtrip-$name"
+	fi
+	rm -rf "$tmp/gen"
+done
+
+src=$repo/tests/fixtures/fuse-mounts   # a small tree with fd links
+good=$tmp/work/fuse-mounts.tar.zst
+[ -s "$good" ] || timeout $T "$CGW" bundle --config "$conf" --root "$src" -o "$good" >/dev/null 2>&1
+
+# Nothing may appear outside the private tree: the target directory, the working directory
+# (the archive's only), /tmp/tree on the host.
+host_tree_before=$( [ -e /tmp/tree ] && echo yes || echo no )
+outside_clean() {
+	local left
+	left=$(ls -A "$tmp/outside")
+	[ -z "$left" ] || { echo "written outside: $tmp/outside/$left"; return 1; }
+	left=$(ls -A "$tmp/work" | grep -v '\.tar\.\(zst\|gz\)$')
+	[ -z "$left" ] || { echo "written in the working directory: $left"; return 1; }
+	if [ "$host_tree_before" = no ] && [ -e /tmp/tree ]; then
+		echo "written on the host: /tmp/tree"
+		return 1
+	fi
+	return 0
+}
+
+# One refusal: exit 3, the member named with the reason, nothing written outside.
+refused() {
+	local name=$1 file=$2 want=$3 reason=${4:-} err rc why
+	err=$(timeout $T "$CGW" check --config "$conf" --root "$file" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc != 3 ]; then
+		echo "FAIL bundle-$name: exit $rc, not 3: $(clip "$err")"
+	elif ! grep -qF -- "refusing the bundle: $want" <<<"$err"; then
+		echo "FAIL bundle-$name: the message does not name \"$want\": $(clip "$err")"
+	elif ! grep -qF -- "$reason" <<<"$err"; then
+		echo "FAIL bundle-$name: the message does not say \"$reason\": $(clip "$err")"
+	elif ! why=$(outside_clean); then
+		echo "FAIL bundle-$name: $why"
+	else
+		echo "PASS bundle-$name"
+	fi
+}
+
+# ---- hostile archives (python3's tarfile, gzip) ----
+declare -A reason=(
+	[absolute]="an absolute name" [dotdot]='a ".." component'
+	[symlink-abs]="points outside the tree (absolute)" [symlink-rel]="points outside the tree (..)"
+	[symlink-through]="a component is a symlink or a file" [hardlink]="a hard link"
+	[device]="a character device" [fifo]="a FIFO"
+	[sparse]="10737418240 bytes: larger than max_file_size" [huge]="10737418240 bytes: larger than max_file_size"
+	[wrong-hash]="does not match the manifest's hash" [extra]="in the archive, not in the manifest")
+for kind in absolute dotdot symlink-abs symlink-rel symlink-through hardlink device fifo \
+            sparse huge wrong-hash extra; do
+	f=$tmp/work/hostile-$kind.tar.gz
+	if ! member=$(python3 "$here/mkbundle.py" hostile $kind "$src" "$f" "$tmp/outside" 2>&1); then
+		echo "FAIL bundle-hostile-$kind: mkbundle.py: $(clip "$member")"
+		continue
+	fi
+	refused "hostile-$kind" "$f" "$member" "${reason[$kind]}"
+done
+
+# ---- truncated and corrupt ----
+size=$(stat -c %s "$good")
+head -c $((size / 2)) "$good" >"$tmp/work/truncated.tar.zst"
+refused truncated "$tmp/work/truncated.tar.zst" "the archive is truncated or corrupt"
+cp "$good" "$tmp/work/corrupt.tar.zst"
+# one byte in the middle of the compressed stream, inverted
+python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[len(b)//2]^=0xff; open(p,"wb").write(b)' \
+	"$tmp/work/corrupt.tar.zst"
+err=$(timeout $T "$CGW" check --config "$conf" --root "$tmp/work/corrupt.tar.zst" 2>&1 >/dev/null)
+rc=$?
+if [ $rc = 3 ] && grep -qE 'refusing the bundle: .*(truncated or corrupt|sha256|size)' <<<"$err" &&
+   why=$(outside_clean); then
+	echo "PASS bundle-corrupt"
+else
+	echo "FAIL bundle-corrupt: exit $rc: $(clip "$err") ${why:-}"
+fi
+: >"$tmp/work/empty.tar.zst"
+refused empty "$tmp/work/empty.tar.zst" "the archive is truncated or corrupt, or not a bundle"
+
+# ---- verify ----
+out=$(timeout $T "$CGW" bundle --config "$conf" --verify "$good" 2>&1)
+rc=$?
+[ $rc = 0 ] && grep -q 'intact' <<<"$out" && echo "PASS bundle-verify-intact" ||
+	echo "FAIL bundle-verify-intact: exit $rc: $(clip "$out")"
+python3 "$here/mkbundle.py" good "$src" "$tmp/work/py.tar.gz"
+out=$(timeout $T "$CGW" bundle --config "$conf" --verify "$tmp/work/py.tar.gz" 2>&1)
+rc=$?
+[ $rc = 0 ] && echo "PASS bundle-verify-other-writer" ||
+	echo "FAIL bundle-verify-other-writer: a bundle made by tests/mkbundle.py: exit $rc: $(clip "$out")"
+member=$(python3 "$here/mkbundle.py" tampered "$src" "$tmp/work/tampered.tar.gz")
+out=$(timeout $T "$CGW" bundle --config "$conf" --verify "$tmp/work/tampered.tar.gz" 2>&1)
+rc=$?
+if [ $rc = 3 ] && grep -qF "sha256: $member" <<<"$out" && grep -q 'not intact' <<<"$out"; then
+	echo "PASS bundle-verify-tampered"
+else
+	echo "FAIL bundle-verify-tampered: exit $rc, want 3 naming sha256: $member: $(clip "$out")"
+fi
+# every problem of an archive is named, not only the first
+python3 "$here/mkbundle.py" hostile extra "$src" "$tmp/work/two.tar.gz" "$tmp/outside" >/dev/null
+out=$(timeout $T "$CGW" bundle --config "$conf" --verify "$tmp/work/two.tar.gz" 2>&1)
+rc=$?
+if [ $rc = 3 ] && grep -q 'extra: tree/proc/extra' <<<"$out"; then
+	echo "PASS bundle-verify-extra"
+else
+	echo "FAIL bundle-verify-extra: exit $rc: $(clip "$out")"
+fi
+
+# ---- caps: a file over max_file_size is left out, and listed ----
+cp -a "$repo/tests/fixtures/unreadable-stack" "$tmp/capped"
+head -c $((2 * 1024 * 1024)) /dev/zero >"$tmp/capped/proc/big"
+printf '[bundle]\nmax_file_size = 1\n' >"$tmp/caps.conf"
+out=$(timeout $T "$CGW" bundle --config "$tmp/caps.conf" --root "$tmp/capped" -o "$tmp/work/capped.tar.zst" 2>&1)
+rc=$?
+if [ $rc = 0 ] && grep -q ', 1 left out' <<<"$out"; then
+	if command -v zstd >/dev/null && ! zstd -dc "$tmp/work/capped.tar.zst" | tar -xOf - manifest.json |
+	     jq -e '.left_out | any(.path == "tree/proc/big" and .size == 2097152 and (.why | test("max_file_size")))' >/dev/null; then
+		echo "FAIL bundle-cap-file: tree/proc/big is not in the manifest's left_out"
+	else
+		echo "PASS bundle-cap-file"
+	fi
+else
+	echo "FAIL bundle-cap-file: exit $rc: $(clip "$out")"
+fi
+# the reader's cap: the same file in a bundle made by another writer is refused from its header
+python3 "$here/mkbundle.py" good "$tmp/capped" "$tmp/work/big.tar.gz"
+err=$(timeout $T "$CGW" check --config "$tmp/caps.conf" --root "$tmp/work/big.tar.gz" 2>&1 >/dev/null)
+rc=$?
+[ $rc = 3 ] && grep -qF 'tree/proc/big: 2097152 bytes: larger than max_file_size (1 MiB)' <<<"$err" &&
+	echo "PASS bundle-cap-read" || echo "FAIL bundle-cap-read: exit $rc: $(clip "$err")"
+printf '[bundle]\nmax_size = 1\n' >"$tmp/total.conf"
+err=$(timeout $T "$CGW" check --config "$tmp/total.conf" --root "$tmp/work/big.tar.gz" 2>&1 >/dev/null)
+rc=$?
+[ $rc = 3 ] && grep -qF 'add up to more than max_size (1 MiB)' <<<"$err" &&
+	echo "PASS bundle-cap-total" || echo "FAIL bundle-cap-total: exit $rc: $(clip "$err")"
+
+# ---- the file: default name in the working directory, atomic, private ----
+mkdir "$tmp/named" && cd "$tmp/named" || exit 1
+out=$(timeout $T "$CGW" bundle --config "$conf" --root "$src" 2>&1)
+rc=$?
+f=$(ls -A)
+if [ $rc = 0 ] && [[ "$f" =~ ^cgwatch-bundle-web-03-[0-9]{8}T[0-9]{6}Z\.tar\.(zst|gz)$ ]] &&
+   [ "$(stat -c %a "$f")" = 600 ]; then
+	echo "PASS bundle-default-name"
+else
+	echo "FAIL bundle-default-name: exit $rc, files: $(clip "$f") $(clip "$out")"
+fi
+cd "$tmp/work" || exit 1
+out=$(timeout $T "$CGW" bundle --config "$conf" --root "$src" -o "$tmp/nosuchdir/x.tar.zst" 2>&1)
+rc=$?
+[ $rc = 3 ] && [ ! -e "$tmp/nosuchdir" ] && echo "PASS bundle-unwritable" ||
+	echo "FAIL bundle-unwritable: exit $rc: $(clip "$out")"
+# a full disk half way through: the temporary file goes, nothing is left (a 16 KiB tmpfs in
+# a mount namespace of its own)
+mkdir "$tmp/full"
+out=$(timeout $T unshare -m sh -c 'mount -t tmpfs -o size=16k cgw-full "$1" || exit 99
+	"$2" bundle --config "$3" --root "$4" -o "$1/x.tar.zst"; rc=$?
+	echo "left: $(ls -A "$1")"; exit $rc' sh "$tmp/full" "$CGW" "$conf" "$src" 2>&1)
+rc=$?
+if [ $rc = 99 ]; then
+	echo "SKIP bundle-full-disk: cannot mount a tmpfs: $(clip "$out")"
+elif [ $rc = 3 ] && grep -q '^left: $' <<<"$out" && grep -q 'No space left' <<<"$out"; then
+	echo "PASS bundle-full-disk"
+else
+	echo "FAIL bundle-full-disk: exit $rc, want 3 and nothing left: $(clip "$out")"
+fi
+
+# ---- under valgrind: a bundle made, replayed and verified, with no memory error or leak ----
+VG_CGW=${CGWATCH_PLAIN:-$CGW}            # valgrind cannot run a binary built with ASan
+if ! command -v valgrind >/dev/null; then
+	echo "SKIP bundle-valgrind: valgrind is not installed"
+elif ldd "$VG_CGW" 2>/dev/null | grep -q libasan; then
+	echo "SKIP bundle-valgrind: $VG_CGW is built with AddressSanitizer (set CGWATCH_PLAIN)"
+else
+	vg=(valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
+	kdir=$repo/tests/fixtures/seed004-kmsg
+	out=$(timeout 300 "${vg[@]}" "$VG_CGW" bundle --config "$conf" --root "$kdir" -o "$tmp/work/vg.tar.zst" 2>&1)
+	rc1=$?
+	out+=$(timeout 300 "${vg[@]}" "$VG_CGW" check --config "$conf" --root "$tmp/work/vg.tar.zst" 2>&1 >/dev/null)
+	rc2=$?
+	out+=$(timeout 300 "${vg[@]}" "$VG_CGW" bundle --config "$conf" --verify "$tmp/work/vg.tar.zst" 2>&1)
+	rc3=$?
+	out+=$(timeout 300 "${vg[@]}" "$VG_CGW" check --config "$conf" --root "$tmp/work/hostile-sparse.tar.gz" 2>&1)
+	rc4=$?
+	if [ $rc1 = 0 ] && [ $rc2 = 1 ] && [ $rc3 = 0 ] && [ $rc4 = 3 ]; then
+		echo "PASS bundle-valgrind"
+	else
+		echo "FAIL bundle-valgrind: exits $rc1 $rc2 $rc3 $rc4 (want 0 1 0 3): $(clip "$(grep '==' <<<"$out" | head -8)")"
+	fi
+fi
+
+# ---- a bundle written inside the tree it bundles: not a member of itself ----
+cp -a "$src" "$tmp/self"
+out=$(cd "$tmp/self" && timeout $T "$CGW" bundle --config "$conf" --root . -o self.tar.zst 2>&1)
+rc=$?
+if [ $rc != 0 ]; then
+	echo "FAIL bundle-inside-tree: exit $rc: $(clip "$out")"
+elif ! command -v zstd >/dev/null; then
+	echo "SKIP bundle-inside-tree: zstd is not installed to read the manifest"
+elif zstd -dc "$tmp/self/self.tar.zst" | tar -tf - | grep -q 'self\.tar\.zst'; then
+	echo "FAIL bundle-inside-tree: the bundle holds its own temporary file"
+elif timeout $T "$CGW" check --config "$conf" --root "$tmp/self/self.tar.zst" >/dev/null 2>&1
+     rc=$?; [ $rc != 1 ]; then
+	echo "FAIL bundle-inside-tree: its replay exits $rc, not 1"
+else
+	echo "PASS bundle-inside-tree"
+fi
+
+out=$(timeout $T "$CGW" bundle --config "$conf" --root "$good" -o "$tmp/work/again.tar.zst" 2>&1)
+rc=$?
+[ $rc = 3 ] && grep -q 'not a directory' <<<"$out" && [ ! -e "$tmp/work/again.tar.zst" ] &&
+	echo "PASS bundle-of-a-file" || echo "FAIL bundle-of-a-file: exit $rc: $(clip "$out")"
+
+# ---- the live host is not captured yet ----
+out=$(timeout $T "$CGW" bundle --config "$conf" 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q 'not implemented yet' <<<"$out" && echo "PASS bundle-live-not-yet" ||
+	echo "FAIL bundle-live-not-yet: exit $rc: $(clip "$out")"
+exit 0
