@@ -37,6 +37,9 @@ void *try_reallocarray(void *p, size_t n, size_t size);
 /* Room in *v (n elements used of *cap, each size bytes) for one more: doubles *cap (first when
  * 0) when full; 0, or -ENOMEM with *v and *cap as they were. */
 int grow(void **v, size_t *cap, size_t n, size_t first, size_t size);
+/* Remove the directory dir and everything under it, never following a symlink nor crossing
+ * into another file system. 0 or -errno (the first failure; the rest is still tried). */
+int remove_tree(const char *dir);
 /* Swaps two growable arrays and their capacities (a double buffer's turn). */
 void swap_arrays(void **a, size_t *acap, void **b, size_t *bcap);
 /* malloc, calloc, strndup, strdup that return NULL on failure (n 0 gives a 1-byte block). */
@@ -1317,9 +1320,13 @@ void bundle_reports_free(struct bundle_reports *r);
 
 /* ---- sink-bundle.c: cgwatch bundle ---- */
 
-/* cgwatch bundle [--root DIR] [-o FILE] [--config FILE] | --verify FILE. Returns the exit
- * code: 0 written or intact, 2 usage, 3 unreadable, hostile or not intact. */
-int cmd_bundle(int argc, char **argv);
+/* Capture this host into the empty directory dir (a live check with --capture dir, with the
+ * configuration file config or the default): 0, or check's exit code. */
+typedef int (*cgw_capture_fn)(const char *dir, const char *config);
+/* cgwatch bundle [--root DIR] [-o FILE] [--config FILE] | --verify FILE. Without --root, this
+ * host: capture() into a private directory, bundled, then removed. Returns the exit code: 0
+ * written or intact, 2 usage, 3 unreadable, hostile or not intact. */
+int cmd_bundle(int argc, char **argv, cgw_capture_fn capture);
 /* A bundle of the captured tree dir into out (NULL: cgwatch-bundle-HOST-TIME.tar.zst in the
  * current directory), atomically: reports, configuration, signatures, tree/ within the caps
  * of conf, manifest.json. Returns 0 with the file's name in written, or an exit code with

@@ -60,6 +60,15 @@ static void check_rates(struct cgw_report *r, void *ctx)
 	}
 }
 
+/* What `cgwatch check` was asked for. format NULL: no report printed (a bundle's capture). */
+struct check_args {
+	const char *root, *config, *format, *capdir;
+	double threshold;                 /* < 0: the configuration's */
+	bool all, verbose, want_rates;
+};
+
+static int check_run(const struct check_args *a);
+
 static int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -106,16 +115,24 @@ static int cmd_check(int argc, char **argv)
 		log_warnx("--capture records a live check: it cannot be used with --root");
 		return EXIT_USAGE;
 	}
+	struct check_args a = { root, config, format, capdir, threshold, all, verbose, want_rates };
+	return check_run(&a);
+}
+
+static int check_run(const struct check_args *a)
+{
+	const char *root = a->root, *capdir = a->capdir;
+	bool all = a->all;
 	struct cgw_conf conf;
-	int rc = config_load(&conf, config);
+	int rc = config_load(&conf, a->config);
 	if (rc) {
 		conf_free(&conf);
 		return rc;
 	}
-	if (threshold >= 0) {
-		conf.blocked_warning_s = threshold;
-		if (conf.blocked_critical_s < threshold)
-			conf.blocked_critical_s = threshold;
+	if (a->threshold >= 0) {
+		conf.blocked_warning_s = a->threshold;
+		if (conf.blocked_critical_s < a->threshold)
+			conf.blocked_critical_s = a->threshold;
 	}
 	struct cgw_sigset sigs = { 0 };
 	struct cgw_capture *capture = NULL;
@@ -181,9 +198,9 @@ static int cmd_check(int argc, char **argv)
 	if (kr < 0)
 		log_debug("cannot read %s: %s; kernel reports are not linked", cesc(kpath),
 		          strerror(-kr));
-	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all, .verbose = verbose,
+	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all, .verbose = a->verbose,
 	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km };
-	struct check_rates cr = { .live = root == NULL, .want = root || want_rates,
+	struct check_rates cr = { .live = root == NULL, .want = root || a->want_rates,
 	                          .timeout_ms = timeout_ms };
 	if ((rc = check_diagnose(&rep, &sigs, check_rates, &cr)) != 0) {
 		report_free(&rep);
@@ -198,9 +215,9 @@ static int cmd_check(int argc, char **argv)
 			rc = EXIT_UNREADABLE;
 		}
 	}
-	if (strcmp(format, "json") == 0)
+	if (a->format && strcmp(a->format, "json") == 0)
 		report_json(&rep, stdout);
-	else
+	else if (a->format)
 		report_text(&rep, stdout);
 	fflush(stdout);
 	cr.src = rates_close(cr.src);    /* after the output: closing waits for RCU (~0.3 s here) */
@@ -214,6 +231,15 @@ out:
 	sig_free(&sigs);
 	conf_free(&conf);
 	return rc;
+}
+
+/* cgwatch bundle of this host: a live check that writes what it read into dir, its report
+ * not printed. Returns 0 (with or without findings), or check's exit code. */
+static int capture_host(const char *dir, const char *config)
+{
+	struct check_args a = { .config = config, .capdir = dir, .threshold = -1 };
+	int rc = check_run(&a);
+	return rc == EXIT_FINDINGS ? 0 : rc;
 }
 
 static int cmd_config(int argc, char **argv)
@@ -400,7 +426,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "bundle") == 0)
-		return cmd_bundle(argc - 1, argv + 1);
+		return cmd_bundle(argc - 1, argv + 1, capture_host);
 	log_warnx("unknown command \"%s\"", cesc(cmd));
 	usage(stderr);
 	return EXIT_USAGE;

@@ -570,7 +570,7 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 
 static void bundle_usage(FILE *out)
 {
-	fputs("usage: cgwatch bundle --root DIR [-o FILE] [--config FILE]\n"
+	fputs("usage: cgwatch bundle [--root DIR] [-o FILE] [--config FILE]\n"
 	      "       cgwatch bundle --verify FILE [--config FILE]\n", out);
 }
 
@@ -603,7 +603,21 @@ static int verify(const char *file, const struct cgw_conf *conf)
 	return 0;
 }
 
-int cmd_bundle(int argc, char **argv)
+/* A new private directory for the capture of this host, under $TMPDIR or /tmp (the unit's
+ * PrivateTmp). 0, or EXIT_UNREADABLE said. */
+static int capture_dir(char *dir, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, cap, "%s/cgwatch-capture-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (mkdtemp(dir))
+		return 0;
+	log_warnx("bundle: cannot make a directory for the capture (%s): %s", cesc(dir),
+	          strerror(errno));
+	dir[0] = '\0';
+	return EXIT_UNREADABLE;
+}
+
+int cmd_bundle(int argc, char **argv, cgw_capture_fn capture)
 {
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
@@ -629,17 +643,17 @@ int cmd_bundle(int argc, char **argv)
 		bundle_usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!check && !root) {
-		log_warnx("bundle: a capture of this host is not implemented yet; bundle a captured "
-		          "tree with --root DIR (see the README)");
-		return EXIT_USAGE;
-	}
 	struct cgw_conf conf;
 	int rc = config_load(&conf, config);
 	struct cgw_sigset sigs = { 0 };
+	char live[4096] = "";
 	if (rc == 0 && check)
 		rc = verify(check, &conf);
-	else if (rc == 0 && (rc = signatures_load(&sigs, &conf)) == 0) {
+	else if (rc == 0 && (rc = signatures_load(&sigs, &conf)) == 0 && !root) {
+		if ((rc = capture_dir(live, sizeof(live))) == 0 && (rc = capture(live, config)) == 0)
+			root = live;              /* this host, as a check read it */
+	}
+	if (rc == 0 && !check) {
 		char msg[8192], written[4400];
 		rc = bundle_write_tree(root, out, &conf, &sigs, written, sizeof(written), msg,
 		                       sizeof(msg));
@@ -647,6 +661,11 @@ int cmd_bundle(int argc, char **argv)
 			log_warnx("%s", msg);
 		else
 			printf("%s\n", written);
+	}
+	if (live[0]) {
+		int e = remove_tree(live);
+		if (e < 0)
+			log_warnx("bundle: cannot remove the capture %s: %s", cesc(live), strerror(-e));
 	}
 	sig_free(&sigs);
 	conf_free(&conf);

@@ -1,5 +1,6 @@
 /* util.c: allocation, strings, small file reads, escaping, numbers, time. */
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -540,4 +541,23 @@ bool cgw_stop_pending(void)
 	sigset_t set;
 	return sigpending(&set) == 0 && (sigismember(&set, SIGTERM) == 1 ||
 	                                 sigismember(&set, SIGINT) == 1);
+}
+
+static int remove_err;
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((type == FTW_DP ? rmdir(path) : unlink(path)) < 0 && !remove_err)
+		remove_err = -errno;
+	return 0;
+}
+
+int remove_tree(const char *dir)
+{
+	remove_err = 0;
+	if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0 && !remove_err)
+		remove_err = -errno;
+	return remove_err;
 }

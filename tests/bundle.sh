@@ -325,9 +325,10 @@ rc=$?
 [ $rc = 3 ] && grep -q 'not a directory' <<<"$out" && [ ! -e "$tmp/work/again.tar.zst" ] &&
 	echo "PASS bundle-of-a-file" || echo "FAIL bundle-of-a-file: exit $rc: $(clip "$out")"
 
-# ---- the live host is not captured yet ----
-out=$(timeout $T "$CGW" bundle --config "$conf" 2>&1)
+# ---- the live host: a capture directory that cannot be made is said, and nothing written ----
+out=$(cd "$tmp" && TMPDIR=$tmp/none timeout $T "$CGW" bundle --config "$conf" -o nodir.tar.zst 2>&1)
 rc=$?
-[ $rc = 2 ] && grep -q 'not implemented yet' <<<"$out" && echo "PASS bundle-live-not-yet" ||
-	echo "FAIL bundle-live-not-yet: exit $rc: $(clip "$out")"
+[ $rc = 3 ] && grep -q "cannot make a directory for the capture ($tmp/none/" <<<"$out" &&
+	[ ! -e "$tmp/nodir.tar.zst" ] && echo "PASS bundle-live-no-tmpdir" ||
+	echo "FAIL bundle-live-no-tmpdir: exit $rc: $(clip "$out")"
 exit 0
