@@ -20,6 +20,10 @@
 #define MIB (1024.0 * 1024.0)
 #define ENTRY_COST 192                    /* bytes of manifest.json per member, about */
 #define MANIFEST_RESERVE (64 * 1024)
+/* of the reserve, what the notes (unreadable, left out) may take in manifest.json: past it
+ * they are counted, and said in one last note, so the whole bundle stays within max_size */
+#define NOTES_BUDGET (48 * 1024)
+#define NOTE_COST 96                      /* bytes of manifest.json per note, besides its text */
 
 /* ---- the tree, listed and read with the deadline ---- */
 
@@ -148,6 +152,9 @@ struct bw {
 	int err;                               /* the archive failed: the bundle is not written */
 	char why[512];
 	size_t files;
+	uint64_t notes_total;                  /* manifest bytes the notes take, about */
+	size_t more_left, more_unreadable;     /* notes past NOTES_BUDGET: counted only */
+	uint64_t more_left_size;
 };
 
 static void write_fail(struct bw *b, const char *name)
@@ -203,6 +210,17 @@ static void add_member(struct bw *b, const char *name, mode_t type, const char *
 
 static void note(struct bw *b, bool left_out, const char *name, uint64_t size, const char *why)
 {
+	uint64_t cost = strlen(name) + strlen(why) + NOTE_COST;
+	if (b->notes_total + cost > NOTES_BUDGET) {
+		if (left_out) {
+			b->more_left++;
+			b->more_left_size += size;
+		} else {
+			b->more_unreadable++;
+		}
+		return;
+	}
+	b->notes_total += cost;
 	if (manifest_note(&b->m, left_out, name, size, why) < 0 && !b->err) {
 		b->err = ENOMEM;
 		snprintf(b->why, sizeof(b->why), "no memory for the manifest");
@@ -503,6 +521,19 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 	add_member(&b, "tree", AE_IFDIR, NULL, 0, NULL, 0755, b.now);
 	tree_dir(&b, dir, "tree", 0);
 	iso_time(now_epoch(), end, sizeof(end));
+	char more[160];
+	if (b.more_left) {
+		snprintf(more, sizeof(more), "and %zu more members left out by the caps, not listed one "
+		         "by one", b.more_left);
+		b.notes_total = 0;                 /* the summary's own room was kept */
+		note(&b, true, "tree", b.more_left_size, more);
+	}
+	if (b.more_unreadable) {
+		snprintf(more, sizeof(more), "and %zu more members that could not be read, not listed "
+		         "one by one", b.more_unreadable);
+		b.notes_total = 0;
+		note(&b, false, "tree", 0, more);
+	}
 
 	b.m.version = xstrdup(CGW_VERSION);
 	b.m.host = xstrdup(rep.host);
@@ -560,8 +591,10 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 			fsync(dfd);                    /* the rename itself, durable */
 			close(dfd);
 		}
+		/* the notes past the budget are one summary note each, standing for them all */
 		snprintf(written, wcap, "%s: %zu members, %zu left out, %zu unreadable", name,
-		         b.files + 1, b.m.nleft_out, b.m.nunreadable);
+		         b.files + 1, b.m.nleft_out + (b.more_left ? b.more_left - 1 : 0),
+		         b.m.nunreadable + (b.more_unreadable ? b.more_unreadable - 1 : 0));
 	}
 	manifest_free(&b.m);
 	bundle_reports_free(&rep);
