@@ -275,7 +275,7 @@ else
 	elif ! jq -e '[.findings[].id] == ["lru-drain-isolated"] and (.tasks | length) > 150' <<<"$rep" >/dev/null; then
 		echo "FAIL bundle-cap-bighost: its report is not the whole check: $(jq -c '[.findings[].id], (.tasks | length)' <<<"$rep" 2>&1 | head -c 200)"
 	else
-		echo "PASS bundle-cap-bighost: $(jq -r ..left_out[-1].why. <<<"$man")"
+		echo "PASS bundle-cap-bighost: $(jq -r '.left_out[-1].why' <<<"$man")"
 	fi
 fi
 
