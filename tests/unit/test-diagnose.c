@@ -455,6 +455,30 @@ static void test_site_cause_mount(void **state)
 	}
 }
 
+/* Tasks blocked equally long are listed by tid, whatever order the scan read them in (a
+ * replay of a tree on another file system reads directories in another order). */
+static void test_ties_by_tid(void **state)
+{
+	(void)state;
+	struct cgw_sigset set;
+	struct unit_scan u;
+	shipped_scan(&set, &u);
+	fuse_task(&u, 90, 40, "/mnt/a/f", "/mnt/a", "0:53");
+	fuse_task(&u, 50, 40, "/mnt/a/g", "/mnt/a", "0:53");
+	fuse_task(&u, 70, 60, "/mnt/a/h", "/mnt/a", "0:53");
+	assert_int_equal(diagnose(&u.rep, &set, NULL, NULL), 0);
+	const struct cgw_finding *f = finding(&u, "fuse-wait");
+	assert_non_null(f);
+	assert_int_equal(f->ntasks, 3);
+	int got[3];
+	for (size_t j = 0; j < 3; j++)
+		got[j] = u.scan.t[f->tasks[j]].tid;
+	assert_int_equal(got[0], 70);
+	assert_int_equal(got[1], 50);
+	assert_int_equal(got[2], 90);
+	scan_done(&set, &u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_two_fuse_mounts),
 		cmocka_unit_test(test_cause_stable),
 		cmocka_unit_test(test_site_cause_mount),
+		cmocka_unit_test(test_ties_by_tid),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
