@@ -281,6 +281,24 @@ live_conf_check() {
 		live_fail "setup: config --check rejects $2: $(head -c 300 "$LIVE_TMP/conf.out")"
 }
 
+# live_vforkhold: tests/live/vforkhold holding a vfork child for 30 s; sets HELPER, PARENT
+# (the helper, in D in kernel_clone) and CHILD, with their cleanups. Needs live_mktemp.
+live_vforkhold() {
+	live_on_exit 'live_kill_task "$CHILD"'
+	live_on_exit 'live_kill_wait "$HELPER"'
+	"$LIVE_BIN/vforkhold" 30 >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
+	HELPER=$!
+	_live_vfork_both() { grep -q '^parent ' "$LIVE_TMP/helper.out" && grep -q '^child ' "$LIVE_TMP/helper.out"; }
+	live_wait_for 5 _live_vfork_both ||
+		live_fail "setup: helper output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+	PARENT=$(awk '/^parent /{print $2}' "$LIVE_TMP/helper.out")
+	CHILD=$(awk '/^child /{print $2}' "$LIVE_TMP/helper.out")
+	[ "$PARENT" = "$HELPER" ] || live_fail "setup: parent tid $PARENT is not the helper pid $HELPER"
+	_live_in_vfork() { [ "$(live_task_state "$PARENT")" = D ] && grep -q kernel_clone "/proc/$PARENT/stack"; }
+	live_wait_for 3 _live_in_vfork ||
+		live_fail "setup: parent $PARENT not in D with kernel_clone: state=$(live_task_state "$PARENT") stack=$(tr '\n' ' ' <"/proc/$PARENT/stack")"
+}
+
 # live_fuse_child [NAME]: an uninitialised FUSE mount on $LIVE_TMP/mnt
 # (tests/live/fusehold) and a child blocked in D in fuse_get_req under it,
 # renamed NAME when given. Needs live_mktemp and the fusehold helper. Sets
