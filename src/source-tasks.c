@@ -354,6 +354,9 @@ void scan_free(struct cgw_scan *s)
 	free(s->runners);
 	free(s->unreadable);
 	free(s->mountinfo);
+	for (size_t i = 0; i < s->nmntns; i++)
+		free(s->mntns[i].text);
+	free(s->mntns);
 	free(s->replay_clocks);
 	free(s->replay_root);
 	memset(s, 0, sizeof(*s));
