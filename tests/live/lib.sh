@@ -107,9 +107,12 @@ live_require_tools() {
 }
 
 # The objects of cgwatch in directory $1, main.o left out, into the array objs (an object
-# whose source is gone, left by an older build, is not linked; sigs-builtin.o is generated).
+# whose source is gone, left by an older build, is not linked; sigs-builtin.o is generated),
+# and what linking against them takes: cg_cflags and cg_libs, as the Makefile says.
 live_cgwatch_objs() {
 	local o n
+	read -r -a cg_cflags <<<"$(make -s -C "$LIVE_REPO" print-cflags)"
+	read -r -a cg_libs <<<"$(make -s -C "$LIVE_REPO" print-libs)"
 	objs=()
 	for o in "$1"/*.o; do
 		n=$(basename "$o" .o)
