@@ -234,6 +234,10 @@ struct cgw_conf {
 	bool pin_housekeeping;         /* [run] pin_housekeeping */
 	double bundle_max_file_mib;    /* [bundle] max_file_size: MiB of one member */
 	double bundle_max_mib;         /* [bundle] max_size: MiB of all members */
+	bool bundle_auto;              /* [bundle] auto: the daemon bundles critical incidents */
+	char *bundle_dir;              /* [bundle] dir: where the daemon leaves them */
+	double bundle_keep;            /* [bundle] keep: the newest kept */
+	double bundle_min_interval_s;  /* [bundle] min_interval: host-wide, between two */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -246,6 +250,8 @@ int conf_read_file(struct cgw_conf *c, const char *path, FILE *err);
 int config_load(struct cgw_conf *c, const char *path);
 /* The effective configuration as cgwatch.conf text, every key (malloc'd, *len bytes). */
 char *conf_dump(const struct cgw_conf *c, size_t *len);
+/* dst as a copy of src that owns its strings. 0, or -ENOMEM (dst then holds nothing). */
+int conf_copy(struct cgw_conf *dst, const struct cgw_conf *src);
 /* Free what conf_read_file and config_load allocated in c. */
 void conf_free(struct cgw_conf *c);
 
@@ -874,6 +880,18 @@ void capture_mark(struct cgw_capture *c, const struct cgw_scan *s);
 int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, size_t cap);
 /* Stop recording and free c (DIR stays as written). NULL is fine. */
 void capture_free(struct cgw_capture *c);
+/* A capture with no directory (the daemon's): start recording. NULL without memory. */
+struct cgw_capture *capture_begin(unsigned timeout_ms);
+struct cap_snap;
+/* After diagnosis: what capture_write would write, taken into memory (stops recording), to
+ * write later in any thread. NULL without memory. */
+struct cap_snap *capture_take(struct cgw_capture *c, const struct cgw_report *r);
+/* The bytes of the files (and their paths) a snapshot holds. */
+uint64_t capture_snap_bytes(const struct cap_snap *sn);
+/* Write the tree of sn into dir, which must not exist (made 0700). May block on the disk: not
+ * for the main loop. Returns 0 or -errno (msg says why). */
+int capture_snap_write(struct cap_snap *sn, const char *dir, char *msg, size_t cap);
+void capture_snap_free(struct cap_snap *sn);
 /* Write data (len bytes; a link's target when link) at the relative tree path under the
  * directory open at root: parents made 0700, the file 0600 and new, no symlink followed;
  * paths outside proc/, sys/, dev/, cgwatch/ or with "", ".", ".." components refused
