@@ -881,7 +881,7 @@ int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, 
 /* Stop recording and free c (DIR stays as written). NULL is fine. */
 void capture_free(struct cgw_capture *c);
 /* A capture with no directory (the daemon's): start recording. NULL without memory. */
-struct cgw_capture *capture_begin(unsigned timeout_ms);
+struct cgw_capture *capture_recording(unsigned timeout_ms);
 struct cap_snap;
 /* After diagnosis: what capture_write would write, taken into memory (stops recording), to
  * write later in any thread. NULL without memory. */

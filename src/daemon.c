@@ -288,7 +288,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 	writer_poll(d->writer, so.read_timeout_ms);   /* what the disk did since the last scan */
 	scan.warns = d->scan_warns;
 	if (d->bundle_inc[0] && !d->capture)   /* a bundle pending: this scan is recorded */
-		d->capture = capture_begin(so.read_timeout_ms);
+		d->capture = capture_recording(so.read_timeout_ms);
 	int r = scan_run(&scan, &so);
 	if (r < 0 && d->capture) {            /* recorded again by the next scan */
 		capture_free(d->capture);

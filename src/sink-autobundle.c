@@ -56,8 +56,10 @@ void autobundle_name(const struct cgw_conf *c, const char *inc_id, char *out, si
 bool autobundle_is_bundle(const char *name)
 {
 	size_t l = strlen(name), p = strlen(BUNDLE_PREFIX);
-	return l > p + 8 && strncmp(name, BUNDLE_PREFIX, p) == 0 && !strchr(name, '/') &&
-	       (strcmp(name + l - 8, ".tar.zst") == 0 || strcmp(name + l - 7, ".tar.gz") == 0);
+	if (strncmp(name, BUNDLE_PREFIX, p) != 0 || strchr(name, '/'))
+		return false;
+	return (l > p + 8 && strcmp(name + l - 8, ".tar.zst") == 0) ||
+	       (l > p + 7 && strcmp(name + l - 7, ".tar.gz") == 0);     /* an id, then the suffix */
 }
 
 static int abf_cmp(const void *a, const void *b)

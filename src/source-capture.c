@@ -502,7 +502,7 @@ int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, 
 	return err;
 }
 
-struct cgw_capture *capture_begin(unsigned timeout_ms)
+struct cgw_capture *capture_recording(unsigned timeout_ms)
 {
 	struct cgw_capture *c = try_calloc(1, sizeof(*c));
 	if (!c || !(c->clocks = try_calloc(1, sizeof(*c->clocks)))) {
