@@ -199,12 +199,34 @@ static void bundle_decide(struct cgw_daemon *d, struct incident *i, enum inc_sta
 	d->bundle_last = now;
 }
 
-/* The scan that recorded for a pending bundle is diagnosed: what it read, in memory, to the
- * bundles lane; nothing is written here. */
+/* Does the next scan record? For a bundle decided but not captured yet; and while an open
+ * incident may escalate to critical (one below critical, not bundled), so that the scan that
+ * escalates it is the one its bundle holds. */
+static bool bundle_recording(const struct cgw_daemon *d)
+{
+	if (d->bundle_inc[0])
+		return true;
+	if (!d->conf.bundle_auto || !writer_ok(d->writer, WR_BUNDLES))
+		return false;
+	for (size_t k = 0; k < d->inc.n; k++)
+		if (d->inc.v[k].resolved_at == 0 && !d->inc.v[k].bundled &&
+		    d->inc.v[k].severity < SEV_CRITICAL)
+			return true;
+	return false;
+}
+
+/* After this scan's messages: when it recorded and a bundle is pending, what it read goes, in
+ * memory, to the bundles lane (nothing is written here); a recording no bundle wants is
+ * dropped. A bundle decided in a scan that did not record is captured by the next one. */
 static void bundle_capture(struct cgw_daemon *d, const struct cgw_report *rep)
 {
 	if (!d->capture)
 		return;
+	if (!d->bundle_inc[0]) {
+		capture_free(d->capture);
+		d->capture = NULL;
+		return;
+	}
 	const struct incident *i = NULL;
 	for (size_t k = 0; k < d->inc.n && !i; k++)
 		if (strcmp(d->inc.v[k].id, d->bundle_inc) == 0 && d->inc.v[k].resolved_at == 0)
@@ -287,7 +309,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 	};
 	writer_poll(d->writer, so.read_timeout_ms);   /* what the disk did since the last scan */
 	scan.warns = d->scan_warns;
-	if (d->bundle_inc[0] && !d->capture)   /* a bundle pending: this scan is recorded */
+	if (!d->capture && bundle_recording(d))   /* this scan may make a bundle: recorded */
 		d->capture = capture_recording(so.read_timeout_ms);
 	int r = scan_run(&scan, &so);
 	if (r < 0 && d->capture) {            /* recorded again by the next scan */
@@ -339,11 +361,11 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			goto next;
 		}
 		warn_clear(&d->scan_warn);    /* a whole scan, classified and folded in */
-		bundle_capture(d, &rep);
 		for (size_t k = 0; k < (size_t)n; k++) {
 			bundle_decide(d, &d->inc.v[ch[k].inc], ch[k].state, now);
 			emit(d, &rep, &ch[k]);
 		}
+		bundle_capture(d, &rep);      /* after the messages: the alert goes first */
 		bool open = false;
 		for (size_t k = 0; k < d->inc.n && !open; k++)
 			open = d->inc.v[k].resolved_at == 0;

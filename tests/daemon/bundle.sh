@@ -7,8 +7,9 @@
 #     (incident.bundle) and its text report ("Bundle: FILE"); the file appears within 3 s,
 #     it is the only bundle of the incident after more scans, `bundle --verify` says intact,
 #     and `check --root FILE` gives the fuse-wait finding with the mount as cause and the
-#     task, blocked_s within 0.5 s of the bundle's own report (the scan it captured), which
-#     is what the task had been blocked then; no capture tree is left in TMPDIR;
+#     task, blocked_s within 0.5 s of the bundle's own report (the scan it captured) and of
+#     the "escalated" message (that scan escalated it), which is what the task had been
+#     blocked then; no capture tree is left in TMPDIR;
 #   - two more incidents (two more mounts): three bundles made, the newest two kept;
 #   - SIGHUP with auto = no: an escalation names no bundle and none is made;
 #   - SIGHUP with [bundle] dir on a FUSE mount that never answers: two escalations each
@@ -98,6 +99,9 @@ b_cap=$(jq -r --argjson p "$C_a" '.tasks[] | select(.tid == $p) | .blocked_s' "$
 t_cap=$(date -d "$(jq -r .time "$LIVE_TMP/breport.json")" +%s.%N) || live_fail "bundle report.json: bad time"
 dmn_fcmp "$b_replay" '>=' "$(dmn_fcalc "$b_cap - 0.5")" && dmn_fcmp "$b_replay" '<=' "$(dmn_fcalc "$b_cap + 0.5")" ||
 	live_fail "replay: pid $C_a blocked_s $b_replay, the captured scan said $b_cap (want within 0.5 s)"
+b_esc=$(jq -r .CGWATCH_BLOCKED_SEC <<<"$ESC")        # the escalating scan is the one captured
+dmn_fcmp "$b_replay" '>=' "$(dmn_fcalc "$b_esc - 0.5")" && dmn_fcmp "$b_replay" '<=' "$(dmn_fcalc "$b_esc + 0.5")" ||
+	live_fail "replay: pid $C_a blocked_s $b_replay, the \"escalated\" message said $b_esc (want within 0.5 s)"
 truth=$(dmn_fcalc "$t_cap - $S_a")
 dmn_fcmp "$b_cap" '>=' "$(dmn_fcalc "$truth - 1.5")" && dmn_fcmp "$b_cap" '<=' "$(dmn_fcalc "$truth + 1.5")" &&
 	dmn_fcmp "$b_cap" '>=' "$DMN_CRIT" ||
@@ -166,4 +170,4 @@ dmn_stop TERM 3
 [ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
 	live_fail "SIGTERM with a bundle stuck: exit status $DMN_STOP_RC after $DMN_STOP_SEC s, want 0 within 1 s"
 
-live_pass "bundle of $INC replays (blocked $b_replay s, captured $b_cap s); keep 2 of 3; auto = no; a stuck bundle dir costs no alert"
+live_pass "bundle of $INC replays (blocked $b_replay s, captured $b_cap s, escalated at $b_esc s); keep 2 of 3; auto = no; a stuck bundle dir costs no alert"
