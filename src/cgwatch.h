@@ -1315,6 +1315,8 @@ int writer_job(struct cgw_writer *w, const char *path, writer_job_fn run,
                void (*release)(void *ctx), void *ctx);
 /* Is lane k writing: not failing, not stuck? */
 bool writer_ok(struct cgw_writer *w, enum wr_kind k);
+/* Does lane k answer: no write of it stuck past the deadline (it may have failed)? */
+bool writer_answers(struct cgw_writer *w, enum wr_kind k);
 /* Log what the lanes did since the last call: the first failure of a streak, a write stuck
  * past timeout_ms (once, "reports directory D does not answer: ..."), and its return. */
 void writer_poll(struct cgw_writer *w, unsigned timeout_ms);

@@ -185,12 +185,12 @@ static void notify_status(struct cgw_daemon *d, size_t threads)
 /* A critical incident opened or escalated: its bundle is decided now and named in this
  * change's message and report; the next scan records what it reads, and the bundle is written
  * off the main loop (bundle_capture). Not while a bundle is pending, or the bundles lane
- * fails or does not answer. */
+ * does not answer (one that failed is tried again: its warning is said once a streak). */
 static void bundle_decide(struct cgw_daemon *d, struct incident *i, enum inc_state st,
                           double now)
 {
 	if (d->bundle_inc[0] || !autobundle_due(&d->conf, d->bundle_last, i, st, now) ||
-	    !writer_ok(d->writer, WR_BUNDLES))
+	    !writer_answers(d->writer, WR_BUNDLES))
 		return;
 	i->bundled = true;
 	autobundle_name(&d->conf, i->id, i->bundle, sizeof(i->bundle));
@@ -206,7 +206,7 @@ static bool bundle_recording(const struct cgw_daemon *d)
 {
 	if (d->bundle_inc[0])
 		return true;
-	if (!d->conf.bundle_auto || !writer_ok(d->writer, WR_BUNDLES))
+	if (!d->conf.bundle_auto || !writer_answers(d->writer, WR_BUNDLES))
 		return false;
 	for (size_t k = 0; k < d->inc.n; k++)
 		if (d->inc.v[k].resolved_at == 0 && !d->inc.v[k].bundled &&

@@ -332,6 +332,15 @@ bool writer_ok(struct cgw_writer *w, enum wr_kind k)
 	return ok;
 }
 
+bool writer_answers(struct cgw_writer *w, enum wr_kind k)
+{
+	pthread_mutex_lock(&w->lock);
+	const struct wr_lane *l = w->lane[k];
+	bool ok = !l->stuck_warned && !lane_stuck(w, l, now_usec());
+	pthread_mutex_unlock(&w->lock);
+	return ok;
+}
+
 void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 {
 	char msg[WR_NLANES][2][3200], target[WR_NLANES][4096];
