@@ -200,18 +200,24 @@ static void bundle_decide(struct cgw_daemon *d, struct incident *i, enum inc_sta
 }
 
 /* Does the next scan record? For a bundle decided but not captured yet; and while an open
- * incident may escalate to critical (one below critical, not bundled), so that the scan that
- * escalates it is the one its bundle holds. */
+ * incident may escalate to critical (below critical, not bundled, opened no longer ago than
+ * its tasks take from the warning to the critical threshold, and two scans), so that the
+ * scan that escalates it is the one its bundle holds. Recording costs (docs/daemon.md): an
+ * incident that stays at warning is not recorded for long. */
 static bool bundle_recording(const struct cgw_daemon *d)
 {
 	if (d->bundle_inc[0])
 		return true;
 	if (!d->conf.bundle_auto || !writer_answers(d->writer, WR_BUNDLES))
 		return false;
-	for (size_t k = 0; k < d->inc.n; k++)
-		if (d->inc.v[k].resolved_at == 0 && !d->inc.v[k].bundled &&
-		    d->inc.v[k].severity < SEV_CRITICAL)
+	double now = now_epoch(), window = d->conf.blocked_critical_s - d->conf.blocked_warning_s +
+	                                   2 * d->conf.scan_interval_s;
+	for (size_t k = 0; k < d->inc.n; k++) {
+		const struct incident *i = &d->inc.v[k];
+		if (i->resolved_at == 0 && !i->bundled && i->severity < SEV_CRITICAL &&
+		    now - i->opened_at <= window)
 			return true;
+	}
 	return false;
 }
 
