@@ -232,7 +232,7 @@ _dmn_journald_stop() {
 
 # dmn_conf [section.key=value ...]: write $DMN_CONF ($LIVE_TMP/cgwatch.conf)
 # with the short test thresholds, overridden by the arguments (an empty value
-# drops the key), make the report and state dirs, and have `cgwatch config
+# drops the key), make the report and state dirs (bundles go to $LIVE_TMP/bundles, never the host's), and have `cgwatch config
 # --check` accept it.
 dmn_conf() {
 	DMN_CONF=${DMN_CONF:-$LIVE_TMP/cgwatch.conf}
@@ -243,6 +243,7 @@ dmn_conf() {
 		[incidents.update_interval]=1
 		[reports.dir]=$LIVE_TMP/reports
 		[run.state_dir]=$LIVE_TMP/state
+		[bundle.dir]=$LIVE_TMP/bundles
 		[run.lock_memory]=no
 		[run.pin_housekeeping]=yes
 	)
