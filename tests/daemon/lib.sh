@@ -232,8 +232,8 @@ _dmn_journald_stop() {
 
 # dmn_conf [section.key=value ...]: write $DMN_CONF ($LIVE_TMP/cgwatch.conf)
 # with the short test thresholds, overridden by the arguments (an empty value
-# drops the key), make the report and state dirs (bundles go to $LIVE_TMP/bundles, never the host's), and have `cgwatch config
-# --check` accept it.
+# drops the key), make the report and state dirs (bundles go to $LIVE_TMP/bundles,
+# never the host's), and have `cgwatch config --check` accept it.
 dmn_conf() {
 	DMN_CONF=${DMN_CONF:-$LIVE_TMP/cgwatch.conf}
 	local -A v=(
