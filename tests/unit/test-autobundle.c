@@ -181,10 +181,12 @@ static int ran(void)
 /* A job that does not return (a bundle dir that does not answer): one more may queue, a third
  * is refused (-EAGAIN) and released; past the deadline the lane is not ok and the poll says
  * "bundle directory D does not answer" once; when it returns, "answers again". */
+static struct cgw_writer *w;          /* never freed, by design: kept reachable */
+
 static void test_lane(void **state)
 {
 	(void)state;
-	struct cgw_writer *w = writer_new(200);
+	w = writer_new(200);
 	assert_true(writer_ok(w, WR_BUNDLES));
 	assert_int_equal(writer_job(w, "/b/x.tar.zst", job_wait, job_release, &gate), 0);
 	for (int k = 0; k < 200 && ran() == 0; k++)
