@@ -283,6 +283,7 @@ dmn_start() {
 	shift
 	(
 		unset NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID LISTEN_FDS LISTEN_PID LISTEN_FDNAMES
+		export TMPDIR=$LIVE_TMP       # a bundle's tree, left when a daemon is killed mid-way
 		for a in "$@"; do
 			case $a in
 			WATCHDOG_PID=self) export WATCHDOG_PID=$BASHPID ;;
