@@ -434,9 +434,28 @@ static void default_name(const char *host, const char *ext, time_t t, char *out,
 	         sizeof(ts)), ext);
 }
 
+static int write_bundle(const char *dir, const char *out, const struct cgw_conf *conf,
+                        const struct cgw_sigset *sigs, const struct bundle_reports *given,
+                        char *written, size_t wcap, char *msg, size_t cap);
+
+int bundle_write_reports(const char *dir, const char *out, const struct cgw_conf *conf,
+                         const struct cgw_sigset *sigs, const struct bundle_reports *rep,
+                         char *written, size_t wcap, char *msg, size_t cap)
+{
+	return write_bundle(dir, out, conf, sigs, rep, written, wcap, msg, cap);
+}
+
 int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *conf,
                       const struct cgw_sigset *sigs, char *written, size_t wcap, char *msg,
                       size_t cap)
+{
+	return write_bundle(dir, out, conf, sigs, NULL, written, wcap, msg, cap);
+}
+
+/* The bundle of dir, with the reports given, or (NULL) those of a check of dir. */
+static int write_bundle(const char *dir, const char *out, const struct cgw_conf *conf,
+                        const struct cgw_sigset *sigs, const struct bundle_reports *given,
+                        char *written, size_t wcap, char *msg, size_t cap)
 {
 	struct bw b = { .timeout_ms = (unsigned)(conf->read_timeout_s * 1000),
 	                .max_file = (uint64_t)(conf->bundle_max_file_mib * MIB) };
@@ -457,10 +476,22 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 	}
 	/* a tree check would exit 3 on (its own clock unreadable, say) is still bundled, with
 	 * why in place of the reports */
-	struct bundle_reports rep;
-	int rc = bundle_check_tree(dir, conf, sigs, &rep, msg, cap);
-	if (rc && !rep.entered)
+	struct bundle_reports rep = { 0 };
+	int rc = 0;
+	if (given) {                           /* the daemon's own: a copy, freed as ours */
+		rep = *given;
+		rep.text = try_malloc(given->text_len + 1);
+		rep.json = try_malloc(given->json_len + 1);
+		if (!rep.text || !rep.json) {
+			bundle_reports_free(&rep);
+			snprintf(msg, cap, "no memory for the reports");
+			return EXIT_UNREADABLE;
+		}
+		memcpy(rep.text, given->text, given->text_len);
+		memcpy(rep.json, given->json, given->json_len);
+	} else if ((rc = bundle_check_tree(dir, conf, sigs, &rep, msg, cap)) && !rep.entered) {
 		return rc;
+	}
 	char check_error[1024] = "";
 	if (rc)
 		snprintf(check_error, sizeof(check_error), "%s", msg);
