@@ -31,7 +31,8 @@ CFLAGS     ?= -O2 -g
 # CPPFLAGS and LDFLAGS are passed as given: the package build's hardening (fortify, relro, now)
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) -D_GNU_SOURCE -include $(BUILD)/config.h \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LIBS       := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+# libarchive is loaded with dlopen (src/archive-lib.h), not linked: its headers only
+LIBS       := $(shell pkg-config --libs $(filter-out libarchive,$(PKGS)) 2>/dev/null) -lpthread -lm
 
 SRCS       := $(sort $(wildcard src/*.c))
 # the shipped signature library, compiled in: $(BUILD)/gen/sigs-builtin.c holds these files

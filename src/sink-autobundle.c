@@ -5,7 +5,7 @@
  * lane, never by the main loop: the tree into a private directory under $TMPDIR (the unit's
  * PrivateTmp), the bundle into [bundle] dir, the tree removed, the oldest bundles past
  * [bundle] keep removed. The decisions (when, which to remove) are pure. */
-#include <archive.h>
+#include "archive-lib.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,14 +37,9 @@ bool autobundle_too_big(const struct cgw_conf *c, uint64_t tree_bytes)
 
 const char *autobundle_ext(void)
 {
-	static const char *ext;
-	if (!ext) {
-		struct archive *a = archive_write_new();
-		ext = a && archive_write_add_filter_zstd(a) == ARCHIVE_OK ? "zst" : "gz";
-		if (a)
-			archive_write_free(a);
-	}
-	return ext;
+	/* zstd, always: knowing whether libarchive has it would load libarchive (and ICU) into
+	 * the daemon at start; a libarchive without it fails the bundle, said (Debian's has it) */
+	return "zst";
 }
 
 void autobundle_name(const struct cgw_conf *c, const char *inc_id, char *out, size_t cap)

@@ -3,8 +3,7 @@
  * compressed tar (zstd; gzip where libarchive has no zstd), written atomically. Every read of
  * the tree has the deadline (it may sit on a file system that does not answer); what could
  * not be read, or did not fit the caps, is listed in the manifest. */
-#include <archive.h>
-#include <archive_entry.h>
+#include "archive-lib.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -497,6 +496,12 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 		snprintf(check_error, sizeof(check_error), "%s", msg);
 	rc = 0;
 
+	char lib[256];
+	if (!archive_lib_load(lib, sizeof(lib))) {
+		bundle_reports_free(&rep);
+		snprintf(msg, cap, "cannot write a bundle: %s", lib);
+		return EXIT_UNREADABLE;
+	}
 	b.a = archive_write_new();
 	if (!b.a) {
 		bundle_reports_free(&rep);
@@ -507,6 +512,13 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 	if (archive_write_add_filter_zstd(b.a) != ARCHIVE_OK) {
 		ext = "gz";                        /* libarchive without zstd */
 		archive_write_add_filter_gzip(b.a);
+	}
+	size_t ol = out ? strlen(out) : 0;
+	if (ext[0] == 'g' && ol > 8 && strcmp(out + ol - 8, ".tar.zst") == 0) {
+		archive_write_free(b.a);         /* a name that promises zstd */
+		bundle_reports_free(&rep);
+		snprintf(msg, cap, "cannot write %s: this libarchive has no zstd", cesc(out));
+		return EXIT_UNREADABLE;
 	}
 	archive_write_set_format_pax_restricted(b.a);
 	char name[4096], tmp[4200];

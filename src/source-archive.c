@@ -5,8 +5,7 @@
  * member is refused, never expanded), and the whole against manifest.json. A replay extracts
  * only tree/, into the directory it is given (root.c: a tmpfs in a private mount
  * namespace), every component opened without following a symlink. */
-#include <archive.h>
-#include <archive_entry.h>
+#include "archive-lib.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <nettle/sha2.h>
@@ -409,6 +408,12 @@ static void member(struct archive *a, struct archive_entry *e, struct walk *w)
 /* Every member of the archive at fd, then the comparison with its manifest. */
 static void walk_archive(int fd, unsigned timeout_ms, struct walk *w)
 {
+	char lib[256];
+	if (!archive_lib_load(lib, sizeof(lib))) {
+		problem(w, NULL, "%s", lib);
+		w->fatal = true;
+		return;
+	}
 	struct archive *a = archive_read_new();
 	struct src *s = try_calloc(1, sizeof(*s));
 	if (!a || !s) {
