@@ -1300,6 +1300,25 @@ bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
  * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. */
 void writer_stop(struct cgw_writer *w, unsigned wait_ms);
 
+/* ---- sink-redact.c: stable tokens for what a bundle must not carry off the host ---- */
+
+struct cgw_redact;
+/* An empty map, or NULL (no memory). */
+struct cgw_redact *redact_new(void);
+void redact_free(struct cgw_redact *r);
+/* The token of a secret value (n bytes) of kind ("host", "user", ...): the same value always
+ * gets the same token, "REDACTED-KIND-N"; NULL for an empty value or kind, or no memory. */
+const char *redact_add(struct cgw_redact *r, const char *kind, const char *value, size_t n);
+/* Every path starting with prefix ("/home/") and running to white space, a quote or a control
+ * byte becomes a token of kind "path". 0, -EINVAL (empty) or -ENOMEM. */
+int redact_prefix(struct cgw_redact *r, const char *prefix);
+/* Append in (n bytes) to out with every path under a prefix and every value replaced by its
+ * token: the longest value that starts and ends on a name boundary (not inside a longer word:
+ * "alice" stays in "malice"). 0, or -ENOMEM (out incomplete). */
+int redact_text(struct cgw_redact *r, const char *in, size_t n, struct strbuf *out);
+/* The map as lines "TOKEN<TAB>VALUE" (the value escaped as sb_add_term), for the host. */
+void redact_map_text(const struct cgw_redact *r, struct strbuf *out);
+
 /* ---- sink-bundle-check.c: the check of a captured tree, in process, for a bundle ---- */
 
 /* What a check of a tree says: its reports (malloc'd) and what they name. */
