@@ -631,6 +631,20 @@ void unreadable_format(const char *path, int err, const char *detail, struct str
 int parse_unreadable_line(const char *line, char *reason, size_t rcap, char *path, size_t pcap,
                           const char **detail);
 
+/* ---- parse-passwd.c: who a host's users are, for redaction (pure) ---- */
+
+struct passwd_ent { char *name; unsigned uid; char *home; };
+struct passwd_list { struct passwd_ent *v; size_t n; };
+/* Parse /etc/passwd text (n bytes): lines "name:password:uid:gid:gecos:home:shell". Blank
+ * lines and comments are skipped; a line that is not seven fields, has an empty name, a NIS
+ * "+"/"-" entry, a uid that is not a number below 2^32-1, or a NUL, is counted in *bad (may
+ * be NULL) and skipped. 0, or -ENOMEM (out empty). Free out with passwd_free. */
+int passwd_parse(const char *text, size_t n, struct passwd_list *out, size_t *bad);
+void passwd_free(struct passwd_list *l);
+/* The uids of a /proc status file's "Uid:" line (real, effective, saved, filesystem), in
+ * order: how many were read (0..4), stopping at the first that is not a uid. */
+int status_uids(const char *buf, size_t n, unsigned out[4]);
+
 /* ---- source-root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
@@ -1309,15 +1323,49 @@ void redact_free(struct cgw_redact *r);
 /* The token of a secret value (n bytes) of kind ("host", "user", ...): the same value always
  * gets the same token, "REDACTED-KIND-N"; NULL for an empty value or kind, or no memory. */
 const char *redact_add(struct cgw_redact *r, const char *kind, const char *value, size_t n);
-/* Every path starting with prefix ("/home/") and running to white space, a quote or a control
- * byte becomes a token of kind "path". 0, -EINVAL (empty) or -ENOMEM. */
+/* Paths under prefix are redacted: "/home/" (ends in '/'): every path below it; a home
+ * "/srv/projx": that directory and every path below it. Each component after the directory
+ * above becomes a token of kind "path" (the token of a value when it is one), so paths under
+ * one another still are. 0, -EINVAL (not absolute, or "/") or -ENOMEM. */
 int redact_prefix(struct cgw_redact *r, const char *prefix);
-/* Append in (n bytes) to out with every path under a prefix and every value replaced by its
- * token: the longest value that starts and ends on a name boundary (not inside a longer word:
- * "alice" stays in "malice"). 0, or -ENOMEM (out incomplete). */
+/* Append in (n bytes) to out with every path under a prefix (running to white space, a quote
+ * or a control byte) and every value replaced by its token: the longest value that starts and
+ * ends on a name boundary (not inside a longer word: "alice" stays in "malice" and "alice2",
+ * '-' and '.' are boundaries) and is not followed by "+0x" (a kernel symbol). 0, or -ENOMEM
+ * (out incomplete). */
 int redact_text(struct cgw_redact *r, const char *in, size_t n, struct strbuf *out);
+/* The same for in as one path (a link's target, a mount point): it runs to the end, spaces
+ * and all. */
+int redact_path(struct cgw_redact *r, const char *in, size_t n, struct strbuf *out);
 /* The map as lines "TOKEN<TAB>VALUE" (the value escaped as sb_add_term), for the host. */
 void redact_map_text(const struct cgw_redact *r, struct strbuf *out);
+/* How many tokens the map holds. */
+size_t redact_count(const struct cgw_redact *r);
+/* Is uid a person's, whose name is redacted: 1000 and above, but not nobody (65534, 65535)?
+ * root and the system accounts (1..999) are the same on every host ("root", "daemon") and
+ * their names are words of the kernel's and systemd's own ("root" in mountinfo). */
+bool redact_uid_personal(unsigned uid);
+/* Are paths under home (a passwd home) redacted: absolute, not "/", not a system directory
+ * itself (/usr, /var, /bin, /nonexistent, ...), not under /proc, /sys or /dev (the tree a
+ * replay reads)? */
+bool redact_home_counts(const char *home);
+/* The host names, from hostname ("web-01" or "web-01.example.com") and domain (the NIS
+ * domainname; "(none)" or "" is none): the short name and the FQDN as kind "host", the
+ * domain as "domain". 0 or -ENOMEM. */
+int redact_add_host(struct cgw_redact *r, const char *hostname, const char *domain);
+/* The content of the bundle member tree/NAME (name without "tree/") redacted into out, by
+ * what the kernel puts there: a task's cmdline and environ whole as one token; of stat the
+ * comm, of status the Name line, of sched its first line, of cgroup the paths, of mountinfo
+ * root, mount point, source and super options; stack, wchan, syscall, the host's counters,
+ * cgroup controller files, CPU lists and cgwatch/clocks as they are; cgwatch/mem/ files as
+ * one path; anything else as text. 0 or -ENOMEM. */
+int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t n,
+                  struct strbuf *out);
+/* A member's name redacted into out: the kernel's names (tree/proc/..., tree/sys/... but
+ * cgroups, tree/dev/, tree/cgwatch/) and cgwatch's own (report.txt, ...) stay; a cgroup's
+ * path below tree/sys/fs/cgroup (a file keeps its controller file's name) and any other path
+ * of the tree are redacted as paths, a site signature's file name as text. 0 or -ENOMEM. */
+int redact_name(struct cgw_redact *r, const char *name, bool dir, struct strbuf *out);
 
 /* ---- sink-bundle-check.c: the check of a captured tree, in process, for a bundle ---- */
 
