@@ -1349,6 +1349,9 @@ bool redact_uid_personal(unsigned uid);
  * itself (/usr, /var, /bin, /nonexistent, ...), not under /proc, /sys or /dev (the tree a
  * replay reads)? */
 bool redact_home_counts(const char *home);
+/* Paths of the home directory home (that directory and below) redacted, when it counts
+ * (redact_home_counts; trailing slashes ignored). 0 or -ENOMEM. */
+int redact_add_home(struct cgw_redact *r, const char *home);
 /* The host names, from hostname ("web-01" or "web-01.example.com") and domain (the NIS
  * domainname; "(none)" or "" is none): the short name and the FQDN as kind "host", the
  * domain as "domain". 0 or -ENOMEM. */

@@ -258,7 +258,10 @@ static int redact_span(struct cgw_redact *r, const char *in, size_t n, bool whol
 			size_t len = whole ? n - i : path_len(in + i, n - i);
 			for (size_t p = 0; p < r->np && !done; p++) {
 				size_t kl = prefix_at(&r->p[p], in + i, len);
-				if (!kl || (!r->p[p].first && len <= kl))
+				size_t k = kl;
+				while (k < len && in[i + k] == '/')
+					k++;
+				if (!kl || (!r->p[p].first && k == len))
 					continue;             /* the prefix alone ("/home/") says nothing */
 				if (put_path(r, in + i, len, kl, out) < 0)
 					return -ENOMEM;
@@ -315,13 +318,21 @@ bool redact_home_counts(const char *home)
 {
 	static const char *const system[] = { "/proc", "/sys", "/dev", "/run", "/bin", "/sbin",
 	                                      "/usr", "/lib", "/etc", "/var", "/tmp",
-	                                      "/nonexistent", "/boot" };
+	                                      "/nonexistent", "/boot", "/home" };
 	size_t n = home ? strlen(home) : 0;
 	while (n > 1 && home[n - 1] == '/')
 		n--;
-	if (n < 2 || home[0] != '/' || memchr(home, '\n', n) || strstr(home, "/./") ||
-	    strstr(home, "/../"))
+	if (n < 2 || home[0] != '/' || memchr(home, '\n', n))
 		return false;
+	for (size_t i = 0; i < n;) {              /* no "." or ".." component */
+		while (i < n && home[i] == '/')
+			i++;
+		size_t c = i;
+		while (i < n && home[i] != '/')
+			i++;
+		if ((i - c == 1 && home[c] == '.') || (i - c == 2 && home[c] == '.' && home[c + 1] == '.'))
+			return false;
+	}
 	for (size_t i = 0; i < sizeof(system) / sizeof(system[0]); i++)
 		if (strlen(system[i]) == n && memcmp(home, system[i], n) == 0)
 			return false;             /* a system directory itself: never a person's */
@@ -329,6 +340,19 @@ bool redact_home_counts(const char *home)
 		if (strncmp(home, p, strlen(p)) == 0)
 			return false;             /* the tree a replay reads */
 	return true;
+}
+
+int redact_add_home(struct cgw_redact *r, const char *home)
+{
+	if (!redact_home_counts(home))
+		return 0;
+	size_t n = strlen(home);
+	while (n > 1 && home[n - 1] == '/')
+		n--;
+	char *h = try_strndup(home, n);
+	int e = h ? redact_prefix(r, h) : -ENOMEM;
+	free(h);
+	return e == -EINVAL ? 0 : e;
 }
 
 int redact_add_host(struct cgw_redact *r, const char *hostname, const char *domain)

@@ -98,7 +98,8 @@ static void test_paths_nest(void **state)
 	snprintf(mi, sizeof(mi), "40 1 0:50 / %s rw - fuse.x x rw\n", a.s);
 	assert_int_equal(mount_of_path(mi, b.s, &me), 0);
 	/* a home of its own: the directory itself and what is under it */
-	assert_int_equal(redact_prefix(r, "/srv/projx"), 0);
+	assert_int_equal(redact_add_home(r, "/srv/projx//"), 0);
+	assert_int_equal(redact_add_home(r, "/usr"), 0);          /* does not count: nothing */
 	const char *p = "/srv/projx/a /srv/projx2 /srv/projx";
 	assert_int_equal(redact_text(r, p, strlen(p), &c), 0);
 	sb_add(&c, "", 0);
@@ -226,6 +227,8 @@ static void test_who_counts(void **state)
 	assert_false(redact_home_counts("/proc/1"));
 	assert_false(redact_home_counts("/sys/fs"));
 	assert_false(redact_home_counts("/home/../etc"));
+	assert_false(redact_home_counts("/srv/.."));
+	assert_false(redact_home_counts("/srv/./"));
 	assert_true(redact_home_counts("/var/lib/alice"));
 }
 
