@@ -234,6 +234,7 @@ struct cgw_conf {
 	bool pin_housekeeping;         /* [run] pin_housekeeping */
 	double bundle_max_file_mib;    /* [bundle] max_file_size: MiB of one member */
 	double bundle_max_mib;         /* [bundle] max_size: MiB of all members */
+	bool bundle_redact;            /* [bundle] redact: bundles are redacted (default no) */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -321,6 +322,11 @@ int atomic_write_set(const char *dir, const struct atomic_file *f, size_t n, mod
 /* Is the directory open at dfd (named dir) one only we or root can change: owned by us or
  * root, not writable by group or others? Returns 0, or -EPERM with the reason in why. */
 int atomic_dir_check(int dfd, const char *dir, char *why, size_t cap);
+/* Write data to path atomically, created with mode, for a directory others may share (the
+ * one a bundle is written to, /tmp say): a temporary file of a name of its own (mkostemp,
+ * O_EXCL), fchmod, fsync, renamed over path, fsync of the directory. 0 or -errno, why said. */
+int atomic_write_new(const char *path, const char *data, size_t len, mode_t mode, char *why,
+                     size_t cap);
 
 /* ---- json.c: JSON values every JSON writer shares ---- */
 
@@ -480,6 +486,7 @@ struct bundle_manifest {
 	char *version, *host, *kernel, *root, *start, *end;
 	double max_file_mib, max_mib;     /* the caps it was made with */
 	int check_exit;                   /* the exit code of the check its reports are */
+	bool redacted;                    /* made with --redact */
 	struct bundle_member *m; size_t n, cap;
 	struct bundle_note *unreadable; size_t nunreadable, unreadable_cap;
 	struct bundle_note *left_out; size_t nleft_out, left_out_cap;
@@ -1369,6 +1376,20 @@ int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t
  * path below tree/sys/fs/cgroup (a file keeps its controller file's name) and any other path
  * of the tree are redacted as paths, a site signature's file name as text. 0 or -ENOMEM. */
 int redact_name(struct cgw_redact *r, const char *name, bool dir, struct strbuf *out);
+
+/* ---- sink-bundle-redact.c: the secrets of a redacted bundle, and its map ---- */
+
+/* The redaction map for a bundle of the tree dir, before anything is written (and before the
+ * tree's check enters its mount namespace): this host's host names and the tree's
+ * (proc/sys/kernel/hostname, domainname), the personal users (redact_uid_personal) of
+ * /etc/passwd, read once, and of every uid in the tree's status files (the name service for
+ * those passwd lacks), their homes (redact_add_home), root's home, /home/ and /root/. Reads
+ * have the deadline; after one read of the tree times out, its status files are not read.
+ * NULL with msg only without memory. */
+struct cgw_redact *bundle_redact_map(const char *dir, unsigned timeout_ms, char *msg,
+                                     size_t cap);
+/* Write the map of r to path, mode 0600, atomically (atomic_write_new). 0 or -errno, why. */
+int bundle_redact_write_map(const struct cgw_redact *r, const char *path, char *why, size_t cap);
 
 /* ---- sink-bundle-check.c: the check of a captured tree, in process, for a bundle ---- */
 

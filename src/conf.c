@@ -42,6 +42,7 @@ static const struct conf_key conf_keys[] = {
 	KEY("run", "pin_housekeeping", CT_BOOL, pin_housekeeping),
 	NUM("bundle", "max_file_size", bundle_max_file_mib, 1, 4096),
 	NUM("bundle", "max_size", bundle_max_mib, 1, 65536),
+	KEY("bundle", "redact", CT_BOOL, bundle_redact),
 };
 
 void conf_defaults(struct cgw_conf *c)

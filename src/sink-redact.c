@@ -144,12 +144,16 @@ static bool name_byte(unsigned char c)
 	       c == '_' || c >= 0x80;
 }
 
-/* Where a path under a prefix ends in text: at white space, a quote, a NUL, a control byte. */
+/* Where a path under a prefix ends in text: at white space, a quote, a NUL, a control byte;
+ * punctuation after it (a comma, a closing bracket, a full stop) is the sentence's. */
 static size_t path_len(const char *s, size_t n)
 {
 	size_t k = 0;
 	while (k < n && (unsigned char)s[k] > ' ' && s[k] != '"' && s[k] != '\'' && s[k] != 0x7f)
 		k++;
+	while (k > 1 && (strchr(",;:)]}>!?$", s[k - 1]) ||
+	                 (s[k - 1] == '.' && s[k - 2] != '/' && s[k - 2] != '.')))
+		k--;
 	return k;
 }
 

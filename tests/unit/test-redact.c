@@ -52,6 +52,9 @@ static void test_tokens(void **state)
 		{ " alice+0x10/0x20 [alice]", " alice+0x10/0x20 [REDACTED-user-1]" },  /* a symbol */
 		{ "0-3,8-11", "0-3,8-11" },
 		{ "/home/alice/./../x", "/home/REDACTED-user-1/./../REDACTED-path-5" },
+		{ "(on /home/alice/src/db.sqlite, or /home/alice/src.)",
+		  "(on /home/REDACTED-user-1/REDACTED-path-1/REDACTED-path-2, or "
+		  "/home/REDACTED-user-1/REDACTED-path-1.)" },     /* the sentence's punctuation */
 	};
 	struct cgw_redact *r = alice_map();
 	assert_string_equal(redact_add(r, "user", "alice", 5), "REDACTED-user-1");  /* stable */
