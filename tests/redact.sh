@@ -7,9 +7,11 @@
 # the bundle holds any of them; it replays (`check --root FILE`) to the findings of the tree
 # (ids, severities, tasks, chains, CPUs, and causes once the map turns the tokens back); its
 # FILE.map is there, 0600, and maps each token back; --verify passes; the manifest says
-# "redacted": true; [bundle] redact = yes does the same without the option.
+# "redacted": true; [bundle] redact = yes does the same without the option. Every fixture tree,
+# redacted, replays to its findings; a redacted bundle made under valgrind.
 # Prints "PASS name", "FAIL name: why" or "SKIP name: why" lines.
-# env: CGWATCH (default: <repo>/build/cgwatch)
+# env: CGWATCH (default: <repo>/build/cgwatch); CGWATCH_PLAIN, a build without ASan for the
+#      valgrind run (default: CGWATCH)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -201,6 +203,45 @@ elif [ $rc = 0 ] && [ ! -e "$tmp/p.tar.zst.map" ] &&
 	echo "PASS redact-off"
 else
 	echo "FAIL redact-off: exit $rc, map $(ls "$tmp"/p.tar.zst* | tr '\n' ' '): $(clip "$out")"
+fi
+
+# ---- every fixture tree: redacted, it replays to the tree's findings ----
+for dir in "$repo"/tests/fixtures/*/; do
+	name=$(basename "$dir")
+	[ -d "$dir/proc" ] || continue
+	timeout $T "$CGW" bundle --config "$conf" --root "$dir" --redact -o "$tmp/f.tar.zst" >"$tmp/f.out" 2>&1
+	rc=$?
+	timeout $T "$CGW" check --config "$conf" --root "$dir" --format json >"$tmp/ft.json" 2>/dev/null
+	trc=$?
+	timeout $T "$CGW" check --config "$conf" --root "$tmp/f.tar.zst" --format json >"$tmp/fb.json" 2>"$tmp/fb.err"
+	brc=$?
+	if [ $rc != 0 ]; then
+		echo "FAIL redact-roundtrip-$name: bundle exit $rc: $(clip "$(cat "$tmp/f.out")")"
+	elif [ $trc != $brc ]; then
+		echo "FAIL redact-roundtrip-$name: exit $brc from the bundle, $trc from the tree: $(clip "$(cat "$tmp/fb.err")")"
+	elif [ $trc != 3 ] && [ "$(findings "$tmp/ft.json")" != "$(findings "$tmp/fb.json")" ]; then
+		echo "FAIL redact-roundtrip-$name: the tree $(clip "$(findings "$tmp/ft.json")"), the bundle $(clip "$(findings "$tmp/fb.json")")"
+	else
+		echo "PASS redact-roundtrip-$name"
+	fi
+	rm -f "$tmp"/f.tar.zst*
+done
+
+# ---- under valgrind: the redacted bundle made, with no memory error or leak ----
+VG_CGW=${CGWATCH_PLAIN:-$CGW}            # valgrind cannot run a binary built with ASan
+if ! command -v valgrind >/dev/null; then
+	echo "SKIP redact-valgrind: valgrind is not installed"
+elif ldd "$VG_CGW" 2>/dev/null | grep -q libasan; then
+	echo "SKIP redact-valgrind: $VG_CGW is built with AddressSanitizer (set CGWATCH_PLAIN)"
+else
+	out=$(timeout 300 unshare -m sh -c \
+		'mount --bind "$1" /etc/passwd || exit 99; shift; exec "$@"' sh "$pw" \
+		valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		"$VG_CGW" bundle --config "$conf" --root "$repo/tests/fixtures/seed004-kmsg" --redact \
+		-o "$tmp/vg.tar.zst" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && echo "PASS redact-valgrind" ||
+		echo "FAIL redact-valgrind: exit $rc: $(clip "$(grep '==' <<<"$out" | head -8)")"
 fi
 
 # ---- the default name holds the host's token, not its name ----
