@@ -1330,6 +1330,9 @@ void redact_free(struct cgw_redact *r);
 /* The token of a secret value (n bytes) of kind ("host", "user", ...): the same value always
  * gets the same token, "REDACTED-KIND-N"; NULL for an empty value or kind, or no memory. */
 const char *redact_add(struct cgw_redact *r, const char *kind, const char *value, size_t n);
+/* The token of a value (n bytes) that is replaced only where it is a whole file (a command
+ * line), never matched in text: as redact_add otherwise. */
+const char *redact_add_whole(struct cgw_redact *r, const char *kind, const char *value, size_t n);
 /* Paths under prefix are redacted: "/home/" (ends in '/'): every path below it; a home
  * "/srv/projx": that directory and every path below it. Each component after the directory
  * above becomes a token of kind "path" (the token of a value when it is one), so paths under
@@ -1352,6 +1355,9 @@ size_t redact_count(const struct cgw_redact *r);
  * root and the system accounts (1..999) are the same on every host ("root", "daemon") and
  * their names are words of the kernel's and systemd's own ("root" in mountinfo). */
 bool redact_uid_personal(unsigned uid);
+/* Can name be a user's, to be matched in text: 1..256 bytes, no white space, control byte,
+ * '/' or ':' (a passwd line that says otherwise is not a user's name to look for)? */
+bool redact_user_name_ok(const char *name);
 /* Are paths under home (a passwd home) redacted: absolute, not "/", not a system directory
  * itself (/usr, /var, /bin, /nonexistent, ...), not under /proc, /sys or /dev (the tree a
  * replay reads)? */
@@ -1371,6 +1377,12 @@ int redact_add_host(struct cgw_redact *r, const char *hostname, const char *doma
  * one path; anything else as text. 0 or -ENOMEM. */
 int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t n,
                   struct strbuf *out);
+/* The content of any bundle member name redacted into out: tree/ as redact_member, of
+ * report.json the string values (not the keys), of config/cgwatch.conf and the signature
+ * files the values and comments (not the keys and sections), anything else as text. 0 or
+ * -ENOMEM. */
+int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n,
+                struct strbuf *out);
 /* A member's name redacted into out: the kernel's names (tree/proc/..., tree/sys/... but
  * cgroups, tree/dev/, tree/cgwatch/) and cgwatch's own (report.txt, ...) stay; a cgroup's
  * path below tree/sys/fs/cgroup (a file keeps its controller file's name) and any other path

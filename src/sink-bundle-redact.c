@@ -103,7 +103,7 @@ struct gather {
 
 static void user_add(struct gather *g, const char *name, const char *home)
 {
-	if (name[0] && !redact_add(g->r, "user", name, strlen(name)))
+	if (redact_user_name_ok(name) && !redact_add(g->r, "user", name, strlen(name)))
 		g->err = -ENOMEM;
 	if (home && redact_add_home(g->r, home) < 0)
 		g->err = -ENOMEM;

@@ -212,8 +212,9 @@ static void put_member(struct bw *b, const char *name, mode_t type, const char *
 	b->files++;
 }
 
-/* One member, redacted first when the bundle is: its name, its content (a member of the tree
- * by what the kernel puts in that file, any other as text) and a link's target. */
+/* One member, redacted first when the bundle is: its name, its content (redact_file: a member
+ * of the tree by what the kernel puts in that file, the reports' and configuration's values)
+ * and a link's target. */
 static void add_member(struct bw *b, const char *name, mode_t type, const char *data,
                        size_t len, const char *target, mode_t perm, time_t mtime)
 {
@@ -222,11 +223,9 @@ static void add_member(struct bw *b, const char *name, mode_t type, const char *
 		return;
 	}
 	struct strbuf n = { 0 }, d = { 0 }, t = { 0 };
-	bool tree = strncmp(name, "tree/", 5) == 0;
 	int e = redact_name(b->red, name, type == AE_IFDIR, &n);
 	if (!e && type == AE_IFREG)
-		e = tree ? redact_member(b->red, name + 5, data ? data : "", len, &d)
-		         : redact_text(b->red, data ? data : "", len, &d);
+		e = redact_file(b->red, name, data ? data : "", len, &d);
 	if (!e && type == AE_IFLNK)
 		e = redact_path(b->red, target, strlen(target), &t);
 	sb_add(&n, "", 1);
@@ -251,7 +250,7 @@ static void note(struct bw *b, bool left_out, const char *name, uint64_t size, c
 {
 	struct strbuf n = { 0 }, w = { 0 };
 	if (b->red) {
-		if (redact_name(b->red, name, false, &n) < 0 ||
+		if (redact_name(b->red, name, true, &n) < 0 ||    /* every component: a directory? */
 		    redact_text(b->red, why, strlen(why), &w) < 0) {
 			no_memory(b, "to redact");
 			sb_free(&n);

@@ -15,7 +15,7 @@
 
 /* A value (host, user, cmdline, ...) matched anywhere on name boundaries, or a path
  * component (comp) replaced only inside a path under a home directory. */
-struct redact_ent { char *kind, *value, *token; size_t len; bool comp; };
+struct redact_ent { char *kind, *value, *token; size_t len; bool comp, whole; };
 /* A path prefix: keep ("/home/") stays, then every component is replaced; with first set
  * (a home "/srv/projx": keep "/srv/", first "projx"), only paths whose next component is
  * first. */
@@ -49,23 +49,25 @@ void redact_free(struct cgw_redact *r)
 	free(r);
 }
 
-/* The entry of value: a value first, then a component when comp. */
+/* The entry of value: a value matched in text first, then a component when comp, a whole
+ * file's otherwise. */
 static const struct redact_ent *find(const struct cgw_redact *r, const char *value, size_t n,
                                      bool comp)
 {
 	const struct redact_ent *c = NULL;
 	for (size_t i = 0; i < r->n; i++)
 		if (r->v[i].len == n && memcmp(r->v[i].value, value, n) == 0) {
-			if (!r->v[i].comp)
+			if (!r->v[i].comp && !r->v[i].whole)
 				return &r->v[i];
-			c = &r->v[i];
+			if (r->v[i].comp == comp)
+				c = &r->v[i];
 		}
-	return comp ? c : NULL;
+	return c;
 }
 
 /* The token of value, made as "REDACTED-KIND-N" (N counting that kind) when new. */
 static const char *add(struct cgw_redact *r, const char *kind, const char *value, size_t n,
-                       bool comp)
+                       bool comp, bool whole)
 {
 	const struct redact_ent *e = find(r, value, n, comp);
 	if (e)
@@ -77,7 +79,8 @@ static const char *add(struct cgw_redact *r, const char *kind, const char *value
 		same += strcmp(r->v[i].kind, kind) == 0;
 	char tok[96];
 	snprintf(tok, sizeof(tok), "REDACTED-%s-%zu", kind, same + 1);
-	struct redact_ent x = { try_strdup(kind), try_malloc(n + 1), try_strdup(tok), n, comp };
+	struct redact_ent x = { try_strdup(kind), try_malloc(n + 1), try_strdup(tok), n, comp,
+	                        whole };
 	if (!x.kind || !x.value || !x.token) {
 		free(x.kind);
 		free(x.value);
@@ -86,7 +89,7 @@ static const char *add(struct cgw_redact *r, const char *kind, const char *value
 	}
 	memcpy(x.value, value, n);
 	x.value[n] = '\0';
-	if (!comp)
+	if (!comp && !whole)
 		r->first[(unsigned char)value[0] / 8] |= (unsigned char)(1u << ((unsigned char)value[0] % 8));
 	r->v[r->n] = x;
 	return r->v[r->n++].token;
@@ -96,7 +99,14 @@ const char *redact_add(struct cgw_redact *r, const char *kind, const char *value
 {
 	if (n == 0 || !kind[0] || strlen(kind) > 32)
 		return NULL;
-	return add(r, kind, value, n, false);
+	return add(r, kind, value, n, false, false);
+}
+
+const char *redact_add_whole(struct cgw_redact *r, const char *kind, const char *value, size_t n)
+{
+	if (n == 0 || !kind[0] || strlen(kind) > 32)
+		return NULL;
+	return add(r, kind, value, n, false, true);
 }
 
 int redact_prefix(struct cgw_redact *r, const char *prefix)
@@ -168,7 +178,7 @@ static const struct redact_ent *match_at(const struct cgw_redact *r, const char 
 	const struct redact_ent *best = NULL;
 	for (size_t k = 0; k < r->n; k++) {
 		const struct redact_ent *e = &r->v[k];
-		if (e->comp || e->len > n - i || (best && e->len <= best->len) ||
+		if (e->comp || e->whole || e->len > n - i || (best && e->len <= best->len) ||
 		    memcmp(in + i, e->value, e->len) != 0)
 			continue;
 		size_t end = i + e->len;
@@ -239,7 +249,7 @@ static int put_path(struct cgw_redact *r, const char *in, size_t n, size_t kl,
 		} else {
 			size_t kn;
 			char *key = comp_key(in + i, len, &kn);
-			const char *tok = key ? add(r, "path", key, kn, true) : NULL;
+			const char *tok = key ? add(r, "path", key, kn, true, false) : NULL;
 			free(key);
 			if (!tok)
 				return -ENOMEM;
@@ -316,6 +326,17 @@ size_t redact_count(const struct cgw_redact *r)
 bool redact_uid_personal(unsigned uid)
 {
 	return uid >= 1000 && uid != 65534 && uid != 65535 && uid != 0xfffffffeu;
+}
+
+bool redact_user_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > 256)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)name[i] <= ' ' || name[i] == 0x7f || name[i] == '/' || name[i] == ':')
+			return false;
+	return true;
 }
 
 bool redact_home_counts(const char *home)
@@ -544,7 +565,7 @@ int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t
 		if (!strcmp(t, "cmdline") || !strcmp(t, "environ")) {
 			if (n == 0)
 				return 0;
-			const char *tok = redact_add(r, "cmdline", in, n);
+			const char *tok = redact_add_whole(r, "cmdline", in, n);
 			if (!tok)
 				return -ENOMEM;
 			sb_add(out, tok, strlen(tok));
@@ -604,4 +625,62 @@ int redact_name(struct cgw_redact *r, const char *name, bool dir, struct strbuf 
 	if (last)
 		sb_add(out, last, strlen(last));
 	return out->lost ? -ENOMEM : 0;
+}
+
+/* A JSON document: the string values, never the keys (a user named "tasks" leaves the
+ * report's structure as it was). */
+static int json_text(struct cgw_redact *r, const char *in, size_t n, struct strbuf *out)
+{
+	for (size_t i = 0; i < n;) {
+		if (in[i] != '"') {
+			sb_add(out, in + i, 1);
+			i++;
+			continue;
+		}
+		size_t e = i + 1;
+		while (e < n && in[e] != '"')
+			e += in[e] == '\\' ? 2 : 1;
+		if (e > n)
+			e = n;
+		size_t k = e + 1;
+		while (k < n && (in[k] == ' ' || in[k] == '\t' || in[k] == '\n' || in[k] == '\r'))
+			k++;
+		bool key = k < n && in[k] == ':';
+		sb_add(out, "\"", 1);
+		if (key)
+			sb_add(out, in + i + 1, e - i - 1);
+		else if (redact_text(r, in + i + 1, e - i - 1, out) < 0)
+			return -ENOMEM;
+		if (e < n)
+			sb_add(out, "\"", 1);
+		i = e + 1;
+	}
+	return out->lost ? -ENOMEM : 0;
+}
+
+/* An INI line: a key's value and a comment as text, the key and a section as they are. */
+static int ini_line(struct cgw_redact *r, const char *l, size_t n, struct strbuf *out)
+{
+	size_t k = 0;
+	while (k < n && (l[k] == ' ' || l[k] == '\t'))
+		k++;
+	const char *eq = memchr(l, '=', n);
+	if (k == n || l[k] == '#' || l[k] == ';' || !eq)
+		return k < n && l[k] == '[' ? (sb_add(out, l, n), 0) : redact_text(r, l, n, out);
+	sb_add(out, l, (size_t)(eq + 1 - l));
+	return redact_text(r, eq + 1, n - (size_t)(eq + 1 - l), out);
+}
+
+int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n,
+                struct strbuf *out)
+{
+	size_t len = strlen(name);
+	if (starts(name, "tree/"))
+		return redact_member(r, name + 5, in, n, out);
+	if (!strcmp(name, "report.json"))
+		return json_text(r, in, n, out);
+	if (!strcmp(name, "config/cgwatch.conf") ||
+	    (starts(name, "signatures/") && len > 5 && !strcmp(name + len - 5, ".conf")))
+		return by_line(r, in, n, out, ini_line);
+	return redact_text(r, in, n, out);
 }

@@ -167,6 +167,38 @@ static void test_members(void **state)
 	free(a);
 	free(b);
 	expect("empty cmdline", member(r, "proc/2/cmdline", "", 0), "");
+	/* a command line is no value looked for in text: "/" stays a slash elsewhere */
+	expect("slash cmdline", member(r, "proc/3/cmdline", "/", 1), "REDACTED-cmdline-2");
+	expect("slash", member(r, "proc/sys/kernel/x", "/ a/b", 5), "/ a/b");
+	redact_free(r);
+}
+
+static char *file(struct cgw_redact *r, const char *name, const char *in)
+{
+	struct strbuf b = { 0 };
+	assert_int_equal(redact_file(r, name, in, strlen(in), &b), 0);
+	sb_add(&b, "", 0);
+	return b.s ? b.s : xstrdup("");
+}
+
+/* The reports and the configuration keep their structure: a user named like a key. */
+static void test_files(void **state)
+{
+	(void)state;
+	struct cgw_redact *r = alice_map();
+	assert_non_null(redact_add(r, "user", "tasks", 5));
+	assert_non_null(redact_add(r, "user", "dir", 3));
+	expect("json", file(r, "report.json",
+	                    "{\"tasks\" : [{\"user\": \"tasks\", \"cmd\": \"a \\\"alice\\\" b\"}], \"n\": 1}"),
+	       "{\"tasks\" : [{\"user\": \"REDACTED-user-2\", \"cmd\": \"a \\\"REDACTED-user-1\\\" b\"}], "
+	       "\"n\": 1}");
+	expect("conf", file(r, "config/cgwatch.conf", "[reports]\ndir = /home/alice/r\n# dir alice\n"),
+	       "[reports]\ndir = /home/REDACTED-user-1/REDACTED-path-1\n# REDACTED-user-3 REDACTED-user-1\n");
+	expect("blank", file(r, "config/cgwatch.conf", "\n  \n[run]\nalice\n"), "\n  \n[run]\nREDACTED-user-1\n");
+	expect("sig", file(r, "signatures/site/0-x.conf", "[tasks]\ntitle = tasks of alice\n"),
+	       "[tasks]\ntitle = REDACTED-user-2 of REDACTED-user-1\n");
+	expect("text", file(r, "report.txt", "tasks of alice"), "REDACTED-user-2 of REDACTED-user-1");
+	expect("tree", file(r, "tree/proc/1/stack", "tasks\n"), "tasks\n");
 	redact_free(r);
 }
 
@@ -215,6 +247,12 @@ static void test_who_counts(void **state)
 	assert_false(redact_uid_personal(65534));
 	assert_false(redact_uid_personal(65535));
 	assert_true(redact_uid_personal(100000));
+	assert_true(redact_user_name_ok("alice"));
+	assert_true(redact_user_name_ok("www-data"));
+	assert_false(redact_user_name_ok(""));
+	assert_false(redact_user_name_ok("a/b"));
+	assert_false(redact_user_name_ok("a b"));
+	assert_false(redact_user_name_ok("a\nb"));
 	assert_true(redact_home_counts("/home/alice"));
 	assert_true(redact_home_counts("/srv/projx/"));
 	assert_true(redact_home_counts("/root"));
@@ -334,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_paths_nest),
 		cmocka_unit_test(test_members),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_who_counts),
 		cmocka_unit_test(test_host),
 		cmocka_unit_test(test_map_escaped),
