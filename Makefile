@@ -49,9 +49,16 @@ FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_BINS  := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/bin/%)
 
 .PHONY: all deps run test unit install deb asan asan-unit fuzz fuzz-smoke fuzz-build fuzz-bins \
+        print-cflags print-libs \
         clean help FORCE
 
 all: $(BUILD)/cgwatch
+
+# what a program linked against cgwatch's objects needs (tests/live links helpers so)
+print-cflags:
+	@echo $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+print-libs:
+	@echo $(LIBS)
 
 help:
 	@echo "make deps      install the Debian build and test dependencies (root)"

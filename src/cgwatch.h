@@ -234,6 +234,10 @@ struct cgw_conf {
 	bool pin_housekeeping;         /* [run] pin_housekeeping */
 	double bundle_max_file_mib;    /* [bundle] max_file_size: MiB of one member */
 	double bundle_max_mib;         /* [bundle] max_size: MiB of all members */
+	bool bundle_auto;              /* [bundle] auto: the daemon bundles critical incidents */
+	char *bundle_dir;              /* [bundle] dir: where the daemon leaves them */
+	double bundle_keep;            /* [bundle] keep: the newest kept */
+	double bundle_min_interval_s;  /* [bundle] min_interval: host-wide, between two */
 	bool bundle_redact;            /* [bundle] redact: bundles are redacted (default no) */
 };
 /* Fill c with built-in defaults. */
@@ -247,6 +251,8 @@ int conf_read_file(struct cgw_conf *c, const char *path, FILE *err);
 int config_load(struct cgw_conf *c, const char *path);
 /* The effective configuration as cgwatch.conf text, every key (malloc'd, *len bytes). */
 char *conf_dump(const struct cgw_conf *c, size_t *len);
+/* dst as a copy of src that owns its strings. 0, or -ENOMEM (dst then holds nothing). */
+int conf_copy(struct cgw_conf *dst, const struct cgw_conf *src);
 /* Free what conf_read_file and config_load allocated in c. */
 void conf_free(struct cgw_conf *c);
 
@@ -895,6 +901,18 @@ void capture_mark(struct cgw_capture *c, const struct cgw_scan *s);
 int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, size_t cap);
 /* Stop recording and free c (DIR stays as written). NULL is fine. */
 void capture_free(struct cgw_capture *c);
+/* A capture with no directory (the daemon's): start recording. NULL without memory. */
+struct cgw_capture *capture_recording(unsigned timeout_ms);
+struct cap_snap;
+/* After diagnosis: what capture_write would write, taken into memory (stops recording), to
+ * write later in any thread. NULL without memory. */
+struct cap_snap *capture_take(struct cgw_capture *c, const struct cgw_report *r);
+/* The bytes of the files (and their paths) a snapshot holds. */
+uint64_t capture_snap_bytes(const struct cap_snap *sn);
+/* Write the tree of sn into dir, which must not exist (made 0700). May block on the disk: not
+ * for the main loop. Returns 0 or -errno (msg says why). */
+int capture_snap_write(struct cap_snap *sn, const char *dir, char *msg, size_t cap);
+void capture_snap_free(struct cap_snap *sn);
 /* Write data (len bytes; a link's target when link) at the relative tree path under the
  * directory open at root: parents made 0700, the file 0600 and new, no symlink followed;
  * paths outside proc/, sys/, dev/, cgwatch/ or with "", ".", ".." components refused
@@ -1152,6 +1170,8 @@ struct incident {
 	struct inc_event *timeline; size_t ntimeline;
 	unsigned reports;                 /* report files written for it */
 	char report[4096];                /* the last JSON report */
+	bool bundled;                     /* the daemon decided its bundle (not saved) */
+	char bundle[4096];                /* that bundle's file, named in its messages; "" none */
 };
 struct cgw_incidents {
 	struct incident *v; size_t n;
@@ -1293,7 +1313,7 @@ int metrics_write(const char *path, const struct cgw_report *r, const struct cgw
 
 /* ---- sink-writer.c: the daemon's files, written off the main loop ---- */
 
-enum wr_kind { WR_REPORTS, WR_STATE, WR_METRICS, WR_NLANES };
+enum wr_kind { WR_REPORTS, WR_STATE, WR_METRICS, WR_BUNDLES, WR_NLANES };
 struct cgw_writer;
 /* A writer with one thread per kind, started at its first job; a write that has not returned
  * within timeout_ms is "stuck". Main loop only; never freed (see writer_stop). */
@@ -1307,8 +1327,17 @@ int writer_report(struct cgw_writer *w, struct report_files *f, const char *inc_
  * or -ENOMEM (data freed, the write dropped, counted and said at the next writer_poll). */
 int writer_file(struct cgw_writer *w, enum wr_kind k, const char *path, char *data, size_t len,
                 mode_t mode);
+/* A job of the bundles lane: 0, or -errno with a sentence in why. May block on the disk. */
+typedef int (*writer_job_fn)(void *ctx, char *why, size_t cap);
+/* Run run(ctx) on the bundles lane (path: the file it writes, named in its warnings), then
+ * release(ctx). One at a time: -EAGAIN (released, counted) when one is still queued. Returns
+ * 0, -EAGAIN or -ENOMEM; never waits. */
+int writer_job(struct cgw_writer *w, const char *path, writer_job_fn run,
+               void (*release)(void *ctx), void *ctx);
 /* Is lane k writing: not failing, not stuck? */
 bool writer_ok(struct cgw_writer *w, enum wr_kind k);
+/* Does lane k answer: no write of it stuck past the deadline (it may have failed)? */
+bool writer_answers(struct cgw_writer *w, enum wr_kind k);
 /* Log what the lanes did since the last call: the first failure of a streak, a write stuck
  * past timeout_ms (once, "reports directory D does not answer: ..."), and its return. */
 void writer_poll(struct cgw_writer *w, unsigned timeout_ms);
@@ -1437,7 +1466,36 @@ int cmd_bundle(int argc, char **argv, cgw_capture_fn capture);
 int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *conf,
                       const struct cgw_sigset *sigs, char *written, size_t wcap, char *msg,
                       size_t cap);
+/* bundle_write_tree with the reports given (the daemon's, of the scan it captured) in place of
+ * a check of the tree (which needs a mount namespace). */
+int bundle_write_reports(const char *dir, const char *out, const struct cgw_conf *conf,
+                         const struct cgw_sigset *sigs, const struct bundle_reports *rep,
+                         char *written, size_t wcap, char *msg, size_t cap);
 
+
+/* ---- sink-autobundle.c: the bundles the daemon leaves by itself ---- */
+
+/* Is incident i, at change st and time now (epoch), to be bundled: [bundle] auto, opened or
+ * escalated at critical, not bundled yet, and the last bundle of the host (at last, epoch;
+ * 0 none) at least [bundle] min_interval ago? Pure. */
+bool autobundle_due(const struct cgw_conf *c, double last, const struct incident *i,
+                    enum inc_state st, double now);
+/* Is a captured tree of tree_bytes over [bundle] max_size (then no bundle is written)? Pure. */
+bool autobundle_too_big(const struct cgw_conf *c, uint64_t tree_bytes);
+/* "zst", or "gz" where libarchive has no zstd. */
+const char *autobundle_ext(void);
+/* The bundle file of incident inc_id: [bundle] dir/cgwatch-bundle-<id>.tar.<ext>. */
+void autobundle_name(const struct cgw_conf *c, const char *inc_id, char *out, size_t cap);
+/* Is name (a directory entry) one the daemon names its bundles by? Pure. */
+bool autobundle_is_bundle(const char *name);
+struct ab_file { char *name; int64_t mtime_ns; bool remove; };
+/* Sort v oldest first and mark remove on the oldest of the bundles (autobundle_is_bundle)
+ * past keep; other names are never marked. Returns how many are marked. Pure. */
+size_t autobundle_prune(struct ab_file *v, size_t n, size_t keep);
+/* Queue the bundle of snap (taken over) with the reports of r into file, on the writer's
+ * bundles lane (conf c copied). Returns 0, -EAGAIN (one still pending) or -ENOMEM. */
+int autobundle_queue(struct cgw_writer *w, const struct cgw_conf *c, struct cap_snap *snap,
+                     const struct cgw_report *r, const char *file);
 /* ---- daemon.c ---- */
 
 /* cgwatch run: scan, keep incidents, report, until SIGTERM/SIGINT. Returns the exit code. */

@@ -42,6 +42,10 @@ static const struct conf_key conf_keys[] = {
 	KEY("run", "pin_housekeeping", CT_BOOL, pin_housekeeping),
 	NUM("bundle", "max_file_size", bundle_max_file_mib, 1, 4096),
 	NUM("bundle", "max_size", bundle_max_mib, 1, 65536),
+	KEY("bundle", "auto", CT_BOOL, bundle_auto),
+	PATH("bundle", "dir", bundle_dir),
+	NUM("bundle", "keep", bundle_keep, 1, 10000),
+	SEC("bundle", "min_interval", bundle_min_interval_s, 0, 86400),
 	KEY("bundle", "redact", CT_BOOL, bundle_redact),
 };
 
@@ -68,6 +72,10 @@ void conf_defaults(struct cgw_conf *c)
 	c->pin_housekeeping = true;
 	c->bundle_max_file_mib = 16;
 	c->bundle_max_mib = 256;
+	c->bundle_auto = true;
+	c->bundle_dir = xstrdup(CGW_STATEDIR "/bundles");
+	c->bundle_keep = 10;
+	c->bundle_min_interval_s = 600;
 }
 
 char *conf_dump(const struct cgw_conf *c, size_t *len)
@@ -108,6 +116,23 @@ char *conf_dump(const struct cgw_conf *c, size_t *len)
 	return b.s;
 }
 
+int conf_copy(struct cgw_conf *dst, const struct cgw_conf *src)
+{
+	*dst = *src;
+	dst->signatures_dir = try_strdup(src->signatures_dir);
+	dst->local_signatures_dir = try_strdup(src->local_signatures_dir);
+	dst->state_dir = try_strdup(src->state_dir);
+	dst->report_dir = try_strdup(src->report_dir);
+	dst->metrics_file = try_strdup(src->metrics_file);
+	dst->bundle_dir = try_strdup(src->bundle_dir);
+	if (!dst->signatures_dir || !dst->local_signatures_dir || !dst->state_dir ||
+	    !dst->report_dir || !dst->metrics_file || !dst->bundle_dir) {
+		conf_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 void conf_free(struct cgw_conf *c)
 {
 	free(c->signatures_dir);
@@ -115,6 +140,8 @@ void conf_free(struct cgw_conf *c)
 	free(c->state_dir);
 	free(c->report_dir);
 	free(c->metrics_file);
+	free(c->bundle_dir);
+	c->bundle_dir = NULL;
 	c->signatures_dir = c->local_signatures_dir = NULL;
 	c->state_dir = c->report_dir = c->metrics_file = NULL;
 }

@@ -47,6 +47,13 @@ struct cgw_daemon {
 	bool ready;
 	struct warn_once state_full_warn; /* incidents left out of the state file */
 	struct cgw_writer *writer;        /* reports, state and metrics, off the main loop */
+	/* automatic bundles (sink-autobundle.c): the incident whose capture the next scan
+	 * records, its file, the recorder while it runs, and when the host's last was decided */
+	char bundle_inc[176];
+	char bundle_file[4096];
+	struct cgw_capture *capture;
+	double bundle_last;
+	struct warn_once bundle_warn;     /* a capture too big or lost: said once, counted */
 };
 
 /* Pin every thread of ours to the housekeeping CPUs; again when they change (hotplug). */
@@ -175,6 +182,86 @@ static void notify_status(struct cgw_daemon *d, size_t threads)
 	d->ready = true;
 }
 
+/* A critical incident opened or escalated: its bundle is decided now and named in this
+ * change's message and report; the next scan records what it reads, and the bundle is written
+ * off the main loop (bundle_capture). Not while a bundle is pending, or the bundles lane
+ * does not answer (one that failed is tried again: its warning is said once a streak). */
+static void bundle_decide(struct cgw_daemon *d, struct incident *i, enum inc_state st,
+                          double now)
+{
+	if (d->bundle_inc[0] || !autobundle_due(&d->conf, d->bundle_last, i, st, now) ||
+	    !writer_answers(d->writer, WR_BUNDLES))
+		return;
+	i->bundled = true;
+	autobundle_name(&d->conf, i->id, i->bundle, sizeof(i->bundle));
+	snprintf(d->bundle_inc, sizeof(d->bundle_inc), "%s", i->id);
+	snprintf(d->bundle_file, sizeof(d->bundle_file), "%s", i->bundle);
+	d->bundle_last = now;
+}
+
+/* Does the next scan record? For a bundle decided but not captured yet; and while an open
+ * incident may escalate to critical (below critical, not bundled, opened no longer ago than
+ * its tasks take from the warning to the critical threshold, and two scans), so that the
+ * scan that escalates it is the one its bundle holds. Recording costs (docs/daemon.md): an
+ * incident that stays at warning is not recorded for long. */
+static bool bundle_recording(const struct cgw_daemon *d)
+{
+	if (d->bundle_inc[0])
+		return true;
+	if (!d->conf.bundle_auto || !writer_answers(d->writer, WR_BUNDLES))
+		return false;
+	double now = now_epoch(), window = d->conf.blocked_critical_s - d->conf.blocked_warning_s +
+	                                   2 * d->conf.scan_interval_s;
+	for (size_t k = 0; k < d->inc.n; k++) {
+		const struct incident *i = &d->inc.v[k];
+		if (i->resolved_at == 0 && !i->bundled && i->severity < SEV_CRITICAL &&
+		    now - i->opened_at <= window)
+			return true;
+	}
+	return false;
+}
+
+/* After this scan's messages: when it recorded and a bundle is pending, what it read goes, in
+ * memory, to the bundles lane (nothing is written here); a recording no bundle wants is
+ * dropped. A bundle decided in a scan that did not record is captured by the next one. */
+static void bundle_capture(struct cgw_daemon *d, const struct cgw_report *rep)
+{
+	if (!d->capture)
+		return;
+	if (!d->bundle_inc[0]) {
+		capture_free(d->capture);
+		d->capture = NULL;
+		return;
+	}
+	const struct incident *i = NULL;
+	for (size_t k = 0; k < d->inc.n && !i; k++)
+		if (strcmp(d->inc.v[k].id, d->bundle_inc) == 0 && d->inc.v[k].resolved_at == 0)
+			i = &d->inc.v[k];
+	struct cap_snap *snap = capture_take(d->capture, rep);
+	capture_free(d->capture);
+	d->capture = NULL;
+	if (!i) {
+		log_warnx("bundle %s not written: incident %s resolved before its capture",
+		          d->bundle_file, d->bundle_inc);
+		capture_snap_free(snap);
+	} else if (!snap) {
+		warn_once(&d->bundle_warn, "bundle %s not written: out of memory", d->bundle_file);
+	} else if (autobundle_too_big(&d->conf, capture_snap_bytes(snap))) {
+		warn_once(&d->bundle_warn, "bundle %s not written: its tree (%.1f MiB) is over "
+		          "[bundle] max_size (%g MiB)", d->bundle_file,
+		          capture_snap_bytes(snap) / (1024.0 * 1024.0), d->conf.bundle_max_mib);
+		capture_snap_free(snap);
+	} else {
+		int e = autobundle_queue(d->writer, &d->conf, snap, rep, d->bundle_file);
+		if (e < 0)
+			log_warnx("bundle %s not written: %s", d->bundle_file, e == -EAGAIN ?
+			          "another is still being written" : strerror(-e));
+		else
+			warn_clear(&d->bundle_warn);
+	}
+	d->bundle_inc[0] = d->bundle_file[0] = '\0';
+}
+
 /* One incident change: the journal message first, from here; its report files are rendered
  * in memory and handed to the writer thread, which alone touches the disk. The message names
  * the report it will write, unless the reports directory is failing or does not answer. */
@@ -228,7 +315,15 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 	};
 	writer_poll(d->writer, so.read_timeout_ms);   /* what the disk did since the last scan */
 	scan.warns = d->scan_warns;
+	if (!d->capture && bundle_recording(d))   /* this scan may make a bundle: recorded */
+		d->capture = capture_recording(so.read_timeout_ms);
 	int r = scan_run(&scan, &so);
+	if (r < 0 && d->capture) {            /* recorded again by the next scan */
+		capture_free(d->capture);
+		d->capture = NULL;
+	} else if (d->capture) {
+		capture_mark(d->capture, &scan);
+	}
 	if (r == 0)                               /* a whole scan: what it no longer says cleared */
 		warn_set_end(d->scan_warns);
 	if (r == -ECANCELED) {
@@ -262,7 +357,8 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			goto next;
 		}
 		struct inc_change *ch;
-		ssize_t n = incidents_update(&d->inc, &rep, now_epoch(), d->conf.update_interval_s, &ch);
+		double now = now_epoch();
+		ssize_t n = incidents_update(&d->inc, &rep, now, d->conf.update_interval_s, &ch);
 		if (n < 0) {                  /* the incidents are as they were: this scan is lost */
 			warn_once(&d->scan_warn, "scan failed: out of memory updating the incidents; "
 			          "trying again every %g s", d->conf.scan_interval_s);
@@ -271,8 +367,11 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			goto next;
 		}
 		warn_clear(&d->scan_warn);    /* a whole scan, classified and folded in */
-		for (size_t k = 0; k < (size_t)n; k++)
+		for (size_t k = 0; k < (size_t)n; k++) {
+			bundle_decide(d, &d->inc.v[ch[k].inc], ch[k].state, now);
 			emit(d, &rep, &ch[k]);
+		}
+		bundle_capture(d, &rep);      /* after the messages: the alert goes first */
 		bool open = false;
 		for (size_t k = 0; k < d->inc.n && !open; k++)
 			open = d->inc.v[k].resolved_at == 0;
@@ -444,6 +543,7 @@ int daemon_run(const char *config_path)
 	int r = sd_event_loop(d.event);
 	rc = r < 0 ? EXIT_UNREADABLE : 0;
 out:
+	capture_free(d.capture);
 	if (d.writer)                     /* a last save finishes; a stuck disk is not waited for */
 		writer_stop(d.writer, 500);
 	sd_event_source_unref(d.scan_timer);

@@ -115,11 +115,15 @@ static void finding_evidence(struct cgw_finding *f, const struct cgw_task *t)
 		          kind, t->tid, t->vfork_child);
 }
 
+/* Longest blocked first; ties by tid, so that the order never depends on the order a
+ * directory was read in (a replay of the same tree on another file system). */
 static int cmp_blocked(const void *a, const void *b, void *ctx)
 {
-	const struct cgw_task *t = ctx;
-	double x = t[*(const size_t *)a].blocked_s, y = t[*(const size_t *)b].blocked_s;
-	return x < y ? 1 : x > y ? -1 : 0;
+	const struct cgw_task *x = &((const struct cgw_task *)ctx)[*(const size_t *)a];
+	const struct cgw_task *y = &((const struct cgw_task *)ctx)[*(const size_t *)b];
+	if (x->blocked_s != y->blocked_s)
+		return x->blocked_s < y->blocked_s ? 1 : -1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 static int cmp_finding(const void *a, const void *b, void *ctx)

@@ -266,6 +266,22 @@ static bool incident_is(const struct incident *i, const struct cgw_finding *f)
 	return strcmp(i->sig, f->sig->id) == 0 && strcmp(i->cause, f->cause) == 0;
 }
 
+/* Is i, open, of f's signature, and does it hold one of f's tasks, still unresolved? */
+static bool incident_holds(const struct incident *i, const struct cgw_report *r,
+                           const struct cgw_finding *f)
+{
+	if (i->resolved_at > 0 || strcmp(i->sig, f->sig->id) != 0)
+		return false;
+	for (size_t j = 0; j < f->ntasks; j++) {
+		const struct cgw_task *t = &r->scan->t[f->tasks[j]];
+		for (size_t k = 0; k < i->ntasks; k++)
+			if (i->tasks[k].resolved_at == 0 && i->tasks[k].tid == t->tid &&
+			    i->tasks[k].start_ticks == t->start_ticks)
+				return true;
+	}
+	return false;
+}
+
 /* Everything an update can need, taken before it changes anything: the incident each finding
  * goes to (fx, an index past in->n for a new one), room in in->v and in the arrays of every
  * incident, the new incidents' arrays (nv), the changes, and merge's scratch. */
@@ -297,16 +313,40 @@ static int prep(struct cgw_incidents *in, const struct cgw_report *r, struct inc
 	*ch = try_calloc(in->n + 2 * nf + 1, sizeof(**ch));   /* one per finding, one per resolve */
 	if (!p->fx || !p->nv || !p->matched || !p->seen || !*ch)
 		goto fail;
+	/* first the findings whose signature and cause name an open incident; then the others
+	 * go to an open incident of their signature that none of those took and that holds one
+	 * of their tasks: a cause not read this time (a memory read timed out), or read
+	 * otherwise, is no new hang of a task still stuck */
+	for (size_t x = 0; x < in->n; x++)
+		p->matched[x] = false;
+	for (size_t k = 0; k < nf; k++) {
+		p->fx[k] = SIZE_MAX;
+		if (!finding_counts(&r->f[k]))
+			continue;
+		for (size_t x = 0; x < in->n; x++)
+			if (incident_is(&in->v[x], &r->f[k])) {
+				p->fx[k] = x;
+				p->matched[x] = true;
+				break;
+			}
+	}
+	for (size_t k = 0; k < nf; k++) {
+		if (p->fx[k] != SIZE_MAX || !finding_counts(&r->f[k]))
+			continue;
+		for (size_t x = 0; x < in->n; x++)
+			if (!p->matched[x] && incident_holds(&in->v[x], r, &r->f[k])) {
+				p->fx[k] = x;
+				p->matched[x] = true;
+				break;
+			}
+	}
 	for (size_t k = 0; k < nf; k++) {
 		const struct cgw_finding *f = &r->f[k];
 		if (!finding_counts(f))
 			continue;
-		size_t x;
-		for (x = 0; x < in->n; x++)
-			if (incident_is(&in->v[x], f))
-				break;
-		if (x == in->n)
-			for (; x < in->n + p->nnew; x++)
+		size_t x = p->fx[k];
+		if (x == SIZE_MAX)
+			for (x = in->n; x < in->n + p->nnew; x++)
 				if (incident_is(&p->nv[x - in->n], f))
 					break;
 		if (x == in->n + p->nnew) {

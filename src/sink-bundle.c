@@ -20,6 +20,10 @@
 #define MIB (1024.0 * 1024.0)
 #define ENTRY_COST 192                    /* bytes of manifest.json per member, about */
 #define MANIFEST_RESERVE (64 * 1024)
+/* of the reserve, what the notes (unreadable, left out) may take in manifest.json: past it
+ * they are counted, and said in one last note, so the whole bundle stays within max_size */
+#define NOTES_BUDGET (48 * 1024)
+#define NOTE_COST 96                      /* bytes of manifest.json per note, besides its text */
 
 /* ---- the tree, listed and read with the deadline ---- */
 
@@ -148,6 +152,9 @@ struct bw {
 	int err;                               /* the archive failed: the bundle is not written */
 	char why[512];
 	size_t files;
+	uint64_t notes_total;                  /* manifest bytes the notes take, about */
+	size_t more_left, more_unreadable;     /* notes past NOTES_BUDGET: counted only */
+	uint64_t more_left_size;
 	struct cgw_redact *red;                /* --redact: every name and content through it */
 };
 
@@ -248,6 +255,17 @@ static void add_member(struct bw *b, const char *name, mode_t type, const char *
 
 static void note(struct bw *b, bool left_out, const char *name, uint64_t size, const char *why)
 {
+	uint64_t cost = strlen(name) + strlen(why) + NOTE_COST;
+	if (b->notes_total + cost > NOTES_BUDGET) {
+		if (left_out) {
+			b->more_left++;
+			b->more_left_size += size;
+		} else {
+			b->more_unreadable++;
+		}
+		return;
+	}
+	b->notes_total += cost;
 	struct strbuf n = { 0 }, w = { 0 };
 	if (b->red) {
 		if (redact_name(b->red, name, true, &n) < 0 ||    /* every component: a directory? */
@@ -494,9 +512,28 @@ static void redacted_copy(struct cgw_redact *r, const char *s, char *out, size_t
 	sb_free(&b);
 }
 
+static int write_bundle(const char *dir, const char *out, const struct cgw_conf *conf,
+                        const struct cgw_sigset *sigs, const struct bundle_reports *given,
+                        char *written, size_t wcap, char *msg, size_t cap);
+
+int bundle_write_reports(const char *dir, const char *out, const struct cgw_conf *conf,
+                         const struct cgw_sigset *sigs, const struct bundle_reports *rep,
+                         char *written, size_t wcap, char *msg, size_t cap)
+{
+	return write_bundle(dir, out, conf, sigs, rep, written, wcap, msg, cap);
+}
+
 int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *conf,
                       const struct cgw_sigset *sigs, char *written, size_t wcap, char *msg,
                       size_t cap)
+{
+	return write_bundle(dir, out, conf, sigs, NULL, written, wcap, msg, cap);
+}
+
+/* The bundle of dir, with the reports given, or (NULL) those of a check of dir. */
+static int write_bundle(const char *dir, const char *out, const struct cgw_conf *conf,
+                        const struct cgw_sigset *sigs, const struct bundle_reports *given,
+                        char *written, size_t wcap, char *msg, size_t cap)
 {
 	struct bw b = { .timeout_ms = (unsigned)(conf->read_timeout_s * 1000),
 	                .max_file = (uint64_t)(conf->bundle_max_file_mib * MIB) };
@@ -521,9 +558,21 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 		return EXIT_UNREADABLE;
 	/* a tree check would exit 3 on (its own clock unreadable, say) is still bundled, with
 	 * why in place of the reports */
-	struct bundle_reports rep;
-	int rc = bundle_check_tree(dir, conf, sigs, &rep, msg, cap);
-	if (rc && !rep.entered) {
+	struct bundle_reports rep = { 0 };
+	int rc = 0;
+	if (given) {                           /* the daemon's own: a copy, freed as ours */
+		rep = *given;
+		rep.text = try_malloc(given->text_len + 1);
+		rep.json = try_malloc(given->json_len + 1);
+		if (!rep.text || !rep.json) {
+			bundle_reports_free(&rep);
+			redact_free(b.red);
+			snprintf(msg, cap, "no memory for the reports");
+			return EXIT_UNREADABLE;
+		}
+		memcpy(rep.text, given->text, given->text_len);
+		memcpy(rep.json, given->json, given->json_len);
+	} else if ((rc = bundle_check_tree(dir, conf, sigs, &rep, msg, cap)) && !rep.entered) {
 		redact_free(b.red);
 		return rc;
 	}
@@ -593,6 +642,19 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 	add_member(&b, "tree", AE_IFDIR, NULL, 0, NULL, 0755, b.now);
 	tree_dir(&b, dir, "tree", 0);
 	iso_time(now_epoch(), end, sizeof(end));
+	char more[160];
+	if (b.more_left) {
+		snprintf(more, sizeof(more), "and %zu more members left out by the caps, not listed one "
+		         "by one", b.more_left);
+		b.notes_total = 0;                 /* the summary's own room was kept */
+		note(&b, true, "tree", b.more_left_size, more);
+	}
+	if (b.more_unreadable) {
+		snprintf(more, sizeof(more), "and %zu more members that could not be read, not listed "
+		         "one by one", b.more_unreadable);
+		b.notes_total = 0;
+		note(&b, false, "tree", 0, more);
+	}
 
 	b.m.version = xstrdup(CGW_VERSION);
 	b.m.host = xstrdup(host);
@@ -664,9 +726,12 @@ int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *c
 			fsync(dfd);                    /* the rename itself, durable */
 			close(dfd);
 		}
+		/* the notes past the budget are one summary note each, standing for them all */
 		snprintf(written, wcap, "%s: %zu members, %zu left out, %zu unreadable%s%s%s", name,
-		         b.files + 1, b.m.nleft_out, b.m.nunreadable, b.red ? ", redacted\n" : "",
-		         map, b.red ? ": the redaction map (token, value): keep it on this host" : "");
+		         b.files + 1, b.m.nleft_out + (b.more_left ? b.more_left - 1 : 0),
+		         b.m.nunreadable + (b.more_unreadable ? b.more_unreadable - 1 : 0),
+		         b.red ? ", redacted\n" : "", map,
+		         b.red ? ": the redaction map (token, value): keep it on this host" : "");
 	}
 	redact_free(b.red);
 	manifest_free(&b.m);

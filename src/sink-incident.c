@@ -23,6 +23,8 @@ json_object *incident_json(const struct incident *i, enum inc_state state)
 	json_object_object_add(o, "escalated", jtime(i->escalated_at));
 	json_object_object_add(o, "resolved", jtime(i->resolved_at));
 	json_object_object_add(o, "duration_s", jseconds(incident_worst(i)));
+	json_object_object_add(o, "bundle", i->bundle[0] ? json_object_new_string(i->bundle) :
+	                                                   NULL);
 	json_object_object_add(o, "tasks_total", json_object_new_int64((int64_t)i->ntasks_total));
 	json_object *tl = json_object_new_array();
 	for (size_t k = 0; k < i->ntimeline; k++) {

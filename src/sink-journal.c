@@ -116,7 +116,7 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	                        "CGWATCH_BLOCKED_BOUND=%s", bound,
 	                        "CGWATCH_TASKS=%zu", i->ntasks_total,
 	                        "CGWATCH_REPORT=%s", i->report,
-	                        "CGWATCH_BUNDLE=",
+	                        "CGWATCH_BUNDLE=%s", i->bundle,
 	                        /* last: without a cause, the list ends one field earlier */
 	                        i->cause[0] ? "CGWATCH_CAUSE=%s" : NULL, cause,
 	                        NULL);
@@ -129,9 +129,9 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	sb_printf(&line, "cgwatch: %s [CGWATCH_STATE=%s CGWATCH_INCIDENT=%s CGWATCH_SIGNATURE=%s "
 	        "CGWATCH_SEVERITY=%s CGWATCH_PID=%d CGWATCH_COMM=%s CGWATCH_UNIT=%s "
 	        "CGWATCH_BLOCKED_SEC=%s CGWATCH_BLOCKED_BOUND=%s CGWATCH_TASKS=%zu CGWATCH_REPORT=%s "
-	        "CGWATCH_BUNDLE= ", msg, inc_state_name(st), i->id,
+	        "CGWATCH_BUNDLE=%s ", msg, inc_state_name(st), i->id,
 	        i->sig, sev_name(i->severity), pid, comm, unit, blocked, bound, i->ntasks_total,
-	        i->report);
+	        i->report, i->bundle);
 	if (i->cause[0])
 		sb_printf(&line, "CGWATCH_CAUSE=%s ", cause);
 	sb_printf(&line, "MESSAGE_ID=%s PRIORITY=%d]", msgid, priority_of(i, st));

@@ -18,6 +18,8 @@ static void incident_text(const struct cgw_report *r, const struct incident *i,
 	fprintf(out, "cgwatch incident %s: %s (%s) at %s\n", i->id, inc_state_name(st),
 	        sev_name(i->severity), iso_time(i->last_event_at, ts, sizeof(ts)));
 	fprintf(out, "%s\n", incident_message(i, st, msg, sizeof(msg)));
+	if (i->bundle[0])
+		fprintf(out, "Bundle: %s\n", i->bundle);
 	report_text_sources(r, out);
 	fprintf(out, "\nTasks:\n");
 	for (size_t k = 0; k < i->ntasks; k++) {

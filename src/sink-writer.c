@@ -21,9 +21,12 @@ struct wr_job {
 	struct wr_job *next;
 	struct report_files rf;               /* WR_REPORTS */
 	char inc_id[176];
-	char *path, *data;                    /* WR_STATE, WR_METRICS */
+	char *path, *data;                    /* WR_STATE, WR_METRICS; WR_BUNDLES: path */
 	size_t len;
 	mode_t mode;
+	writer_job_fn run;                    /* WR_BUNDLES: the job, and ctx's release */
+	void (*release)(void *ctx);
+	void *ctx;
 };
 
 struct wr_lane {
@@ -58,9 +61,11 @@ static const char *const lane_what[WR_NLANES] = {
 	"reports directory %s does not answer: reports are not being written",
 	"state directory %s does not answer: open incidents are not being saved",
 	"metrics file %s does not answer: metrics are not being written",
+	"bundle directory %s does not answer: bundles are not being written",
 };
 
-static const char *const lane_jobs[WR_NLANES] = { "report", "state save", "metrics write" };
+static const char *const lane_jobs[WR_NLANES] = { "report", "state save", "metrics write",
+                                                   "bundle" };
 
 /* A job that could not be queued for want of memory: dropped, counted, said at the next poll. */
 static int job_lost(struct cgw_writer *w, int k)
@@ -72,12 +77,14 @@ static int job_lost(struct cgw_writer *w, int k)
 }
 static const char *const lane_back[WR_NLANES] = {
 	"reports directory %s answers again", "state directory %s answers again",
-	"metrics file %s answers again",
+	"metrics file %s answers again", "bundle directory %s answers again",
 };
 
 static void job_free(struct wr_job *j)
 {
 	report_files_free(&j->rf);
+	if (j->release)
+		j->release(j->ctx);
 	free(j->path);
 	free(j->data);
 	free(j);
@@ -98,7 +105,7 @@ static void job_target(const struct wr_job *j, int k, char *out, size_t cap)
 {
 	if (k == WR_REPORTS)
 		snprintf(out, cap, "%s", j->rf.dir);
-	else if (k == WR_STATE)
+	else if (k == WR_STATE || k == WR_BUNDLES)
 		dir_of(j->path, out, cap);
 	else
 		snprintf(out, cap, "%s", j->path);
@@ -125,6 +132,7 @@ static void *lane_thread(void *p)
 
 		char why[1024] = "";
 		int e = l->kind == WR_REPORTS ? report_files_write(&j->rf, why, sizeof(why))
+		        : l->kind == WR_BUNDLES ? j->run(j->ctx, why, sizeof(why))
 		        : atomic_write_why(j->path, j->data, j->len, j->mode, why, sizeof(why));
 
 		pthread_mutex_lock(&w->lock);
@@ -134,6 +142,8 @@ static void *lane_thread(void *p)
 		if (e < 0 && l->kind == WR_REPORTS)
 			snprintf(msg, sizeof(msg), "cannot write the report of incident %s under %s: %s; "
 			         "the journal still gets it", j->inc_id, j->rf.dir, why);
+		else if (e < 0 && l->kind == WR_BUNDLES)
+			snprintf(msg, sizeof(msg), "cannot write the bundle %s: %s", j->path, why);
 		else if (e < 0)
 			snprintf(msg, sizeof(msg), "cannot %s %s: %s",
 			         l->kind == WR_STATE ? "save open incidents to" : "write metrics to",
@@ -231,6 +241,11 @@ static bool lane_push(struct cgw_writer *w, int k, struct wr_job *j)
 			return false;
 		}
 	}
+	if (k == WR_BUNDLES && l->head) {        /* one at a time: a bundle is not queued */
+		job_free(j);
+		l->dropped++;
+		return false;
+	}
 	if (k != WR_REPORTS && l->head) {        /* the newer state replaces the queued one */
 		job_free(l->head);
 		l->head = l->tail = NULL;
@@ -288,11 +303,40 @@ int writer_file(struct cgw_writer *w, enum wr_kind k, const char *path, char *da
 	return ok ? 0 : -EAGAIN;
 }
 
+int writer_job(struct cgw_writer *w, const char *path, writer_job_fn run,
+               void (*release)(void *ctx), void *ctx)
+{
+	struct wr_job *j = try_calloc(1, sizeof(*j));
+	char *p = j ? try_strdup(path) : NULL;
+	if (!p) {
+		free(j);
+		release(ctx);
+		return job_lost(w, WR_BUNDLES);
+	}
+	j->path = p;
+	j->run = run;
+	j->release = release;
+	j->ctx = ctx;
+	pthread_mutex_lock(&w->lock);
+	bool ok = lane_push(w, WR_BUNDLES, j);
+	pthread_mutex_unlock(&w->lock);
+	return ok ? 0 : -EAGAIN;
+}
+
 bool writer_ok(struct cgw_writer *w, enum wr_kind k)
 {
 	pthread_mutex_lock(&w->lock);
 	const struct wr_lane *l = w->lane[k];
 	bool ok = !l->failing && !l->stuck_warned && !lane_stuck(w, l, now_usec());
+	pthread_mutex_unlock(&w->lock);
+	return ok;
+}
+
+bool writer_answers(struct cgw_writer *w, enum wr_kind k)
+{
+	pthread_mutex_lock(&w->lock);
+	const struct wr_lane *l = w->lane[k];
+	bool ok = !l->stuck_warned && !lane_stuck(w, l, now_usec());
 	pthread_mutex_unlock(&w->lock);
 	return ok;
 }
@@ -327,9 +371,9 @@ void writer_poll(struct cgw_writer *w, unsigned timeout_ms)
 			l->stuck_warned = false;
 		}
 		if (dropped[k] > l->dropped_said && !l->stuck_warned) {   /* queue full: counted */
-			log_warnx("%zu report%s dropped: the queue for %s was full", dropped[k] -
-			          l->dropped_said, dropped[k] - l->dropped_said == 1 ? "" : "s",
-			          target[k]);
+			log_warnx("%zu %s%s dropped: the queue for %s was full", dropped[k] -
+			          l->dropped_said, lane_jobs[k], dropped[k] - l->dropped_said == 1 ? "" :
+			          "s", target[k]);
 			l->dropped_said = dropped[k];
 		}
 		if (nomem[k] > l->nomem_said) {

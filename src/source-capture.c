@@ -369,55 +369,150 @@ static struct rec_entry *entries_sorted(struct rec_entry *list)
 	return list;
 }
 
-int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, size_t cap)
+/* What a capture keeps, taken from the recorder: the findings' files in path order, the
+ * clocks and unreadable files as text; written by capture_snap_write, in any thread. */
+struct cap_snap {
+	struct rec_entry *files;          /* kept, readable: to write */
+	struct strbuf clocks, unreadable;
+	uint64_t bytes;
+};
+
+struct cap_snap *capture_take(struct cgw_capture *c, const struct cgw_report *r)
 {
 	struct keepset k = { 0 };
 	keep_findings(&k, r);
 	context_reads(&k, c->timeout_ms);
 	struct rec_entry *all = entries_sorted(record_take());
-	struct strbuf un = { 0 };
-	int err = 0;
-	size_t files = 0;
-	for (struct rec_entry *e = all; e; e = e->next) {
-		if (!capture_keeps(&k, e->path))
-			continue;
-		if (e->err) {
-			unreadable_format(e->path, e->err, strerror(e->err), &un);
+	struct cap_snap *sn = try_calloc(1, sizeof(*sn));
+	if (!sn || k.nomem) {
+		free(sn);
+		record_free(all);
+		free(k.v);
+		return NULL;
+	}
+	struct rec_entry **tail = &sn->files;
+	while (all) {
+		struct rec_entry *e = all;
+		all = e->next;
+		e->next = NULL;
+		if (!capture_keeps(&k, e->path)) {
+			record_free(e);
 			continue;
 		}
-		int w = capture_put_file(c->dfd, e->path, e->data, e->len, e->kind == REC_LINK);
+		if (e->err) {
+			unreadable_format(e->path, e->err, strerror(e->err), &sn->unreadable);
+			record_free(e);
+			continue;
+		}
+		sn->bytes += e->len + strlen(e->path);
+		*tail = e;
+		tail = &e->next;
+	}
+	clocks_format(c->clocks, &sn->clocks);
+	sn->bytes += sn->clocks.len + sn->unreadable.len;
+	free(k.v);
+	if (sn->clocks.lost || sn->unreadable.lost) {
+		capture_snap_free(sn);
+		return NULL;
+	}
+	return sn;
+}
+
+uint64_t capture_snap_bytes(const struct cap_snap *sn)
+{
+	return sn->bytes;
+}
+
+/* Write sn into the open directory dfd (named dir in messages). */
+static int snap_write_fd(struct cap_snap *sn, int dfd, const char *dir, char *msg, size_t cap)
+{
+	int err = 0;
+	size_t files = 0;
+	for (struct rec_entry *e = sn->files; e; e = e->next) {
+		int w = capture_put_file(dfd, e->path, e->data, e->len, e->kind == REC_LINK);
 		if (w == -EEXIST || w == -EINVAL || w == -ENAMETOOLONG || w == -ENOTDIR) {
-			unreadable_format(e->path, -w, "not written into the tree", &un);
+			unreadable_format(e->path, -w, "not written into the tree", &sn->unreadable);
 			continue;
 		}
 		if (w < 0) {
 			err = w;
-			snprintf(msg, cap, "--capture %s: writing %s: %s", cesc(c->dir), cesc(e->path),
+			snprintf(msg, cap, "--capture %s: writing %s: %s", cesc(dir), cesc(e->path),
 			         strerror(-w));
 			break;
 		}
 		files++;
 	}
 	if (!err) {
-		struct strbuf ck = { 0 };
-		clocks_format(c->clocks, &ck);
-		if (ck.lost || un.lost)
+		if (sn->unreadable.lost)
 			err = -ENOMEM;
-		else if ((err = capture_put_file(c->dfd, "cgwatch/clocks", ck.s, ck.len, false)) == 0)
-			err = capture_put_file(c->dfd, "cgwatch/unreadable", un.s ? un.s : "", un.len,
-			                       false);
-		sb_free(&ck);
+		else if ((err = capture_put_file(dfd, "cgwatch/clocks", sn->clocks.s,
+		                                 sn->clocks.len, false)) == 0)
+			err = capture_put_file(dfd, "cgwatch/unreadable",
+			                       sn->unreadable.s ? sn->unreadable.s : "",
+			                       sn->unreadable.len, false);
 		if (err)
-			snprintf(msg, cap, "--capture %s: %s", cesc(c->dir), strerror(-err));
+			snprintf(msg, cap, "--capture %s: %s", cesc(dir), strerror(-err));
 	}
-	if (!err && fsync(c->dfd) < 0)
+	if (!err && fsync(dfd) < 0) {
 		err = -errno;
+		snprintf(msg, cap, "--capture %s: %s", cesc(dir), strerror(-err));
+	}
 	if (!err)
-		log_debug("capture %s: %zu files", cesc(c->dir), files);
-	sb_free(&un);
-	record_free(all);
-	free(k.v);
+		log_debug("capture %s: %zu files", cesc(dir), files);
 	return err;
+}
+
+int capture_snap_write(struct cap_snap *sn, const char *dir, char *msg, size_t cap)
+{
+	if (mkdir(dir, 0700) < 0) {
+		int e = -errno;
+		snprintf(msg, cap, "cannot create %s: %s", cesc(dir), strerror(-e));
+		return e;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		int e = -errno;
+		snprintf(msg, cap, "%s: %s", cesc(dir), strerror(-e));
+		return e;
+	}
+	int r = snap_write_fd(sn, dfd, dir, msg, cap);
+	close(dfd);
+	return r;
+}
+
+void capture_snap_free(struct cap_snap *sn)
+{
+	if (!sn)
+		return;
+	record_free(sn->files);
+	sb_free(&sn->clocks);
+	sb_free(&sn->unreadable);
+	free(sn);
+}
+
+int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, size_t cap)
+{
+	struct cap_snap *sn = capture_take(c, r);
+	if (!sn) {
+		snprintf(msg, cap, "--capture %s: %s", cesc(c->dir), strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	int err = snap_write_fd(sn, c->dfd, c->dir, msg, cap);
+	capture_snap_free(sn);
+	return err;
+}
+
+struct cgw_capture *capture_recording(unsigned timeout_ms)
+{
+	struct cgw_capture *c = try_calloc(1, sizeof(*c));
+	if (!c || !(c->clocks = try_calloc(1, sizeof(*c->clocks)))) {
+		free(c);
+		return NULL;
+	}
+	c->dfd = -1;
+	c->timeout_ms = timeout_ms;
+	record_start();
+	return c;
 }
 
 void capture_free(struct cgw_capture *c)
@@ -425,7 +520,8 @@ void capture_free(struct cgw_capture *c)
 	if (!c)
 		return;
 	record_free(record_take());
-	close(c->dfd);
+	if (c->dfd >= 0)
+		close(c->dfd);
 	free(c->dir);
 	free(c->clocks);
 	free(c);

@@ -90,6 +90,7 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	snprintf(where, sizeof(where), "/proc/%d/task/%.20s/stat", tgid, tidname);
 	if (o->fdcache) {
 		r = fdcache_read_stat(o->fdcache, taskfd, tgid, (int)tid, tidname, buf, sizeof(buf));
+		record_read(where, buf, r);   /* the daemon's pread, as a capture must keep it */
 	} else {
 		snprintf(path, sizeof(path), "%s/stat", tidname);
 		r = read_at(taskfd, path, buf, sizeof(buf));
@@ -354,6 +355,9 @@ void scan_free(struct cgw_scan *s)
 	free(s->runners);
 	free(s->unreadable);
 	free(s->mountinfo);
+	for (size_t i = 0; i < s->nmntns; i++)
+		free(s->mntns[i].text);
+	free(s->mntns);
 	free(s->replay_clocks);
 	free(s->replay_root);
 	memset(s, 0, sizeof(*s));

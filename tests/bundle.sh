@@ -248,6 +248,37 @@ rc=$?
 [ $rc = 3 ] && grep -qF 'add up to more than max_size (1 MiB)' <<<"$err" &&
 	echo "PASS bundle-cap-total" || echo "FAIL bundle-cap-total: exit $rc: $(clip "$err")"
 
+# ---- caps on a big host: the 192-CPU seed 004 tree (3,690 files, 5 MiB) within max_size = 1:
+# written, what was left out listed (each with the cap and its size), the members within the
+# cap, intact, and its report still the whole check of the tree ----
+rm -rf "$tmp/gen"
+if ! out=$(python3 "$repo/tests/fixtures/mkfixtures.py" --out "$tmp/gen" seed004-192cpus 2>&1); then
+	echo "FAIL bundle-cap-bighost: cannot generate the tree: $(clip "$out")"
+else
+	printf '[bundle]\nmax_size = 1\n' >"$tmp/big.conf"
+	out=$(timeout $T "$CGW" bundle --config "$tmp/big.conf" --root "$tmp/gen/seed004-192cpus" \
+	      -o "$tmp/work/bighost.tar.zst" 2>&1)
+	rc=$?
+	man=$(zstd -dc "$tmp/work/bighost.tar.zst" 2>/dev/null | tar -xOf - manifest.json 2>/dev/null)
+	rep=$(zstd -dc "$tmp/work/bighost.tar.zst" 2>/dev/null | tar -xOf - report.json 2>/dev/null)
+	vout=$(timeout $T "$CGW" bundle --config "$tmp/big.conf" --verify "$tmp/work/bighost.tar.zst" 2>&1)
+	vrc=$?
+	if [ $rc != 0 ]; then
+		echo "FAIL bundle-cap-bighost: exit $rc: $(clip "$out")"
+	elif ! jq -e '(.left_out | length) > 100 and
+	              all(.left_out[]; .why | test("max_size|more members left out by the caps")) and
+	              (.left_out[-1].why | test("^and [0-9]+ more members left out")) and
+	              ([.members[].size] | add) <= 1048576' <<<"$man" >/dev/null; then
+		echo "FAIL bundle-cap-bighost: manifest: $(jq -c '{n: (.members | length), left: (.left_out | length), sum: ([.members[].size] | add), first: .left_out[0]}' <<<"$man" 2>&1 | head -c 300)"
+	elif ! grep -qE " (2[0-9]{3}) left out" <<<"$out" || [ $vrc != 0 ]; then
+		echo "FAIL bundle-cap-bighost: said: $(clip "$out"); verify exit $vrc: $(clip "$vout")"
+	elif ! jq -e '[.findings[].id] == ["lru-drain-isolated"] and (.tasks | length) > 150' <<<"$rep" >/dev/null; then
+		echo "FAIL bundle-cap-bighost: its report is not the whole check: $(jq -c '[.findings[].id], (.tasks | length)' <<<"$rep" 2>&1 | head -c 200)"
+	else
+		echo "PASS bundle-cap-bighost: $(jq -r '.left_out[-1].why' <<<"$man")"
+	fi
+fi
+
 # ---- the file: default name in the working directory, atomic, private ----
 mkdir "$tmp/named" && cd "$tmp/named" || exit 1
 out=$(timeout $T "$CGW" bundle --config "$conf" --root "$src" 2>&1)

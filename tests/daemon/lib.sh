@@ -232,8 +232,8 @@ _dmn_journald_stop() {
 
 # dmn_conf [section.key=value ...]: write $DMN_CONF ($LIVE_TMP/cgwatch.conf)
 # with the short test thresholds, overridden by the arguments (an empty value
-# drops the key), make the report and state dirs, and have `cgwatch config
-# --check` accept it.
+# drops the key), make the report and state dirs (bundles go to $LIVE_TMP/bundles,
+# never the host's), and have `cgwatch config --check` accept it.
 dmn_conf() {
 	DMN_CONF=${DMN_CONF:-$LIVE_TMP/cgwatch.conf}
 	local -A v=(
@@ -243,6 +243,7 @@ dmn_conf() {
 		[incidents.update_interval]=1
 		[reports.dir]=$LIVE_TMP/reports
 		[run.state_dir]=$LIVE_TMP/state
+		[bundle.dir]=$LIVE_TMP/bundles
 		[run.lock_memory]=no
 		[run.pin_housekeeping]=yes
 	)
@@ -250,7 +251,7 @@ dmn_conf() {
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
 	{
 		echo "# written by tests/daemon/lib.sh for live-$LIVE_NAME"
-		for s in scan thresholds signatures incidents reports run; do
+		for s in scan thresholds signatures incidents reports run bundle; do
 			echo "[$s]"
 			for k in $(printf '%s\n' "${!v[@]}" | grep "^$s\." | sort); do
 				[ -n "${v[$k]}" ] && echo "${k#*.} = ${v[$k]}"
@@ -282,6 +283,7 @@ dmn_start() {
 	shift
 	(
 		unset NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID LISTEN_FDS LISTEN_PID LISTEN_FDNAMES
+		export TMPDIR=$LIVE_TMP       # a bundle's tree, left when a daemon is killed mid-way
 		for a in "$@"; do
 			case $a in
 			WATCHDOG_PID=self) export WATCHDOG_PID=$BASHPID ;;

@@ -12,16 +12,7 @@ live_require_helpers vforkhold
 live_require_binary
 live_mktemp
 
-live_on_exit 'live_kill_task "$CHILD"'
-live_on_exit 'live_kill_wait "$HELPER"'
-"$LIVE_BIN/vforkhold" 30 >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
-HELPER=$!
-both() { grep -q '^parent ' "$LIVE_TMP/helper.out" && grep -q '^child ' "$LIVE_TMP/helper.out"; }
-live_wait_for 5 both || live_fail "setup: helper output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
-PARENT=$(awk '/^parent /{print $2}' "$LIVE_TMP/helper.out")
-CHILD=$(awk '/^child /{print $2}' "$LIVE_TMP/helper.out")
-in_vfork() { [ "$(live_task_state "$PARENT")" = D ] && grep -q kernel_clone "/proc/$PARENT/stack"; }
-live_wait_for 3 in_vfork || live_fail "setup: parent $PARENT not in D with kernel_clone"
+live_vforkhold
 
 sleep 2
 CAP=$LIVE_TMP/cap

@@ -27,12 +27,10 @@ COUNTER=$LIVE_TMP/ratecount
 # ---- the counter: source-rates.c and the rest of cgwatch, without main.o
 [ -f "$OBJDIR/source-rates.o" ] || live_fail "no $OBJDIR/source-rates.o (run make -C $LIVE_REPO)"
 live_cgwatch_objs "$OBJDIR"
-pkgs="libsystemd libproc2 inih json-c"
-# shellcheck disable=SC2046,SC2086 # pkg-config and $pkgs are several words on purpose
 timeout 30 cc -std=gnu11 -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-include "$OBJDIR/../config.h" -I"$LIVE_REPO/src" $(pkg-config --cflags $pkgs) \
+	-include "$OBJDIR/../config.h" -I"$LIVE_REPO/src" "${cg_cflags[@]}" \
 	-o "$COUNTER" "$LIVE_DIR/rates/ratecount.c" "${objs[@]}" \
-	$(pkg-config --libs $pkgs) -lpthread -lm ||
+	"${cg_libs[@]}" ||
 	live_fail "could not build $LIVE_DIR/rates/ratecount.c against $OBJDIR"
 
 # ---- the private hierarchy

@@ -23,10 +23,9 @@ case ${BUILD:-build} in
 esac
 [ -f "$OBJ/source-kmsg.o" ] || live_fail "no $OBJ/source-kmsg.o: run make -C $LIVE_REPO"
 live_cgwatch_objs "$OBJ"
-# shellcheck disable=SC2046 # pkg-config output is a word list
-timeout 60 cc -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$LIVE_REPO/src" $(pkg-config --cflags json-c) \
+timeout 60 cc -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$LIVE_REPO/src" "${cg_cflags[@]}" \
 	-o "$LIVE_TMP/kmsgdump" "$LIVE_DIR/kmsg/kmsgdump.c" "${objs[@]}" \
-	$(pkg-config --libs libsystemd libproc2 inih json-c) -lpthread -lm 2>"$LIVE_TMP/cc.err" ||
+	"${cg_libs[@]}" 2>"$LIVE_TMP/cc.err" ||
 	live_fail "could not build kmsgdump: $(head -c 300 "$LIVE_TMP/cc.err")"
 DUMP=$LIVE_TMP/kmsgdump
 

@@ -107,9 +107,12 @@ live_require_tools() {
 }
 
 # The objects of cgwatch in directory $1, main.o left out, into the array objs (an object
-# whose source is gone, left by an older build, is not linked; sigs-builtin.o is generated).
+# whose source is gone, left by an older build, is not linked; sigs-builtin.o is generated),
+# and what linking against them takes: cg_cflags and cg_libs, as the Makefile says.
 live_cgwatch_objs() {
 	local o n
+	read -r -a cg_cflags <<<"$(make -s -C "$LIVE_REPO" print-cflags)"
+	read -r -a cg_libs <<<"$(make -s -C "$LIVE_REPO" print-libs)"
 	objs=()
 	for o in "$1"/*.o; do
 		n=$(basename "$o" .o)
@@ -279,6 +282,24 @@ live_conf_check() {
 	printf '[scan]\n%s\n' "$2" >"$1" || live_fail "setup: could not write $1"
 	timeout -k 2 10 "$CGWATCH" config --check --config "$1" >"$LIVE_TMP/conf.out" 2>&1 3>&- ||
 		live_fail "setup: config --check rejects $2: $(head -c 300 "$LIVE_TMP/conf.out")"
+}
+
+# live_vforkhold: tests/live/vforkhold holding a vfork child for 30 s; sets HELPER, PARENT
+# (the helper, in D in kernel_clone) and CHILD, with their cleanups. Needs live_mktemp.
+live_vforkhold() {
+	live_on_exit 'live_kill_task "$CHILD"'
+	live_on_exit 'live_kill_wait "$HELPER"'
+	"$LIVE_BIN/vforkhold" 30 >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
+	HELPER=$!
+	_live_vfork_both() { grep -q '^parent ' "$LIVE_TMP/helper.out" && grep -q '^child ' "$LIVE_TMP/helper.out"; }
+	live_wait_for 5 _live_vfork_both ||
+		live_fail "setup: helper output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
+	PARENT=$(awk '/^parent /{print $2}' "$LIVE_TMP/helper.out")
+	CHILD=$(awk '/^child /{print $2}' "$LIVE_TMP/helper.out")
+	[ "$PARENT" = "$HELPER" ] || live_fail "setup: parent tid $PARENT is not the helper pid $HELPER"
+	_live_in_vfork() { [ "$(live_task_state "$PARENT")" = D ] && grep -q kernel_clone "/proc/$PARENT/stack"; }
+	live_wait_for 3 _live_in_vfork ||
+		live_fail "setup: parent $PARENT not in D with kernel_clone: state=$(live_task_state "$PARENT") stack=$(tr '\n' ' ' <"/proc/$PARENT/stack")"
 }
 
 # live_fuse_child [NAME]: an uninitialised FUSE mount on $LIVE_TMP/mnt

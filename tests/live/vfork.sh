@@ -10,20 +10,7 @@ live_require_helpers vforkhold
 live_require_binary
 live_mktemp
 
-live_on_exit 'live_kill_task "$CHILD"'
-live_on_exit 'live_kill_wait "$HELPER"'
-
-"$LIVE_BIN/vforkhold" 30 >"$LIVE_TMP/helper.out" 2>"$LIVE_TMP/helper.err" 3>&- &
-HELPER=$!
-both() { grep -q '^parent ' "$LIVE_TMP/helper.out" && grep -q '^child ' "$LIVE_TMP/helper.out"; }
-live_wait_for 5 both || live_fail "setup: helper output: $(cat "$LIVE_TMP/helper.out" "$LIVE_TMP/helper.err")"
-PARENT=$(awk '/^parent /{print $2}' "$LIVE_TMP/helper.out")
-CHILD=$(awk '/^child /{print $2}' "$LIVE_TMP/helper.out")
-[ "$PARENT" = "$HELPER" ] || live_fail "setup: parent tid $PARENT is not the helper pid $HELPER"
-
-in_vfork() { [ "$(live_task_state "$PARENT")" = D ] && grep -q kernel_clone "/proc/$PARENT/stack"; }
-live_wait_for 3 in_vfork ||
-	live_fail "setup: parent $PARENT not in D with kernel_clone: state=$(live_task_state "$PARENT") stack=$(tr '\n' ' ' <"/proc/$PARENT/stack")"
+live_vforkhold
 
 sleep 2
 OUT=$LIVE_TMP/report.json ERR=$LIVE_TMP/report.err
@@ -41,6 +28,10 @@ f=$(live_findings_for "$OUT" "$PARENT")
 [ -n "$f" ] || live_fail "parent $PARENT: no finding lists it; $(live_summary "$OUT")"
 bad=$(tr ',' '\n' <<<"$f" | grep -v ':info$' | tr '\n' ' ')
 [ -z "$bad" ] || live_fail "parent $PARENT: findings with severity other than info: $bad"
-[ "$CG_RC" = 0 ] || live_fail "exit code $CG_RC, want 0 (vfork-wait is info-only); $(live_summary "$OUT")"
+# vfork-wait is info-only: it never makes the exit 1 by itself (a hang of another program on
+# this host, another test's say, may)
+others=$(jq '[.findings[]? | select(.id != "vfork-wait" and (.severity == "warning" or .severity == "critical"))] | length' "$OUT")
+want=$([ "$others" = 0 ] && echo 0 || echo 1)
+[ "$CG_RC" = "$want" ] || live_fail "exit code $CG_RC, want $want (vfork-wait is info-only; $others other findings of warning or worse); $(live_summary "$OUT")"
 
 live_pass

@@ -17,6 +17,11 @@
 #                 automatic restart, active again, the incident carried over
 #   reload-broken `systemctl reload` with a broken cgwatch.conf: the old one kept (said in the
 #                 journal), the same main PID, active
+#   bundle        the first hang's escalation leaves a bundle under the real unit (DynamicUser,
+#                 the sandbox): named by CGWATCH_BUNDLE in /var/lib/cgwatch/bundles, intact by
+#                 `bundle --verify`, and `check --root` of it gives the fuse-wait finding with
+#                 the mount as cause, the task, and its time within 0.5 s of the message's
+#                 (SD_ONLY=bundle: only the checks up to this one)
 #   check-kmsg    cgwatch-check.service (drop-in: --format json into a file) reads /dev/kmsg
 #   purge         with the .deb: `apt-get purge cgwatch` leaves nothing behind
 # The test configuration (/etc/cgwatch/cgwatch.conf: 0.5 s scans, 2 s / 4 s thresholds) makes
@@ -189,6 +194,47 @@ else
 	else
 		sd_result FAIL fuse-journal "$why$(sd_digest 300)"
 	fi
+fi
+
+# ---- 9. the first hang's bundle, made by the daemon under the unit's sandbox --------------------
+if [ -z "$INC1" ]; then
+	sd_result FAIL bundle "no escalated incident of the first hang: $(sd_digest)"
+else
+	why=
+	e=$(jq -c --arg i "$INC1" '[.[] | select(.CGWATCH_INCIDENT == $i and .CGWATCH_STATE == "escalated")][0]' "$SD_T/msgs.json")
+	b=$(jq -r '.CGWATCH_BUNDLE // ""' <<<"$e") bs=$(jq -r '.CGWATCH_BLOCKED_SEC // ""' <<<"$e")
+	bpid=$(jq -r '.CGWATCH_PID // ""' <<<"$e")
+	[ "$b" = "/var/lib/cgwatch/bundles/cgwatch-bundle-$INC1.tar.zst" ] ||
+		why="escalated: CGWATCH_BUNDLE='$b', want /var/lib/cgwatch/bundles/cgwatch-bundle-$INC1.tar.zst"
+	if [ -z "$why" ]; then
+		for ((i = 0; i < 40; i++)); do
+			sd_in test -s "$b" && break
+			sleep 0.25
+		done
+		sd_in test -s "$b" || why="no $b 10 s after the escalation: $(sd_in ls -la /var/lib/private/cgwatch/bundles 2>&1 | tr '\n' ' '); $(sd_unit_log cgwatch 8)"
+	fi
+	if [ -z "$why" ]; then
+		out=$(sd_in_t 60 cgwatch bundle --verify "$b" 2>&1) || why="bundle --verify: $(tail -c 300 <<<"$out")"
+	fi
+	if [ -z "$why" ]; then
+		sd_in_t 60 cgwatch check --root "$b" --config /etc/cgwatch/cgwatch.conf --format json >"$SD_T/replay.json" 2>"$SD_T/replay.err"
+		got=$(jq -r --argjson p "$bpid" '[.findings[] | select(.id == "fuse-wait" and (.tasks | index($p)))][0].cause // "none"' "$SD_T/replay.json" 2>/dev/null)
+		br=$(jq -r --argjson p "$bpid" '.tasks[] | select(.tid == $p) | .blocked_s' "$SD_T/replay.json" 2>/dev/null)
+		if [ "$got" != "mount /run/cgwatch-test/mnt1" ]; then
+			why="check --root $b: the fuse-wait finding of PID $bpid has cause '$got', want 'mount /run/cgwatch-test/mnt1': $(head -c 300 "$SD_T/replay.err") $(jq -c '[.findings[]? | {id, cause, tasks}]' "$SD_T/replay.json" 2>/dev/null | head -c 300)"
+		elif ! awk -v a="$br" -v b="$bs" 'BEGIN { d = a - b; exit !(a != "" && d <= 0.5 && d >= -0.5) }'; then
+			why="check --root $b: PID $bpid blocked_s $br, the escalated message said $bs (want within 0.5 s)"
+		fi
+	fi
+	if [ -z "$why" ]; then
+		sd_result PASS bundle "$b: intact; replays to fuse-wait on /run/cgwatch-test/mnt1, PID $bpid blocked $br s (message: $bs s)"
+	else
+		sd_result FAIL bundle "$why"
+	fi
+fi
+if [ "${SD_ONLY:-}" = bundle ]; then
+	SD_DONE=1
+	exit 0
 fi
 
 # ---- the second hang, open through tests 3, 8, 6 and 5 -------------------------------------------

@@ -455,6 +455,63 @@ static void test_site_cause_mount(void **state)
 	}
 }
 
+/* Tasks blocked equally long are listed by tid, whatever order the scan read them in (a
+ * replay of a tree on another file system reads directories in another order). */
+static void test_ties_by_tid(void **state)
+{
+	(void)state;
+	struct cgw_sigset set;
+	struct unit_scan u;
+	shipped_scan(&set, &u);
+	fuse_task(&u, 90, 40, "/mnt/a/f", "/mnt/a", "0:53");
+	fuse_task(&u, 50, 40, "/mnt/a/g", "/mnt/a", "0:53");
+	fuse_task(&u, 70, 60, "/mnt/a/h", "/mnt/a", "0:53");
+	assert_int_equal(diagnose(&u.rep, &set, NULL, NULL), 0);
+	const struct cgw_finding *f = finding(&u, "fuse-wait");
+	assert_non_null(f);
+	assert_int_equal(f->ntasks, 3);
+	int got[3];
+	for (size_t j = 0; j < 3; j++)
+		got[j] = u.scan.t[f->tasks[j]].tid;
+	assert_int_equal(got[0], 70);
+	assert_int_equal(got[1], 50);
+	assert_int_equal(got[2], 90);
+	scan_done(&set, &u);
+}
+
+/* A cause that cannot be read at one scan (a memory read timed out, a task's mount table not
+ * readable) does not open a second incident for the same stuck task, nor resolve the first. */
+static void test_cause_lost(void **state)
+{
+	(void)state;
+	struct cgw_sigset set;
+	load_sigs(&set, NULL);
+	struct cgw_incidents in = { 0 };
+	double t0 = 1796022982.0;
+	for (int scan = 0; scan < 4; scan++) {
+		struct unit_scan u;
+		us_init(&u);
+		u.rep.conf = &conf;
+		size_t k = fuse_task(&u, 200, 100 + scan, "/mnt/a/f", "/mnt/a", "0:53");
+		u.scan.t[k].start_ticks = 4242;
+		if (scan == 1 || scan == 3) {         /* the path could not be read this time */
+			free(u.scan.t[k].wait_mnt);
+			u.scan.t[k].wait_mnt = NULL;
+		}
+		assert_int_equal(diagnose(&u.rep, &set, NULL, NULL), 0);
+		assert_string_equal(u.rep.f[0].cause, scan == 1 || scan == 3 ? "" : "mount /mnt/a");
+		size_t opened;
+		fold(&in, &u, t0 + scan, &opened);
+		assert_int_equal(opened, scan == 0 ? 1 : 0);
+		assert_int_equal(in.n, 1);
+		assert_int_equal(in.v[0].resolved_at, 0);
+		assert_string_equal(in.v[0].cause, "mount /mnt/a");
+		us_free(&u);
+	}
+	incidents_free(&in);
+	sig_free(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +523,8 @@ int main(void)
 		cmocka_unit_test(test_two_fuse_mounts),
 		cmocka_unit_test(test_cause_stable),
 		cmocka_unit_test(test_site_cause_mount),
+		cmocka_unit_test(test_ties_by_tid),
+		cmocka_unit_test(test_cause_lost),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

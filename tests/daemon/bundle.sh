@@ -1,0 +1,173 @@
+#!/bin/bash
+# live-daemon-bundle: the bundles `cgwatch run` leaves by itself ([bundle] auto), with a real
+# journald, thresholds warning 2 s, critical 4 s, scans every 0.5 s, [bundle] keep 2 and
+# min_interval 0, the capture's tree under TMPDIR=$LIVE_TMP/tmp:
+#   - a task stuck on FUSE: "opened" names no bundle; "escalated" names
+#     CGWATCH_BUNDLE=<dir>/cgwatch-bundle-<incident>.tar.zst, and so do its JSON report
+#     (incident.bundle) and its text report ("Bundle: FILE"); the file appears within 3 s,
+#     it is the only bundle of the incident after more scans, `bundle --verify` says intact,
+#     and `check --root FILE` gives the fuse-wait finding with the mount as cause and the
+#     task, blocked_s within 0.5 s of the bundle's own report (the scan it captured) and of
+#     the "escalated" message (that scan escalated it), which is what the task had been
+#     blocked then; no capture tree is left in TMPDIR;
+#   - two more incidents (two more mounts): three bundles made, the newest two kept;
+#   - SIGHUP with auto = no: an escalation names no bundle and none is made;
+#   - SIGHUP with [bundle] dir on a FUSE mount that never answers: two escalations each
+#     sent on time (blocked_s at most critical + interval + 0.5 s, the message at most 1.5 s
+#     after the task reached critical), STATUS= every scan (no gap over 0.9 s), the daemon
+#     says once "bundle directory ... does not answer", and stops on SIGTERM within 1 s.
+LIVE_BUDGET=${LIVE_BUDGET:-80}
+. "$(dirname "$0")/lib.sh"
+dmn_enter_ns "$@"
+live_init daemon-bundle
+dmn_require
+live_require_tools tar zstd
+dmn_journald required
+
+BDIR=$LIVE_TMP/bundles
+mkdir -p "$LIVE_TMP/tmp" || live_fail "setup: mkdir $LIVE_TMP/tmp"
+dmn_conf bundle.dir="$BDIR" bundle.keep=2 bundle.min_interval=0 scan.read_timeout=1
+
+# stuck TAG NAME: a child NAME blocked under a new uninitialised FUSE mount $LIVE_TMP/mTAG.
+# Sets C_TAG (its pid), S_TAG (epoch before it blocked), H_TAG (the helper).
+stuck() {
+	local tag=$1 mnt=$LIVE_TMP/m$1 out=$LIVE_TMP/h$1.out c t
+	mkdir -p "$mnt" || live_fail "setup: mkdir $mnt"
+	live_on_exit "live_umount $(printf %q "$mnt")"
+	"$LIVE_BIN/fusehold" "$mnt" --child --name "$2" >"$out" 2>"$LIVE_TMP/h$1.err" 3>&- </dev/null &
+	local h=$!
+	live_on_exit "live_kill_wait $h"
+	_line() { grep -q '^child ' "$out"; }
+	live_wait_for 5 _line || live_fail "setup: fusehold $mnt printed no child line: $(cat "$out")"
+	read -r _ c t < <(grep '^child ' "$out")
+	live_on_exit "live_kill_task $c"
+	printf -v "C_$tag" %s "$c"
+	printf -v "S_$tag" %s "$t"
+	printf -v "H_$tag" %s "$h"
+	_d() { [ "$(live_task_state "$c")" = D ]; }
+	live_wait_for 5 _d || live_fail "setup: child $c under $mnt not in D"
+}
+
+# inc_of PID: the incident whose "opened" names PID (waits for it).
+inc_of() {
+	dmn_wait_msg $((DMN_WARN + 4)) ".CGWATCH_STATE == \"opened\" and .CGWATCH_PID == \"$1\"" ||
+		live_fail "no \"opened\" for pid $1; messages: [$(dmn_digest)]; $(dmn_ctx)"
+	dmn_get ".CGWATCH_STATE == \"opened\" and .CGWATCH_PID == \"$1\"" CGWATCH_INCIDENT
+}
+
+# escalated INC: wait for its "escalated"; sets ESC (the message) and EB (its CGWATCH_BUNDLE).
+escalated() {
+	dmn_wait_state escalated 1 $((DMN_CRIT + 3)) "$1" ||
+		live_fail "no \"escalated\" for $1; messages: [$(dmn_digest)]; $(dmn_ctx)"
+	ESC=$(dmn_msgs "select(.CGWATCH_INCIDENT == \"$1\" and .CGWATCH_STATE == \"escalated\")" | head -1)
+	EB=$(jq -r '.CGWATCH_BUNDLE // "absent"' <<<"$ESC")
+}
+
+dmn_notify_listen
+dmn_start daemon NOTIFY_SOCKET="$NOTIFY_SOCK" TMPDIR="$LIVE_TMP/tmp"
+
+# ---- one incident, one bundle ----
+stuck a cgw-bundle-a
+INC=$(inc_of "$C_a")
+got=$(dmn_get ".CGWATCH_INCIDENT == \"$INC\" and .CGWATCH_STATE == \"opened\"" 'CGWATCH_BUNDLE // "absent"')
+[ -z "$got" ] || live_fail "\"opened\" (warning) names a bundle: CGWATCH_BUNDLE='$got', want it empty"
+escalated "$INC"
+want=$BDIR/cgwatch-bundle-$INC.tar.zst
+[ "$EB" = "$want" ] || live_fail "\"escalated\": CGWATCH_BUNDLE='$EB', want $want"
+_made() { [ -s "$want" ]; }
+live_wait_for 3 _made || live_fail "no bundle $want 3 s after \"escalated\": $(ls -A "$BDIR" 2>&1 | tr '\n' ' '); $(dmn_ctx 800)"
+rep=$(jq -r .CGWATCH_REPORT <<<"$ESC")
+got=$(jq -r '.incident.bundle // "absent"' "$rep" 2>&1)
+[ "$got" = "$want" ] || live_fail "escalated report $rep: incident.bundle is '$got', want $want"
+grep -qxF "Bundle: $want" "${rep%.json}.txt" || live_fail "text report ${rep%.json}.txt has no line 'Bundle: $want'"
+sleep 2                                  # more scans, "updated" ones: no second bundle
+n=$(ls -A "$BDIR" | grep -c "$INC")
+[ "$n" = 1 ] || live_fail "$n files for $INC in $BDIR after more scans, want 1: $(ls -A "$BDIR" | tr '\n' ' ')"
+[ -z "$(ls -A "$LIVE_TMP/tmp")" ] || live_fail "the capture's tree is left in TMPDIR: $(ls -A "$LIVE_TMP/tmp")"
+out=$(timeout -k 1 20 "$CGWATCH" bundle --verify "$want" 2>&1) ||
+	live_fail "bundle --verify $want: $(head -c 400 <<<"$out")"
+timeout -k 1 30 "$CGWATCH" check --root "$want" --config "$DMN_CONF" --format json >"$LIVE_TMP/replay.json" 2>"$LIVE_TMP/replay.err"
+rc=$?
+[ "$rc" = 1 ] || live_fail "check --root $want exits $rc, want 1: $(head -c 400 "$LIVE_TMP/replay.err")"
+got=$(jq -r --argjson p "$C_a" '[.findings[] | select(.id == "fuse-wait" and (.tasks | index($p)))][0] | .cause // "none"' "$LIVE_TMP/replay.json")
+[ "$got" = "mount $LIVE_TMP/ma" ] ||
+	live_fail "replay of $want: fuse-wait finding of pid $C_a has cause '$got', want 'mount $LIVE_TMP/ma': $(jq -c '[.findings[] | {id, cause, tasks}]' "$LIVE_TMP/replay.json" | head -c 400)"
+b_replay=$(jq -r --argjson p "$C_a" '.tasks[] | select(.tid == $p) | .blocked_s' "$LIVE_TMP/replay.json")
+tar -xOf "$want" report.json >"$LIVE_TMP/breport.json" 2>"$LIVE_TMP/tar.err" ||
+	live_fail "tar -xOf $want report.json: $(head -c 300 "$LIVE_TMP/tar.err")"
+b_cap=$(jq -r --argjson p "$C_a" '.tasks[] | select(.tid == $p) | .blocked_s' "$LIVE_TMP/breport.json")
+t_cap=$(date -d "$(jq -r .time "$LIVE_TMP/breport.json")" +%s.%N) || live_fail "bundle report.json: bad time"
+dmn_fcmp "$b_replay" '>=' "$(dmn_fcalc "$b_cap - 0.5")" && dmn_fcmp "$b_replay" '<=' "$(dmn_fcalc "$b_cap + 0.5")" ||
+	live_fail "replay: pid $C_a blocked_s $b_replay, the captured scan said $b_cap (want within 0.5 s)"
+b_esc=$(jq -r .CGWATCH_BLOCKED_SEC <<<"$ESC")        # the escalating scan is the one captured
+dmn_fcmp "$b_replay" '>=' "$(dmn_fcalc "$b_esc - 0.5")" && dmn_fcmp "$b_replay" '<=' "$(dmn_fcalc "$b_esc + 0.5")" ||
+	live_fail "replay: pid $C_a blocked_s $b_replay, the \"escalated\" message said $b_esc (want within 0.5 s)"
+truth=$(dmn_fcalc "$t_cap - $S_a")
+dmn_fcmp "$b_cap" '>=' "$(dmn_fcalc "$truth - 1.5")" && dmn_fcmp "$b_cap" '<=' "$(dmn_fcalc "$truth + 1.5")" &&
+	dmn_fcmp "$b_cap" '>=' "$DMN_CRIT" ||
+	live_fail "the captured scan says pid $C_a blocked $b_cap s; at its time ($(jq -r .time "$LIVE_TMP/breport.json")) it had been blocked $truth s"
+
+# ---- keep = 2 over three incidents ----
+stuck b cgw-bundle-b
+INC_B=$(inc_of "$C_b")
+escalated "$INC_B"
+[ "$EB" = "$BDIR/cgwatch-bundle-$INC_B.tar.zst" ] || live_fail "second incident: CGWATCH_BUNDLE='$EB'"
+stuck c cgw-bundle-c
+INC_C=$(inc_of "$C_c")
+escalated "$INC_C"
+[ "$EB" = "$BDIR/cgwatch-bundle-$INC_C.tar.zst" ] || live_fail "third incident: CGWATCH_BUNDLE='$EB'"
+_c_made() { [ -s "$EB" ]; }
+live_wait_for 3 _c_made || live_fail "no bundle $EB 3 s after \"escalated\"; $(dmn_ctx 800)"
+sleep 0.5
+got=$(ls -A "$BDIR" | sort | tr '\n' ' ')
+want_ls=$(printf '%s\n' "cgwatch-bundle-$INC_B.tar.zst" "cgwatch-bundle-$INC_C.tar.zst" | sort | tr '\n' ' ')
+[ "$got" = "$want_ls" ] || live_fail "keep = 2 after three bundles: $BDIR holds '$got', want '$want_ls'"
+
+# ---- auto = no ----
+printf '[bundle]\nauto = no\n' >>"$DMN_CONF"
+kill -HUP "$DPID"
+sleep 1
+stuck d cgw-bundle-d
+INC_D=$(inc_of "$C_d")
+escalated "$INC_D"
+[ -z "$EB" ] || live_fail "auto = no: \"escalated\" names a bundle: '$EB'"
+sleep 1
+[ -z "$(ls -A "$BDIR" | grep -F "$INC_D")" ] || live_fail "auto = no: a bundle of $INC_D was made: $(ls -A "$BDIR")"
+
+# ---- a bundle directory that does not answer ----
+BMNT=$LIVE_TMP/bmnt
+mkdir -p "$BMNT" || live_fail "setup: mkdir $BMNT"
+live_fusehold hold "$BMNT"
+sed -i -e '/^auto = no$/d' -e "s|^dir = $BDIR\$|dir = $BMNT/bundles|" "$DMN_CONF"
+grep -qxF "dir = $BMNT/bundles" "$DMN_CONF" || live_fail "setup: cannot edit $DMN_CONF"
+kill -HUP "$DPID"
+sleep 1
+for tag in e f; do
+	stuck $tag cgw-bundle-$tag
+	c=C_$tag s=S_$tag
+	inc=$(inc_of "${!c}")
+	escalated "$inc"
+	b=$(jq -r '.CGWATCH_BLOCKED_SEC' <<<"$ESC")
+	t=$(dmn_msg_time ".CGWATCH_INCIDENT == \"$inc\" and .CGWATCH_STATE == \"escalated\"")
+	late=$(dmn_fcalc "$t - ${!s} - $DMN_CRIT")
+	dmn_fcmp "$b" '<=' "$(dmn_fcalc "$DMN_CRIT + $DMN_INTERVAL + 0.5")" && dmn_fcmp "$late" '<=' 1.5 ||
+		live_fail "incident $tag with the bundle dir stuck: \"escalated\" blocked_s $b, sent $late s after the task reached critical"
+	[ $tag = e ] && { [ "$EB" = "$BMNT/bundles/cgwatch-bundle-$inc.tar.zst" ] || live_fail "first escalation with the stuck dir names '$EB'"; }
+	[ $tag = f ] && { [ -z "$EB" ] || live_fail "escalation while the bundle dir does not answer names '$EB'"; }
+done
+fields() {
+	dmn_notify_fields "$DPID" | awk -v a="$1" 'index($3, "STATUS=") == 1 && $1 >= a { print $1 }'
+}
+t0=$(live_now)
+sleep 2
+read -r n mx < <(fields "$t0" | awk '{ if (NR > 1) { g = $1 - p; if (g > mx) mx = g; n++ } p = $1 } END { printf "%d %.3f", n, mx }')
+[ "$n" -ge 2 ] && dmn_fcmp "$mx" '<=' 0.9 ||
+	live_fail "STATUS every scan while the bundle dir hangs: $n gaps in 2 s, max $mx s"
+dmn_collect
+c=$(grep -cF "bundle directory $BMNT/bundles does not answer" "$LIVE_TMP/log.txt")
+[ "$c" = 1 ] || live_fail "\"bundle directory $BMNT/bundles does not answer\" said $c times, want once: $(tail -c 600 "$LIVE_TMP/log.txt" | tr '\n' '|')"
+dmn_stop TERM 3
+[ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
+	live_fail "SIGTERM with a bundle stuck: exit status $DMN_STOP_RC after $DMN_STOP_SEC s, want 0 within 1 s"
+
+live_pass "bundle of $INC replays (blocked $b_replay s, captured $b_cap s, escalated at $b_esc s); keep 2 of 3; auto = no; a stuck bundle dir costs no alert"
