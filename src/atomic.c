@@ -158,3 +158,47 @@ int atomic_write(const char *path, const char *data, size_t len, mode_t mode)
 {
 	return atomic_write_why(path, data, len, mode, NULL, 0);
 }
+
+int atomic_write_new(const char *path, const char *data, size_t len, mode_t mode, char *why,
+                     size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	char *tmp = NULL, *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
+	                                : xstrdup(".");
+	if (asprintf(&tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
+	             slash ? slash + 1 : path) < 0) {
+		free(dir);
+		return fail_why(-ENOMEM, why, cap);
+	}
+	int e = 0, fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		e = -errno;
+	for (size_t off = 0; !e && off < len;) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno != EINTR)
+			e = -errno;
+		else if (w > 0)
+			off += (size_t)w;
+	}
+	if (!e && fchmod(fd, mode) < 0)
+		e = -errno;
+	if (!e && fsync(fd) < 0)
+		e = -errno;
+	if (fd >= 0 && close(fd) < 0 && !e)
+		e = -errno;
+	if (!e && rename(tmp, path) < 0)
+		e = -errno;
+	if (e) {
+		if (fd >= 0)
+			unlink(tmp);
+	} else {
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);                   /* the rename itself, durable */
+			close(dfd);
+		}
+	}
+	free(tmp);
+	free(dir);
+	return e ? fail_why(e, why, cap) : 0;
+}

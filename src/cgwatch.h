@@ -238,6 +238,7 @@ struct cgw_conf {
 	char *bundle_dir;              /* [bundle] dir: where the daemon leaves them */
 	double bundle_keep;            /* [bundle] keep: the newest kept */
 	double bundle_min_interval_s;  /* [bundle] min_interval: host-wide, between two */
+	bool bundle_redact;            /* [bundle] redact: bundles are redacted (default no) */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -327,6 +328,11 @@ int atomic_write_set(const char *dir, const struct atomic_file *f, size_t n, mod
 /* Is the directory open at dfd (named dir) one only we or root can change: owned by us or
  * root, not writable by group or others? Returns 0, or -EPERM with the reason in why. */
 int atomic_dir_check(int dfd, const char *dir, char *why, size_t cap);
+/* Write data to path atomically, created with mode, for a directory others may share (the
+ * one a bundle is written to, /tmp say): a temporary file of a name of its own (mkostemp,
+ * O_EXCL), fchmod, fsync, renamed over path, fsync of the directory. 0 or -errno, why said. */
+int atomic_write_new(const char *path, const char *data, size_t len, mode_t mode, char *why,
+                     size_t cap);
 
 /* ---- json.c: JSON values every JSON writer shares ---- */
 
@@ -486,6 +492,7 @@ struct bundle_manifest {
 	char *version, *host, *kernel, *root, *start, *end;
 	double max_file_mib, max_mib;     /* the caps it was made with */
 	int check_exit;                   /* the exit code of the check its reports are */
+	bool redacted;                    /* made with --redact */
 	struct bundle_member *m; size_t n, cap;
 	struct bundle_note *unreadable; size_t nunreadable, unreadable_cap;
 	struct bundle_note *left_out; size_t nleft_out, left_out_cap;
@@ -636,6 +643,20 @@ void unreadable_format(const char *path, int err, const char *detail, struct str
  * the rest of the line. Returns 0, -EINVAL or -ENAMETOOLONG. */
 int parse_unreadable_line(const char *line, char *reason, size_t rcap, char *path, size_t pcap,
                           const char **detail);
+
+/* ---- parse-passwd.c: who a host's users are, for redaction (pure) ---- */
+
+struct passwd_ent { char *name; unsigned uid; char *home; };
+struct passwd_list { struct passwd_ent *v; size_t n; };
+/* Parse /etc/passwd text (n bytes): lines "name:password:uid:gid:gecos:home:shell". Blank
+ * lines and comments are skipped; a line that is not seven fields, has an empty name, a NIS
+ * "+"/"-" entry, a uid that is not a number below 2^32-1, or a NUL, is counted in *bad (may
+ * be NULL) and skipped. 0, or -ENOMEM (out empty). Free out with passwd_free. */
+int passwd_parse(const char *text, size_t n, struct passwd_list *out, size_t *bad);
+void passwd_free(struct passwd_list *l);
+/* The uids of a /proc status file's "Uid:" line (real, effective, saved, filesystem), in
+ * order: how many were read (0..4), stopping at the first that is not a uid. */
+int status_uids(const char *buf, size_t n, unsigned out[4]);
 
 /* ---- source-root.c ---- */
 
@@ -1328,6 +1349,88 @@ bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
 /* Let the lanes that answer finish their queue, for at most wait_ms, then tell every thread
  * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. */
 void writer_stop(struct cgw_writer *w, unsigned wait_ms);
+
+/* ---- sink-redact.c: stable tokens for what a bundle must not carry off the host ---- */
+
+struct cgw_redact;
+/* An empty map, or NULL (no memory). */
+struct cgw_redact *redact_new(void);
+void redact_free(struct cgw_redact *r);
+/* The token of a secret value (n bytes) of kind ("host", "user", ...): the same value always
+ * gets the same token, "REDACTED-KIND-N"; NULL for an empty value or kind, or no memory. */
+const char *redact_add(struct cgw_redact *r, const char *kind, const char *value, size_t n);
+/* The token of a value (n bytes) that is replaced only where it is a whole file (a command
+ * line), never matched in text: as redact_add otherwise. */
+const char *redact_add_whole(struct cgw_redact *r, const char *kind, const char *value, size_t n);
+/* Paths under prefix are redacted: "/home/" (ends in '/'): every path below it; a home
+ * "/srv/projx": that directory and every path below it. Each component after the directory
+ * above becomes a token of kind "path" (the token of a value when it is one), so paths under
+ * one another still are. 0, -EINVAL (not absolute, or "/") or -ENOMEM. */
+int redact_prefix(struct cgw_redact *r, const char *prefix);
+/* Append in (n bytes) to out with every path under a prefix (running to white space, a quote
+ * or a control byte) and every value replaced by its token: the longest value that starts and
+ * ends on a name boundary (not inside a longer word: "alice" stays in "malice" and "alice2",
+ * '-' and '.' are boundaries) and is not followed by "+0x" (a kernel symbol). 0, or -ENOMEM
+ * (out incomplete). */
+int redact_text(struct cgw_redact *r, const char *in, size_t n, struct strbuf *out);
+/* The same for in as one path (a link's target, a mount point): it runs to the end, spaces
+ * and all. */
+int redact_path(struct cgw_redact *r, const char *in, size_t n, struct strbuf *out);
+/* The map as lines "TOKEN<TAB>VALUE" (the value escaped as sb_add_term), for the host. */
+void redact_map_text(const struct cgw_redact *r, struct strbuf *out);
+/* How many tokens the map holds. */
+size_t redact_count(const struct cgw_redact *r);
+/* Is uid a person's, whose name is redacted: 1000 and above, but not nobody (65534, 65535)?
+ * root and the system accounts (1..999) are the same on every host ("root", "daemon") and
+ * their names are words of the kernel's and systemd's own ("root" in mountinfo). */
+bool redact_uid_personal(unsigned uid);
+/* Can name be a user's, to be matched in text: 1..256 bytes, no white space, control byte,
+ * '/' or ':' (a passwd line that says otherwise is not a user's name to look for)? */
+bool redact_user_name_ok(const char *name);
+/* Are paths under home (a passwd home) redacted: absolute, not "/", not a system directory
+ * itself (/usr, /var, /bin, /nonexistent, ...), not under /proc, /sys or /dev (the tree a
+ * replay reads)? */
+bool redact_home_counts(const char *home);
+/* Paths of the home directory home (that directory and below) redacted, when it counts
+ * (redact_home_counts; trailing slashes ignored). 0 or -ENOMEM. */
+int redact_add_home(struct cgw_redact *r, const char *home);
+/* The host names, from hostname ("web-01" or "web-01.example.com") and domain (the NIS
+ * domainname; "(none)" or "" is none): the short name and the FQDN as kind "host", the
+ * domain as "domain". 0 or -ENOMEM. */
+int redact_add_host(struct cgw_redact *r, const char *hostname, const char *domain);
+/* The content of the bundle member tree/NAME (name without "tree/") redacted into out, by
+ * what the kernel puts there: a task's cmdline and environ whole as one token; of stat the
+ * comm, of status the Name line, of sched its first line, of cgroup the paths, of mountinfo
+ * root, mount point, source and super options; stack, wchan, syscall, the host's counters,
+ * cgroup controller files, CPU lists and cgwatch/clocks as they are; cgwatch/mem/ files as
+ * one path; anything else as text. 0 or -ENOMEM. */
+int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t n,
+                  struct strbuf *out);
+/* The content of any bundle member name redacted into out: tree/ as redact_member, of
+ * report.json the string values (not the keys), of config/cgwatch.conf and the signature
+ * files the values and comments (not the keys and sections), anything else as text. 0 or
+ * -ENOMEM. */
+int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n,
+                struct strbuf *out);
+/* A member's name redacted into out: the kernel's names (tree/proc/..., tree/sys/... but
+ * cgroups, tree/dev/, tree/cgwatch/) and cgwatch's own (report.txt, ...) stay; a cgroup's
+ * path below tree/sys/fs/cgroup (a file keeps its controller file's name) and any other path
+ * of the tree are redacted as paths, a site signature's file name as text. 0 or -ENOMEM. */
+int redact_name(struct cgw_redact *r, const char *name, bool dir, struct strbuf *out);
+
+/* ---- sink-bundle-redact.c: the secrets of a redacted bundle, and its map ---- */
+
+/* The redaction map for a bundle of the tree dir, before anything is written (and before the
+ * tree's check enters its mount namespace): this host's host names and the tree's
+ * (proc/sys/kernel/hostname, domainname), the personal users (redact_uid_personal) of
+ * /etc/passwd, read once, and of every uid in the tree's status files (the name service for
+ * those passwd lacks), their homes (redact_add_home), root's home, /home/ and /root/. Reads
+ * have the deadline; after one read of the tree times out, its status files are not read.
+ * NULL with msg only without memory. */
+struct cgw_redact *bundle_redact_map(const char *dir, unsigned timeout_ms, char *msg,
+                                     size_t cap);
+/* Write the map of r to path, mode 0600, atomically (atomic_write_new). 0 or -errno, why. */
+int bundle_redact_write_map(const struct cgw_redact *r, const char *path, char *why, size_t cap);
 
 /* ---- sink-bundle-check.c: the check of a captured tree, in process, for a bundle ---- */
 

@@ -46,6 +46,7 @@ static const struct conf_key conf_keys[] = {
 	PATH("bundle", "dir", bundle_dir),
 	NUM("bundle", "keep", bundle_keep, 1, 10000),
 	SEC("bundle", "min_interval", bundle_min_interval_s, 0, 86400),
+	KEY("bundle", "redact", CT_BOOL, bundle_redact),
 };
 
 void conf_defaults(struct cgw_conf *c)

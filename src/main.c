@@ -19,7 +19,7 @@ static void usage(FILE *out)
 	      "       cgwatch config --check [--config FILE]\n"
 	      "       cgwatch run [--config FILE]\n"
 	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
-	      "       cgwatch bundle --root DIR [-o FILE] | --verify FILE [--config FILE]\n"
+	      "       cgwatch bundle [--root DIR] [-o FILE] [--redact] | --verify FILE [--config FILE]\n"
 	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
 	      "2 usage or configuration error, 3 the system could not be read\n", out);
 }

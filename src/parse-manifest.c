@@ -213,6 +213,7 @@ char *manifest_json(const struct bundle_manifest *m, size_t *len)
 	json_object_object_add(c, "end", jstr(m->end));
 	json_object_object_add(o, "capture", c);
 	json_object_object_add(o, "check_exit", json_object_new_int(m->check_exit));
+	json_object_object_add(o, "redacted", json_object_new_boolean(m->redacted));
 	json_object *caps = json_object_new_object();
 	json_object_object_add(caps, "max_file_size_mib", json_object_new_double(m->max_file_mib));
 	json_object_object_add(caps, "max_size_mib", json_object_new_double(m->max_mib));
@@ -414,6 +415,9 @@ int manifest_parse(const char *text, size_t len, struct bundle_manifest *m, char
 	if (json_object_object_get_ex(root, "check_exit", &v) &&
 	    json_object_is_type(v, json_type_int))
 		m->check_exit = json_object_get_int(v);
+	if (json_object_object_get_ex(root, "redacted", &v) &&
+	    json_object_is_type(v, json_type_boolean))
+		m->redacted = json_object_get_boolean(v);
 	if (json_object_object_get_ex(root, "caps", &c) && json_object_is_type(c, json_type_object)) {
 		if (json_object_object_get_ex(c, "max_file_size_mib", &v))
 			m->max_file_mib = json_object_get_double(v);

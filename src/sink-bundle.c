@@ -154,6 +154,7 @@ struct bw {
 	uint64_t notes_total;                  /* manifest bytes the notes take, about */
 	size_t more_left, more_unreadable;     /* notes past NOTES_BUDGET: counted only */
 	uint64_t more_left_size;
+	struct cgw_redact *red;                /* --redact: every name and content through it */
 };
 
 static void write_fail(struct bw *b, const char *name)
@@ -167,8 +168,18 @@ static void write_fail(struct bw *b, const char *name)
 	}
 }
 
-/* One member, listed in the manifest. */
-static void add_member(struct bw *b, const char *name, mode_t type, const char *data,
+static void note(struct bw *b, bool left_out, const char *name, uint64_t size, const char *why);
+
+static void no_memory(struct bw *b, const char *what)
+{
+	if (!b->err) {
+		b->err = ENOMEM;
+		snprintf(b->why, sizeof(b->why), "no memory %s", what);
+	}
+}
+
+/* One member as it is, listed in the manifest. */
+static void put_member(struct bw *b, const char *name, mode_t type, const char *data,
                        size_t len, const char *target, mode_t perm, time_t mtime)
 {
 	if (b->err)
@@ -207,6 +218,40 @@ static void add_member(struct bw *b, const char *name, mode_t type, const char *
 	b->files++;
 }
 
+/* One member, redacted first when the bundle is: its name, its content (redact_file: a member
+ * of the tree by what the kernel puts in that file, the reports' and configuration's values)
+ * and a link's target. */
+static void add_member(struct bw *b, const char *name, mode_t type, const char *data,
+                       size_t len, const char *target, mode_t perm, time_t mtime)
+{
+	if (!b->red) {
+		put_member(b, name, type, data, len, target, perm, mtime);
+		return;
+	}
+	struct strbuf n = { 0 }, d = { 0 }, t = { 0 };
+	int e = redact_name(b->red, name, type == AE_IFDIR, &n);
+	if (!e && type == AE_IFREG)
+		e = redact_file(b->red, name, data ? data : "", len, &d);
+	if (!e && type == AE_IFLNK)
+		e = redact_path(b->red, target, strlen(target), &t);
+	sb_add(&n, "", 1);
+	sb_add(&t, "", 1);
+	if (e || n.lost || t.lost || d.lost) {
+		no_memory(b, "to redact");
+	} else if (type == AE_IFREG && d.len > b->max_file) {
+		char why[160];
+		snprintf(why, sizeof(why), "larger than max_file_size (%.10g MiB) once redacted",
+		         b->max_file / MIB);
+		note(b, true, name, d.len, why);
+	} else {
+		put_member(b, n.s, type, d.s ? d.s : "", d.len, type == AE_IFLNK ? t.s : NULL, perm,
+		           mtime);
+	}
+	sb_free(&n);
+	sb_free(&d);
+	sb_free(&t);
+}
+
 static void note(struct bw *b, bool left_out, const char *name, uint64_t size, const char *why)
 {
 	uint64_t cost = strlen(name) + strlen(why) + NOTE_COST;
@@ -220,10 +265,32 @@ static void note(struct bw *b, bool left_out, const char *name, uint64_t size, c
 		return;
 	}
 	b->notes_total += cost;
+	struct strbuf n = { 0 }, w = { 0 };
+	if (b->red) {
+		if (redact_name(b->red, name, true, &n) < 0 ||    /* every component: a directory? */
+		    redact_text(b->red, why, strlen(why), &w) < 0) {
+			no_memory(b, "to redact");
+			sb_free(&n);
+			sb_free(&w);
+			return;
+		}
+		sb_add(&n, "", 1);
+		sb_add(&w, "", 1);
+		if (n.lost || w.lost) {
+			no_memory(b, "to redact");
+			sb_free(&n);
+			sb_free(&w);
+			return;
+		}
+		name = n.s;
+		why = w.s;
+	}
 	if (manifest_note(&b->m, left_out, name, size, why) < 0 && !b->err) {
 		b->err = ENOMEM;
 		snprintf(b->why, sizeof(b->why), "no memory for the manifest");
 	}
+	sb_free(&n);
+	sb_free(&w);
 }
 
 /* One regular file of the tree: read with the deadline, within the caps. */
@@ -433,6 +500,17 @@ static void default_name(const char *host, const char *ext, time_t t, char *out,
 	         sizeof(ts)), ext);
 }
 
+/* s redacted by r (or as it is without r) into out. */
+static void redacted_copy(struct cgw_redact *r, const char *s, char *out, size_t cap)
+{
+	struct strbuf b = { 0 };
+	if (r && redact_text(r, s, strlen(s), &b) == 0 && !b.lost)
+		snprintf(out, cap, "%.*s", (int)b.len, b.s ? b.s : "");
+	else
+		snprintf(out, cap, "%s", r ? "REDACTED" : s);
+	sb_free(&b);
+}
+
 static int write_bundle(const char *dir, const char *out, const struct cgw_conf *conf,
                         const struct cgw_sigset *sigs, const struct bundle_reports *given,
                         char *written, size_t wcap, char *msg, size_t cap);
@@ -473,6 +551,10 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 		         "not a directory (a bundle is replayed with check --root FILE)");
 		return EXIT_UNREADABLE;
 	}
+	/* what must not leave the host, gathered before the check enters the tree's mount
+	 * namespace (this host's /proc is its own until then) and before anything is written */
+	if (conf->bundle_redact && !(b.red = bundle_redact_map(dir, b.timeout_ms, msg, cap)))
+		return EXIT_UNREADABLE;
 	/* a tree check would exit 3 on (its own clock unreadable, say) is still bundled, with
 	 * why in place of the reports */
 	struct bundle_reports rep = { 0 };
@@ -483,12 +565,14 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 		rep.json = try_malloc(given->json_len + 1);
 		if (!rep.text || !rep.json) {
 			bundle_reports_free(&rep);
+			redact_free(b.red);
 			snprintf(msg, cap, "no memory for the reports");
 			return EXIT_UNREADABLE;
 		}
 		memcpy(rep.text, given->text, given->text_len);
 		memcpy(rep.json, given->json, given->json_len);
 	} else if ((rc = bundle_check_tree(dir, conf, sigs, &rep, msg, cap)) && !rep.entered) {
+		redact_free(b.red);
 		return rc;
 	}
 	char check_error[1024] = "";
@@ -498,12 +582,18 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 
 	char lib[256];
 	if (!archive_lib_load(lib, sizeof(lib))) {
+		redact_free(b.red);
 		bundle_reports_free(&rep);
 		snprintf(msg, cap, "cannot write a bundle: %s", lib);
 		return EXIT_UNREADABLE;
 	}
+	/* the host as the manifest and the default name say it, and the tree's path */
+	char host[256], root[4096];
+	redacted_copy(b.red, rep.host, host, sizeof(host));
+	redacted_copy(b.red, dir, root, sizeof(root));
 	b.a = archive_write_new();
 	if (!b.a) {
+		redact_free(b.red);
 		bundle_reports_free(&rep);
 		snprintf(msg, cap, "no memory for the archive");
 		return EXIT_UNREADABLE;
@@ -516,6 +606,7 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 	size_t ol = out ? strlen(out) : 0;
 	if (ext[0] == 'g' && ol > 8 && strcmp(out + ol - 8, ".tar.zst") == 0) {
 		archive_write_free(b.a);         /* a name that promises zstd */
+		redact_free(b.red);
 		bundle_reports_free(&rep);
 		snprintf(msg, cap, "cannot write %s: this libarchive has no zstd", cesc(out));
 		return EXIT_UNREADABLE;
@@ -525,7 +616,7 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 	if (out)
 		snprintf(name, sizeof(name), "%s", out);
 	else
-		default_name(rep.host, ext, b.now, name, sizeof(name));
+		default_name(host, ext, b.now, name, sizeof(name));
 	const char *slash = strrchr(name, '/');
 	if (slash)
 		snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - name), name, slash + 1);
@@ -535,6 +626,7 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 	if (fd < 0) {
 		snprintf(msg, cap, "cannot write %s: %s", cesc(name), strerror(errno));
 		archive_write_free(b.a);
+		redact_free(b.red);
 		bundle_reports_free(&rep);
 		return EXIT_UNREADABLE;
 	}
@@ -579,9 +671,10 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 	}
 
 	b.m.version = xstrdup(CGW_VERSION);
-	b.m.host = xstrdup(rep.host);
+	b.m.host = xstrdup(host);
 	b.m.kernel = xstrdup(rep.kernel);
-	b.m.root = xstrdup(dir);
+	b.m.root = xstrdup(root);
+	b.m.redacted = b.red != NULL;
 	b.m.start = xstrdup(start);
 	b.m.end = xstrdup(end);
 	b.m.check_exit = rep.exit;
@@ -618,9 +711,22 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 	}
 	if (fd >= 0)
 		close(fd);
+	/* the map first: a redacted bundle is never there without it */
+	char map[4200] = "";
+	if (!b.err && b.red) {
+		snprintf(map, sizeof(map), "%s.map", name);
+		char why[512];
+		if (bundle_redact_write_map(b.red, map, why, sizeof(why)) < 0) {
+			b.err = EIO;
+			snprintf(b.why, sizeof(b.why), "the redaction map %.200s: %.280s", cesc(map), why);
+			map[0] = '\0';
+		}
+	}
 	if (!b.err && rename(tmp, name) < 0) {
 		b.err = errno;
 		snprintf(b.why, sizeof(b.why), "%s", strerror(errno));
+		if (map[0])
+			unlink(map);
 	}
 	if (b.err) {
 		unlink(tmp);
@@ -635,10 +741,13 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 			close(dfd);
 		}
 		/* the notes past the budget are one summary note each, standing for them all */
-		snprintf(written, wcap, "%s: %zu members, %zu left out, %zu unreadable", name,
+		snprintf(written, wcap, "%s: %zu members, %zu left out, %zu unreadable%s%s%s", name,
 		         b.files + 1, b.m.nleft_out + (b.more_left ? b.more_left - 1 : 0),
-		         b.m.nunreadable + (b.more_unreadable ? b.more_unreadable - 1 : 0));
+		         b.m.nunreadable + (b.more_unreadable ? b.more_unreadable - 1 : 0),
+		         b.red ? ", redacted\n" : "", map,
+		         b.red ? ": the redaction map (token, value): keep it on this host" : "");
 	}
+	redact_free(b.red);
 	manifest_free(&b.m);
 	bundle_reports_free(&rep);
 	return rc;
@@ -646,7 +755,7 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 
 static void bundle_usage(FILE *out)
 {
-	fputs("usage: cgwatch bundle [--root DIR] [-o FILE] [--config FILE]\n"
+	fputs("usage: cgwatch bundle [--root DIR] [-o FILE] [--redact|--no-redact] [--config FILE]\n"
 	      "       cgwatch bundle --verify FILE [--config FILE]\n", out);
 }
 
@@ -700,27 +809,33 @@ int cmd_bundle(int argc, char **argv, cgw_capture_fn capture)
 		{ "output", required_argument, NULL, 'o' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "verify", required_argument, NULL, 'V' },
+		{ "redact", no_argument, NULL, 'R' },
+		{ "no-redact", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *root = NULL, *out = NULL, *config = NULL, *check = NULL;
-	int o;
+	int o, redact = -1;
 	while ((o = getopt_long(argc, argv, "r:o:c:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'r': root = optarg; break;
 		case 'o': out = optarg; break;
 		case 'c': config = optarg; break;
 		case 'V': check = optarg; break;
+		case 'R': redact = 1; break;
+		case 'N': redact = 0; break;
 		case 'h': bundle_usage(stdout); return 0;
 		default: bundle_usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind < argc || (check && (root || out))) {
+	if (optind < argc || (check && (root || out || redact >= 0))) {
 		bundle_usage(stderr);
 		return EXIT_USAGE;
 	}
 	struct cgw_conf conf;
 	int rc = config_load(&conf, config);
+	if (redact >= 0)
+		conf.bundle_redact = redact;      /* the option over [bundle] redact */
 	struct cgw_sigset sigs = { 0 };
 	char live[4096] = "";
 	if (rc == 0 && check)

@@ -191,6 +191,9 @@ tally < <(valgrind_replays)
 echo "== bundles: every fixture through an archive and back; hostile, corrupt and tampered ones"
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/bundle.sh)
+echo "== redacted bundles: no host, user or home path left; the same findings from the archive"
+tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
+	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/redact.sh)
 echo "== fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan)"
 tally < <(BUILD=$BUILD FUZZ_SECONDS=${FUZZ_SECONDS:-3} tests/fuzz/run.sh)
 echo "== live tests on this kernel"

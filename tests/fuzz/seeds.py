@@ -147,6 +147,7 @@ SEEDS = {
     "sig": lambda: files("conf/signatures.d/*.conf", "tests/sigs/**/*.conf"),
     "state": lambda: iter(()),
     "manifest": lambda: iter(()),
+    "passwd": lambda: files(FIX + "proc/*/status"),
     "numbers": lambda: (l.split(b":", 1)[1].strip() for f in files(FIX + "proc/**/sched")
                         for l in f.split(b"\n")[:12] if b":" in l),
 }

@@ -1,0 +1,130 @@
+/* parse-passwd.c: who the users of a host are, for redaction: /etc/passwd text (name, uid,
+ * home) and the uids a /proc status file names. Pure: text in, structs out. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+void passwd_free(struct passwd_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].home);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* A uid: decimal digits only, below 2^32-1 ((uid_t)-1 is no uid). */
+static bool uid_of(const char *s, size_t n, unsigned *out)
+{
+	if (n == 0 || n > 10)
+		return false;
+	unsigned long long v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	if (v >= 0xffffffffULL)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+/* One line (n bytes, no newline) into e: seven fields, a name without NUL that is not a NIS
+ * "+"/"-" entry, a uid. Returns 0, -EINVAL, or -ENOMEM. */
+static int passwd_line(const char *s, size_t n, struct passwd_ent *e)
+{
+	const char *f[7];
+	size_t len[7], k = 0;
+	const char *p = s, *end = s + n;
+	if (memchr(s, '\0', n))
+		return -EINVAL;
+	for (;;) {
+		const char *c = memchr(p, ':', (size_t)(end - p));
+		if (k == 7)
+			return -EINVAL;               /* more than seven fields */
+		f[k] = p;
+		len[k] = c ? (size_t)(c - p) : (size_t)(end - p);
+		k++;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	if (k != 7)
+		return -EINVAL;
+	if (len[0] == 0 || f[0][0] == '+' || f[0][0] == '-' || !uid_of(f[2], len[2], &e->uid))
+		return -EINVAL;
+	e->name = try_strndup(f[0], len[0]);
+	e->home = try_strndup(f[5], len[5]);
+	if (!e->name || !e->home) {
+		free(e->name);
+		free(e->home);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int passwd_parse(const char *text, size_t n, struct passwd_list *out, size_t *bad)
+{
+	memset(out, 0, sizeof(*out));
+	size_t nbad = 0, cap = 0;
+	for (size_t i = 0; i < n;) {
+		const char *nl = memchr(text + i, '\n', n - i);
+		size_t len = nl ? (size_t)(nl - (text + i)) : n - i;
+		const char *line = text + i;
+		i += len + (nl ? 1 : 0);
+		if (len && line[len - 1] == '\r')
+			len--;
+		size_t lead = 0;
+		while (lead < len && (line[lead] == ' ' || line[lead] == '\t'))
+			lead++;
+		if (lead == len || line[lead] == '#')
+			continue;                     /* blank, or a comment */
+		struct passwd_ent e = { 0 };
+		int r = passwd_line(line, len, &e);
+		if (r == -ENOMEM || (r == 0 && grow((void **)&out->v, &cap, out->n, 32,
+		                                      sizeof(*out->v)) < 0)) {
+			if (r == 0) {
+				free(e.name);
+				free(e.home);
+			}
+			passwd_free(out);
+			return -ENOMEM;
+		}
+		if (r < 0)
+			nbad++;
+		else
+			out->v[out->n++] = e;
+	}
+	if (bad)
+		*bad = nbad;
+	return 0;
+}
+
+int status_uids(const char *buf, size_t n, unsigned out[4])
+{
+	for (size_t i = 0; i < n;) {
+		const char *nl = memchr(buf + i, '\n', n - i);
+		size_t len = nl ? (size_t)(nl - (buf + i)) : n - i;
+		const char *l = buf + i;
+		i += len + 1;
+		if (len < 4 || memcmp(l, "Uid:", 4) != 0)
+			continue;
+		size_t k = 4, got = 0;
+		while (got < 4) {
+			while (k < len && (l[k] == ' ' || l[k] == '\t'))
+				k++;
+			size_t s = k;
+			while (k < len && l[k] != ' ' && l[k] != '\t')
+				k++;
+			if (!uid_of(l + s, k - s, &out[got]))
+				break;
+			got++;
+		}
+		return (int)got;
+	}
+	return 0;
+}
