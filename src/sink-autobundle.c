@@ -82,7 +82,8 @@ size_t autobundle_prune(struct ab_file *v, size_t n, size_t keep)
 	return removed;
 }
 
-/* Remove the oldest bundles of dir past keep (only files named as the daemon names them). */
+/* Remove the oldest bundles of dir past keep (only files named as the daemon names them), each
+ * with its redaction map NAME.map. */
 static void rotate(const char *dir, size_t keep)
 {
 	DIR *d = opendir(dir);
@@ -104,9 +105,13 @@ static void rotate(const char *dir, size_t keep)
 	}
 	autobundle_prune(v, n, keep);
 	for (size_t k = 0; k < n; k++) {
-		if (v[k].remove && unlinkat(dirfd(d), v[k].name, 0) == 0)
+		if (v[k].remove && unlinkat(dirfd(d), v[k].name, 0) == 0) {
+			char map[512];                     /* its redaction map goes with it */
+			if ((size_t)snprintf(map, sizeof(map), "%s.map", v[k].name) < sizeof(map))
+				unlinkat(dirfd(d), map, 0);
 			log_debug("bundle %s/%s removed: [bundle] keep = %zu", cesc(dir), cesc(v[k].name),
 			          keep);
+		}
 		free(v[k].name);
 	}
 	free(v);
@@ -173,6 +178,8 @@ static int job_run(void *p, char *why, size_t cap)
 		e = -EIO;
 		snprintf(why, cap, "%s", msg);
 	} else {
+		for (char *nl = written; (nl = strchr(nl, '\n'));)
+			*nl = ' ';                         /* the map's line, on the same log line */
 		log_warnx("bundle %s", written);
 		rotate(dir, (size_t)j->conf.bundle_keep);
 	}

@@ -2,6 +2,7 @@
 # live-daemon-bundle: the bundles `cgwatch run` leaves by itself ([bundle] auto), with a real
 # journald, thresholds warning 2 s, critical 4 s, scans every 0.5 s, [bundle] keep 2 and
 # min_interval 0, the capture's tree under TMPDIR=$LIVE_TMP/tmp:
+#   - bundles redacted ([bundle] redact), each with its map beside it;
 #   - a task stuck on FUSE: "opened" names no bundle; "escalated" names
 #     CGWATCH_BUNDLE=<dir>/cgwatch-bundle-<incident>.tar.zst, and so do its JSON report
 #     (incident.bundle) and its text report ("Bundle: FILE"); the file appears within 3 s,
@@ -26,7 +27,8 @@ dmn_journald required
 
 BDIR=$LIVE_TMP/bundles
 mkdir -p "$LIVE_TMP/tmp" || live_fail "setup: mkdir $LIVE_TMP/tmp"
-dmn_conf bundle.dir="$BDIR" bundle.keep=2 bundle.min_interval=0 scan.read_timeout=1
+dmn_conf bundle.dir="$BDIR" bundle.keep=2 bundle.min_interval=0 bundle.redact=yes \
+	scan.read_timeout=1
 
 # stuck TAG NAME: a child NAME blocked under a new uninitialised FUSE mount $LIVE_TMP/mTAG.
 # Sets C_TAG (its pid), S_TAG (epoch before it blocked), H_TAG (the helper).
@@ -81,8 +83,9 @@ got=$(jq -r '.incident.bundle // "absent"' "$rep" 2>&1)
 [ "$got" = "$want" ] || live_fail "escalated report $rep: incident.bundle is '$got', want $want"
 grep -qxF "Bundle: $want" "${rep%.json}.txt" || live_fail "text report ${rep%.json}.txt has no line 'Bundle: $want'"
 sleep 2                                  # more scans, "updated" ones: no second bundle
-n=$(ls -A "$BDIR" | grep -c "$INC")
-[ "$n" = 1 ] || live_fail "$n files for $INC in $BDIR after more scans, want 1: $(ls -A "$BDIR" | tr '\n' ' ')"
+n=$(ls -A "$BDIR" | grep -c "$INC")           # the bundle and its redaction map
+[ "$n" = 2 ] && [ -f "$want.map" ] ||
+	live_fail "$n files for $INC in $BDIR after more scans, want the bundle and its map: $(ls -A "$BDIR" | tr '\n' ' ')"
 [ -z "$(ls -A "$LIVE_TMP/tmp")" ] || live_fail "the capture's tree is left in TMPDIR: $(ls -A "$LIVE_TMP/tmp")"
 out=$(timeout -k 1 20 "$CGWATCH" bundle --verify "$want" 2>&1) ||
 	live_fail "bundle --verify $want: $(head -c 400 <<<"$out")"
@@ -120,7 +123,8 @@ _c_made() { [ -s "$EB" ]; }
 live_wait_for 3 _c_made || live_fail "no bundle $EB 3 s after \"escalated\"; $(dmn_ctx 800)"
 sleep 0.5
 got=$(ls -A "$BDIR" | sort | tr '\n' ' ')
-want_ls=$(printf '%s\n' "cgwatch-bundle-$INC_B.tar.zst" "cgwatch-bundle-$INC_C.tar.zst" | sort | tr '\n' ' ')
+want_ls=$(printf '%s\n' "cgwatch-bundle-$INC_B.tar.zst" "cgwatch-bundle-$INC_C.tar.zst" \
+	"cgwatch-bundle-$INC_B.tar.zst.map" "cgwatch-bundle-$INC_C.tar.zst.map" | sort | tr '\n' ' ')
 [ "$got" = "$want_ls" ] || live_fail "keep = 2 after three bundles: $BDIR holds '$got', want '$want_ls'"
 
 # ---- auto = no ----
