@@ -13,26 +13,8 @@ repo=$(cd "$here/.." && pwd)
 CGW=${CGWATCH:-$repo/build/cgwatch}
 T=60                                     # seconds any one command may take
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP bundle: needs root for the mount namespace of a replay"
-	exit 0
-fi
-for tool in jq python3; do
-	if ! command -v $tool >/dev/null; then
-		echo "SKIP bundle: $tool is not installed"
-		exit 0
-	fi
-done
-if [ ! -x "$CGW" ]; then
-	echo "FAIL bundle: no cgwatch binary at $CGW (run make, or set CGWATCH)"
-	exit 0
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-unset CGWATCH_SIGNATURES_DIR
-conf=$tmp/cgwatch.conf
-: >"$conf"                               # built-in defaults, whatever /etc holds
+. "$here/bundlelib.sh"
+bundle_prelude bundle "the mount namespace of a replay" jq python3
 mkdir "$tmp/work" "$tmp/outside"
 cd "$tmp/work" || exit 1
 
@@ -53,7 +35,6 @@ norm() {
 		| if .scan.unreadable_files then .scan.unreadable_files |= sort_by(.path) else . end' "$1"
 }
 
-clip() { tr '\n' ' ' <<<"$1" | head -c 400; }
 
 # ---- the round trip over every fixture ----
 names=("$@")

@@ -18,27 +18,8 @@ repo=$(cd "$here/.." && pwd)
 CGW=${CGWATCH:-$repo/build/cgwatch}
 T=60
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP redact: needs root (a mount namespace for the passwd file and the replay)"
-	exit 0
-fi
-for tool in jq zstd tar unshare; do
-	if ! command -v $tool >/dev/null; then
-		echo "SKIP redact: $tool is not installed"
-		exit 0
-	fi
-done
-if [ ! -x "$CGW" ]; then
-	echo "FAIL redact: no cgwatch binary at $CGW (run make, or set CGWATCH)"
-	exit 0
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-unset CGWATCH_SIGNATURES_DIR
-conf=$tmp/cgwatch.conf
-: >"$conf"
-clip() { tr '\n' ' ' <<<"$1" | head -c 400; }
+. "$here/bundlelib.sh"
+bundle_prelude redact "a mount namespace for the passwd file and the replay" jq zstd tar unshare
 
 # ---- the planted tree: fuse-mounts (two FUSE waits, one on a mount under /home) ----
 HOST=zeta-web7 DOMAIN=corp-secret.example U1=quillon U2=vexmoor HOME2=/srv/vexmoor-data

@@ -1,0 +1,30 @@
+# bundlelib.sh: what tests/bundle.sh and tests/redact.sh share, sourced after they set CGW.
+# bundle_prelude NAME WHY TOOL...: prints SKIP (not root: WHY names what root is for; a TOOL
+# missing) or FAIL (no binary) and exits 0; else sets tmp (a directory removed at exit) and
+# conf (a configuration of built-in defaults, whatever /etc holds).
+bundle_prelude() {
+	local name=$1 why=$2 tool
+	shift 2
+	if [ "$(id -u)" != 0 ]; then
+		echo "SKIP $name: needs root ($why)"
+		exit 0
+	fi
+	for tool; do
+		if ! command -v "$tool" >/dev/null; then
+			echo "SKIP $name: $tool is not installed"
+			exit 0
+		fi
+	done
+	if [ ! -x "$CGW" ]; then
+		echo "FAIL $name: no cgwatch binary at $CGW (run make, or set CGWATCH)"
+		exit 0
+	fi
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	unset CGWATCH_SIGNATURES_DIR
+	conf=$tmp/cgwatch.conf
+	: >"$conf"
+}
+
+# The first 400 bytes of a message, on one line.
+clip() { tr '\n' ' ' <<<"$1" | head -c 400; }
