@@ -169,11 +169,11 @@ ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_m
 ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsigned timeout_ms);
 /* Run fn(arg) on the worker thread with a deadline. Returns 0; or -ETIMEDOUT (-ECANCELED
  * when SIGTERM/SIGINT is pending): the worker is abandoned, owns arg and calls release(arg)
- * when fn returns; or -ECANCELED/-EBUSY/-ENOMEM before starting, arg released. One caller
- * thread. */
+ * when fn returns; or -ECANCELED/-EBUSY/-ENOMEM before starting, arg released. Each caller
+ * thread has a worker of its own. */
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
-/* Retire the idle worker; the next call starts a new one. Threads keep the mount namespace
- * they were born in, so source-root.c calls this after entering a new one. */
+/* Retire this thread's idle worker; its next call starts a new one. Threads keep the mount
+ * namespace they were born in, so source-root.c calls this after entering a new one. */
 void dl_reset(void);
 /* Number of helper threads abandoned and still stuck. */
 unsigned dl_stuck(void);
@@ -1347,8 +1347,10 @@ void writer_mark_stuck(struct cgw_writer *w, enum wr_kind k, const char *target)
  * they did. */
 bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
 /* Let the lanes that answer finish their queue, for at most wait_ms, then tell every thread
- * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. */
-void writer_stop(struct cgw_writer *w, unsigned wait_ms);
+ * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. True
+ * when no job is still running; false: end the process with _exit, not exit, or the
+ * exit-time destructors of the libraries the job is in run under it. */
+bool writer_stop(struct cgw_writer *w, unsigned wait_ms);
 
 /* ---- sink-redact.c: stable tokens for what a bundle must not carry off the host ---- */
 

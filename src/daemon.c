@@ -544,8 +544,9 @@ int daemon_run(const char *config_path)
 	rc = r < 0 ? EXIT_UNREADABLE : 0;
 out:
 	capture_free(d.capture);
+	bool idle = true;
 	if (d.writer)                     /* a last save finishes; a stuck disk is not waited for */
-		writer_stop(d.writer, 500);
+		idle = writer_stop(d.writer, 500);
 	sd_event_source_unref(d.scan_timer);
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);
@@ -557,5 +558,12 @@ out:
 	d.rates = rates_close(d.rates);
 	sig_free(&d.sigs);
 	conf_free(&d.conf);
+	if (!idle) {
+		/* a writer still at work (a bundle being archived, a write to a disk that does not
+		 * answer): exit() would run the exit-time destructors of the libraries it is in
+		 * (libarchive, libxml2, ICU) under it */
+		fflush(NULL);
+		_exit(rc);
+	}
 	return rc;
 }

@@ -12,7 +12,7 @@
 
 #include "cgwatch.h"
 
-/* One worker thread serves every call in turn, so what libraries keep per thread (libproc2's
+/* One worker thread serves every call of a caller thread in turn, so what libraries keep per thread (libproc2's
  * read buffers live in thread-local storage) is allocated once, not once per call. A worker
  * whose job passed its deadline is abandoned: it finishes the job whenever the kernel lets
  * it, releases it, and exits; the next call starts a fresh worker. */
@@ -31,7 +31,9 @@ struct dl_worker {
 	bool retire;                     /* exit when idle: dl_reset() */
 };
 
-static struct dl_worker *dl_current;  /* the healthy worker; one caller thread only */
+/* the healthy worker of this caller thread: the daemon's scan and its bundle writer each
+ * have their own, so neither posts a job into the other's */
+static _Thread_local struct dl_worker *dl_current;
 static atomic_uint dl_stuck_count;
 
 unsigned dl_stuck(void)

@@ -421,12 +421,16 @@ bool writer_wait(struct cgw_writer *w, unsigned wait_ms)
 	return !busy;
 }
 
-void writer_stop(struct cgw_writer *w, unsigned wait_ms)
+bool writer_stop(struct cgw_writer *w, unsigned wait_ms)
 {
 	writer_wait(w, wait_ms);
 	pthread_mutex_lock(&w->lock);
 	w->quit = true;                       /* idle threads exit; busy ones after their job */
 	pthread_cond_broadcast(&w->work);
+	bool idle = true;
+	for (int k = 0; k < WR_NLANES; k++)
+		idle &= !w->lane[k]->busy_since;
 	pthread_mutex_unlock(&w->lock);
 	/* w stays allocated: a thread still in the kernel holds it until the process exits */
+	return idle;
 }

@@ -1,6 +1,7 @@
 /* test-deadline.c: reads with a deadline, on a FIFO — opening one for reading blocks until a
  * writer comes, which is how a file on a stuck FUSE mount behaves, without the mount. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -120,6 +121,42 @@ static void test_read_nomem(void **state)
 	assert_true(dl_read_file("/proc/self/stat", buf, sizeof(buf), 1000) > 0);
 }
 
+/* Two threads reading with deadlines at once (the daemon's scan and its bundle writer): each
+ * gets its own file's bytes, every time, and neither waits on the other's job. */
+struct reader_arg { const char *path, *want; int bad; };
+
+static void *reader(void *p)
+{
+	struct reader_arg *a = p;
+	char buf[64];
+	for (int i = 0; i < 2000; i++) {
+		ssize_t n = dl_read_file(a->path, buf, sizeof(buf), 2000);
+		if (n < 0 || strcmp(buf, a->want) != 0)
+			a->bad++;
+	}
+	return NULL;
+}
+
+static void test_two_caller_threads(void **state)
+{
+	(void)state;
+	char dir[64], pa[128], pb[128];
+	tmpdir_make(dir, sizeof(dir));
+	tmpdir_put(dir, "a", "alpha");
+	tmpdir_put(dir, "b", "bravo");
+	snprintf(pa, sizeof(pa), "%s/a", dir);
+	snprintf(pb, sizeof(pb), "%s/b", dir);
+	struct reader_arg a = { pa, "alpha", 0 }, b = { pb, "bravo", 0 };
+	pthread_t ta, tb;
+	assert_int_equal(pthread_create(&ta, NULL, reader, &a), 0);
+	assert_int_equal(pthread_create(&tb, NULL, reader, &b), 0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	assert_int_equal(a.bad, 0);
+	assert_int_equal(b.bad, 0);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_read_ok),
 		cmocka_unit_test(test_timeout_then_not_asked_again),
 		cmocka_unit_test(test_stuck_threads_bounded),
+		cmocka_unit_test(test_two_caller_threads),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, NULL, NULL));
 }
