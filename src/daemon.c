@@ -183,12 +183,19 @@ static void notify_status(struct cgw_daemon *d, size_t threads)
 }
 
 /* A critical incident opened or escalated: its bundle is decided now and named in this
- * change's message and report; the next scan records what it reads, and the bundle is written
+ * change's message and report (another of the same scan shares it); the next scan records what it reads, and the bundle is written
  * off the main loop (bundle_capture). Not while a bundle is pending, or the bundles lane
  * does not answer (one that failed is tried again: its warning is said once a streak). */
 static void bundle_decide(struct cgw_daemon *d, struct incident *i, enum inc_state st,
                           double now)
 {
+	/* one decided in this scan holds the whole scan, every finding of it: an incident
+	 * that opens or escalates at critical in the same scan is named in that file too */
+	if (d->bundle_inc[0] && d->bundle_last == now && autobundle_due(&d->conf, 0, i, st, now)) {
+		i->bundled = true;
+		snprintf(i->bundle, sizeof(i->bundle), "%s", d->bundle_file);
+		return;
+	}
 	if (d->bundle_inc[0] || !autobundle_due(&d->conf, d->bundle_last, i, st, now) ||
 	    !writer_answers(d->writer, WR_BUNDLES))
 		return;

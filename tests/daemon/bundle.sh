@@ -127,6 +127,26 @@ want_ls=$(printf '%s\n' "cgwatch-bundle-$INC_B.tar.zst" "cgwatch-bundle-$INC_C.t
 	"cgwatch-bundle-$INC_B.tar.zst.map" "cgwatch-bundle-$INC_C.tar.zst.map" | sort | tr '\n' ' ')
 [ "$got" = "$want_ls" ] || live_fail "keep = 2 after three bundles: $BDIR holds '$got', want '$want_ls'"
 
+# ---- two incidents that escalate together: both named; in one scan, one bundle holds both ----
+stuck g cgw-bundle-g
+stuck h cgw-bundle-h
+INC_G=$(inc_of "$C_g")
+INC_H=$(inc_of "$C_h")
+escalated "$INC_G"
+EB_G=$EB
+escalated "$INC_H"
+EB_H=$EB
+[ -n "$EB_G" ] && [ -n "$EB_H" ] ||
+	live_fail "two incidents escalating together: bundles '$EB_G' and '$EB_H', want both named"
+_gh_made() { [ -s "$EB_G" ] && [ -s "$EB_H" ]; }
+live_wait_for 5 _gh_made || live_fail "no bundle $EB_G / $EB_H 5 s after \"escalated\"; $(dmn_ctx 800)"
+timeout -k 1 30 "$CGWATCH" check --root "$EB_H" --config "$DMN_CONF" --format json >"$LIVE_TMP/gh.json" 2>/dev/null
+causes=$(jq -r '[.findings[] | select(.id == "fuse-wait") | .cause] | sort | join(",")' "$LIVE_TMP/gh.json")
+grep -q "mount $LIVE_TMP/mh" <<<"$causes" ||
+	live_fail "the bundle $EB_H named by $INC_H does not hold its finding: fuse-wait causes '$causes'"
+[ "$EB_G" != "$EB_H" ] || grep -q "mount $LIVE_TMP/mg" <<<"$causes" ||
+	live_fail "one bundle for both, but it lacks $INC_G's finding: fuse-wait causes '$causes'"
+
 # ---- auto = no ----
 printf '[bundle]\nauto = no\n' >>"$DMN_CONF"
 kill -HUP "$DPID"
@@ -174,4 +194,4 @@ dmn_stop TERM 3
 [ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
 	live_fail "SIGTERM with a bundle stuck: exit status $DMN_STOP_RC after $DMN_STOP_SEC s, want 0 within 1 s"
 
-live_pass "bundle of $INC replays (blocked $b_replay s, captured $b_cap s, escalated at $b_esc s); keep 2 of 3; auto = no; a stuck bundle dir costs no alert"
+live_pass "bundle of $INC replays (blocked $b_replay s, captured $b_cap s, escalated at $b_esc s); keep 2 of 3; two at once $([ "$EB_G" = "$EB_H" ] && echo "in one bundle" || echo "in two scans"); auto = no; a stuck bundle dir costs no alert"
