@@ -292,12 +292,7 @@ else
 fi
 
 # ---- under valgrind: a bundle made, replayed and verified, with no memory error or leak ----
-VG_CGW=${CGWATCH_PLAIN:-$CGW}            # valgrind cannot run a binary built with ASan
-if ! command -v valgrind >/dev/null; then
-	echo "SKIP bundle-valgrind: valgrind is not installed"
-elif ldd "$VG_CGW" 2>/dev/null | grep -q libasan; then
-	echo "SKIP bundle-valgrind: $VG_CGW is built with AddressSanitizer (set CGWATCH_PLAIN)"
-else
+if bundle_valgrind bundle-valgrind; then
 	vg=(valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
 	kdir=$repo/tests/fixtures/seed004-kmsg
 	out=$(timeout 300 "${vg[@]}" "$VG_CGW" bundle --config "$conf" --root "$kdir" -o "$tmp/work/vg.tar.zst" 2>&1)

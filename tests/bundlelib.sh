@@ -28,3 +28,18 @@ bundle_prelude() {
 
 # The first 400 bytes of a message, on one line.
 clip() { tr '\n' ' ' <<<"$1" | head -c 400; }
+
+# bundle_valgrind NAME: VG_CGW, the binary valgrind can run (CGWATCH_PLAIN, else CGW), and
+# return 0; or print why NAME is skipped (no valgrind, an ASan build) and return 1.
+bundle_valgrind() {
+	VG_CGW=${CGWATCH_PLAIN:-$CGW}        # valgrind cannot run a binary built with ASan
+	if ! command -v valgrind >/dev/null; then
+		echo "SKIP $1: valgrind is not installed"
+		return 1
+	fi
+	if ldd "$VG_CGW" 2>/dev/null | grep -q libasan; then
+		echo "SKIP $1: $VG_CGW is built with AddressSanitizer (set CGWATCH_PLAIN)"
+		return 1
+	fi
+	return 0
+}

@@ -209,12 +209,7 @@ for dir in "$repo"/tests/fixtures/*/; do
 done
 
 # ---- under valgrind: the redacted bundle made, with no memory error or leak ----
-VG_CGW=${CGWATCH_PLAIN:-$CGW}            # valgrind cannot run a binary built with ASan
-if ! command -v valgrind >/dev/null; then
-	echo "SKIP redact-valgrind: valgrind is not installed"
-elif ldd "$VG_CGW" 2>/dev/null | grep -q libasan; then
-	echo "SKIP redact-valgrind: $VG_CGW is built with AddressSanitizer (set CGWATCH_PLAIN)"
-else
+if bundle_valgrind redact-valgrind; then
 	out=$(timeout 300 unshare -m sh -c \
 		'mount --bind "$1" /etc/passwd || exit 99; shift; exec "$@"' sh "$pw" \
 		valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
