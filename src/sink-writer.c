@@ -266,6 +266,15 @@ static bool lane_push(struct cgw_writer *w, int k, struct wr_job *j)
 	return true;
 }
 
+/* Queue j on lane k: 0, or -EAGAIN when lane_push dropped it. */
+static int submit(struct cgw_writer *w, enum wr_kind k, struct wr_job *j)
+{
+	pthread_mutex_lock(&w->lock);
+	bool ok = lane_push(w, k, j);
+	pthread_mutex_unlock(&w->lock);
+	return ok ? 0 : -EAGAIN;
+}
+
 int writer_report(struct cgw_writer *w, struct report_files *f, const char *inc_id)
 {
 	struct wr_job *j = try_calloc(1, sizeof(*j));
@@ -277,10 +286,7 @@ int writer_report(struct cgw_writer *w, struct report_files *f, const char *inc_
 	j->rf = *f;
 	memset(f, 0, sizeof(*f));
 	snprintf(j->inc_id, sizeof(j->inc_id), "%s", inc_id);
-	pthread_mutex_lock(&w->lock);
-	bool ok = lane_push(w, WR_REPORTS, j);
-	pthread_mutex_unlock(&w->lock);
-	return ok ? 0 : -EAGAIN;
+	return submit(w, WR_REPORTS, j);
 }
 
 int writer_file(struct cgw_writer *w, enum wr_kind k, const char *path, char *data, size_t len,
@@ -297,10 +303,7 @@ int writer_file(struct cgw_writer *w, enum wr_kind k, const char *path, char *da
 	j->data = data;
 	j->len = len;
 	j->mode = mode;
-	pthread_mutex_lock(&w->lock);
-	bool ok = lane_push(w, k, j);
-	pthread_mutex_unlock(&w->lock);
-	return ok ? 0 : -EAGAIN;
+	return submit(w, k, j);
 }
 
 int writer_job(struct cgw_writer *w, const char *path, writer_job_fn run,
@@ -317,10 +320,7 @@ int writer_job(struct cgw_writer *w, const char *path, writer_job_fn run,
 	j->run = run;
 	j->release = release;
 	j->ctx = ctx;
-	pthread_mutex_lock(&w->lock);
-	bool ok = lane_push(w, WR_BUNDLES, j);
-	pthread_mutex_unlock(&w->lock);
-	return ok ? 0 : -EAGAIN;
+	return submit(w, WR_BUNDLES, j);
 }
 
 bool writer_ok(struct cgw_writer *w, enum wr_kind k)
