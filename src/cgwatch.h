@@ -346,6 +346,8 @@ struct json_object *jround(double v, int decimals);
 /* A string from a task or the host as a JSON string: the real string (utf8_escape), with no
  * raw control character (DEL and C1 included) in the printed JSON. */
 struct json_object *jstr_untrusted(const char *s, size_t n);
+/* jstr_untrusted of a NUL-terminated string (NULL: ""). */
+struct json_object *jstr(const char *s);
 
 /* ---- parse-proc.c: pure parsers of /proc text ---- */
 

@@ -69,3 +69,8 @@ int json_write(json_object *o, FILE *out)
 	fprintf(out, "%s\n", txt);
 	return ferror(out) ? -EIO : 0;
 }
+
+json_object *jstr(const char *s)
+{
+	return jstr_untrusted(s ? s : "", s ? strlen(s) : 0);
+}

@@ -181,11 +181,6 @@ int manifest_note(struct bundle_manifest *m, bool left_out, const char *path, ui
 
 static const char *const type_names[] = { "file", "symlink", "directory" };
 
-static json_object *jstr(const char *s)
-{
-	return jstr_untrusted(s ? s : "", s ? strlen(s) : 0);
-}
-
 static json_object *notes_json(const struct bundle_note *v, size_t n, bool sizes)
 {
 	json_object *a = json_object_new_array();

@@ -10,11 +10,6 @@
 #include "kmsg.h"
 #include "rates.h"
 
-static json_object *jstr(const char *s)
-{
-	return jstr_untrusted(s, strlen(s));
-}
-
 static json_object *jcpus(const struct cgw_cpus *c)
 {
 	char buf[8192];

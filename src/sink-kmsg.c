@@ -6,12 +6,6 @@
 #include "cgwatch.h"
 #include "kmsg.h"
 
-/* A string the kernel printed (its \xNN escapes undone in parsing): the real string. */
-static struct json_object *jstr(const char *s)
-{
-	return jstr_untrusted(s, strlen(s));
-}
-
 static struct json_object *jpids(const int *v, size_t n)
 {
 	struct json_object *a = json_object_new_array();

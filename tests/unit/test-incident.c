@@ -1014,7 +1014,7 @@ static void test_load_incomplete_incident(void **state)
 
 /* ---- incident_json ---- */
 
-static const char *jstr(json_object *o, const char *k)
+static const char *jfield(json_object *o, const char *k)
 {
 	json_object *v;
 	if (!json_object_object_get_ex(o, k, &v)) {
@@ -1029,7 +1029,7 @@ static const char *jstr(json_object *o, const char *k)
 static void jstrs_are(json_object *o, const char *const (*kv)[2], size_t n)
 {
 	for (size_t k = 0; k < n; k++)
-		assert_string_equal(jstr(o, kv[k][0]), kv[k][1]);
+		assert_string_equal(jfield(o, kv[k][0]), kv[k][1]);
 }
 #define assert_jstrs(o, ...) jstrs_are((o), (const char *const[][2]){ __VA_ARGS__ }, \
 	ARRAY_SIZE(((const char *const[][2]){ __VA_ARGS__ })))
@@ -1073,8 +1073,8 @@ static void test_incident_json(void **state)
 	json_object *ts = jget(o, "tasks");
 	assert_int_equal(json_object_array_length(ts), 2);
 	json_object *t0 = json_object_array_get_idx(ts, 0), *t1 = json_object_array_get_idx(ts, 1);
-	assert_string_equal(jstr(t0, "pid"), "4200");
-	assert_string_equal(jstr(t0, "tid"), "4242");
+	assert_string_equal(jfield(t0, "pid"), "4200");
+	assert_string_equal(jfield(t0, "tid"), "4242");
 	/* the real name: the newline as it is, the byte 0xff (not UTF-8) as the text \xff */
 	assert_string_equal(json_object_get_string(jget(t0, "comm")), "a\nb\\xffc");
 	assert_jstrs(t0,
@@ -1107,12 +1107,12 @@ static void test_incident_json(void **state)
 		{ "duration_s", "30.3" }
 	);
 	ts = jget(o, "tasks");
-	assert_string_equal(jstr(json_object_array_get_idx(ts, 0), "resolved"),
+	assert_string_equal(jfield(json_object_array_get_idx(ts, 0), "resolved"),
 	                    "\"2026-11-30T07:17:22Z\"");
 	tl = jget(o, "timeline");
 	assert_int_equal(json_object_array_length(tl), 2);
-	assert_string_equal(jstr(json_object_array_get_idx(tl, 1), "state"), "\"resolved\"");
-	assert_string_equal(jstr(json_object_array_get_idx(tl, 1), "tasks"), "0");
+	assert_string_equal(jfield(json_object_array_get_idx(tl, 1), "state"), "\"resolved\"");
+	assert_string_equal(jfield(json_object_array_get_idx(tl, 1), "tasks"), "0");
 	json_object_put(o);
 	incidents_free(&in);
 }
