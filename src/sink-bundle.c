@@ -155,6 +155,7 @@ struct bw {
 	size_t more_left, more_unreadable;     /* notes past NOTES_BUDGET: counted only */
 	uint64_t more_left_size;
 	struct cgw_redact *red;                /* --redact: every name and content through it */
+	char *cap_unreadable;                  /* tree/cgwatch/unreadable as read: the capture's */
 };
 
 static void write_fail(struct bw *b, const char *name)
@@ -324,11 +325,44 @@ static void tree_file(struct bw *b, const char *path, const char *name, const st
 		snprintf(why, sizeof(why), "%s", strerror((int)-r));
 	else if ((uint64_t)r > e->size && (uint64_t)r > b->max_file)
 		snprintf(why, sizeof(why), "grew past max_file_size while read");
-	if (r < 0 || ((uint64_t)r > e->size && (uint64_t)r > b->max_file))
+	if (r < 0 || ((uint64_t)r > e->size && (uint64_t)r > b->max_file)) {
 		note(b, false, name, 0, why);
-	else
+	} else {
 		add_member(b, name, AE_IFREG, buf, (size_t)r, NULL, e->mode & 0755, e->mtime);
+		if (strcmp(name, "tree/cgwatch/unreadable") == 0 && !b->cap_unreadable) {
+			b->cap_unreadable = buf;          /* NUL-terminated: cap is r + 2 at least */
+			buf[r] = '\0';
+			buf = NULL;
+		}
+	}
 	free(buf);
+}
+
+/* What the capture could not read (its cgwatch/unreadable, as bundled), in the manifest's
+ * "unreadable" too: "captured as REASON: DETAIL". Not a host file this kernel does not have
+ * (absent): nothing is missing there. A line that does not parse is left to the member. */
+static void capture_notes(struct bw *b)
+{
+	char reason[16], path[4096], name[4200], why[320];
+	for (const char *l = b->cap_unreadable; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		char *line = try_malloc(len + 1);
+		const char *detail;
+		if (!line) {
+			note(b, false, "tree/cgwatch/unreadable", 0, "no memory to list its lines");
+			return;
+		}
+		memcpy(line, l, len);
+		line[len] = '\0';
+		if (parse_unreadable_line(line, reason, sizeof(reason), path, sizeof(path),
+		                          &detail) == 0 && strcmp(reason, "absent") != 0) {
+			snprintf(name, sizeof(name), "tree/%s", path);
+			snprintf(why, sizeof(why), "captured as %s: %.256s", reason, detail);
+			note(b, false, name, 0, why);
+		}
+		free(line);
+		l += len + (l[len] == '\n');
+	}
 }
 
 /* Does the name fit the manifest as it lists it (utf8_escape'd, 4095 bytes)? */
@@ -655,6 +689,7 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 	add_signatures(&b, sigs);
 	add_member(&b, "tree", AE_IFDIR, NULL, 0, NULL, 0755, b.now);
 	tree_dir(&b, dir, "tree", 0);
+	capture_notes(&b);
 	iso_time(now_epoch(), end, sizeof(end));
 	char more[160];
 	if (b.more_left) {
@@ -748,6 +783,7 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 		         b.red ? ": the redaction map (token, value): keep it on this host" : "");
 	}
 	redact_free(b.red);
+	free(b.cap_unreadable);
 	manifest_free(&b.m);
 	bundle_reports_free(&rep);
 	return rc;

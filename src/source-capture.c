@@ -400,7 +400,11 @@ struct cap_snap *capture_take(struct cgw_capture *c, const struct cgw_report *r)
 			continue;
 		}
 		if (e->err) {
-			unreadable_format(e->path, e->err, strerror(e->err), &sn->unreadable);
+			char why[64];
+			if (e->err == ETIMEDOUT)  /* every read the capture keeps has that deadline */
+				snprintf(why, sizeof(why), "timed out after %g s", c->timeout_ms / 1000.0);
+			unreadable_format(e->path, e->err, e->err == ETIMEDOUT ? why : strerror(e->err),
+			                  &sn->unreadable);
 			record_free(e);
 			continue;
 		}

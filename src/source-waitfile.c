@@ -67,7 +67,7 @@ static bool mem_string(struct cgw_scan *s, const struct cgw_task *t, unsigned lo
 	}
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/mem", t->tgid, t->tid);
 	ssize_t n = scan_pread(s, p, (off_t)addr, out, cap, timeout_ms);
-	if (n > 0 && record_active()) {
+	if (n != 0 && record_active()) {  /* a read that failed (timed out) is listed too */
 		snprintf(p, sizeof(p), "cgwatch/mem/%d-%lx", t->tid, addr);
 		record_put(p, REC_FILE, out, n);
 	}

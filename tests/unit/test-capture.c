@@ -299,8 +299,9 @@ static void test_open_refuses(void **state)
 	rm_tmp();
 }
 
-/* A capture whose task's stack could not be read (permission): the line in
- * cgwatch/unreadable, the rest of the tree written; a task no finding names is left out. */
+/* A capture whose task's stack could not be read (permission) and whose memory read timed
+ * out: their lines in cgwatch/unreadable (the timeout with the deadline), the rest of the
+ * tree written; a task no finding names is left out, its memory read too. */
 static void test_write_unreadable(void **state)
 {
 	(void)state;
@@ -312,6 +313,8 @@ static void test_write_unreadable(void **state)
 	/* tids no host has: the capture's own reads of their files find nothing */
 	record_put("proc/2000000001/task/2000000001/stat", REC_FILE, "stat of the task", 16);
 	record_put("proc/2000000001/task/2000000001/stack", REC_FILE, NULL, -EACCES);
+	record_put("cgwatch/mem/2000000001-7ffd10", REC_FILE, NULL, -ETIMEDOUT);
+	record_put("cgwatch/mem/2000000002-7ffd10", REC_FILE, NULL, -ETIMEDOUT);
 	record_put("proc/2000000002/task/2000000002/stat", REC_FILE, "not named", 9);
 	record_put("proc/uptime", REC_FILE, "5.00 6.00\n", 10);
 	struct cgw_task t = { .tid = 2000000001, .tgid = 2000000001, .cpu = 0 };
@@ -331,6 +334,8 @@ static void test_write_unreadable(void **state)
 	snprintf(p, sizeof(p), "%s/cgwatch/unreadable", dir);
 	assert_true(read_small_file(p, buf, sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "permission proc/2000000001/task/2000000001/stack "));
+	assert_non_null(strstr(buf, "timed-out cgwatch/mem/2000000001-7ffd10 timed out after 1 s\n"));
+	assert_null(strstr(buf, "2000000002"));
 	snprintf(p, sizeof(p), "%s/cgwatch/clocks", dir);
 	assert_true(read_small_file(p, buf, sizeof(buf)) > 0);
 	struct cap_clocks *k = xcalloc(1, sizeof(*k));
