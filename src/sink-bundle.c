@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -156,6 +157,9 @@ struct bw {
 	uint64_t more_left_size;
 	struct cgw_redact *red;                /* --redact: every name and content through it */
 	char *cap_unreadable;                  /* tree/cgwatch/unreadable as read: the capture's */
+	bool proc_listed;                      /* tree/proc is a member, listed: its tasks next */
+	int *named, *chain;                    /* the findings' processes, their chains', sorted: */
+	size_t nnamed, nchain;                 /* bundled first */
 };
 
 static void write_fail(struct bw *b, const char *name)
@@ -294,22 +298,32 @@ static void note(struct bw *b, bool left_out, const char *name, uint64_t size, c
 	sb_free(&w);
 }
 
+/* Does a member of size bytes fit the caps? If not, it is left out, listed (a directory is
+ * not: what is under it is, each file with its size). */
+static bool fits(struct bw *b, const char *name, uint64_t size, bool dir)
+{
+	char why[200];
+	if (size > b->max_file) {
+		snprintf(why, sizeof(why), "larger than max_file_size (%.10g MiB)", b->max_file / MIB);
+		note(b, true, name, size, why);
+		return false;
+	}
+	if (b->total + size + strlen(name) + ENTRY_COST > b->budget) {
+		snprintf(why, sizeof(why), "over max_size (%.10g MiB) for the whole bundle",
+		         (b->budget + MANIFEST_RESERVE) / MIB);
+		if (!dir)
+			note(b, true, name, size, why);
+		return false;
+	}
+	return true;
+}
+
 /* One regular file of the tree: read with the deadline, within the caps. */
 static void tree_file(struct bw *b, const char *path, const char *name, const struct ent *e)
 {
 	char why[160];
-	uint64_t cost = e->size + strlen(name) + ENTRY_COST;
-	if (e->size > b->max_file) {
-		snprintf(why, sizeof(why), "larger than max_file_size (%.10g MiB)", b->max_file / MIB);
-		note(b, true, name, e->size, why);
+	if (!fits(b, name, e->size, false))
 		return;
-	}
-	if (b->total + cost > b->budget) {
-		snprintf(why, sizeof(why), "over max_size (%.10g MiB) for the whole bundle",
-		         (b->budget + MANIFEST_RESERVE) / MIB);
-		note(b, true, name, e->size, why);
-		return;
-	}
 	size_t cap = (size_t)e->size + 2;      /* one byte more shows a file that grew */
 	char *buf = try_malloc(cap);
 	if (!buf) {
@@ -374,8 +388,87 @@ static bool name_listable(const char *n)
 	       member_name_check(n, len, NULL, 0) == 0;
 }
 
-/* Directory path (archive name name) and everything under it, in name order. */
-static void tree_dir(struct bw *b, const char *path, const char *name, int depth)
+/* Which entries of a directory a walk takes: all; all but the task directories of tree/proc
+ * (proc/PID); those of the processes in the findings' chains; of the findings' other
+ * processes; the other processes'. Under the caps the host files go first, so that a bundle
+ * the caps cut still replays (the reader's clock, the CPU layout, the capture's clocks), then
+ * the chains, then the findings' tasks, then the others that fit. */
+enum walk { WALK_ALL, WALK_HOST, WALK_CHAIN, WALK_NAMED, WALK_OTHERS };
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static bool walk_takes(const struct bw *b, enum walk walk, const char *name, const char *entry)
+{
+	if (walk == WALK_ALL)
+		return true;
+	bool task = strcmp(name, "tree/proc") == 0 && *entry &&
+	            entry[strspn(entry, "0123456789")] == '\0' && strlen(entry) < 11;
+	if (walk == WALK_HOST || !task)
+		return walk == WALK_HOST && !task;
+	int pid = atoi(entry);
+	bool chain = b->chain && bsearch(&pid, b->chain, b->nchain, sizeof(int), int_cmp);
+	bool named = b->named && bsearch(&pid, b->named, b->nnamed, sizeof(int), int_cmp);
+	return walk == (chain ? WALK_CHAIN : named ? WALK_NAMED : WALK_OTHERS);
+}
+
+/* The processes the findings of a report.json name, sorted: those of their chains into
+ * b->chain, of their tasks into b->named; none when the JSON is not a check's report. */
+static void named_pids(struct bw *b, const char *json, size_t len)
+{
+	struct json_tokener *tok = json_tokener_new_ex(64);
+	json_object *root = tok ? json_tokener_parse_ex(tok, json, (int)len) : NULL;
+	json_object *tasks, *findings;
+	if (tok)
+		json_tokener_free(tok);
+	if (!root || !json_object_object_get_ex(root, "tasks", &tasks) ||
+	    !json_object_object_get_ex(root, "findings", &findings) ||
+	    !json_object_is_type(tasks, json_type_array) ||
+	    !json_object_is_type(findings, json_type_array)) {
+		json_object_put(root);
+		return;
+	}
+	/* every task's (tid, pid), sorted by tid: each finding's tid looked up in it */
+	size_t nt = json_object_array_length(tasks), cap[2] = { 0, 0 }, n = 0;
+	int (*ids)[2] = try_reallocarray(NULL, nt ? nt : 1, sizeof(*ids));
+	for (size_t t = 0; ids && t < nt; t++) {
+		json_object *o = json_object_array_get_idx(tasks, t), *tid, *pid;
+		if (json_object_object_get_ex(o, "tid", &tid) && json_object_object_get_ex(o, "pid", &pid))
+			ids[n][0] = json_object_get_int(tid), ids[n++][1] = json_object_get_int(pid);
+	}
+	if (ids)
+		qsort(ids, n, sizeof(*ids), int_cmp);     /* by the first int: the tid */
+	for (size_t f = 0; ids && f < json_object_array_length(findings); f++) {
+		json_object *fd = json_object_array_get_idx(findings, f);
+		for (int k = 0; k < 2; k++) {
+			json_object *tids;
+			if (!json_object_object_get_ex(fd, k ? "chain" : "tasks", &tids) ||
+			    !json_object_is_type(tids, json_type_array))
+				continue;
+			for (size_t i = 0; i < json_object_array_length(tids); i++) {
+				int tid = json_object_get_int(json_object_array_get_idx(tids, i));
+				int (*hit)[2] = bsearch(&tid, ids, n, sizeof(*ids), int_cmp);
+				int **v = k ? &b->chain : &b->named;
+				size_t *nv = k ? &b->nchain : &b->nnamed;
+				if (hit && grow((void **)v, &cap[k], *nv, 64, sizeof(int)) == 0)
+					(*v)[(*nv)++] = (*hit)[1];
+			}
+		}
+	}
+	free(ids);
+	json_object_put(root);
+	if (b->named)
+		qsort(b->named, b->nnamed, sizeof(int), int_cmp);
+	if (b->chain)
+		qsort(b->chain, b->nchain, sizeof(int), int_cmp);
+}
+
+/* Directory path (archive name name) and everything under it (what walk takes of it), in
+ * name order. */
+static void tree_dir(struct bw *b, const char *path, const char *name, int depth, enum walk walk)
 {
 	struct list_job *j = try_calloc(1, sizeof(*j));
 	if (!j || !(j->path = try_strdup(path))) {
@@ -400,8 +493,12 @@ static void tree_dir(struct bw *b, const char *path, const char *name, int depth
 			return;
 		}
 	}
+	if (walk == WALK_HOST && e == 0 && !j->err && strcmp(name, "tree/proc") == 0)
+		b->proc_listed = true;            /* its tasks are walked next */
 	for (size_t k = 0; k < j->n && !b->err; k++) {
 		struct ent *en = &j->v[k];
+		if (!walk_takes(b, walk, name, en->name))
+			continue;
 		char *p = NULL, *n = NULL;
 		if (asprintf(&p, "%s/%s", path, en->name) < 0 ||
 		    asprintf(&n, "%s/%s", name, en->name) < 0) {
@@ -428,8 +525,12 @@ static void tree_dir(struct bw *b, const char *path, const char *name, int depth
 			if (depth > 64) {
 				note(b, true, n, 0, "deeper than 64 directories");
 			} else {
-				add_member(b, n, AE_IFDIR, NULL, 0, NULL, en->mode & 0755, en->mtime);
-				tree_dir(b, p, n, depth + 1);
+				/* one that does not fit is no member (thousands of empty directories
+				 * took a capped bundle's room), and nothing under it fits: its files
+				 * are listed, left out */
+				if (fits(b, n, 0, true))
+					add_member(b, n, AE_IFDIR, NULL, 0, NULL, en->mode & 0755, en->mtime);
+				tree_dir(b, p, n, depth + 1, walk == WALK_HOST ? walk : WALK_ALL);
 			}
 		} else if (S_ISREG(en->mode)) {
 			tree_file(b, p, n, en);
@@ -454,7 +555,8 @@ static void tree_dir(struct bw *b, const char *path, const char *name, int depth
 
 static void add_text(struct bw *b, const char *name, const char *text, size_t len)
 {
-	add_member(b, name, AE_IFREG, text, len, NULL, 0644, b->now);
+	if (fits(b, name, len, false))    /* a report of thousands of tasks can be over a cap */
+		add_member(b, name, AE_IFREG, text, len, NULL, 0644, b->now);
 }
 
 static const char *base_name(const char *p)
@@ -688,7 +790,17 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 	free(ctext);
 	add_signatures(&b, sigs);
 	add_member(&b, "tree", AE_IFDIR, NULL, 0, NULL, 0755, b.now);
-	tree_dir(&b, dir, "tree", 0);
+	tree_dir(&b, dir, "tree", 0, WALK_HOST);
+	char *procdir = NULL;
+	if (!b.err && b.proc_listed && asprintf(&procdir, "%s/proc", dir) >= 0) {
+		if (rep.json)
+			named_pids(&b, rep.json, rep.json_len);
+		for (enum walk w = WALK_CHAIN; w <= WALK_OTHERS; w++)
+			tree_dir(&b, procdir, "tree/proc", 1, w);
+	}
+	free(procdir);
+	free(b.named);
+	free(b.chain);
 	capture_notes(&b);
 	iso_time(now_epoch(), end, sizeof(end));
 	char more[160];

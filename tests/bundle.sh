@@ -201,6 +201,25 @@ else
 	echo "FAIL bundle-verify-extra: exit $rc: $(clip "$out")"
 fi
 
+# ---- what the capture could not read (its cgwatch/unreadable) is in the manifest's unreadable
+# too, but a host file this kernel does not have (absent) ----
+cp -a "$repo/tests/fixtures/unreadable-stack" "$tmp/capunr"
+mkdir -p "$tmp/capunr/cgwatch"
+printf '%s\n' 'timed-out cgwatch/mem/4100-7ffd10 timed out after 2 s' \
+	'absent proc/pressure/irq No such file or directory' \
+	'vanished proc/99\x20x/stat No such file or directory' >"$tmp/capunr/cgwatch/unreadable"
+out=$(timeout $T "$CGW" bundle --config "$conf" --root "$tmp/capunr" -o "$tmp/work/capunr.tar.zst" 2>&1)
+rc=$?
+man=$(zstd -dc "$tmp/work/capunr.tar.zst" 2>/dev/null | tar -xOf - manifest.json 2>/dev/null)
+if [ $rc = 0 ] && grep -q ', 2 unreadable' <<<"$out" && jq -e '.unreadable == [
+	{"path": "tree/cgwatch/mem/4100-7ffd10", "why": "captured as timed-out: timed out after 2 s"},
+	{"path": "tree/proc/99 x/stat", "why": "captured as vanished: No such file or directory"}] and
+	(.members | any(.path == "tree/cgwatch/unreadable"))' <<<"$man" >/dev/null; then
+	echo "PASS bundle-capture-unreadable"
+else
+	echo "FAIL bundle-capture-unreadable: exit $rc: $(clip "$out") unreadable: $(jq -c .unreadable <<<"$man" 2>&1 | head -c 300)"
+fi
+
 # ---- caps: a file over max_file_size is left out, and listed ----
 cp -a "$repo/tests/fixtures/unreadable-stack" "$tmp/capped"
 head -c $((2 * 1024 * 1024)) /dev/zero >"$tmp/capped/proc/big"
@@ -259,6 +278,60 @@ else
 		echo "PASS bundle-cap-bighost: $(jq -r '.left_out[-1].why' <<<"$man")"
 	fi
 fi
+
+# ---- caps with thousands of blocked tasks: seed 000 with 2,000 copies of its blocked cadvisor
+# thread (tests/mkblocked.py, 24,000 files, 20 MB) and a mountinfo of 20,000 container mounts
+# (3 MB), under max_size = 2 and max_file_size = 1: written within seconds; the mountinfo and
+# report.json (2,003 tasks) left out for max_file_size, task files for max_size, each listed
+# or counted in the last note; the host files a replay needs bundled before the tasks'; the
+# members and the manifest together within 2 MiB, and the file too; intact; and `check --root`
+# of it, with the same caps, replays the finding with the tasks the bundle holds ----
+# (made in /dev/shm when it can be: 24,000 files took 24 s of a loaded ext4 here, 0.9 s there)
+shm=$(mktemp -d /dev/shm/cgwatch-bundle.XXXXXX 2>/dev/null) || shm=$tmp
+trap 'rm -rf "$tmp" "$shm"' EXIT
+many=$shm/many
+if ! out=$(python3 "$here/mkblocked.py" "$repo/tests/fixtures/seed000-pidlist" "$many" 2301 2315 2000 2>&1); then
+	echo "FAIL bundle-cap-manytasks: cannot generate the tree: $(clip "$out")"
+else
+	awk 'BEGIN { for (i = 0; i < 20000; i++)
+		printf "%d 30 0:%d / /run/containers/%d/rootfs rw,relatime shared:%d - overlay overlay rw,lowerdir=/var/lib/containers/l/%d,upperdir=/var/lib/containers/u/%d\n", 5000 + i, 100 + i, i, 900 + i, i, i }' \
+		>>"$many/proc/self/mountinfo"
+	printf '[bundle]\nmax_size = 2\nmax_file_size = 1\n' >"$tmp/many.conf"
+	t0=$(date +%s.%N)
+	out=$(timeout $T "$CGW" bundle --config "$tmp/many.conf" --root "$many" -o "$tmp/work/many.tar.zst" 2>&1)
+	rc=$?
+	took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+	man=$(zstd -dc "$tmp/work/many.tar.zst" 2>/dev/null | tar -xOf - manifest.json 2>/dev/null)
+	vout=$(timeout $T "$CGW" bundle --config "$tmp/many.conf" --verify "$tmp/work/many.tar.zst" 2>&1)
+	vrc=$?
+	rout=$(timeout $T "$CGW" check --config "$tmp/many.conf" --root "$tmp/work/many.tar.zst" --format json 2>&1 >"$tmp/many.json")
+	rrc=$?
+	fsize=$(stat -c %s "$tmp/work/many.tar.zst" 2>/dev/null || echo 0)
+	if [ $rc != 0 ]; then
+		echo "FAIL bundle-cap-manytasks: exit $rc: $(clip "$out")"
+	elif ! jq -e --argjson m "${#man}" '
+	        (.left_out | any(.path == "tree/proc/self/mountinfo" and .size > 1048576 and (.why | test("max_file_size")))) and
+	        (.left_out | any(.path == "report.json" and (.why | test("max_file_size")))) and
+	        (.left_out | any(.path | startswith("tree/proc/1"))) and
+	        all(.left_out[]; .why | test("max_size|max_file_size|more members left out by the caps")) and
+	        ([.members[].size] | add) + $m <= 2097152' <<<"$man" >/dev/null; then
+		echo "FAIL bundle-cap-manytasks: manifest: $(jq -c '{n: (.members | length), left: (.left_out | length), sum: ([.members[].size] | add), first: .left_out[0:3], last: .left_out[-1]}' <<<"$man" 2>&1 | head -c 400) (${#man} bytes)"
+	elif ! jq -e '[.members[].path] as $p | ["tree/proc/self/sched", "tree/proc/uptime", "tree/proc/stat",
+	        "tree/proc/cmdline", "tree/sys/devices/system/cpu/online"] | all(. as $f | $p | index($f))' <<<"$man" >/dev/null; then
+		echo "FAIL bundle-cap-manytasks: host files left out: $(jq -c '[.left_out[] | select(.path | test("^tree/(proc/[a-z]|sys/)"))] | .[0:4]' <<<"$man" 2>&1 | head -c 300)"
+	elif [ "$fsize" -gt 2097152 ]; then
+		echo "FAIL bundle-cap-manytasks: the file is $fsize bytes, over max_size"
+	elif [ $vrc != 0 ]; then
+		echo "FAIL bundle-cap-manytasks: verify exit $vrc: $(clip "$vout")"
+	elif [ $rrc != 1 ] || ! jq -e '[.findings[].id] == ["cgroup1-pidlist-flush"] and (.findings[0].tasks | length) > 10 and .findings[0].chain == [21877, 412]' "$tmp/many.json" >/dev/null; then
+		echo "FAIL bundle-cap-manytasks: check --root of the bundle: exit $rrc, $(jq -c '[.findings[] | {id, n: (.tasks | length)}]' "$tmp/many.json" 2>&1 | head -c 200) $(clip "$rout")"
+	elif ! awk -v t="$took" 'BEGIN { exit !(t < 20) }'; then
+		echo "FAIL bundle-cap-manytasks: bundling took $took s"
+	else
+		echo "PASS bundle-cap-manytasks: bundled in $took s, $(jq '.members | length' <<<"$man") members, $(jq '.left_out | length' <<<"$man") notes of left-out files (last: $(jq -r '.left_out[-1].why' <<<"$man")); replayed: $(jq -r '.findings[0].id + " with " + (.findings[0].tasks | length | tostring) + " tasks"' "$tmp/many.json")"
+	fi
+fi
+rm -rf "$many"
 
 # ---- the file: default name in the working directory, atomic, private ----
 mkdir "$tmp/named" && cd "$tmp/named" || exit 1
