@@ -605,7 +605,7 @@ struct cgw_dur task_dur(const struct cgw_task *t);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
 
-/* ---- parse-capture.c: a capture's own files, DIR/cgwatch/{clocks,unreadable} (pure) ---- */
+/* ---- parse-capture.c: a capture's own files, DIR/cgwatch/{clocks,unreadable,detail/} (pure) ---- */
 
 #define CAP_MAX_CLOCKS 1024           /* CPUs a clocks file lists at most */
 #define CAP_MAX_SUSPECTS 4096         /* suspects it lists at most (more: none listed) */
@@ -635,6 +635,15 @@ bool clocks_cpu(const struct cap_clocks *c, int cpu, struct cgw_now *now);
 bool clocks_suspect(const struct cap_clocks *c, int tid, unsigned long long start_ticks);
 /* Append c as a clocks file parse_clocks reads back. */
 void clocks_format(const struct cap_clocks *c, struct strbuf *b);
+/* What libproc2 said of one process in the live run (DIR/cgwatch/detail/TGID): user name,
+ * systemd unit, start (seconds since the epoch); "" and !have_started when not said. */
+struct cap_detail { char user[64], unit[128]; bool have_started; double started_at; };
+/* Parse a detail file (header "cgwatch-detail 1", then at most one each of "user NAME",
+ * "unit NAME", "started_at SECONDS"; '#' and blank lines skipped; a name is the rest of its
+ * line, text only). Returns 0 or -EINVAL (out then unspecified). */
+int parse_detail(const char *text, struct cap_detail *out);
+/* Append d as a detail file parse_detail reads back (a name that is not text is left out). */
+void detail_format(const struct cap_detail *d, struct strbuf *b);
 /* The REASON of an unreadable line for an errno and tree path: permission, timed-out,
  * vanished (a task's file), absent (another file), skipped (not tried: the scan's timeout
  * budget, stuck readers, a stop), failed. */
