@@ -1400,8 +1400,16 @@ bool redact_home_counts(const char *home);
 int redact_add_home(struct cgw_redact *r, const char *home);
 /* The host names, from hostname ("web-01" or "web-01.example.com") and domain (the NIS
  * domainname; "(none)" or "" is none): the short name and the FQDN as kind "host", the
- * domain as "domain". 0 or -ENOMEM. */
+ * domain as "domain". A name of letters only ("vm", "lan") may be a word, of the kernel's
+ * ("vm.dirty_ratio", "__access_remote_vm") or a sentence's: it is replaced only where it
+ * names the host (a whole line or span, user@NAME, NAME:/path, a path not under /proc/ or
+ * /sys/ but for /sys/fs/cgroup/, a unit's name, first in a message before a space); any
+ * other name wherever it stands alone. 0 or -ENOMEM. */
 int redact_add_host(struct cgw_redact *r, const char *hostname, const char *domain);
+/* An address of the host in its text form (inet_ntop's: "192.0.2.7", "2001:db8::7") as kind
+ * "addr", replaced where it is all of one address (not in "192.0.2.71" or "2001:db8::7:1").
+ * 0, -EINVAL (not an address's characters) or -ENOMEM. */
+int redact_add_addr(struct cgw_redact *r, const char *addr);
 /* The content of the bundle member tree/NAME (name without "tree/") redacted into out, by
  * what the kernel puts there: a task's cmdline and environ whole as one token; of stat the
  * comm, of status the Name line, of sched its first line, of cgroup the paths, of mountinfo
