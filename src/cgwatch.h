@@ -648,17 +648,36 @@ int parse_unreadable_line(const char *line, char *reason, size_t rcap, char *pat
 
 /* ---- parse-passwd.c: who a host's users are, for redaction (pure) ---- */
 
-struct passwd_ent { char *name; unsigned uid; char *home; };
+struct passwd_ent { char *name; unsigned uid, gid; char *home; };
 struct passwd_list { struct passwd_ent *v; size_t n; };
 /* Parse /etc/passwd text (n bytes): lines "name:password:uid:gid:gecos:home:shell". Blank
  * lines and comments are skipped; a line that is not seven fields, has an empty name, a NIS
  * "+"/"-" entry, a uid that is not a number below 2^32-1, or a NUL, is counted in *bad (may
- * be NULL) and skipped. 0, or -ENOMEM (out empty). Free out with passwd_free. */
+ * be NULL) and skipped; a gid that is not a number is 0xffffffff. 0, or -ENOMEM (out
+ * empty). Free out with passwd_free. */
 int passwd_parse(const char *text, size_t n, struct passwd_list *out, size_t *bad);
 void passwd_free(struct passwd_list *l);
 /* The uids of a /proc status file's "Uid:" line (real, effective, saved, filesystem), in
  * order: how many were read (0..4), stopping at the first that is not a uid. */
 int status_uids(const char *buf, size_t n, unsigned out[4]);
+
+/* ---- parse-group.c: a host's groups and its names in /etc/hosts, for redaction (pure) ---- */
+
+struct group_ent { char *name; unsigned gid; };
+struct group_list { struct group_ent *v; size_t n; };
+/* Parse /etc/group text (n bytes): lines "name:password:gid:members". Blank lines and
+ * comments are skipped; a line that is not four fields, has an empty name, a NIS "+"/"-"
+ * entry, a gid that is not a number below 2^32-1, or a NUL, is counted in *bad (may be NULL)
+ * and skipped. 0, or -ENOMEM (out empty). Free out with group_free. */
+int group_parse(const char *text, size_t n, struct group_list *out, size_t *bad);
+void group_free(struct group_list *l);
+struct hosts_list { char **names; size_t nnames; char **addrs; size_t naddrs; };
+/* The /etc/hosts lines (text, n bytes; "ADDRESS NAME ALIAS... # comment") that name host
+ * (its part before the first dot, compared without case: a name equal to it or beginning
+ * with it and a dot): their names, but localhost's, and their addresses, but loopback's
+ * (127.*, ::1), each once. 0, or -ENOMEM (out empty). Free out with hosts_free. */
+int hosts_parse(const char *text, size_t n, const char *host, struct hosts_list *out);
+void hosts_free(struct hosts_list *l);
 
 /* ---- source-root.c ---- */
 

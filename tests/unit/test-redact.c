@@ -404,9 +404,11 @@ static void test_passwd(void **state)
 	assert_string_equal(l.v[0].home, "/root");
 	assert_string_equal(l.v[2].name, "alice");
 	assert_int_equal(l.v[2].uid, 1000);
+	assert_int_equal(l.v[2].gid, 1000);
 	assert_string_equal(l.v[2].home, "/home/alice");
 	assert_string_equal(l.v[3].name, "bob");
 	assert_int_equal(l.v[3].uid, 60000);
+	assert_int_equal(l.v[3].gid, 60000);
 	assert_string_equal(l.v[3].home, "/srv/bob");
 	passwd_free(&l);
 	assert_int_equal(passwd_parse("", 0, &l, NULL), 0);
@@ -417,6 +419,75 @@ static void test_passwd(void **state)
 	assert_int_equal(l.n, 0);
 	assert_int_equal(bad, 1);
 	passwd_free(&l);
+}
+
+/* /etc/group: name and gid of four fields; the rest counted bad. */
+static void test_group(void **state)
+{
+	(void)state;
+	static const char gr[] =
+		"root:x:0:\n"
+		"# a comment\n"
+		"\n"
+		"alice:x:1000:\r\n"
+		"devs:x:5001:alice,bob\n"
+		"bad:x:notanumber:\n"
+		"short:x:1001\n"
+		"+nisgroup:::\n"
+		":x:1002:\n"
+		"toolong:x:1003::extra\n"
+		"big:x:4294967295:\n"
+		"last:x:7:";                            /* no final newline */
+	struct group_list l;
+	size_t bad = 0;
+	assert_int_equal(group_parse(gr, sizeof(gr) - 1, &l, &bad), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(bad, 6);
+	assert_string_equal(l.v[1].name, "alice");
+	assert_int_equal(l.v[1].gid, 1000);
+	assert_string_equal(l.v[2].name, "devs");
+	assert_int_equal(l.v[2].gid, 5001);
+	assert_string_equal(l.v[3].name, "last");
+	assert_int_equal(l.v[3].gid, 7);
+	group_free(&l);
+	static const char nul[] = "a:x:1000:\0\n";
+	assert_int_equal(group_parse(nul, sizeof(nul) - 1, &l, &bad), 0);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(bad, 1);
+	group_free(&l);
+}
+
+/* /etc/hosts: the lines naming the host (short or NAME.domain, any case): their names but
+ * localhost's, their addresses but loopback's, each once. */
+static void test_hosts(void **state)
+{
+	(void)state;
+	static const char hs[] =
+		"127.0.0.1\tlocalhost\n"
+		"127.0.1.1 web-01.corp.example web-01\n"
+		"# 10.9.9.9 web-01\n"
+		"10.0.0.7 WEB-01.lan.example mail  # this host\n"
+		"2001:db8::7 web-01\n"
+		"10.0.0.8 web-011 web-01x notweb-01\n"
+		"::1 localhost ip6-localhost web-01\n"
+		"lonely\n";
+	struct hosts_list l;
+	assert_int_equal(hosts_parse(hs, sizeof(hs) - 1, "web-01.corp.example", &l), 0);
+	assert_int_equal(l.nnames, 4);
+	assert_string_equal(l.names[0], "web-01.corp.example");
+	assert_string_equal(l.names[1], "web-01");
+	assert_string_equal(l.names[2], "WEB-01.lan.example");
+	assert_string_equal(l.names[3], "mail");
+	assert_int_equal(l.naddrs, 2);
+	assert_string_equal(l.addrs[0], "10.0.0.7");
+	assert_string_equal(l.addrs[1], "2001:db8::7");
+	hosts_free(&l);
+	assert_int_equal(hosts_parse(hs, sizeof(hs) - 1, "localhost", &l), 0);
+	assert_int_equal(l.nnames + l.naddrs, 0);
+	assert_int_equal(hosts_parse(hs, sizeof(hs) - 1, "", &l), 0);
+	assert_int_equal(l.nnames + l.naddrs, 0);
+	assert_int_equal(hosts_parse(hs, sizeof(hs) - 1, NULL, &l), 0);
+	assert_int_equal(l.nnames + l.naddrs, 0);
 }
 
 static void test_status_uids(void **state)
@@ -450,6 +521,8 @@ int main(void)
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_map_escaped),
 		cmocka_unit_test(test_passwd),
+		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_status_uids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
