@@ -1453,11 +1453,14 @@ int redact_name(struct cgw_redact *r, const char *name, bool dir, struct strbuf 
 
 /* The redaction map for a bundle of the tree dir, before anything is written (and before the
  * tree's check enters its mount namespace): this host's host names and the tree's
- * (proc/sys/kernel/hostname, domainname), the personal users (redact_uid_personal) of
+ * (proc/sys/kernel/hostname, domainname), the name in /etc/hostname, the names and address
+ * of the /etc/hosts lines naming either host (hosts_parse), this host's interface addresses
+ * but loopback's (getifaddrs; no DNS), the personal users (redact_uid_personal) of
  * /etc/passwd, read once, and of every uid in the tree's status files (the name service for
- * those passwd lacks), their homes (redact_add_home), root's home, /home/ and /root/. Reads
- * have the deadline; after one read of the tree times out, its status files are not read.
- * NULL with msg only without memory. */
+ * those passwd lacks), their homes (redact_add_home), root's home, /home/ and /root/, and
+ * the groups of /etc/group that are such a user's primary group or have a personal gid.
+ * Reads have the deadline; after one read of the tree times out, its status files are not
+ * read. NULL with msg only without memory. */
 struct cgw_redact *bundle_redact_map(const char *dir, unsigned timeout_ms, char *msg,
                                      size_t cap);
 /* Write the map of r to path, mode 0600, atomically (atomic_write_new). 0 or -errno, why. */

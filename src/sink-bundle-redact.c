@@ -1,7 +1,9 @@
 /* sink-bundle-redact.c: what a redacted bundle must not carry off this host, gathered before
- * anything is written: the host names (this host's and the tree's), the users whose names
- * are personal (this host's /etc/passwd, read once, and every uid of the tree's status
- * files, through the name service when passwd does not have it) with their home directories,
+ * anything is written: the host names (this host's and the tree's, the NIS domain, the name
+ * in /etc/hostname, the /etc/hosts lines naming either host) and this host's addresses (its
+ * interfaces' and those lines'; no DNS), the users whose names are personal (this host's
+ * /etc/passwd, read once, and every uid of the tree's status files, through the name service
+ * when passwd does not have it) with their home directories and their groups (/etc/group),
  * and /home/ and /root/. And the map file, next to the bundle, for this host only. Every
  * read has the deadline: the tree may sit on a file system that does not answer. */
 #include <arpa/inet.h>

@@ -5,8 +5,10 @@
  * slashes, each component after that replaced on its own ("/home/alice/mnt/f" ->
  * "/home/REDACTED-user-1/REDACTED-path-1/REDACTED-path-2"), so a mount point and the files
  * under it still nest as they did and a replay finds the mount a task waits on. The kernel's
- * own words stay: stacks, wchan, syscall, cgroup controller files, CPU lists, numbers, and a
- * value followed by "+0x" (a kernel symbol). Pure: text in, text out. */
+ * own words stay: stacks, wchan, syscall, cgroup controller files, CPU lists, numbers, a
+ * kernel symbol (what runs to "+0x"), and a host name that is a word ("vm") where it does not
+ * name the host (names_host: "vm.dirty_ratio", "/proc/sys/vm"). The host's addresses match
+ * as whole addresses. Pure: text in, text out. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
