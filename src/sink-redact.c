@@ -198,10 +198,12 @@ static bool token_end(unsigned char c)
 }
 
 /* A kernel symbol: the run of name bytes and dots from end is followed by "+0x"
- * ("vm.isra.0+0x1f/0x40"). */
+ * ("vm.isra.0+0x1f/0x40"). A symbol is shorter than KSYM_NAME_LEN (512): a longer run is
+ * not looked through (no quadratic scan of "a.a.a..."). */
 static bool in_symbol(const char *in, size_t n, size_t end)
 {
-	while (end < n && (name_byte((unsigned char)in[end]) || in[end] == '.'))
+	size_t lim = n - end > 512 ? end + 512 : n;
+	while (end < lim && (name_byte((unsigned char)in[end]) || in[end] == '.'))
 		end++;
 	return n - end >= 3 && memcmp(in + end, "+0x", 3) == 0;
 }
@@ -294,9 +296,8 @@ static const struct redact_ent *match_at(const struct cgw_redact *r, const char 
                                          size_t i, bool whole)
 {
 	unsigned char c = (unsigned char)in[i];
-	if (!(r->first[c / 8] & (1u << (c % 8))))
-		return NULL;
-	bool after_name = i > 0 && name_byte((unsigned char)in[i - 1]);
+	if (!(r->first[c / 8] & (1u << (c % 8))) || (i > 0 && name_byte((unsigned char)in[i - 1])))
+		return NULL;                          /* inside a name (or an address) */
 	const struct redact_ent *best = NULL;
 	for (size_t k = 0; k < r->n; k++) {
 		const struct redact_ent *e = &r->v[k];
@@ -308,8 +309,6 @@ static const struct redact_ent *match_at(const struct cgw_redact *r, const char 
 			if (!addr_alone(in, n, i, e->len, memchr(e->value, ':', e->len) != NULL))
 				continue;
 		} else {
-			if (after_name)
-				continue;
 			if (end < n && name_byte((unsigned char)in[end]) &&
 			    name_byte((unsigned char)e->value[e->len - 1]))
 				continue;
