@@ -1454,6 +1454,38 @@ int bundle_check_tree(const char *dir, const struct cgw_conf *conf,
                       size_t cap);
 void bundle_reports_free(struct bundle_reports *r);
 
+/* ---- sink-bundle-incidents.c: the daemon's open incidents, whose reports a bundle holds ---- */
+
+/* A report file of an open incident: its path on the host and its member, incidents/BASE. */
+struct bundle_inc_file { char *path, *name; };
+/* What a bundle holds of the open incidents: their newest report files, and what could not be
+ * listed (the state file unreadable or malformed, an incident dropped, a report named outside
+ * the reports directory), each a note for the manifest's "unreadable" (path and why). */
+struct bundle_incidents {
+	struct bundle_inc_file *v; size_t n;
+	struct bundle_note *notes; size_t nnotes;
+};
+/* The newest reports of every open (not resolved) incident of in, named by its report field:
+ * a file directly in report_dir named <incident id>-NN-<state>.json, and the .txt beside it,
+ * as incidents/<name>. An incident with no report, or another one, is a note instead. Pure.
+ * 0, or -ENOMEM (out then holds what was listed). */
+int bundle_incident_files(const struct cgw_incidents *in, const char *report_dir,
+                          struct bundle_incidents *out);
+/* The daemon's open incidents of this boot from c's state file (run.state_dir/incidents.json:
+ * a regular file, not followed, read with the deadline), then bundle_incident_files with c's
+ * reports directory. No state file (no daemon): nothing. One that cannot be read or parsed,
+ * and each incident dropped from it: a note. 0, or -ENOMEM. */
+int bundle_incidents_load(const struct cgw_conf *c, unsigned timeout_ms,
+                          struct bundle_incidents *out);
+void bundle_incidents_free(struct bundle_incidents *b);
+/* Read path, a regular file (a symlink is not followed, a FIFO or device not opened for
+ * reading), at most max bytes, opened and read with the deadline: *data (malloc'd,
+ * NUL-terminated, *len bytes). Returns 0; -EFBIG when it is larger than max (*size its size);
+ * or -errno (-ETIMEDOUT, -ELOOP a symlink, -ENODEV not a regular file), with a sentence in why
+ * naming path. */
+int bundle_read_regular(const char *path, uint64_t max, unsigned timeout_ms, char **data,
+                        size_t *len, uint64_t *size, char *why, size_t cap);
+
 /* ---- sink-bundle.c: cgwatch bundle ---- */
 
 /* Capture this host into the empty directory dir (a live check with --capture dir, with the
