@@ -1497,16 +1497,17 @@ typedef int (*cgw_capture_fn)(const char *dir, const char *config);
 int cmd_bundle(int argc, char **argv, cgw_capture_fn capture);
 /* A bundle of the captured tree dir into out (NULL: cgwatch-bundle-HOST-TIME.tar.zst in the
  * current directory), atomically: reports, configuration, signatures, tree/ within the caps
- * of conf, manifest.json. Returns 0 with the file's name in written, or an exit code with
- * msg. */
+ * of conf, the open incidents' reports of inc (NULL: none) as incidents/, manifest.json.
+ * Returns 0 with the file's name in written, or an exit code with msg. */
 int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *conf,
-                      const struct cgw_sigset *sigs, char *written, size_t wcap, char *msg,
-                      size_t cap);
+                      const struct cgw_sigset *sigs, const struct bundle_incidents *inc,
+                      char *written, size_t wcap, char *msg, size_t cap);
 /* bundle_write_tree with the reports given (the daemon's, of the scan it captured) in place of
  * a check of the tree (which needs a mount namespace). */
 int bundle_write_reports(const char *dir, const char *out, const struct cgw_conf *conf,
                          const struct cgw_sigset *sigs, const struct bundle_reports *rep,
-                         char *written, size_t wcap, char *msg, size_t cap);
+                         const struct bundle_incidents *inc, char *written, size_t wcap,
+                         char *msg, size_t cap);
 
 
 /* ---- sink-autobundle.c: the bundles the daemon leaves by itself ---- */

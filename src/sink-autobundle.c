@@ -173,7 +173,7 @@ static int job_run(void *p, char *why, size_t cap)
 	} else if (signatures_load(&sigs, &j->conf) != 0) {
 		e = -EINVAL;
 		snprintf(why, cap, "the signature library did not load");
-	} else if (bundle_write_reports(tree, j->file, &j->conf, &sigs, &j->rep, written,
+	} else if (bundle_write_reports(tree, j->file, &j->conf, &sigs, &j->rep, NULL, written,
 	                                sizeof(written), msg, sizeof(msg)) != 0) {
 		e = -EIO;
 		snprintf(why, cap, "%s", msg);
