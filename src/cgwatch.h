@@ -1047,6 +1047,9 @@ const char *sig_source(const struct cgw_sig *s);
 /* The text of the built-in file name (conf/signatures.d/NAME.conf), or NULL. */
 const struct cgw_sigfile *sig_builtin_file(const char *name);
 void sig_free(struct cgw_sigset *set);
+/* A deep copy of src into dst (empty): nothing shared, so either may be freed while the other
+ * is in use on another thread. 0, or -ENOMEM (dst empty). */
+int sig_copy(struct cgw_sigset *dst, const struct cgw_sigset *src);
 const struct cgw_sig *sig_find(const struct cgw_sigset *set, const char *id);
 /* Does s match the frames? When it does and marks is not NULL, marks[i] is set for every
  * frame that matched a required, ordered or optional pattern. Returns true on a match. */
