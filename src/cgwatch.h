@@ -1351,6 +1351,9 @@ void writer_mark_stuck(struct cgw_writer *w, enum wr_kind k, const char *target)
 /* Wait at most wait_ms for the lanes that answer to finish their queues. Returns true when
  * they did. */
 bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
+/* Wait at most wait_ms for lane k to finish its queue (not when it is stuck). From another
+ * lane's job too: the bundles lane waits so for the reports it names. True when it did. */
+bool writer_lane_wait(struct cgw_writer *w, enum wr_kind k, unsigned wait_ms);
 /* Let the lanes that answer finish their queue, for at most wait_ms, then tell every thread
  * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. True
  * when no job is still running; false: end the process with _exit, not exit, or the
@@ -1532,9 +1535,13 @@ struct ab_file { char *name; int64_t mtime_ns; bool remove; };
 /* Sort v oldest first and mark remove on the oldest of the bundles (autobundle_is_bundle)
  * past keep; other names are never marked. Returns how many are marked. Pure. */
 size_t autobundle_prune(struct ab_file *v, size_t n, size_t keep);
-/* Queue the bundle of snap (taken over) with the reports of r into file, on the writer's
- * bundles lane (conf c copied). Returns 0, -EAGAIN (one still pending) or -ENOMEM. */
-int autobundle_queue(struct cgw_writer *w, const struct cgw_conf *c, struct cap_snap *snap,
+/* Queue the bundle of snap (taken over) with the reports of r and the newest reports of the
+ * open incidents of in (bundle_incident_files, read once the reports queued before are
+ * written) into file, on the writer's bundles lane (conf c and library sigs copied: a reload
+ * frees the daemon's). Returns 0, -EAGAIN (one still pending) or -ENOMEM. */
+int autobundle_queue(struct cgw_writer *w, const struct cgw_conf *c,
+                     const struct cgw_sigset *sigs,
+                     const struct cgw_incidents *in, struct cap_snap *snap,
                      const struct cgw_report *r, const char *file);
 /* ---- daemon.c ---- */
 
