@@ -1442,6 +1442,31 @@ struct cgw_redact *bundle_redact_map(const char *dir, unsigned timeout_ms, char 
 /* Write the map of r to path, mode 0600, atomically (atomic_write_new). 0 or -errno, why. */
 int bundle_redact_write_map(const struct cgw_redact *r, const char *path, char *why, size_t cap);
 
+/* ---- sink-check.c: one check, as `cgwatch check` and a bundle's check of its tree run it ---- */
+
+/* What one check is asked for. */
+struct check_spec {
+	const char *root;                 /* --root DIR|FILE, entered here; NULL: this host */
+	const char *capdir;               /* --capture DIR (this host only), or NULL */
+	bool all, verbose;                /* --all, --verbose */
+	bool rates;                       /* --rates: count even when no finding needs it (a
+	                                     replay reads the captured counts always) */
+	FILE *text, *json;                /* where each report goes, when not NULL */
+};
+/* What it saw. */
+struct check_outcome {
+	bool entered;                     /* root entered (or this host): the scan was tried */
+	char host[128], kernel[128];      /* as the reports name them, once they are made */
+};
+/* root_enter (this process stays in the private mount namespace), capture_open, scan_run,
+ * kmsg_read, check_diagnose with the cgroup activity window, capture_write, the reports to
+ * s->text and s->json, the counters closed after them; with conf's thresholds and sigs.
+ * Returns check's exit code: 0 or 1 (the reports made); 2 (--capture DIR refused) or 3 with
+ * the reason in msg ("" when it was said already: no memory for the diagnosis); 3 after the
+ * reports when the capture could not be written (said with log_warnx). */
+int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
+               const struct check_spec *s, struct check_outcome *out, char *msg, size_t cap);
+
 /* ---- sink-bundle-check.c: the check of a captured tree, in process, for a bundle ---- */
 
 /* What a check of a tree says: its reports (malloc'd) and what they name. */
