@@ -22,7 +22,7 @@ VERSION    := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/d
 PKGS       := libsystemd libproc2 inih json-c libarchive nettle
 DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-dev \
                libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev nettle-dev jq zstd valgrind \
-               fuse3 util-linux procps systemd python3 clang-14 libclang-rt-14-dev \
+               fuse3 util-linux procps iproute2 systemd python3 clang-14 libclang-rt-14-dev \
                debhelper dpkg-dev lintian \
                mmdebstrap systemd-container
 

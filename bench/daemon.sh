@@ -25,7 +25,7 @@ EOC
 
 cpu_s() { awk -v hz="$hz" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"; }
 
-printf '%-8s %-30s %16s %12s\n' threads tool "CPU ms per scan" "RSS KiB"
+printf '%-8s %-30s %16s %12s %12s\n' threads tool "CPU ms per scan" "RSS KiB" "locked KiB"
 for load in "$@"; do
 	coproc LOAD { exec build/bench-threads "$load"; }
 	read -r _ <&"${LOAD[0]}"
@@ -39,9 +39,10 @@ for load in "$@"; do
 	sleep "$DURATION"
 	c1=$(cpu_s $d)
 	rss=$(awk '/^VmRSS/ {print $2}' /proc/$d/status)
+	lck=$(awk '/^VmLck/ {print $2}' /proc/$d/status)
 	kill -TERM $d; wait $d 2>/dev/null
-	printf '%-8s %-30s %16.2f %12s\n' "$total" "cgwatch run (interval 1 s)" \
-		"$(echo "($c1 - $c0) * 1000 / $DURATION" | bc -l)" "$rss"
+	printf '%-8s %-30s %16.2f %12s %12s\n' "$total" "cgwatch run (interval 1 s)" \
+		"$(echo "($c1 - $c0) * 1000 / $DURATION" | bc -l)" "$rss" "$lck"
 
 	# the loop a user would otherwise run; RSS is ps's peak
 	t0=$(date +%s.%N); u0=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
@@ -51,8 +52,8 @@ for load in "$@"; do
 		m=$(tail -1 "$tmp/t"); [ "$m" -gt "$maxrss" ] && maxrss=$m
 	done
 	u1=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
-	printf '%-8s %-30s %16.2f %12s\n' "$total" "ps -eLo pid,tid,stat, each s" \
-		"$(echo "($u1 - $u0) * 1000 / $hz / $DURATION" | bc -l)" "$maxrss"
+	printf '%-8s %-30s %16.2f %12s %12s\n' "$total" "ps -eLo pid,tid,stat, each s" \
+		"$(echo "($u1 - $u0) * 1000 / $hz / $DURATION" | bc -l)" "$maxrss" -
 	kill "$LOAD_PID" 2>/dev/null
 	wait "$LOAD_PID" 2>/dev/null
 done

@@ -605,7 +605,7 @@ struct cgw_dur task_dur(const struct cgw_task *t);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
 
-/* ---- parse-capture.c: a capture's own files, DIR/cgwatch/{clocks,unreadable} (pure) ---- */
+/* ---- parse-capture.c: a capture's own files, DIR/cgwatch/{clocks,unreadable,detail/} (pure) ---- */
 
 #define CAP_MAX_CLOCKS 1024           /* CPUs a clocks file lists at most */
 #define CAP_MAX_SUSPECTS 4096         /* suspects it lists at most (more: none listed) */
@@ -635,6 +635,15 @@ bool clocks_cpu(const struct cap_clocks *c, int cpu, struct cgw_now *now);
 bool clocks_suspect(const struct cap_clocks *c, int tid, unsigned long long start_ticks);
 /* Append c as a clocks file parse_clocks reads back. */
 void clocks_format(const struct cap_clocks *c, struct strbuf *b);
+/* What libproc2 said of one process in the live run (DIR/cgwatch/detail/TGID): user name,
+ * systemd unit, start (seconds since the epoch); "" and !have_started when not said. */
+struct cap_detail { char user[64], unit[128]; bool have_started; double started_at; };
+/* Parse a detail file (header "cgwatch-detail 1", then at most one each of "user NAME",
+ * "unit NAME", "started_at SECONDS"; '#' and blank lines skipped; a name is the rest of its
+ * line, text only). Returns 0 or -EINVAL (out then unspecified). */
+int parse_detail(const char *text, struct cap_detail *out);
+/* Append d as a detail file parse_detail reads back (a name that is not text is left out). */
+void detail_format(const struct cap_detail *d, struct strbuf *b);
 /* The REASON of an unreadable line for an errno and tree path: permission, timed-out,
  * vanished (a task's file), absent (another file), skipped (not tried: the scan's timeout
  * budget, stuck readers, a stop), failed. */
@@ -648,17 +657,36 @@ int parse_unreadable_line(const char *line, char *reason, size_t rcap, char *pat
 
 /* ---- parse-passwd.c: who a host's users are, for redaction (pure) ---- */
 
-struct passwd_ent { char *name; unsigned uid; char *home; };
+struct passwd_ent { char *name; unsigned uid, gid; char *home; };
 struct passwd_list { struct passwd_ent *v; size_t n; };
 /* Parse /etc/passwd text (n bytes): lines "name:password:uid:gid:gecos:home:shell". Blank
  * lines and comments are skipped; a line that is not seven fields, has an empty name, a NIS
  * "+"/"-" entry, a uid that is not a number below 2^32-1, or a NUL, is counted in *bad (may
- * be NULL) and skipped. 0, or -ENOMEM (out empty). Free out with passwd_free. */
+ * be NULL) and skipped; a gid that is not a number is 0xffffffff. 0, or -ENOMEM (out
+ * empty). Free out with passwd_free. */
 int passwd_parse(const char *text, size_t n, struct passwd_list *out, size_t *bad);
 void passwd_free(struct passwd_list *l);
 /* The uids of a /proc status file's "Uid:" line (real, effective, saved, filesystem), in
  * order: how many were read (0..4), stopping at the first that is not a uid. */
 int status_uids(const char *buf, size_t n, unsigned out[4]);
+
+/* ---- parse-group.c: a host's groups and its names in /etc/hosts, for redaction (pure) ---- */
+
+struct group_ent { char *name; unsigned gid; };
+struct group_list { struct group_ent *v; size_t n; };
+/* Parse /etc/group text (n bytes): lines "name:password:gid:members". Blank lines and
+ * comments are skipped; a line that is not four fields, has an empty name, a NIS "+"/"-"
+ * entry, a gid that is not a number below 2^32-1, or a NUL, is counted in *bad (may be NULL)
+ * and skipped. 0, or -ENOMEM (out empty). Free out with group_free. */
+int group_parse(const char *text, size_t n, struct group_list *out, size_t *bad);
+void group_free(struct group_list *l);
+struct hosts_list { char **names; size_t nnames; char **addrs; size_t naddrs; };
+/* The /etc/hosts lines (text, n bytes; "ADDRESS NAME ALIAS... # comment") that name host
+ * (its part before the first dot, compared without case: a name equal to it or beginning
+ * with it and a dot): their names, but localhost's, and their addresses, but loopback's
+ * (127.*, ::1), each once. 0, or -ENOMEM (out empty). Free out with hosts_free. */
+int hosts_parse(const char *text, size_t n, const char *host, struct hosts_list *out);
+void hosts_free(struct hosts_list *l);
 
 /* ---- source-root.c ---- */
 
@@ -1406,8 +1434,16 @@ bool redact_home_counts(const char *home);
 int redact_add_home(struct cgw_redact *r, const char *home);
 /* The host names, from hostname ("web-01" or "web-01.example.com") and domain (the NIS
  * domainname; "(none)" or "" is none): the short name and the FQDN as kind "host", the
- * domain as "domain". 0 or -ENOMEM. */
+ * domain as "domain". A name of letters only ("vm", "lan") may be a word, of the kernel's
+ * ("vm.dirty_ratio", "__access_remote_vm") or a sentence's: it is replaced only where it
+ * names the host (a whole line or span, user@NAME, NAME:/path, a path not under /proc/ or
+ * /sys/ but for /sys/fs/cgroup/, a unit's name, first in a message before a space); any
+ * other name wherever it stands alone. 0 or -ENOMEM. */
 int redact_add_host(struct cgw_redact *r, const char *hostname, const char *domain);
+/* An address of the host in its text form (inet_ntop's: "192.0.2.7", "2001:db8::7") as kind
+ * "addr", replaced where it is all of one address (not in "192.0.2.71" or "2001:db8::7:1").
+ * 0, -EINVAL (not an address's characters) or -ENOMEM. */
+int redact_add_addr(struct cgw_redact *r, const char *addr);
 /* The content of the bundle member tree/NAME (name without "tree/") redacted into out, by
  * what the kernel puts there: a task's cmdline and environ whole as one token; of stat the
  * comm, of status the Name line, of sched its first line, of cgroup the paths, of mountinfo
@@ -1432,11 +1468,14 @@ int redact_name(struct cgw_redact *r, const char *name, bool dir, struct strbuf 
 
 /* The redaction map for a bundle of the tree dir, before anything is written (and before the
  * tree's check enters its mount namespace): this host's host names and the tree's
- * (proc/sys/kernel/hostname, domainname), the personal users (redact_uid_personal) of
+ * (proc/sys/kernel/hostname, domainname), the name in /etc/hostname, the names and address
+ * of the /etc/hosts lines naming either host (hosts_parse), this host's interface addresses
+ * but loopback's (getifaddrs; no DNS), the personal users (redact_uid_personal) of
  * /etc/passwd, read once, and of every uid in the tree's status files (the name service for
- * those passwd lacks), their homes (redact_add_home), root's home, /home/ and /root/. Reads
- * have the deadline; after one read of the tree times out, its status files are not read.
- * NULL with msg only without memory. */
+ * those passwd lacks), their homes (redact_add_home), root's home, /home/ and /root/, and
+ * the groups of /etc/group that are such a user's primary group or have a personal gid.
+ * Reads have the deadline; after one read of the tree times out, its status files are not
+ * read. NULL with msg only without memory. */
 struct cgw_redact *bundle_redact_map(const char *dir, unsigned timeout_ms, char *msg,
                                      size_t cap);
 /* Write the map of r to path, mode 0600, atomically (atomic_write_new). 0 or -errno, why. */

@@ -1,5 +1,5 @@
-/* parse-capture.c: the two files of a capture's own, DIR/cgwatch/clocks and
- * DIR/cgwatch/unreadable (pure: text in, structs out, and their text out).
+/* parse-capture.c: the files of a capture's own, DIR/cgwatch/clocks, DIR/cgwatch/unreadable
+ * and DIR/cgwatch/detail/TGID (pure: text in, structs out, and their text out).
  *
  * clocks: the time references of the live run, so a replay computes the same durations:
  *     cgwatch-clocks 1
@@ -225,5 +225,72 @@ int parse_unreadable_line(const char *line, char *reason, size_t rcap, char *pat
 		p++;
 	if (detail)
 		*detail = p;
+	return 0;
+}
+
+/* detail: what libproc2 said about one process (DIR/cgwatch/detail/TGID), as the live run
+ * used it, so a replay shows the same user, unit and start on any machine (the replaying
+ * machine's user names and clock would differ):
+ *     cgwatch-detail 1
+ *     user alice
+ *     unit db.service
+ *     started_at 1764620000.250 */
+static bool detail_value_ok(const char *v)
+{
+	return v[0] && text_bad(v, strlen(v)) == strlen(v);
+}
+
+void detail_format(const struct cap_detail *d, struct strbuf *b)
+{
+	sb_printf(b, "cgwatch-detail 1\n");
+	if (detail_value_ok(d->user))         /* no control character: one line each */
+		sb_printf(b, "user %s\n", d->user);
+	if (detail_value_ok(d->unit))
+		sb_printf(b, "unit %s\n", d->unit);
+	if (d->have_started)
+		sb_printf(b, "started_at %.3f\n", d->started_at);
+}
+
+/* Copy the rest of the line at p (after one space) into out (cap bytes); false when it is
+ * empty, too long or not text. */
+static bool detail_value(const char *p, char *out, size_t cap)
+{
+	size_t n = strcspn(p, "\n");
+	if (n == 0 || n >= cap || text_bad(p, n) != n)
+		return false;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return true;
+}
+
+int parse_detail(const char *text, struct cap_detail *out)
+{
+	memset(out, 0, sizeof(*out));
+	const char *p = text;
+	if (strncmp(p, "cgwatch-detail 1", 16) != 0 || !line_end(p + 16))
+		return -EINVAL;
+	bool user = false, unit = false;
+	for (p = strchr(p, '\n'); p && *++p;) {
+		if (*p == '\n' || *p == '#') {
+			p = strchr(p, '\n');
+			continue;
+		}
+		if (strncmp(p, "user ", 5) == 0 && !user) {
+			if (!(user = detail_value(p + 5, out->user, sizeof(out->user))))
+				return -EINVAL;
+		} else if (strncmp(p, "unit ", 5) == 0 && !unit) {
+			if (!(unit = detail_value(p + 5, out->unit, sizeof(out->unit))))
+				return -EINVAL;
+		} else if (strncmp(p, "started_at ", 11) == 0 && !out->have_started) {
+			const char *l = p + 11;
+			if (parse_decimal(&l, 0, CGW_MAX_SECONDS, &out->started_at) < 0 ||
+			    !line_end(l))
+				return -EINVAL;
+			out->have_started = true;
+		} else {
+			return -EINVAL;               /* unknown or repeated key */
+		}
+		p = strchr(p, '\n');
+	}
 	return 0;
 }

@@ -57,6 +57,8 @@ static int passwd_line(const char *s, size_t n, struct passwd_ent *e)
 		return -EINVAL;
 	if (len[0] == 0 || f[0][0] == '+' || f[0][0] == '-' || !uid_of(f[2], len[2], &e->uid))
 		return -EINVAL;
+	if (!uid_of(f[3], len[3], &e->gid))
+		e->gid = 0xffffffffu;
 	e->name = try_strndup(f[0], len[0]);
 	e->home = try_strndup(f[5], len[5]);
 	if (!e->name || !e->home) {

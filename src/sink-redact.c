@@ -5,17 +5,23 @@
  * slashes, each component after that replaced on its own ("/home/alice/mnt/f" ->
  * "/home/REDACTED-user-1/REDACTED-path-1/REDACTED-path-2"), so a mount point and the files
  * under it still nest as they did and a replay finds the mount a task waits on. The kernel's
- * own words stay: stacks, wchan, syscall, cgroup controller files, CPU lists, numbers, and a
- * value followed by "+0x" (a kernel symbol). Pure: text in, text out. */
+ * own words stay: stacks, wchan, syscall, cgroup controller files, CPU lists, numbers, a
+ * kernel symbol (what runs to "+0x"), and a host name that is a word ("vm") where it does not
+ * name the host (names_host: "vm.dirty_ratio", "/proc/sys/vm"). The host's addresses match
+ * as whole addresses. Pure: text in, text out. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgwatch.h"
 
-/* A value (host, user, cmdline, ...) matched anywhere on name boundaries, or a path
- * component (comp) replaced only inside a path under a home directory. */
-struct redact_ent { char *kind, *value, *token; size_t len; bool comp, whole; };
+/* How a value is matched in text: on name boundaries anywhere (a user, a host name that is
+ * not a word), only where it names the host (a host or domain name of letters only: "vm",
+ * "ubuntu"), or as an address (not inside a longer one). */
+enum { M_WORD, M_HOST, M_ADDR };
+/* A value (host, user, cmdline, ...) matched in text as how says, or a path component (comp)
+ * replaced only inside a path under a home directory, or a whole file's (whole). */
+struct redact_ent { char *kind, *value, *token; size_t len; bool comp, whole; int how; };
 /* A path prefix: keep ("/home/") stays, then every component is replaced; with first set
  * (a home "/srv/projx": keep "/srv/", first "projx"), only paths whose next component is
  * first. */
@@ -67,11 +73,14 @@ static const struct redact_ent *find(const struct cgw_redact *r, const char *val
 
 /* The token of value, made as "REDACTED-KIND-N" (N counting that kind) when new. */
 static const char *add(struct cgw_redact *r, const char *kind, const char *value, size_t n,
-                       bool comp, bool whole)
+                       bool comp, bool whole, int how)
 {
-	const struct redact_ent *e = find(r, value, n, comp);
-	if (e)
+	struct redact_ent *e = (struct redact_ent *)find(r, value, n, comp);
+	if (e) {
+		if (!e->comp && !e->whole && !comp && !whole && how == M_WORD)
+			e->how = M_WORD;              /* a user "vm" too: everywhere */
 		return e->token;
+	}
 	if (grow((void **)&r->v, &r->cap, r->n, 16, sizeof(*r->v)) < 0)
 		return NULL;
 	size_t same = 0;
@@ -80,7 +89,7 @@ static const char *add(struct cgw_redact *r, const char *kind, const char *value
 	char tok[96];
 	snprintf(tok, sizeof(tok), "REDACTED-%s-%zu", kind, same + 1);
 	struct redact_ent x = { try_strdup(kind), try_malloc(n + 1), try_strdup(tok), n, comp,
-	                        whole };
+	                        whole, how };
 	if (!x.kind || !x.value || !x.token) {
 		free(x.kind);
 		free(x.value);
@@ -99,14 +108,14 @@ const char *redact_add(struct cgw_redact *r, const char *kind, const char *value
 {
 	if (n == 0 || !kind[0] || strlen(kind) > 32)
 		return NULL;
-	return add(r, kind, value, n, false, false);
+	return add(r, kind, value, n, false, false, M_WORD);
 }
 
 const char *redact_add_whole(struct cgw_redact *r, const char *kind, const char *value, size_t n)
 {
 	if (n == 0 || !kind[0] || strlen(kind) > 32)
 		return NULL;
-	return add(r, kind, value, n, false, true);
+	return add(r, kind, value, n, false, true, M_WORD);
 }
 
 int redact_prefix(struct cgw_redact *r, const char *prefix)
@@ -167,14 +176,128 @@ static size_t path_len(const char *s, size_t n)
 	return k;
 }
 
-/* The longest value that starts at in[i] with name boundaries on both sides, not followed
- * by "+0x" (a kernel symbol and its offset), or NULL. */
+static bool is_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_hex(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Does a token end here: white space, a quote, a bracket, '=' or ','? */
+static bool token_end(unsigned char c)
+{
+	return c <= ' ' || c == 0x7f || strchr("\"'=,()[]<>{}", c);
+}
+
+/* A kernel symbol: the run of name bytes and dots from end is followed by "+0x"
+ * ("vm.isra.0+0x1f/0x40"). A symbol is shorter than KSYM_NAME_LEN (512): a longer run is
+ * not looked through (no quadratic scan of "a.a.a..."). */
+static bool in_symbol(const char *in, size_t n, size_t end)
+{
+	size_t lim = n - end > 512 ? end + 512 : n;
+	while (end < lim && (name_byte((unsigned char)in[end]) || in[end] == '.'))
+		end++;
+	return n - end >= 3 && memcmp(in + end, "+0x", 3) == 0;
+}
+
+static const char *const unit_suffix[] = { ".service", ".scope", ".slice", ".mount",
+	".socket", ".timer", ".target", ".device", ".swap", ".path", ".automount" };
+
+/* Does the value at in[i], len bytes, name the host (for a name of letters only, which may
+ * also be a word of the kernel's or of a sentence: "vm.dirty_ratio", "__access_remote_vm")?
+ * Where it is a whole line or span (a hostname file, the report's host, a JSON string),
+ * after '@' or before ":/" (user@host, host:/path), in a path that is not the kernel's (not
+ * under /proc/ or /sys/ but for /sys/fs/cgroup/: "/srv/vm-data", a cgroup "/vm.slice"), in
+ * a unit's name ("vm-batch.slice"), or first in a message (a line, a kernel message after
+ * its ';', a syslog line after its time: "vm login:", "... 12:00:01 vm kernel:"), followed
+ * by a space. whole: the span is one path. */
+static bool names_host(const char *in, size_t n, size_t i, size_t len, bool whole)
+{
+	size_t end = i + len, ls = i, le = end;
+	while (ls > 0 && in[ls - 1] != '\n')
+		ls--;
+	while (le < n && in[le] != '\n')
+		le++;
+	size_t a = ls, b = le;
+	while (a < i && (in[a] == ' ' || in[a] == '\t'))
+		a++;
+	while (b > end && (in[b - 1] == ' ' || in[b - 1] == '\t' || in[b - 1] == '\r'))
+		b--;
+	if (a == i && b == end)
+		return true;                          /* the whole line */
+	if ((i > 0 && in[i - 1] == '@') || (n - end >= 2 && in[end] == ':' && in[end + 1] == '/'))
+		return true;
+	size_t ts = whole ? 0 : i, te = whole ? n : end;
+	while (!whole && ts > 0 && !token_end((unsigned char)in[ts - 1]))
+		ts--;
+	while (!whole && te < n && !token_end((unsigned char)in[te]))
+		te++;
+	if (in[ts] == '/') {
+		size_t tl = te - ts;
+		bool kernel = (tl >= 6 && !memcmp(in + ts, "/proc/", 6)) ||
+		              (tl >= 5 && !memcmp(in + ts, "/sys/", 5) &&
+		               !(tl >= 15 && !memcmp(in + ts, "/sys/fs/cgroup/", 15)));
+		return !kernel;
+	}
+	while (te > end && strchr(".,;:!?", in[te - 1]))
+		te--;                                 /* the sentence's punctuation */
+	for (size_t k = 0; k < sizeof(unit_suffix) / sizeof(unit_suffix[0]); k++) {
+		size_t sl = strlen(unit_suffix[k]);
+		if (te - end >= sl && !memcmp(in + te - sl, unit_suffix[k], sl))
+			return true;
+	}
+	if (end >= n || in[end] != ' ')
+		return false;
+	if (i == ls)
+		return true;                          /* first on its line */
+	if (in[i - 1] == ';')                     /* a kernel message: "6,101,1001,-;vm ..." */
+		return !memchr(in + ls, ' ', i - ls);
+	if (in[i - 1] == ' ' && i >= 2 && is_digit((unsigned char)in[i - 2])) {
+		size_t t = i - 1;                     /* a syslog time before it: "12:00:01 vm" */
+		while (t > ls && in[t - 1] != ' ')
+			t--;
+		return memchr(in + t, ':', i - 1 - t) != NULL;
+	}
+	return false;
+}
+
+/* Is the address at in[i], len bytes, all of one (not "10.1.2.3" in "10.1.2.34" or
+ * "110.1.2.3" or "10.1.2.3.4", not "fe80::1" in "fe80::1:2")? */
+static bool addr_alone(const char *in, size_t n, size_t i, size_t len, bool v6)
+{
+	size_t end = i + len;
+	if (i > 0) {
+		unsigned char c = (unsigned char)in[i - 1];
+		if (name_byte(c) || c == '.' || (v6 && c == ':'))
+			return false;
+	}
+	if (end < n) {
+		unsigned char c = (unsigned char)in[end];
+		if (name_byte(c) || ((c == '.' || c == ':') && end + 1 < n &&
+		                     (v6 ? is_hex((unsigned char)in[end + 1]) :
+		                           is_digit((unsigned char)in[end + 1]))))
+			return false;
+	}
+	return true;
+}
+
+/* The longest value that starts at in[i] and matches there as its entry says (name
+ * boundaries on both sides, names_host for a host name of letters, addr_alone for an
+ * address), never inside a kernel symbol ("+0x" after it), or NULL. whole: in is one path. */
 static const struct redact_ent *match_at(const struct cgw_redact *r, const char *in, size_t n,
-                                         size_t i)
+                                         size_t i, bool whole)
 {
 	unsigned char c = (unsigned char)in[i];
 	if (!(r->first[c / 8] & (1u << (c % 8))) || (i > 0 && name_byte((unsigned char)in[i - 1])))
-		return NULL;
+		return NULL;                          /* inside a name (or an address) */
 	const struct redact_ent *best = NULL;
 	for (size_t k = 0; k < r->n; k++) {
 		const struct redact_ent *e = &r->v[k];
@@ -182,11 +305,18 @@ static const struct redact_ent *match_at(const struct cgw_redact *r, const char 
 		    memcmp(in + i, e->value, e->len) != 0)
 			continue;
 		size_t end = i + e->len;
-		if (end < n && name_byte((unsigned char)in[end]) &&
-		    name_byte((unsigned char)e->value[e->len - 1]))
-			continue;
-		if (n - end >= 3 && memcmp(in + end, "+0x", 3) == 0)
-			continue;
+		if (e->how == M_ADDR) {
+			if (!addr_alone(in, n, i, e->len, memchr(e->value, ':', e->len) != NULL))
+				continue;
+		} else {
+			if (end < n && name_byte((unsigned char)in[end]) &&
+			    name_byte((unsigned char)e->value[e->len - 1]))
+				continue;
+			if (in_symbol(in, n, end))
+				continue;
+			if (e->how == M_HOST && !names_host(in, n, i, e->len, whole))
+				continue;
+		}
 		best = e;
 	}
 	return best;
@@ -249,7 +379,7 @@ static int put_path(struct cgw_redact *r, const char *in, size_t n, size_t kl,
 		} else {
 			size_t kn;
 			char *key = comp_key(in + i, len, &kn);
-			const char *tok = key ? add(r, "path", key, kn, true, false) : NULL;
+			const char *tok = key ? add(r, "path", key, kn, true, false, M_WORD) : NULL;
 			free(key);
 			if (!tok)
 				return -ENOMEM;
@@ -285,7 +415,7 @@ static int redact_span(struct cgw_redact *r, const char *in, size_t n, bool whol
 		}
 		if (done)
 			continue;
-		const struct redact_ent *e = match_at(r, in, n, i);
+		const struct redact_ent *e = match_at(r, in, n, i, whole);
 		if (e) {
 			sb_add(out, e->token, strlen(e->token));
 			i += e->len;
@@ -380,6 +510,16 @@ int redact_add_home(struct cgw_redact *r, const char *home)
 	return e == -EINVAL ? 0 : e;
 }
 
+/* A host or domain name that is letters only may be a word ("vm", "build", "lan"): matched
+ * where it names the host (names_host); any other everywhere. */
+static const char *add_name(struct cgw_redact *r, const char *kind, const char *v, size_t n)
+{
+	bool word = true;
+	for (size_t i = 0; i < n && word; i++)
+		word = is_alpha((unsigned char)v[i]);
+	return add(r, kind, v, n, false, false, word ? M_HOST : M_WORD);
+}
+
 int redact_add_host(struct cgw_redact *r, const char *hostname, const char *domain)
 {
 	char h[256], d[256];
@@ -392,24 +532,32 @@ int redact_add_host(struct cgw_redact *r, const char *hostname, const char *doma
 	if (!strcmp(d, "(none)"))
 		d[0] = '\0';
 	size_t sl = strcspn(h, ".");
-	if (sl && !redact_add(r, "host", h, sl))
+	if (sl && !add_name(r, "host", h, sl))
 		return -ENOMEM;
 	if (h[sl] == '.' && h[sl + 1]) {
-		if (!redact_add(r, "host", h, strlen(h)) ||
-		    !redact_add(r, "domain", h + sl + 1, strlen(h + sl + 1)))
+		if (!add_name(r, "host", h, strlen(h)) ||
+		    !add_name(r, "domain", h + sl + 1, strlen(h + sl + 1)))
 			return -ENOMEM;
 	}
 	if (d[0]) {
-		if (!redact_add(r, "domain", d, strlen(d)))
+		if (!add_name(r, "domain", d, strlen(d)))
 			return -ENOMEM;
 		if (sl) {
 			char fq[520];
 			snprintf(fq, sizeof(fq), "%.*s.%s", (int)sl, h, d);
-			if (!redact_add(r, "host", fq, strlen(fq)))
+			if (!add_name(r, "host", fq, strlen(fq)))
 				return -ENOMEM;
 		}
 	}
 	return 0;
+}
+
+int redact_add_addr(struct cgw_redact *r, const char *addr)
+{
+	size_t n = strlen(addr);
+	if (n < 2 || n > 64 || strspn(addr, "0123456789abcdefABCDEF.:") != n)
+		return -EINVAL;
+	return add(r, "addr", addr, n, false, false, M_ADDR) ? 0 : -ENOMEM;
 }
 
 /* ---- a bundle's members ---- */
@@ -679,6 +827,16 @@ int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n
 		return redact_member(r, name + 5, in, n, out);
 	if (!strcmp(name, "report.json"))
 		return json_text(r, in, n, out);
+	static const char on[] = "cgwatch check on ", kern[] = " (kernel ";
+	const char *k = n > sizeof(on) && !strcmp(name, "report.txt") &&
+	                !memcmp(in, on, sizeof(on) - 1) ? memmem(in, n, kern, sizeof(kern) - 1) : NULL;
+	const char *nl = k ? memchr(in, '\n', n) : NULL;
+	if (k && (!nl || k < nl)) {               /* the report's host: a field of its own */
+		sb_add(out, in, sizeof(on) - 1);
+		if (redact_text(r, in + sizeof(on) - 1, (size_t)(k - in) - (sizeof(on) - 1), out) < 0)
+			return -ENOMEM;
+		return redact_text(r, k, n - (size_t)(k - in), out);
+	}
 	if (!strcmp(name, "config/cgwatch.conf") ||
 	    (starts(name, "signatures/") && len > 5 && !strcmp(name + len - 5, ".conf")))
 		return by_line(r, in, n, out, ini_line);

@@ -190,6 +190,15 @@ static bool mem_tid(const char *p, int *tid)
 	return true;
 }
 
+/* cgwatch/detail/TGID: what libproc2 said of a process (source-procdetail.c). */
+static bool detail_tgid(const char *p, int *tgid)
+{
+	if (strncmp(p, "cgwatch/detail/", 15) != 0)
+		return false;
+	*tgid = atoi(p + 15);
+	return true;
+}
+
 /* Does k hold tree path's task (a host file is always kept)? */
 static bool capture_keeps(const struct keepset *k, const char *path)
 {
@@ -197,6 +206,12 @@ static bool capture_keeps(const struct keepset *k, const char *path)
 	if (mem_tid(path, &tid)) {
 		for (size_t i = 0; i < k->n; i++)
 			if (k->v[i].tid == tid)
+				return true;
+		return false;
+	}
+	if (detail_tgid(path, &tgid)) {
+		for (size_t i = 0; i < k->n; i++)
+			if (k->v[i].tgid == tgid)
 				return true;
 		return false;
 	}

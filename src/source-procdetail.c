@@ -64,6 +64,68 @@ static void detail_release(void *p)
 	free(j);
 }
 
+/* The live run that records: what it says of each process (user, unit, start), as
+ * cgwatch/detail/TGID, so that a replay elsewhere says the same (libproc2 would name users
+ * from that machine's /etc/passwd and time starts by its clock). */
+static void detail_record(const struct cgw_scan *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cgw_task *t = &s->t[i];
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++)
+			first = s->t[k].tgid != t->tgid;
+		if (!first || (!t->user[0] && !t->unit[0] && t->started_at <= 0))
+			continue;
+		struct cap_detail d = { .have_started = t->started_at > 0,
+		                        .started_at = t->started_at };
+		snprintf(d.user, sizeof(d.user), "%s", t->user);
+		snprintf(d.unit, sizeof(d.unit), "%s", t->unit);
+		struct strbuf b = { 0 };
+		detail_format(&d, &b);
+		char tp[64];
+		snprintf(tp, sizeof(tp), "cgwatch/detail/%d", t->tgid);
+		if (!b.lost)
+			record_put(tp, REC_FILE, b.s, (ssize_t)b.len);
+		sb_free(&b);
+	}
+}
+
+/* A replay of a capture: its cgwatch/detail/TGID files, where it has them, in place of what
+ * libproc2 says here; one that is not a detail file is named and left alone. */
+static void detail_replay(struct cgw_scan *s, unsigned timeout_ms)
+{
+	char path[4200], buf[1024];
+	for (size_t i = 0; i < s->n; i++) {
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++)
+			first = s->t[k].tgid != s->t[i].tgid;
+		if (!first)
+			continue;
+		int tgid = s->t[i].tgid;
+		snprintf(path, sizeof(path), "%s/cgwatch/detail/%d", s->replay_root, tgid);
+		ssize_t n = dl_read_file(path, buf, sizeof(buf), timeout_ms);
+		struct cap_detail d;
+		if (n == -ENOENT)
+			continue;
+		if (n < 0 || parse_detail(buf, &d) < 0) {
+			char tp[64];
+			snprintf(tp, sizeof(tp), "cgwatch/detail/%d", tgid);
+			scan_unreadable(s, tp, "%s; user, unit and start as this machine's libproc2 "
+			                "says", n < 0 ? strerror((int)-n) : "not a detail file");
+			continue;
+		}
+		for (size_t k = i; k < s->n; k++) {
+			struct cgw_task *t = &s->t[k];
+			if (t->tgid != tgid)
+				continue;
+			snprintf(t->user, sizeof(t->user), "%s", d.user);
+			if (d.unit[0])
+				snprintf(t->unit, sizeof(t->unit), "%s", d.unit);
+			t->started_at = d.have_started ? d.started_at : 0;
+		}
+	}
+}
+
 int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms)
 {
 	if (s->n == 0)
@@ -84,8 +146,11 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms)
 	if (e == -ETIMEDOUT)
 		warn_set_say(s->warns, "process details (libproc2) timed out after %g s, skipping",
 		             timeout_ms / 1000.0);
-	if (e < 0)
+	if (e < 0) {
+		if (s->replay_root)           /* what the capture says needs no libproc2 */
+			detail_replay(s, timeout_ms);
 		return e;
+	}
 	int err = j->err;
 	time_t now = time(NULL);
 	for (size_t i = 0; i < s->n; i++)
@@ -102,5 +167,9 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms)
 					t->started_at = (double)now - el;
 			}
 	detail_release(j);
+	if (s->replay_root)
+		detail_replay(s, timeout_ms);
+	else if (record_active())
+		detail_record(s);
 	return err;
 }

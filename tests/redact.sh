@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Redacted bundles: a fixture tree whose host name, users and home paths are planted in many
 # files (a status Uid, a command line, a mountinfo line under /home/USER, a kernel message, a
-# cgroup path under a user slice, cgroups and a directory of the tree named after them) bundled with
-# `bundle --redact`, as the host's users are known from a passwd file bind-mounted on
-# /etc/passwd in a mount namespace of its own. Then: no member name, content or link target of
-# the bundle holds any of them; it replays (`check --root FILE`) to the findings of the tree
-# (ids, severities, tasks, chains, CPUs, and causes once the map turns the tokens back); its
-# FILE.map is there, 0600, and maps each token back; --verify passes; the manifest says
-# "redacted": true; [bundle] redact = yes does the same without the option. Every fixture tree,
-# redacted, replays to its findings; a redacted bundle made under valgrind.
+# cgroup path under a user slice, cgroups and a directory of the tree named after them), and
+# the host's other names (the NIS domain, an FQDN of /etc/hostname, an /etc/hosts line's
+# names and address, the addresses of an interface, v4 and v6) and group names (a private
+# group, one from gid 1000), bundled with `bundle --redact` as "this host": in a UTS, mount
+# and network namespace of its own, named as the tree's host, with passwd, group, hostname
+# and hosts files bind-mounted on /etc's and a veth pair holding the addresses. Then: no
+# member name, content or link target of the bundle holds any of them; it replays (`check
+# --root FILE`) to the findings of the tree (ids, severities, tasks, chains, CPUs, and causes
+# once the map turns the tokens back); its FILE.map is there, 0600, and maps each token back;
+# --verify passes; the manifest says "redacted": true; [bundle] redact = yes does the same
+# without the option. A host named "vm" (a word of the kernel's): replaced where it names the
+# host (the hostname file, the manifest, user@vm:, a kernel message's first word, a cgroup
+# and unit named after it), never in a sysctl name, a kernel symbol, a stack or the signature
+# text, and the bundle replays to the tree's findings. Every fixture tree, redacted, replays
+# to its findings; a redacted bundle made under valgrind.
 # Prints "PASS name", "FAIL name: why" or "SKIP name: why" lines.
 # env: CGWATCH (default: <repo>/build/cgwatch); CGWATCH_PLAIN, a build without ASan for the
 #      valgrind run (default: CGWATCH)
@@ -19,16 +26,25 @@ CGW=${CGWATCH:-$repo/build/cgwatch}
 T=60
 
 . "$here/bundlelib.sh"
-bundle_prelude redact "a mount namespace for the passwd file and the replay" jq zstd tar unshare
+bundle_prelude redact "namespaces for the host's names, files and addresses, and the replay" \
+	jq zstd tar unshare ip hostname
 
 # ---- the planted tree: fuse-mounts (two FUSE waits, one on a mount under /home) ----
 HOST=zeta-web7 DOMAIN=corp-secret.example U1=quillon U2=vexmoor HOME2=/srv/vexmoor-data
-SECRETS=("$HOST" "$DOMAIN" "$U1" "$U2" "$HOME2" "/home/$U1" "$U1/remote" "notes.txt")
+NIS=nis-realm9 ETCDOM=hq-secret.example HOSTSDOM=lan-secret.example ALIAS=zeta-mail7
+ADDR=198.51.100.23 IF4=192.0.2.77 IF6=2001:db8::77 G1=dev-ops9 G2=vexstaff
+SECRETS=("$HOST" "$DOMAIN" "$U1" "$U2" "$HOME2" "/home/$U1" "$U1/remote" "notes.txt"
+         "$NIS" "$ETCDOM" "$HOSTSDOM" "$ALIAS" "$ADDR" "$IF4" "$IF6" "$G1" "$G2")
+# found only in contents: not planted in any member name
+CONTENT_ONLY=" $DOMAIN $U2 $HOME2 $NIS $ETCDOM $HOSTSDOM $ALIAS $ADDR $IF4 $IF6 $G1 $G2 "
 t=$tmp/tree
 cp -a "$repo/tests/fixtures/fuse-mounts" "$t"
 rm -f "$t/expect"
 echo "$HOST.$DOMAIN" >"$t/proc/sys/kernel/hostname"
+echo "$NIS" >"$t/proc/sys/kernel/domainname"
 sed -i "s|/home/u/remote|/home/$U1/remote|; s|u@nas:/srv|$U1@$HOST:$HOME2|" "$t/proc/self/mountinfo"
+echo "99 1 0:99 / /mnt/nfs rw - nfs4 nas:/export rw,addr=203.0.113.9,clientaddr=$IF4" \
+	>>"$t/proc/self/mountinfo"
 ln -sfn "/home/$U1/remote/notes.txt" "$t/proc/4100/fd/3"
 for f in "$t/proc/4100/status" "$t/proc/4100/task/4100/status"; do
 	sed -i "s/^Uid:.*/Uid:\t4321\t4321\t4321\t4321/" "$f"
@@ -45,16 +61,34 @@ printf '/usr/bin/python3\0%s/job.py\0--host\0%s\0' "$HOME2" "$HOST" >"$t/proc/23
 mkdir -p "$t/dev"
 printf '6,100,1000,-;fuse: sshfs %s@%s.%s on /home/%s/remote\n6,101,1001,-;%s login: %s\n' \
 	"$U1" "$HOST" "$DOMAIN" "$U1" "$HOST" "$U2" >"$t/dev/kmsg"
+printf '6,102,1002,-;NIS: bound to %s as %s.%s, mail %s at %s\n' "$NIS" "$HOST" "$ETCDOM" \
+	"$ALIAS.$HOSTSDOM" "$ADDR" >>"$t/dev/kmsg"
+printf '6,103,1003,-;IPv6: %s (%s) up, group %s, %s\n' "$IF6" "$IF4" "$G1" "$G2" >>"$t/dev/kmsg"
 mkdir -p "$t/home/$U1/remote"
 echo "notes of $U1" >"$t/home/$U1/remote/notes.txt"
-# the host's users: this host's passwd and the two planted ones
-pw=$tmp/passwd
+# the host's users and groups: this host's passwd and group and the planted ones; its names
+pw=$tmp/passwd grp=$tmp/group hn=$tmp/hostname hs=$tmp/hosts
 { cat /etc/passwd; echo "$U1:x:4321:4321:Q:/home/$U1:/bin/sh"; echo "$U2:x:4322:4322::$HOME2:/bin/sh"; } >"$pw"
+{ cat /etc/group; echo "$U1:x:4321:"; echo "$G2:x:4322:"; echo "$G1:x:5001:$U1"; } >"$grp"
+echo "$HOST.$ETCDOM" >"$hn"
+printf '127.0.0.1 localhost\n%s %s.%s %s # this host\n203.0.113.5 otherhost\n' "$ADDR" "$HOST" \
+	"$HOSTSDOM" "$ALIAS" >"$hs"
 
-# `cgwatch ARGS...` with $pw as /etc/passwd
+# ARGS... run as "this host": in UTS, mount and network namespaces, named $HOSTNAME_AS (the
+# tree's host unless set), $pw, $grp, $hn and $hs on /etc's passwd, group, hostname and
+# hosts, a veth pair holding $IF4 and $IF6. Exit 99 when a namespace cannot be made so.
+HOSTNAME_AS=$HOST
+as_ns() {
+	timeout $T unshare -m -u -n sh -c '
+		hostname "$1" && mount --bind "$2" /etc/passwd && mount --bind "$3" /etc/group &&
+		mount --bind "$4" /etc/hostname && mount --bind "$5" /etc/hosts &&
+		ip link add cgw0 type veth peer name cgw1 && ip addr add "$6/24" dev cgw0 &&
+		ip -6 addr add "$7/64" dev cgw0 nodad || exit 99
+		shift 7; exec "$@"' sh "$HOSTNAME_AS" "$pw" "$grp" "$hn" "$hs" "$IF4" "$IF6" "$@"
+}
+# `cgwatch ARGS...` as this host
 as_host() {
-	timeout $T unshare -m sh -c 'mount --bind "$1" /etc/passwd || exit 99; shift; exec "$@"' \
-		sh "$pw" "$CGW" "$@"
+	as_ns "$CGW" "$@"
 }
 
 # Every secret found in the bundle $1 (member names with link targets, then contents),
@@ -82,7 +116,7 @@ b=$tmp/r.tar.zst
 out=$(cd "$tmp" && as_host bundle --config "$conf" --root "$t" --redact -o "$b" 2>&1)
 rc=$?
 if [ $rc = 99 ]; then
-	echo "SKIP redact: cannot bind-mount a passwd file: $(clip "$out")"
+	echo "SKIP redact: cannot make the host's namespaces (bind mounts, a veth pair): $(clip "$out")"
 	exit 0
 fi
 if [ $rc != 0 ] || [ ! -s "$b" ]; then
@@ -106,7 +140,9 @@ if [ ! -f "$map" ]; then
 else
 	why=""
 	[ "$(stat -c %a "$map")" = 600 ] || why="mode $(stat -c %a "$map"), not 600"
-	for pair in "host:$HOST" "host:$HOST.$DOMAIN" "domain:$DOMAIN" "user:$U1" "user:$U2"; do
+	for pair in "host:$HOST" "host:$HOST.$DOMAIN" "domain:$DOMAIN" "user:$U1" "user:$U2" \
+		"domain:$NIS" "host:$HOST.$ETCDOM" "host:$ALIAS" "addr:$ADDR" "addr:$IF4" "addr:$IF6" \
+		"group:$G1" "group:$G2"; do
 		grep -qP "^REDACTED-${pair%%:*}-[0-9]+\t\Q${pair#*:}\E$" "$map" || why+=" no ${pair%%:*} token for ${pair#*:};"
 	done
 	mkdir "$tmp/m" && zstd -dc "$b" | tar -xf - -C "$tmp/m"
@@ -173,8 +209,7 @@ rc=$?
 l=$(leaks "$tmp/p.tar.zst")
 missing=""
 for s in "${SECRETS[@]}"; do
-	grep -qF "name: $s: " <<<"$l" || [ "$s" = "$DOMAIN" ] || [ "$s" = "$U2" ] ||
-		[ "$s" = "$HOME2" ] || missing+=" name:$s"
+	grep -qF "name: $s: " <<<"$l" || [[ "$CONTENT_ONLY" == *" $s "* ]] || missing+=" name:$s"
 	grep -qF "content: $s: " <<<"$l" || missing+=" content:$s"
 done
 if [ -n "$missing" ]; then
@@ -185,6 +220,65 @@ elif [ $rc = 0 ] && [ ! -e "$tmp/p.tar.zst.map" ] &&
 else
 	echo "FAIL redact-off: exit $rc, map $(ls "$tmp"/p.tar.zst* | tr '\n' ' '): $(clip "$out")"
 fi
+
+# ---- a host named "vm": where it names the host it is replaced, the kernel's words stay ----
+t2=$tmp/tree-vm
+cp -a "$repo/tests/fixtures/fuse-mounts" "$t2"
+rm -f "$t2/expect"
+echo vm >"$t2/proc/sys/kernel/hostname"
+sed -i "s|u@nas:/srv|$U1@vm:/srv|" "$t2/proc/self/mountinfo"
+for f in "$t2/proc/4100/cgroup" "$t2/proc/4100/task/4100/cgroup"; do
+	echo "0::/vm-batch.slice/vm-sync.service" >"$f"
+done
+mkdir -p "$t2/sys/fs/cgroup/vm-batch.slice/vm-sync.service" "$t2/dev"
+printf 'populated 1\nfrozen 0\n' >"$t2/sys/fs/cgroup/vm-batch.slice/vm-sync.service/cgroup.events"
+KMSG_KEPT=("sysctl: vm.dirty_ratio = 20 (/proc/sys/vm/dirty_ratio)" " vm.isra.0+0x1f/0x40"
+           " __access_remote_vm+0x10/0x20 [vm]" "the vm balloon")
+printf '6,100,1000,-;vm login: %s\n' "$U1" >"$t2/dev/kmsg"
+for k in "${KMSG_KEPT[@]}"; do
+	printf '6,101,1001,-;%s\n' "$k" >>"$t2/dev/kmsg"
+done
+out=$(cd "$tmp" && HOSTNAME_AS=vm as_host bundle --config "$conf" --root "$t2" --redact \
+	-o "$tmp/vm.tar.zst" 2>&1)
+rc=$?
+x=$tmp/vm
+mkdir "$x"
+zstd -dc "$tmp/vm.tar.zst" 2>/dev/null | tar -xf - -C "$x" 2>/dev/null
+why=""
+[ $rc = 0 ] || why+=" exit $rc: $(clip "$out");"
+names=$(zstd -dc "$tmp/vm.tar.zst" 2>/dev/null | tar -tf - 2>/dev/null)
+grep -q 'vm-batch\|vm-sync' <<<"$names" && why+=" a member is named after vm: $(grep -m1 'vm-batch\|vm-sync' <<<"$names");"
+for s in "vm login" "@vm:" "vm-batch" "vm-sync"; do
+	l=$(grep -rlF -- "$s" "$x" | head -2 | sed "s|^$x/||" | tr '\n' ' ')
+	[ -z "$l" ] || why+=" \"$s\" in $l;"
+done
+[ "$(cat "$x/tree/proc/sys/kernel/hostname" 2>/dev/null)" != vm ] || why+=" the hostname file says vm;"
+[ "$(jq -r .host "$x/manifest.json" 2>/dev/null)" != vm ] || why+=" the manifest's host is vm;"
+grep -q '"host": *"vm"' "$x/report.json" 2>/dev/null && why+=" report.json's host is vm;"
+grep -q '^cgwatch check on vm ' "$x/report.txt" 2>/dev/null && why+=" report.txt's host is vm;"
+[ -z "$why" ] && echo "PASS redact-short-host" || echo "FAIL redact-short-host:$why"
+why=""
+for k in "${KMSG_KEPT[@]}"; do
+	grep -qF -- "$k" "$x/tree/dev/kmsg" 2>/dev/null || why+=" the kernel message \"$k\" changed;"
+done
+for k in "vm.dirty_background_bytes" "/proc/sys/vm/compact_memory"; do
+	grep -rqF -- "$k" "$x/signatures" 2>/dev/null || why+=" no \"$k\" in the signatures;"
+done
+for f in $(cd "$t2" && find proc -name stack); do
+	cmp -s "$t2/$f" "$x/tree/$f" || why+=" $f changed;"
+done
+[ -z "$why" ] && echo "PASS redact-short-host-kept" || echo "FAIL redact-short-host-kept:$why"
+timeout $T "$CGW" check --config "$conf" --root "$t2" --format json >"$tmp/t2.json" 2>/dev/null
+trc=$?
+timeout $T "$CGW" check --config "$conf" --root "$tmp/vm.tar.zst" --format json >"$tmp/b2.json" 2>"$tmp/b2.err"
+brc=$?
+if [ $trc != $brc ] || [ "$(findings "$tmp/t2.json")" != "$(findings "$tmp/b2.json")" ] ||
+   [ "$(findings "$tmp/t2.json")" = "[]" ]; then
+	echo "FAIL redact-short-host-replay: exit $brc/$trc, the tree $(clip "$(findings "$tmp/t2.json")"), the bundle $(clip "$(findings "$tmp/b2.json")") $(clip "$(cat "$tmp/b2.err")")"
+else
+	echo "PASS redact-short-host-replay"
+fi
+rm -rf "$x" "$t2" "$tmp"/vm.tar.zst*
 
 # ---- every fixture tree: redacted, it replays to the tree's findings ----
 for dir in "$repo"/tests/fixtures/*/; do
@@ -210,9 +304,7 @@ done
 
 # ---- under valgrind: the redacted bundle made, with no memory error or leak ----
 if bundle_valgrind redact-valgrind; then
-	out=$(timeout 300 unshare -m sh -c \
-		'mount --bind "$1" /etc/passwd || exit 99; shift; exec "$@"' sh "$pw" \
-		valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	out=$(T=300 as_ns valgrind -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 		"$VG_CGW" bundle --config "$conf" --root "$repo/tests/fixtures/seed004-kmsg" --redact \
 		-o "$tmp/vg.tar.zst" 2>&1)
 	rc=$?

@@ -1,7 +1,9 @@
 /* fuzz-capture.c: a capture's own files (parse-capture.c). The input as a clocks file: when it
  * parses, every number is in its range, each CPU listed once, and what clocks_format writes of
  * it parses back to the same; then each of its lines as an unreadable line: when one parses,
- * the path is not empty and holds no NUL, and unreadable_format of it parses back to it. */
+ * the path is not empty and holds no NUL, and unreadable_format of it parses back to it; and
+ * as a detail file: when it parses, its names are text and detail_format of it parses back to
+ * the same. */
 #include <errno.h>
 #include <math.h>
 
@@ -50,6 +52,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(parse_unreadable_line(sb.s, reason, sizeof(reason), again, sizeof(again),
 		                                 &detail) == 0);
 		FUZZ_CHECK(strcmp(again, path) == 0 && strcmp(reason, "failed") == 0);
+		sb_free(&sb);
+	}
+	struct cap_detail d, e;
+	if (parse_detail(buf, &d) == 0) {
+		FUZZ_CHECK(text_bad(d.user, strlen(d.user)) == strlen(d.user));
+		FUZZ_CHECK(text_bad(d.unit, strlen(d.unit)) == strlen(d.unit));
+		FUZZ_CHECK(!d.have_started || (d.started_at >= 0 && d.started_at <= CGW_MAX_SECONDS));
+		struct strbuf sb = { 0 };
+		detail_format(&d, &sb);
+		FUZZ_CHECK(!sb.lost && parse_detail(sb.s, &e) == 0);
+		FUZZ_CHECK(strcmp(d.user, e.user) == 0 && strcmp(d.unit, e.unit) == 0);
+		FUZZ_CHECK(d.have_started == e.have_started &&
+		           (!d.have_started || fabs(d.started_at - e.started_at) <= 0.0005));
 		sb_free(&sb);
 	}
 	free(a);

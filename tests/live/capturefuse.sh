@@ -4,7 +4,8 @@
 # (id, cause "mount ...", severity, tasks, chain, cpus), the same exit code and every blocked
 # time within 0.1 s; the cause comes from the stat() path as the live run read it from the
 # task's memory (DIR/cgwatch/mem); a second task, in a mount namespace of its own, keeps its
-# cause through its own mountinfo in the tree. The tree is 0700/0600; a second capture into
+# cause through its own mountinfo in the tree. Replayed 2 s later with other user names in
+# /etc/passwd, its tasks keep the live user, unit and start. The tree is 0700/0600; a second capture into
 # the same (non-empty) directory and --capture with --root are usage errors (exit 2), leaving
 # it as is.
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +39,31 @@ capture_compare
 capture_modes "$CAP"
 [ -f "$CAP/proc/self/sched" ] && [ -f "$CAP/proc/$CHILD/task/$CHILD/stack" ] ||
 	live_fail "the tree lacks proc/self/sched or the child's stack: $(cd "$CAP" && find . | head -20 | tr '\n' ' ')"
+
+# Replayed elsewhere, later: another machine's user names (here root is named "elsewhere" in a
+# bind-mounted /etc/passwd) and another moment (2 s later). The finding tasks' user, unit and
+# start are still the live run's (DIR/cgwatch/detail/TGID), not what libproc2 says there.
+sleep 2.1
+sed 's/^root:/elsewhere:/' /etc/passwd >"$LIVE_TMP/passwd.elsewhere" || live_fail "setup: passwd copy"
+CG_T_BEFORE=$(live_now)
+timeout -k 2 "$LIVE_CG_TIMEOUT" unshare -m --propagation private sh -c \
+	'mount --bind "$1" /etc/passwd && exec "$2" check --format json --threshold 1 --root "$3"' \
+	sh "$LIVE_TMP/passwd.elsewhere" "$CGWATCH" "$CAP" >"$LIVE_TMP/elsewhere.json" 2>"$LIVE_TMP/elsewhere.err" 3>&-
+live_json_check "$LIVE_TMP/elsewhere.json" "check --root elsewhere"
+who='[.findings[]?.tasks[]?] as $f | [.tasks[]? | select(.tid as $t | $f | index($t)) | {tid, user, unit, started}] | sort_by(.tid)'
+a=$(jq -c "$who" "$LIVE_TMP/live.json") b=$(jq -c "$who" "$LIVE_TMP/elsewhere.json")
+jq -e 'length > 0 and all(.user != "" and .started != null)' <<<"$a" >/dev/null ||
+	live_fail "live tasks without user or start: $(head -c 400 <<<"$a")"
+[ "$a" = "$b" ] || live_fail "user, unit or start differ replayed elsewhere: live $(head -c 500 <<<"$a") replay $(head -c 500 <<<"$b")"
+[ -s "$CAP/cgwatch/detail/$CHILD" ] || live_fail "no cgwatch/detail/$CHILD in the tree"
+# a detail file that is not one: named, the rest of the replay as before
+cp "$CAP/cgwatch/detail/$CHILD" "$LIVE_TMP/detail.keep"
+printf 'cgwatch-detail 1\nuser \001\n' >"$CAP/cgwatch/detail/$CHILD"
+live_cgwatch "$LIVE_TMP/baddetail.json" "$LIVE_TMP/baddetail.err" check --format json --threshold 1 --root "$CAP"
+cp "$LIVE_TMP/detail.keep" "$CAP/cgwatch/detail/$CHILD"
+[ "$CG_RC" = "$REPLAY_RC" ] || live_fail "a bad detail file: exit $CG_RC, want $REPLAY_RC"
+jq -e --arg p "cgwatch/detail/$CHILD" '[.scan.unreadable_files[] | select(.path == $p and (.why | test("not a detail file")))] | length == 1' \
+	"$LIVE_TMP/baddetail.json" >/dev/null || live_fail "a bad detail file is not named: $(jq -c .scan.unreadable_files "$LIVE_TMP/baddetail.json" | head -c 400)"
 
 before=$(find "$CAP" | wc -l)
 live_cgwatch "$LIVE_TMP/again.json" "$LIVE_TMP/again.err" check --format json --capture "$CAP"

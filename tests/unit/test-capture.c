@@ -158,6 +158,48 @@ static struct rec_entry *find(struct rec_entry *l, const char *path)
 	return NULL;
 }
 
+/* What libproc2 said of a process, written and read back; malformed files refused. */
+static void test_detail(void **state)
+{
+	(void)state;
+	struct cap_detail d = { .user = "alice", .unit = "db.service", .have_started = true,
+	                        .started_at = 1764620000.25 }, e;
+	struct strbuf b = { 0 };
+	detail_format(&d, &b);
+	assert_false(b.lost);
+	assert_int_equal(parse_detail(b.s, &e), 0);
+	assert_string_equal(e.user, "alice");
+	assert_string_equal(e.unit, "db.service");
+	assert_true(e.have_started);
+	assert_true(e.started_at == 1764620000.25);
+	sb_free(&b);
+	/* a name that is not text is left out, never written across lines */
+	struct cap_detail bad = { .user = "ev\nil", .unit = "" };
+	bad.user[2] = '\n';
+	detail_format(&bad, &b);
+	assert_null(strstr(b.s, "user"));
+	assert_int_equal(parse_detail(b.s, &e), 0);
+	assert_string_equal(e.user, "");
+	assert_false(e.have_started);
+	sb_free(&b);
+	assert_int_equal(parse_detail("cgwatch-detail 1\n# a comment\n\nuser root\n", &e), 0);
+	assert_string_equal(e.user, "root");
+	static const char *const refused[] = {
+		"", "cgwatch-detail 2\nuser a\n", "user a\n", "cgwatch-detail 1\nuser \n",
+		"cgwatch-detail 1\nuser a\nuser b\n", "cgwatch-detail 1\nshell /bin/sh\n",
+		"cgwatch-detail 1\nstarted_at -1\n", "cgwatch-detail 1\nstarted_at nan\n",
+		"cgwatch-detail 1\nstarted_at 1e9\n", "cgwatch-detail 1\nstarted_at 12 x\n",
+		"cgwatch-detail 1\nunit \x01x\n",
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		assert_int_equal(parse_detail(refused[i], &e), -EINVAL);
+	char longname[300];
+	memset(longname, 'u', sizeof(longname));
+	memcpy(longname, "cgwatch-detail 1\nuser ", 22);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(parse_detail(longname, &e), -EINVAL);    /* longer than a user name */
+}
+
 static void test_recorder(void **state)
 {
 	(void)state;
@@ -347,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_clocks_bad),
 		cmocka_unit_test(test_replay_verdict),
 		cmocka_unit_test(test_unreadable_lines),
+		cmocka_unit_test(test_detail),
 		cmocka_unit_test(test_recorder),
 		cmocka_unit_test(test_put_file),
 		cmocka_unit_test(test_open_refuses),

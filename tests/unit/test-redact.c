@@ -294,6 +294,77 @@ static void test_host(void **state)
 	redact_free(r);
 }
 
+/* A host name of letters only ("vm") is replaced where it names the host, and the kernel's
+ * words that hold it stay: sysctl names, symbols, /proc paths, a sentence's word. A name
+ * that is not a word ("zeta-web7") is replaced wherever it stands alone, but in a symbol. */
+static void test_host_word(void **state)
+{
+	(void)state;
+	static const struct { const char *in, *want; } cases[] = {
+		{ "vm\n", "REDACTED-host-1\n" },                        /* the hostname file */
+		{ "vm", "REDACTED-host-1" },                              /* a JSON string */
+		{ "lower vm.dirty_ratio", "lower vm.dirty_ratio" },      /* a sysctl name */
+		{ "/proc/sys/vm/dirty_ratio", "/proc/sys/vm/dirty_ratio" },
+		{ " __access_remote_vm+0x1/0x2", " __access_remote_vm+0x1/0x2" },
+		{ " vm.isra.0+0x1f/0x40", " vm.isra.0+0x1f/0x40" },      /* a symbol */
+		{ "the vm subsystem", "the vm subsystem" },              /* a sentence */
+		{ "vm login: bob", "REDACTED-host-1 login: bob" },       /* a message's first */
+		{ "6,101,1001,-;vm kernel: x", "6,101,1001,-;REDACTED-host-1 kernel: x" },
+		{ "Dec  1 12:00:01 vm kernel: x", "Dec  1 12:00:01 REDACTED-host-1 kernel: x" },
+		{ "sshfs bob@vm:/srv", "sshfs bob@REDACTED-host-1:/srv" },
+		{ "vm:/export on /mnt", "REDACTED-host-1:/export on /mnt" },
+		{ "mounted /srv/vm-data/x.", "mounted /srv/REDACTED-host-1-data/x." },
+		{ "0::/vm-batch.slice", "0::/REDACTED-host-1-batch.slice" },
+		{ "unit vm-batch.service, failed", "unit REDACTED-host-1-batch.service, failed" },
+		{ "vm.corp.example said", "REDACTED-host-2 said" },      /* the FQDN */
+		{ "corp.example", "REDACTED-domain-1" },
+		{ "zeta-web7 said", "REDACTED-host-3 said" },            /* not a word: everywhere */
+		{ "zeta-web7.other", "REDACTED-host-3.other" },
+		{ " zeta-web7+0x1/0x2", " zeta-web7+0x1/0x2" },
+	};
+	struct cgw_redact *r = redact_new();
+	assert_int_equal(redact_add_host(r, "vm", "corp.example"), 0);
+	assert_int_equal(redact_add_host(r, "zeta-web7", NULL), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect(cases[i].in, red(r, cases[i].in, strlen(cases[i].in)), cases[i].want);
+	struct strbuf o = { 0 };                     /* a path: whole */
+	assert_int_equal(redact_path(r, "/vm", 3, &o), 0);
+	sb_add(&o, "", 0);
+	assert_string_equal(o.s, "/REDACTED-host-1");
+	sb_free(&o);
+	static const char rep[] = "cgwatch check on vm (kernel 6.18) at x\nvm is fine\n";
+	assert_int_equal(redact_file(r, "report.txt", rep, sizeof(rep) - 1, &o), 0);
+	sb_add(&o, "", 0);
+	assert_string_equal(o.s, "cgwatch check on REDACTED-host-1 (kernel 6.18) at x\n"
+	                         "REDACTED-host-1 is fine\n");
+	sb_free(&o);
+	assert_non_null(redact_add(r, "user", "vm", 2));  /* a user "vm" too: everywhere */
+	expect("user vm", red(r, "the vm subsystem", 16), "the REDACTED-host-1 subsystem");
+	redact_free(r);
+}
+
+/* The host's addresses: all of one address, never part of a longer one. */
+static void test_addr(void **state)
+{
+	(void)state;
+	static const struct { const char *in, *want; } cases[] = {
+		{ "addr=192.0.2.7,clientaddr=192.0.2.7", "addr=REDACTED-addr-1,clientaddr=REDACTED-addr-1" },
+		{ "192.0.2.71 10.192.0.2.7 192.0.2.7.1", "192.0.2.71 10.192.0.2.7 192.0.2.7.1" },
+		{ "[2001:db8::7]:22 2001:db8::7%eth0", "[REDACTED-addr-2]:22 REDACTED-addr-2%eth0" },
+		{ "2001:db8::7:1 2001:db8::71 ::ffff:192.0.2.7", "2001:db8::7:1 2001:db8::71 ::ffff:REDACTED-addr-1" },
+		{ "192.0.2.7/24", "REDACTED-addr-1/24" },
+	};
+	struct cgw_redact *r = redact_new();
+	assert_int_equal(redact_add_addr(r, "192.0.2.7"), 0);
+	assert_int_equal(redact_add_addr(r, "2001:db8::7"), 0);
+	assert_int_equal(redact_add_addr(r, "192.0.2.7"), 0);
+	assert_int_equal(redact_add_addr(r, "not-an-address"), -EINVAL);
+	assert_int_equal(redact_count(r), 2);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect(cases[i].in, red(r, cases[i].in, strlen(cases[i].in)), cases[i].want);
+	redact_free(r);
+}
+
 /* A value holding a control byte is escaped in the map, never written raw. */
 static void test_map_escaped(void **state)
 {
@@ -333,9 +404,11 @@ static void test_passwd(void **state)
 	assert_string_equal(l.v[0].home, "/root");
 	assert_string_equal(l.v[2].name, "alice");
 	assert_int_equal(l.v[2].uid, 1000);
+	assert_int_equal(l.v[2].gid, 1000);
 	assert_string_equal(l.v[2].home, "/home/alice");
 	assert_string_equal(l.v[3].name, "bob");
 	assert_int_equal(l.v[3].uid, 60000);
+	assert_int_equal(l.v[3].gid, 60000);
 	assert_string_equal(l.v[3].home, "/srv/bob");
 	passwd_free(&l);
 	assert_int_equal(passwd_parse("", 0, &l, NULL), 0);
@@ -346,6 +419,75 @@ static void test_passwd(void **state)
 	assert_int_equal(l.n, 0);
 	assert_int_equal(bad, 1);
 	passwd_free(&l);
+}
+
+/* /etc/group: name and gid of four fields; the rest counted bad. */
+static void test_group(void **state)
+{
+	(void)state;
+	static const char gr[] =
+		"root:x:0:\n"
+		"# a comment\n"
+		"\n"
+		"alice:x:1000:\r\n"
+		"devs:x:5001:alice,bob\n"
+		"bad:x:notanumber:\n"
+		"short:x:1001\n"
+		"+nisgroup:::\n"
+		":x:1002:\n"
+		"toolong:x:1003::extra\n"
+		"big:x:4294967295:\n"
+		"last:x:7:";                            /* no final newline */
+	struct group_list l;
+	size_t bad = 0;
+	assert_int_equal(group_parse(gr, sizeof(gr) - 1, &l, &bad), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(bad, 6);
+	assert_string_equal(l.v[1].name, "alice");
+	assert_int_equal(l.v[1].gid, 1000);
+	assert_string_equal(l.v[2].name, "devs");
+	assert_int_equal(l.v[2].gid, 5001);
+	assert_string_equal(l.v[3].name, "last");
+	assert_int_equal(l.v[3].gid, 7);
+	group_free(&l);
+	static const char nul[] = "a:x:1000:\0\n";
+	assert_int_equal(group_parse(nul, sizeof(nul) - 1, &l, &bad), 0);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(bad, 1);
+	group_free(&l);
+}
+
+/* /etc/hosts: the lines naming the host (short or NAME.domain, any case): their names but
+ * localhost's, their addresses but loopback's, each once. */
+static void test_hosts(void **state)
+{
+	(void)state;
+	static const char hs[] =
+		"127.0.0.1\tlocalhost\n"
+		"127.0.1.1 web-01.corp.example web-01\n"
+		"# 10.9.9.9 web-01\n"
+		"10.0.0.7 WEB-01.lan.example mail  # this host\n"
+		"2001:db8::7 web-01\n"
+		"10.0.0.8 web-011 web-01x notweb-01\n"
+		"::1 localhost ip6-localhost web-01\n"
+		"lonely\n";
+	struct hosts_list l;
+	assert_int_equal(hosts_parse(hs, sizeof(hs) - 1, "web-01.corp.example", &l), 0);
+	assert_int_equal(l.nnames, 4);
+	assert_string_equal(l.names[0], "web-01.corp.example");
+	assert_string_equal(l.names[1], "web-01");
+	assert_string_equal(l.names[2], "WEB-01.lan.example");
+	assert_string_equal(l.names[3], "mail");
+	assert_int_equal(l.naddrs, 2);
+	assert_string_equal(l.addrs[0], "10.0.0.7");
+	assert_string_equal(l.addrs[1], "2001:db8::7");
+	hosts_free(&l);
+	assert_int_equal(hosts_parse(hs, sizeof(hs) - 1, "localhost", &l), 0);
+	assert_int_equal(l.nnames + l.naddrs, 0);
+	assert_int_equal(hosts_parse(hs, sizeof(hs) - 1, "", &l), 0);
+	assert_int_equal(l.nnames + l.naddrs, 0);
+	assert_int_equal(hosts_parse(hs, sizeof(hs) - 1, NULL, &l), 0);
+	assert_int_equal(l.nnames + l.naddrs, 0);
 }
 
 static void test_status_uids(void **state)
@@ -375,8 +517,12 @@ int main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_who_counts),
 		cmocka_unit_test(test_host),
+		cmocka_unit_test(test_host_word),
+		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_map_escaped),
 		cmocka_unit_test(test_passwd),
+		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_status_uids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
