@@ -1453,7 +1453,8 @@ int redact_add_addr(struct cgw_redact *r, const char *addr);
 int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t n,
                   struct strbuf *out);
 /* The content of any bundle member name redacted into out: tree/ as redact_member, of
- * report.json the string values (not the keys), of config/cgwatch.conf and the signature
+ * report.json and incidents/NAME.json the string values (not the keys), of report.txt and
+ * incidents/NAME.txt the host in the first line too, of config/cgwatch.conf and the signature
  * files the values and comments (not the keys and sections), anything else as text. 0 or
  * -ENOMEM. */
 int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n,

@@ -229,13 +229,9 @@ static void add_member(struct bw *b, const char *name, mode_t type, const char *
 		return;
 	}
 	struct strbuf n = { 0 }, d = { 0 }, t = { 0 };
-	/* an incident's JSON report is redacted as report.json is: its string values */
-	size_t nl = strlen(name);
-	bool inc_json = strncmp(name, "incidents/", 10) == 0 && nl > 15 &&
-	                strcmp(name + nl - 5, ".json") == 0;
 	int e = redact_name(b->red, name, type == AE_IFDIR, &n);
 	if (!e && type == AE_IFREG)
-		e = redact_file(b->red, inc_json ? "report.json" : name, data ? data : "", len, &d);
+		e = redact_file(b->red, name, data ? data : "", len, &d);
 	if (!e && type == AE_IFLNK)
 		e = redact_path(b->red, target, strlen(target), &t);
 	sb_add(&n, "", 1);
