@@ -1075,6 +1075,9 @@ const char *sig_source(const struct cgw_sig *s);
 /* The text of the built-in file name (conf/signatures.d/NAME.conf), or NULL. */
 const struct cgw_sigfile *sig_builtin_file(const char *name);
 void sig_free(struct cgw_sigset *set);
+/* A deep copy of src into dst (empty): nothing shared, so either may be freed while the other
+ * is in use on another thread. 0, or -ENOMEM (dst empty). */
+int sig_copy(struct cgw_sigset *dst, const struct cgw_sigset *src);
 const struct cgw_sig *sig_find(const struct cgw_sigset *set, const char *id);
 /* Does s match the frames? When it does and marks is not NULL, marks[i] is set for every
  * frame that matched a required, ordered or optional pattern. Returns true on a match. */
@@ -1376,6 +1379,9 @@ void writer_mark_stuck(struct cgw_writer *w, enum wr_kind k, const char *target)
 /* Wait at most wait_ms for the lanes that answer to finish their queues. Returns true when
  * they did. */
 bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
+/* Wait at most wait_ms for lane k to finish its queue (not when it is stuck). From another
+ * lane's job too: the bundles lane waits so for the reports it names. True when it did. */
+bool writer_lane_wait(struct cgw_writer *w, enum wr_kind k, unsigned wait_ms);
 /* Let the lanes that answer finish their queue, for at most wait_ms, then tell every thread
  * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. True
  * when no job is still running; false: end the process with _exit, not exit, or the
@@ -1447,7 +1453,8 @@ int redact_add_addr(struct cgw_redact *r, const char *addr);
 int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t n,
                   struct strbuf *out);
 /* The content of any bundle member name redacted into out: tree/ as redact_member, of
- * report.json the string values (not the keys), of config/cgwatch.conf and the signature
+ * report.json and incidents/NAME.json the string values (not the keys), of report.txt and
+ * incidents/NAME.txt the host in the first line too, of config/cgwatch.conf and the signature
  * files the values and comments (not the keys and sections), anything else as text. 0 or
  * -ENOMEM. */
 int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n,
@@ -1475,6 +1482,31 @@ struct cgw_redact *bundle_redact_map(const char *dir, unsigned timeout_ms, char 
 /* Write the map of r to path, mode 0600, atomically (atomic_write_new). 0 or -errno, why. */
 int bundle_redact_write_map(const struct cgw_redact *r, const char *path, char *why, size_t cap);
 
+/* ---- sink-check.c: one check, as `cgwatch check` and a bundle's check of its tree run it ---- */
+
+/* What one check is asked for. */
+struct check_spec {
+	const char *root;                 /* --root DIR|FILE, entered here; NULL: this host */
+	const char *capdir;               /* --capture DIR (this host only), or NULL */
+	bool all, verbose;                /* --all, --verbose */
+	bool rates;                       /* --rates: count even when no finding needs it (a
+	                                     replay reads the captured counts always) */
+	FILE *text, *json;                /* where each report goes, when not NULL */
+};
+/* What it saw. */
+struct check_outcome {
+	bool entered;                     /* root entered (or this host): the scan was tried */
+	char host[128], kernel[128];      /* as the reports name them, once they are made */
+};
+/* root_enter (this process stays in the private mount namespace), capture_open, scan_run,
+ * kmsg_read, check_diagnose with the cgroup activity window, capture_write, the reports to
+ * s->text and s->json, the counters closed after them; with conf's thresholds and sigs.
+ * Returns check's exit code: 0 or 1 (the reports made); 2 (--capture DIR refused) or 3 with
+ * the reason in msg ("" when it was said already: no memory for the diagnosis); 3 after the
+ * reports when the capture could not be written (said with log_warnx). */
+int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
+               const struct check_spec *s, struct check_outcome *out, char *msg, size_t cap);
+
 /* ---- sink-bundle-check.c: the check of a captured tree, in process, for a bundle ---- */
 
 /* What a check of a tree says: its reports (malloc'd) and what they name. */
@@ -1493,6 +1525,38 @@ int bundle_check_tree(const char *dir, const struct cgw_conf *conf,
                       size_t cap);
 void bundle_reports_free(struct bundle_reports *r);
 
+/* ---- sink-bundle-incidents.c: the daemon's open incidents, whose reports a bundle holds ---- */
+
+/* A report file of an open incident: its path on the host and its member, incidents/BASE. */
+struct bundle_inc_file { char *path, *name; };
+/* What a bundle holds of the open incidents: their newest report files, and what could not be
+ * listed (the state file unreadable or malformed, an incident dropped, a report named outside
+ * the reports directory), each a note for the manifest's "unreadable" (path and why). */
+struct bundle_incidents {
+	struct bundle_inc_file *v; size_t n;
+	struct bundle_note *notes; size_t nnotes;
+};
+/* The newest reports of every open (not resolved) incident of in, named by its report field:
+ * a file directly in report_dir named <incident id>-NN-<state>.json, and the .txt beside it,
+ * as incidents/<name>. An incident with no report, or another one, is a note instead. Pure.
+ * 0, or -ENOMEM (out then holds what was listed). */
+int bundle_incident_files(const struct cgw_incidents *in, const char *report_dir,
+                          struct bundle_incidents *out);
+/* The daemon's open incidents of this boot from c's state file (run.state_dir/incidents.json:
+ * a regular file, not followed, read with the deadline), then bundle_incident_files with c's
+ * reports directory. No state file (no daemon): nothing. One that cannot be read or parsed,
+ * and each incident dropped from it: a note. 0, or -ENOMEM. */
+int bundle_incidents_load(const struct cgw_conf *c, unsigned timeout_ms,
+                          struct bundle_incidents *out);
+void bundle_incidents_free(struct bundle_incidents *b);
+/* Read path, a regular file (a symlink is not followed, a FIFO or device not opened for
+ * reading), at most max bytes, opened and read with the deadline: *data (malloc'd,
+ * NUL-terminated, *len bytes). Returns 0; -EFBIG when it is larger than max (*size its size);
+ * or -errno (-ETIMEDOUT, -ELOOP a symlink, -ENODEV not a regular file), with a sentence in why
+ * naming path. */
+int bundle_read_regular(const char *path, uint64_t max, unsigned timeout_ms, char **data,
+                        size_t *len, uint64_t *size, char *why, size_t cap);
+
 /* ---- sink-bundle.c: cgwatch bundle ---- */
 
 /* Capture this host into the empty directory dir (a live check with --capture dir, with the
@@ -1504,16 +1568,17 @@ typedef int (*cgw_capture_fn)(const char *dir, const char *config);
 int cmd_bundle(int argc, char **argv, cgw_capture_fn capture);
 /* A bundle of the captured tree dir into out (NULL: cgwatch-bundle-HOST-TIME.tar.zst in the
  * current directory), atomically: reports, configuration, signatures, tree/ within the caps
- * of conf, manifest.json. Returns 0 with the file's name in written, or an exit code with
- * msg. */
+ * of conf, the open incidents' reports of inc (NULL: none) as incidents/, manifest.json.
+ * Returns 0 with the file's name in written, or an exit code with msg. */
 int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *conf,
-                      const struct cgw_sigset *sigs, char *written, size_t wcap, char *msg,
-                      size_t cap);
+                      const struct cgw_sigset *sigs, const struct bundle_incidents *inc,
+                      char *written, size_t wcap, char *msg, size_t cap);
 /* bundle_write_tree with the reports given (the daemon's, of the scan it captured) in place of
  * a check of the tree (which needs a mount namespace). */
 int bundle_write_reports(const char *dir, const char *out, const struct cgw_conf *conf,
                          const struct cgw_sigset *sigs, const struct bundle_reports *rep,
-                         char *written, size_t wcap, char *msg, size_t cap);
+                         const struct bundle_incidents *inc, char *written, size_t wcap,
+                         char *msg, size_t cap);
 
 
 /* ---- sink-autobundle.c: the bundles the daemon leaves by itself ---- */
@@ -1535,9 +1600,13 @@ struct ab_file { char *name; int64_t mtime_ns; bool remove; };
 /* Sort v oldest first and mark remove on the oldest of the bundles (autobundle_is_bundle)
  * past keep; other names are never marked. Returns how many are marked. Pure. */
 size_t autobundle_prune(struct ab_file *v, size_t n, size_t keep);
-/* Queue the bundle of snap (taken over) with the reports of r into file, on the writer's
- * bundles lane (conf c copied). Returns 0, -EAGAIN (one still pending) or -ENOMEM. */
-int autobundle_queue(struct cgw_writer *w, const struct cgw_conf *c, struct cap_snap *snap,
+/* Queue the bundle of snap (taken over) with the reports of r and the newest reports of the
+ * open incidents of in (bundle_incident_files, read once the reports queued before are
+ * written) into file, on the writer's bundles lane (conf c and library sigs copied: a reload
+ * frees the daemon's). Returns 0, -EAGAIN (one still pending) or -ENOMEM. */
+int autobundle_queue(struct cgw_writer *w, const struct cgw_conf *c,
+                     const struct cgw_sigset *sigs,
+                     const struct cgw_incidents *in, struct cap_snap *snap,
                      const struct cgw_report *r, const char *file);
 /* ---- daemon.c ---- */
 

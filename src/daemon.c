@@ -259,7 +259,8 @@ static void bundle_capture(struct cgw_daemon *d, const struct cgw_report *rep)
 		          capture_snap_bytes(snap) / (1024.0 * 1024.0), d->conf.bundle_max_mib);
 		capture_snap_free(snap);
 	} else {
-		int e = autobundle_queue(d->writer, &d->conf, snap, rep, d->bundle_file);
+		int e = autobundle_queue(d->writer, &d->conf, &d->sigs, &d->inc, snap, rep,
+		                         d->bundle_file);
 		if (e < 0)
 			log_warnx("bundle %s not written: %s", d->bundle_file, e == -EAGAIN ?
 			          "another is still being written" : strerror(-e));

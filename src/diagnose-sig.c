@@ -69,6 +69,69 @@ void sig_free(struct cgw_sigset *set)
 	set->n = 0;
 }
 
+/* A copy of s (NULL stays NULL): false when there was no memory for it. */
+static bool str_copy(char **out, const char *s)
+{
+	*out = s ? try_strdup(s) : NULL;
+	return !s || *out;
+}
+
+/* Copies of v[0..n-1] into a new array *out, *nout = n once it is allocated (so that a copy
+ * cut short frees as it is: the entries not made are NULL). */
+static bool strv_copy(char ***out, size_t *nout, char *const *v, size_t n)
+{
+	if (!(*out = try_calloc(n + 1, sizeof(**out))))
+		return false;
+	*nout = n;
+	for (size_t i = 0; i < n; i++)
+		if (!str_copy(&(*out)[i], v[i]))
+			return false;
+	return true;
+}
+
+static bool pat_copy(struct cgw_pat **out, size_t *nout, const struct cgw_pat *p, size_t n)
+{
+	if (!(*out = try_calloc(n + 1, sizeof(**out))))
+		return false;
+	*nout = n;
+	for (size_t i = 0; i < n; i++)
+		if (!strv_copy(&(*out)[i].alt, &(*out)[i].n, p[i].alt, p[i].n))
+			return false;
+	return true;
+}
+
+int sig_copy(struct cgw_sigset *dst, const struct cgw_sigset *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (!(dst->v = try_calloc(src->n + 1, sizeof(*dst->v))))
+		return -ENOMEM;
+	for (size_t i = 0; i < src->n; i++) {
+		const struct cgw_sig *s = &src->v[i];
+		struct cgw_sig *d = &dst->v[i];
+		*d = *s;                          /* the numbers; every pointer replaced below */
+		d->id = d->title = d->summary = d->explanation = d->correlator = NULL;
+		d->workqueue = d->file = d->replaced = NULL;
+		d->frames = d->order = d->optional = NULL;
+		d->remedies = d->references = NULL;
+		d->nframes = d->norder = d->noptional = d->nremedies = d->nreferences = 0;
+		dst->n = i + 1;                   /* freed by sig_free from here on */
+		if (!str_copy(&d->id, s->id) || !str_copy(&d->title, s->title) ||
+		    !str_copy(&d->summary, s->summary) || !str_copy(&d->explanation, s->explanation) ||
+		    !str_copy(&d->correlator, s->correlator) || !str_copy(&d->workqueue, s->workqueue) ||
+		    !str_copy(&d->file, s->file) || !str_copy(&d->replaced, s->replaced) ||
+		    !pat_copy(&d->frames, &d->nframes, s->frames, s->nframes) ||
+		    !pat_copy(&d->order, &d->norder, s->order, s->norder) ||
+		    !pat_copy(&d->optional, &d->noptional, s->optional, s->noptional) ||
+		    !strv_copy(&d->remedies, &d->nremedies, s->remedies, s->nremedies) ||
+		    !strv_copy(&d->references, &d->nreferences, s->references, s->nreferences))
+			goto nomem;
+	}
+	return 0;
+nomem:
+	sig_free(dst);
+	return -ENOMEM;
+}
+
 const struct cgw_sig *sig_find(const struct cgw_sigset *set, const char *id)
 {
 	for (size_t i = 0; i < set->n; i++)

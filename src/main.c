@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include "cgwatch.h"
-#include "kmsg.h"
-#include "rates.h"
 
 static void usage(FILE *out)
 {
@@ -34,30 +32,6 @@ static void *watchdog(void *arg)
 	log_warnx("check did not finish within %g s (check_timeout): a read is stuck on the "
 	          "system being diagnosed; giving up", watchdog_s);
 	_exit(EXIT_UNREADABLE);
-}
-
-/* cgroup activity for check: a replay reads the captured counts (no window); live, the
- * counters are opened only when a finding takes evidence from them, or on --rates, and count
- * over RATES_CHECK_WINDOW_MS from here. A healthy host needs none: no wait, and no perf
- * events to close (closing waits for RCU, ~0.3 s). */
-struct check_rates {
-	bool live, want;                  /* live: not a replay; want: --rates or a replay */
-	unsigned timeout_ms;
-	struct cgw_rates_src *src;        /* to close after the output, or NULL */
-	struct cgw_rates rates;
-};
-
-static void check_rates(struct cgw_report *r, void *ctx)
-{
-	struct check_rates *c = ctx;
-	if (c->want || rates_needed(r)) {
-		c->src = rates_open(c->live, c->timeout_ms);
-		rates_wait(c->src, RATES_CHECK_WINDOW_MS);
-		rates_sample(c->src, &c->rates);
-		r->rates = &c->rates;
-	} else {
-		r->rates_skipped = true;
-	}
 }
 
 /* What `cgwatch check` was asked for. format NULL: no report printed (a bundle's capture). */
@@ -119,10 +93,10 @@ static int cmd_check(int argc, char **argv)
 	return check_run(&a);
 }
 
+/* check: the configuration (with --threshold), the library and the watchdog, then
+ * check_once, the one sequence a bundle's check of its tree runs too. */
 static int check_run(const struct check_args *a)
 {
-	const char *root = a->root, *capdir = a->capdir;
-	bool all = a->all;
 	struct cgw_conf conf;
 	int rc = config_load(&conf, a->config);
 	if (rc) {
@@ -135,7 +109,6 @@ static int check_run(const struct check_args *a)
 			conf.blocked_critical_s = a->threshold;
 	}
 	struct cgw_sigset sigs = { 0 };
-	struct cgw_capture *capture = NULL;
 	if ((rc = signatures_load(&sigs, &conf)))
 		goto out;
 
@@ -147,87 +120,19 @@ static int check_run(const struct check_args *a)
 	pthread_create(&wd, &attr, watchdog, NULL);
 	pthread_attr_destroy(&attr);
 
-	unsigned timeout_ms = (unsigned)(conf.read_timeout_s * 1000);
-	if (root) {
-		char msg[8192];
-		archive_read_caps = bundle_caps_of(&conf);   /* a bundle file is read within them */
-		if (root_enter(root, timeout_ms, msg, sizeof(msg)) < 0) {
-			log_warnx("%s", msg);
-			rc = EXIT_UNREADABLE;
-			goto out;
-		}
-	}
-	if (capdir) {
-		char msg[8192];
-		int e = capture_open(capdir, timeout_ms, &capture, msg, sizeof(msg));
-		if (e < 0) {
-			log_warnx("%s", msg);
-			rc = e == -EEXIST || e == -ENOTDIR || e == -ELOOP || e == -EPERM ? EXIT_USAGE :
-			     EXIT_UNREADABLE;
-			goto out;
-		}
-	}
-	struct cgw_scan scan = { 0 };
-	struct cgw_scan_opts so = {
-		.blocked_s = conf.blocked_warning_s,
-		.starved_s = conf.starved_s,
-		.read_timeout_ms = timeout_ms,
-		.all = all,
-		.self_tgid = root ? 0 : getpid(),
-		.root = root ? root_tree(root) : NULL,   /* a bundle: its private tree */
-	};
-	int r = scan_run(&scan, &so);
-	if (capture && r == 0)
-		capture_mark(capture, &scan);
-	if (r < 0) {
-		if (scan.fatal[0])
-			log_warnx("%s%s", root ? root : "", scan.fatal);
-		else
-			log_warnx("cannot read %s/proc: %s", cesc(root ? root : ""), strerror(-r));
-		scan_free(&scan);
-		rc = EXIT_UNREADABLE;
-		goto out;
-	}
-	/* the kernel's ring: DIR/dev/kmsg in a replay */
-	struct cgw_kmsg km;
-	char kpath[4096];
-	snprintf(kpath, sizeof(kpath), "%s%s", root ? root_tree(root) : "", KMSG_PATH);
-	int kr = kmsg_read(kpath, &km, timeout_ms);
-	if (root && strcmp(root_tree(root), root))   /* a bundle: name it, not its private tree */
-		snprintf(km.source, sizeof(km.source), "%s:tree%s", root, KMSG_PATH);
-	if (kr < 0)
-		log_debug("cannot read %s: %s; kernel reports are not linked", cesc(kpath),
-		          strerror(-kr));
-	struct cgw_report rep = { .scan = &scan, .conf = &conf, .all = all, .verbose = a->verbose,
-	                          .threshold_s = conf.blocked_warning_s, .kmsg = &km };
-	struct check_rates cr = { .live = root == NULL, .want = root || a->want_rates,
-	                          .timeout_ms = timeout_ms };
-	if ((rc = check_diagnose(&rep, &sigs, check_rates, &cr)) != 0) {
-		report_free(&rep);
-		kmsg_free(&km);
-		scan_free(&scan);
-		goto out;
-	}
-	if (capture) {                    /* the tree of what the findings were made from */
-		char msg[8192];
-		if (capture_write(capture, &rep, msg, sizeof(msg)) < 0) {
-			log_warnx("%s", msg);
-			rc = EXIT_UNREADABLE;
-		}
-	}
+	if (a->root)                      /* a bundle file is read within them */
+		archive_read_caps = bundle_caps_of(&conf);
+	struct check_spec s = { .root = a->root, .capdir = a->capdir, .all = a->all,
+	                        .verbose = a->verbose, .rates = a->want_rates };
 	if (a->format && strcmp(a->format, "json") == 0)
-		report_json(&rep, stdout);
+		s.json = stdout;
 	else if (a->format)
-		report_text(&rep, stdout);
-	fflush(stdout);
-	cr.src = rates_close(cr.src);    /* after the output: closing waits for RCU (~0.3 s here) */
-	if (rc != EXIT_UNREADABLE)
-		rc = report_max_severity(&rep) >= SEV_WARNING ? EXIT_FINDINGS : EXIT_NOTHING;
-	report_free(&rep);
-	kmsg_free(&km);
-	scan_free(&scan);
+		s.text = stdout;
+	struct check_outcome o;
+	char msg[8192];
+	if ((rc = check_once(&conf, &sigs, &s, &o, msg, sizeof(msg))) && msg[0])
+		log_warnx("%s", msg);
 out:
-	capture_free(capture);
 	sig_free(&sigs);
 	conf_free(&conf);
 	return rc;

@@ -120,8 +120,11 @@ static void rotate(const char *dir, size_t keep)
 
 struct ab_job {
 	struct cap_snap *snap;
-	struct cgw_conf conf;                 /* a copy: a reload frees the daemon's */
+	struct cgw_conf conf;                 /* copies: a reload frees the daemon's */
+	struct cgw_sigset sigs;
 	struct bundle_reports rep;
+	struct bundle_incidents inc;          /* the open incidents' newest reports */
+	struct cgw_writer *w;                 /* whose reports lane writes them */
 	char file[4096];
 };
 
@@ -130,7 +133,9 @@ static void job_release(void *p)
 	struct ab_job *j = p;
 	capture_snap_free(j->snap);
 	conf_free(&j->conf);
+	sig_free(&j->sigs);
 	bundle_reports_free(&j->rep);
+	bundle_incidents_free(&j->inc);
 	free(j);
 }
 
@@ -167,14 +172,13 @@ static int job_run(void *p, char *why, size_t cap)
 	}
 	snprintf(tree, sizeof(tree), "%s/tree", top);
 	char msg[8192], written[4400];
-	struct cgw_sigset sigs = { 0 };
+	/* the incidents' reports this scan queued, written first (a reports directory that does
+	 * not answer is not waited for past the deadline: those reports are then noted) */
+	writer_lane_wait(j->w, WR_REPORTS, (unsigned)(j->conf.read_timeout_s * 1000));
 	if ((e = capture_snap_write(j->snap, tree, msg, sizeof(msg))) < 0) {
 		snprintf(why, cap, "%s", msg);
-	} else if (signatures_load(&sigs, &j->conf) != 0) {
-		e = -EINVAL;
-		snprintf(why, cap, "the signature library did not load");
-	} else if (bundle_write_reports(tree, j->file, &j->conf, &sigs, &j->rep, written,
-	                                sizeof(written), msg, sizeof(msg)) != 0) {
+	} else if (bundle_write_reports(tree, j->file, &j->conf, &j->sigs, &j->rep, &j->inc,
+	                                written, sizeof(written), msg, sizeof(msg)) != 0) {
 		e = -EIO;
 		snprintf(why, cap, "%s", msg);
 	} else {
@@ -183,7 +187,6 @@ static int job_run(void *p, char *why, size_t cap)
 		log_warnx("bundle %s", written);
 		rotate(dir, (size_t)j->conf.bundle_keep);
 	}
-	sig_free(&sigs);
 	int re = remove_tree(top);
 	if (re < 0)
 		log_warnx("cannot remove the bundle's tree %s: %s", cesc(top), strerror(-re));
@@ -210,7 +213,9 @@ static int report_render(const struct cgw_report *r, struct bundle_reports *out)
 	return 0;
 }
 
-int autobundle_queue(struct cgw_writer *w, const struct cgw_conf *c, struct cap_snap *snap,
+int autobundle_queue(struct cgw_writer *w, const struct cgw_conf *c,
+                     const struct cgw_sigset *sigs,
+                     const struct cgw_incidents *in, struct cap_snap *snap,
                      const struct cgw_report *r, const char *file)
 {
 	struct ab_job *j = try_calloc(1, sizeof(*j));
@@ -219,8 +224,10 @@ int autobundle_queue(struct cgw_writer *w, const struct cgw_conf *c, struct cap_
 		return -ENOMEM;
 	}
 	j->snap = snap;
+	j->w = w;
 	snprintf(j->file, sizeof(j->file), "%s", file);
-	if (conf_copy(&j->conf, c) < 0 || report_render(r, &j->rep) < 0) {
+	if (conf_copy(&j->conf, c) < 0 || sig_copy(&j->sigs, sigs) < 0 ||
+	    bundle_incident_files(in, c->report_dir, &j->inc) < 0 || report_render(r, &j->rep) < 0) {
 		job_release(j);
 		return -ENOMEM;
 	}

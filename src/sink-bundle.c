@@ -379,6 +379,38 @@ static void capture_notes(struct bw *b)
 	}
 }
 
+/* The newest reports of the daemon's open incidents, incidents/NAME: each a regular file,
+ * never read through a symlink, read with the deadline and within the caps as the tree's files
+ * are; what could not be listed or read is noted. */
+static void add_incidents(struct bw *b, const struct bundle_incidents *inc)
+{
+	for (size_t k = 0; k < inc->nnotes && !b->err; k++)
+		note(b, false, inc->notes[k].path, 0, inc->notes[k].why);
+	for (size_t k = 0; k < inc->n && !b->err; k++) {
+		const char *name = inc->v[k].name;
+		char why[4600];
+		char *data = NULL;
+		size_t len = 0;
+		uint64_t size = 0;
+		int r = bundle_read_regular(inc->v[k].path, b->max_file, b->timeout_ms, &data, &len,
+		                            &size, why, sizeof(why));
+		if (r == -EFBIG) {
+			snprintf(why, sizeof(why), "larger than max_file_size (%.10g MiB)",
+			         b->max_file / MIB);
+			note(b, true, name, size, why);
+		} else if (r < 0) {
+			note(b, false, name, 0, why);
+		} else if (b->total + len + strlen(name) + ENTRY_COST > b->budget) {
+			snprintf(why, sizeof(why), "over max_size (%.10g MiB) for the whole bundle",
+			         (b->budget + MANIFEST_RESERVE) / MIB);
+			note(b, true, name, len, why);
+		} else {
+			add_member(b, name, AE_IFREG, data, len, NULL, 0640, b->now);
+		}
+		free(data);
+	}
+}
+
 /* Does the name fit the manifest as it lists it (utf8_escape'd, 4095 bytes)? */
 static bool name_listable(const char *n)
 {
@@ -649,26 +681,30 @@ static void redacted_copy(struct cgw_redact *r, const char *s, char *out, size_t
 
 static int write_bundle(const char *dir, const char *out, const struct cgw_conf *conf,
                         const struct cgw_sigset *sigs, const struct bundle_reports *given,
-                        char *written, size_t wcap, char *msg, size_t cap);
+                        const struct bundle_incidents *inc, char *written, size_t wcap,
+                        char *msg, size_t cap);
 
 int bundle_write_reports(const char *dir, const char *out, const struct cgw_conf *conf,
                          const struct cgw_sigset *sigs, const struct bundle_reports *rep,
-                         char *written, size_t wcap, char *msg, size_t cap)
+                         const struct bundle_incidents *inc, char *written, size_t wcap,
+                         char *msg, size_t cap)
 {
-	return write_bundle(dir, out, conf, sigs, rep, written, wcap, msg, cap);
+	return write_bundle(dir, out, conf, sigs, rep, inc, written, wcap, msg, cap);
 }
 
 int bundle_write_tree(const char *dir, const char *out, const struct cgw_conf *conf,
-                      const struct cgw_sigset *sigs, char *written, size_t wcap, char *msg,
-                      size_t cap)
+                      const struct cgw_sigset *sigs, const struct bundle_incidents *inc,
+                      char *written, size_t wcap, char *msg, size_t cap)
 {
-	return write_bundle(dir, out, conf, sigs, NULL, written, wcap, msg, cap);
+	return write_bundle(dir, out, conf, sigs, NULL, inc, written, wcap, msg, cap);
 }
 
-/* The bundle of dir, with the reports given, or (NULL) those of a check of dir. */
+/* The bundle of dir, with the reports given, or (NULL) those of a check of dir, and the open
+ * incidents' reports of inc (may be NULL). */
 static int write_bundle(const char *dir, const char *out, const struct cgw_conf *conf,
                         const struct cgw_sigset *sigs, const struct bundle_reports *given,
-                        char *written, size_t wcap, char *msg, size_t cap)
+                        const struct bundle_incidents *inc, char *written, size_t wcap,
+                        char *msg, size_t cap)
 {
 	struct bw b = { .timeout_ms = (unsigned)(conf->read_timeout_s * 1000),
 	                .max_file = (uint64_t)(conf->bundle_max_file_mib * MIB) };
@@ -789,6 +825,8 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 		note(&b, false, "config/cgwatch.conf", 0, "no memory");
 	free(ctext);
 	add_signatures(&b, sigs);
+	if (inc)                               /* reports too: before the tree under the caps */
+		add_incidents(&b, inc);
 	add_member(&b, "tree", AE_IFDIR, NULL, 0, NULL, 0755, b.now);
 	tree_dir(&b, dir, "tree", 0, WALK_HOST);
 	char *procdir = NULL;
@@ -985,17 +1023,24 @@ int cmd_bundle(int argc, char **argv, cgw_capture_fn capture)
 	if (redact >= 0)
 		conf.bundle_redact = redact;      /* the option over [bundle] redact */
 	struct cgw_sigset sigs = { 0 };
+	struct bundle_incidents inc = { 0 };
 	char live[4096] = "";
 	if (rc == 0 && check)
 		rc = verify(check, &conf);
 	else if (rc == 0 && (rc = signatures_load(&sigs, &conf)) == 0 && !root) {
 		if ((rc = capture_dir(live, sizeof(live))) == 0 && (rc = capture(live, config)) == 0)
 			root = live;              /* this host, as a check read it */
+		/* the daemon's incidents open now: their newest reports */
+		if (rc == 0 && bundle_incidents_load(&conf, (unsigned)(conf.read_timeout_s * 1000),
+		                                     &inc) < 0) {
+			log_warnx("bundle: no memory for the open incidents' reports");
+			rc = EXIT_UNREADABLE;
+		}
 	}
 	if (rc == 0 && !check) {
 		char msg[8192], written[4400];
-		rc = bundle_write_tree(root, out, &conf, &sigs, written, sizeof(written), msg,
-		                       sizeof(msg));
+		rc = bundle_write_tree(root, out, &conf, &sigs, live[0] ? &inc : NULL, written,
+		                       sizeof(written), msg, sizeof(msg));
 		if (rc)
 			log_warnx("%s", msg);
 		else
@@ -1006,6 +1051,7 @@ int cmd_bundle(int argc, char **argv, cgw_capture_fn capture)
 		if (e < 0)
 			log_warnx("bundle: cannot remove the capture %s: %s", cesc(live), strerror(-e));
 	}
+	bundle_incidents_free(&inc);
 	sig_free(&sigs);
 	conf_free(&conf);
 	return rc;

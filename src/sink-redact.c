@@ -825,10 +825,13 @@ int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n
 	size_t len = strlen(name);
 	if (starts(name, "tree/"))
 		return redact_member(r, name + 5, in, n, out);
-	if (!strcmp(name, "report.json"))
+	/* the reports: a check's, and the daemon's of the incidents open (incidents/NAME) */
+	bool inc = starts(name, "incidents/") && !strchr(name + 10, '/');
+	if (!strcmp(name, "report.json") || (inc && len > 15 && !strcmp(name + len - 5, ".json")))
 		return json_text(r, in, n, out);
+	bool txt = !strcmp(name, "report.txt") || (inc && len > 14 && !strcmp(name + len - 4, ".txt"));
 	static const char on[] = "cgwatch check on ", kern[] = " (kernel ";
-	const char *k = n > sizeof(on) && !strcmp(name, "report.txt") &&
+	const char *k = n > sizeof(on) && txt &&
 	                !memcmp(in, on, sizeof(on) - 1) ? memmem(in, n, kern, sizeof(kern) - 1) : NULL;
 	const char *nl = k ? memchr(in, '\n', n) : NULL;
 	if (k && (!nl || k < nl)) {               /* the report's host: a field of its own */

@@ -421,6 +421,21 @@ bool writer_wait(struct cgw_writer *w, unsigned wait_ms)
 	return !busy;
 }
 
+bool writer_lane_wait(struct cgw_writer *w, enum wr_kind k, unsigned wait_ms)
+{
+	struct timespec until = mono_after(wait_ms);
+	pthread_mutex_lock(&w->lock);
+	bool busy;
+	for (;;) {
+		const struct wr_lane *l = w->lane[k];
+		busy = !lane_stuck(w, l, now_usec()) && (l->head || l->busy_since);
+		if (!busy || pthread_cond_timedwait(&w->done, &w->lock, &until) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return !busy;
+}
+
 bool writer_stop(struct cgw_writer *w, unsigned wait_ms)
 {
 	writer_wait(w, wait_ms);

@@ -143,9 +143,11 @@ declare -A reason=(
 	[symlink-through]="a component is a symlink or a file" [hardlink]="a hard link"
 	[device]="a character device" [fifo]="a FIFO"
 	[sparse]="10737418240 bytes: larger than max_file_size" [huge]="10737418240 bytes: larger than max_file_size"
-	[wrong-hash]="does not match the manifest's hash" [extra]="in the archive, not in the manifest")
+	[wrong-hash]="does not match the manifest's hash" [extra]="in the archive, not in the manifest"
+	[incidents-symlink]="points outside the tree (absolute)" [incidents-dotdot]='a ".." component'
+	[incidents-device]="a character device")
 for kind in absolute dotdot symlink-abs symlink-rel symlink-through hardlink device fifo \
-            sparse huge wrong-hash extra; do
+            sparse huge wrong-hash extra incidents-symlink incidents-dotdot incidents-device; do
 	f=$tmp/work/hostile-$kind.tar.gz
 	if ! member=$(python3 "$here/mkbundle.py" hostile $kind "$src" "$f" "$tmp/outside" 2>&1); then
 		echo "FAIL bundle-hostile-$kind: mkbundle.py: $(clip "$member")"
@@ -404,6 +406,121 @@ out=$(timeout $T "$CGW" bundle --config "$conf" --root "$good" -o "$tmp/work/aga
 rc=$?
 [ $rc = 3 ] && grep -q 'not a directory' <<<"$out" && [ ! -e "$tmp/work/again.tar.zst" ] &&
 	echo "PASS bundle-of-a-file" || echo "FAIL bundle-of-a-file: exit $rc: $(clip "$out")"
+
+# ---- the daemon's open incidents: a bundle of this host holds their newest reports ----
+# A state file as the daemon writes it ([run] state_dir, this boot's id), its reports in
+# [reports] dir; another incident whose report is a symlink (to a file outside): not followed.
+# Without a state file nothing is added; a malformed one, or a FIFO, is a note.
+idir=$tmp/inc
+mkdir -p "$idir/state" "$idir/reports"
+printf '[run]\nstate_dir = %s/state\n[reports]\ndir = %s/reports\n' "$idir" "$idir" >"$idir/conf"
+iid=20261130T071622Z-fuse-wait
+inc_state() {                         # inc_state ID REPORT...: the state file of these incidents
+	local boot a=() i
+	boot=$(cat /proc/sys/kernel/random/boot_id)
+	while [ $# -ge 2 ]; do
+		a+=("{\"id\": \"$1\", \"signature\": \"${1#*Z-}\", \"severity\": 2, \"opened_at\": 1796022982.0, \"last_event_at\": 1796022982.0, \"reports\": 2, \"report\": \"$2\"}")
+		shift 2
+	done
+	i=$(IFS=,; echo "${a[*]}")
+	printf '{"schema": "cgwatch.state/1", "boot_id": "%s", "incidents": [%s]}' "$boot" "$i" \
+		>"$idir/state/incidents.json"
+}
+# ibundle NAME [ARGS...]: a bundle of this host with $idir/conf into $idir/NAME.tar.zst; its
+# manifest in $idir/NAME.json; exit status in irc, what it said in iout
+ibundle() {
+	local n=$1
+	shift
+	iout=$(timeout $T "$CGW" bundle --config "$idir/conf" -o "$idir/$n.tar.zst" "$@" 2>&1)
+	irc=$?
+	zstd -dc "$idir/$n.tar.zst" 2>/dev/null | tar -xOf - manifest.json >"$idir/$n.json" 2>/dev/null
+}
+ibundle none
+if [ $irc != 0 ]; then
+	echo "FAIL bundle-incidents-none: exit $irc: $(clip "$iout")"
+elif ! jq -e '([.members[].path, .unreadable[].path, .left_out[].path] | map(select(startswith("incidents"))) | length) == 0' \
+	"$idir/none.json" >/dev/null; then
+	echo "FAIL bundle-incidents-none: no state file, yet: $(jq -c '[.members[].path, .unreadable[]] | map(select(tostring | test("incidents")))' "$idir/none.json" | head -c 300)"
+else
+	echo "PASS bundle-incidents-none"
+fi
+printf '{"schema": "cgwatch.state/1", "incidents": ' >"$idir/state/incidents.json"
+ibundle malformed
+if [ $irc != 0 ]; then
+	echo "FAIL bundle-incidents-malformed: exit $irc: $(clip "$iout")"
+elif ! jq -e '.unreadable | any(.path == "incidents" and (.why | test("not a cgwatch state file")))' \
+	"$idir/malformed.json" >/dev/null; then
+	echo "FAIL bundle-incidents-malformed: no note in the manifest: $(jq -c .unreadable "$idir/malformed.json" | head -c 300)"
+else
+	echo "PASS bundle-incidents-malformed"
+fi
+rm -f "$idir/state/incidents.json"
+mkfifo "$idir/state/incidents.json"
+t0=$(date +%s%N)
+ibundle fifo
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ $irc != 0 ]; then
+	echo "FAIL bundle-incidents-fifo: exit $irc: $(clip "$iout")"
+elif ! jq -e '.unreadable | any(.path == "incidents" and (.why | test("not a regular file")))' \
+	"$idir/fifo.json" >/dev/null; then
+	echo "FAIL bundle-incidents-fifo: no note in the manifest: $(jq -c .unreadable "$idir/fifo.json" | head -c 300)"
+else
+	echo "PASS bundle-incidents-fifo (${ms} ms)"
+fi
+rm -f "$idir/state/incidents.json"
+printf '{"cgwatch": "report of %s", "user": "%s"}\n' "$iid" "$(hostname)" >"$idir/reports/$iid-02-escalated.json"
+printf 'cgwatch incident %s: escalated\n' "$iid" >"$idir/reports/$iid-02-escalated.txt"
+echo secret >"$tmp/outside-secret"
+ln -s "$tmp/outside-secret" "$idir/reports/20261130T071623Z-nfs-wait-01-opened.json"
+inc_state "$iid" "$idir/reports/$iid-02-escalated.json" \
+	20261130T071623Z-nfs-wait "$idir/reports/20261130T071623Z-nfs-wait-01-opened.json"
+ibundle good
+why=
+if [ $irc != 0 ]; then
+	why="exit $irc: $(clip "$iout")"
+else
+	for ext in json txt; do
+		zstd -dc "$idir/good.tar.zst" | tar -xOf - "incidents/$iid-02-escalated.$ext" >"$idir/got.$ext" 2>/dev/null
+		cmp -s "$idir/got.$ext" "$idir/reports/$iid-02-escalated.$ext" ||
+			why+="incidents/$iid-02-escalated.$ext is not the report file; "
+	done
+	jq -e --arg p "incidents/$iid-02-escalated.json" '.members | any(.path == $p)' "$idir/good.json" >/dev/null ||
+		why+="the manifest does not list it; "
+	jq -e '.unreadable | any(.path == "incidents/20261130T071623Z-nfs-wait-01-opened.json" and (.why | test("symlink")))' \
+		"$idir/good.json" >/dev/null || why+="the symlinked report is not noted: $(jq -c .unreadable "$idir/good.json" | head -c 200); "
+	zstd -dc "$idir/good.tar.zst" | tar -tf - | grep -q '^incidents/.*nfs-wait' && why+="the symlinked report is in it; "
+	zstd -dc "$idir/good.tar.zst" | tar -xOf - 2>/dev/null | grep -q secret && why+="the file the symlink names is in it; "
+	vout=$(timeout $T "$CGW" bundle --config "$conf" --verify "$idir/good.tar.zst" 2>&1) ||
+		why+="verify: $(clip "$vout"); "
+	timeout $T "$CGW" check --config "$conf" --root "$idir/good.tar.zst" --format json >"$idir/replay.json" 2>"$idir/replay.err"
+	rrc=$?
+	if [ $rrc != 0 ] && [ $rrc != 1 ]; then
+		why+="its replay exits $rrc: $(clip "$(cat "$idir/replay.err")"); "
+	fi
+fi
+[ -z "$why" ] && echo "PASS bundle-incidents" || echo "FAIL bundle-incidents: $why"
+# redacted: the JSON report's values redacted (the host name), its keys and structure kept
+ibundle redacted --redact
+why=
+if [ $irc != 0 ]; then
+	why="exit $irc: $(clip "$iout")"
+else
+	zstd -dc "$idir/redacted.tar.zst" | tar -xOf - "incidents/$iid-02-escalated.json" >"$idir/red.json" 2>/dev/null
+	[ -s "$idir/red.json" ] && jq -e '.cgwatch and .user' "$idir/red.json" >/dev/null || why+="incidents/$iid-02-escalated.json lost its keys: $(head -c 200 "$idir/red.json"); "
+	grep -qw "$(hostname)" "$idir/red.json" && why+="it still names the host; "
+fi
+[ -z "$why" ] && echo "PASS bundle-incidents-redacted" || echo "FAIL bundle-incidents-redacted: $why"
+# a bundle with incidents/ members made by another writer replays and verifies
+python3 "$here/mkbundle.py" incidents "$src" "$tmp/work/inc.tar.gz"
+timeout $T "$CGW" check --config "$conf" --root "$tmp/work/inc.tar.gz" >/dev/null 2>"$idir/inc.err"
+rc=$?
+vout=$(timeout $T "$CGW" bundle --config "$conf" --verify "$tmp/work/inc.tar.gz" 2>&1)
+vrc=$?
+if { [ $rc = 0 ] || [ $rc = 1 ]; } && [ $vrc = 0 ] && why=$(outside_clean); then
+	echo "PASS bundle-incidents-replay"
+else
+	echo "FAIL bundle-incidents-replay: replay exit $rc ($(clip "$(cat "$idir/inc.err")")), verify $vrc ($(clip "$vout")) ${why:-}"
+fi
 
 # ---- the live host: a capture directory that cannot be made is said, and nothing written ----
 out=$(cd "$tmp" && TMPDIR=$tmp/none timeout $T "$CGW" bundle --config "$conf" -o nodir.tar.zst 2>&1)

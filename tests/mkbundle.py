@@ -3,10 +3,12 @@
 (tree/ members and a manifest.json of its own hashes), one tampered, and hostile ones.
 
 usage: mkbundle.py good TREE OUT              a bundle (tar.gz) of TREE
+       mkbundle.py incidents TREE OUT         the same with an incident's reports (incidents/)
        mkbundle.py tampered TREE OUT          the same, one file changed after hashing
        mkbundle.py hostile KIND TREE OUT OUTSIDE
            KIND: absolute dotdot symlink-abs symlink-rel symlink-through hardlink device
-                 fifo sparse huge wrong-hash extra
+                 fifo sparse huge wrong-hash extra incidents-symlink incidents-dotdot
+                 incidents-device
            OUTSIDE: a directory outside the private tree that the archive aims at
 Prints the name of the member the reader must name in its refusal."""
 import hashlib
@@ -83,9 +85,13 @@ def write(out, members, man, hostile=None):
 
 def main():
     what = sys.argv[1]
-    if what in ("good", "tampered"):
+    if what in ("good", "tampered", "incidents"):
         tree, out = sys.argv[2], sys.argv[3]
         ms = members_of(tree)
+        if what == "incidents":
+            for ext in ("json", "txt"):
+                ms.append(("incidents/20261130T071622Z-fuse-wait-02-escalated." + ext, "file",
+                           b'{"incident": {"id": "20261130T071622Z-fuse-wait"}}\n'))
         man = manifest(ms)
         if what == "tampered":
             for k, (name, kind, data) in enumerate(ms):
@@ -150,6 +156,19 @@ def main():
             ti.size = 10 << 30
             tf.fileobj.write(ti.tobuf(tarfile.PAX_FORMAT, tf.encoding, tf.errors))
             tf.offset += len(ti.tobuf(tarfile.PAX_FORMAT, tf.encoding, tf.errors))
+        elif kind == "incidents-symlink":
+            # an incident's report may only be a file: a link there is refused
+            named["n"] = "incidents/20261130T071622Z-fuse-wait-01-opened.json"
+            add(tf, named["n"], "link", outside + "/target")
+        elif kind == "incidents-dotdot":
+            named["n"] = "incidents/../../../../../../.." + outside + "/dotdot"
+            add(tf, named["n"], "file", b"x")
+        elif kind == "incidents-device":
+            named["n"] = "incidents/20261130T071622Z-fuse-wait-01-opened.txt"
+            ti = tarfile.TarInfo(named["n"])
+            ti.type = tarfile.CHRTYPE
+            ti.devmajor, ti.devminor = 1, 3
+            tf.addfile(ti)
         elif kind == "extra":
             named["n"] = "extra: tree/proc/extra"
             add(tf, "tree/proc/extra", "file", b"not in the manifest")

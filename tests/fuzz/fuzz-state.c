@@ -2,7 +2,9 @@
  * it keeps in range, and saving it again (incidents_serialize) gives a file that loads to the
  * same; then what the daemon does after a restart: each incident as a report's "incident" object and a journal line, a
  * scan that finds the first one's signature again (merged, escalated or updated), a scan that
- * finds nothing (all resolved), the messages of every change. */
+ * finds nothing (all resolved), the messages of every change. And what a bundle takes of them
+ * (bundle_incident_files): only files directly in the reports directory, each an incident's
+ * own report name, as members incidents/NAME a bundle may hold. */
 #include <json-c/json.h>
 #include <math.h>
 
@@ -43,6 +45,29 @@ static void check_loaded(const struct incident *i)
 		FUZZ_CHECK(time_ok(i->timeline[k].time) && time_ok(i->timeline[k].blocked_s));
 }
 
+/* The reports a bundle takes of the loaded incidents: a .json and its .txt each, directly in
+ * the reports directory, named <id>-NN-<state>, as a member name that is safe to extract. */
+static void bundle_files(const struct cgw_incidents *in)
+{
+	static const char dir[] = "/var/log/cgwatch";
+	struct bundle_incidents b;
+	memset(&b, 0, sizeof(b));
+	FUZZ_CHECK(bundle_incident_files(in, dir, &b) == 0);
+	FUZZ_CHECK(b.n % 2 == 0 && b.n / 2 + b.nnotes == in->n);
+	for (size_t k = 0; k < b.n; k++) {
+		const char *p = b.v[k].path, *n = b.v[k].name, *base = strrchr(p, '/') + 1;
+		FUZZ_CHECK(strncmp(p, dir, sizeof(dir) - 1) == 0 && p[sizeof(dir) - 1] == '/');
+		FUZZ_CHECK(strncmp(n, "incidents/", 10) == 0 && strcmp(n + 10, base) == 0);
+		FUZZ_CHECK(!strchr(n + 10, '/') && strcmp(n + 10, "..") && strcmp(n + 10, "."));
+		FUZZ_CHECK(member_name_check(n, strlen(n), NULL, 0) == 0);
+		size_t l = strlen(n);
+		FUZZ_CHECK(k % 2 ? l > 4 && !strcmp(n + l - 4, ".txt") : l > 5 && !strcmp(n + l - 5, ".json"));
+	}
+	for (size_t k = 0; k < b.nnotes; k++)
+		FUZZ_CHECK(member_name_check(b.notes[k].path, strlen(b.notes[k].path), NULL, 0) == 0);
+	bundle_incidents_free(&b);
+}
+
 /* Saved again, it loads to the same incidents, and saves to the same text. */
 static void roundtrip(const struct cgw_incidents *in)
 {
@@ -81,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	roundtrip(&in);
+	bundle_files(&in);
 
 	/* the next scan: one task, blocked, in the first incident's signature */
 	struct cgw_sig sig;

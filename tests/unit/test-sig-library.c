@@ -221,6 +221,84 @@ static void test_missing_dirs_builtin_only(void **state)
 	}
 }
 
+/* Two patterns the same, alternative by alternative. */
+static void assert_pats_equal(const struct cgw_pat *a, const struct cgw_pat *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(a[i].n, b[i].n);
+		for (size_t j = 0; j < a[i].n; j++) {
+			assert_ptr_not_equal(a[i].alt[j], b[i].alt[j]);
+			assert_string_equal(a[i].alt[j], b[i].alt[j]);
+		}
+	}
+}
+
+static void assert_str_copy(const char *a, const char *b)
+{
+	if (!a || !b) {
+		assert_ptr_equal(a, b);
+		return;
+	}
+	assert_ptr_not_equal(a, b);
+	assert_string_equal(a, b);
+}
+
+/* sig_copy: a library of its own (the daemon's bundle thread keeps one while a reload frees
+ * the daemon's): every field the same, nothing shared, and it outlives the original. */
+static void test_copy(void **state)
+{
+	(void)state;
+	char shipped[64];
+	tmpdir_make(shipped, sizeof(shipped));
+	put_sig(shipped, "fuse.conf", "fuse-wait", "shipped fuse");
+	put_sig(shipped, "site.conf", "site-x", "shipped site");
+	struct cgw_conf c;
+	conf_with_dirs(&c, shipped, "");
+	struct cgw_sigset set = { 0 }, copy = { 0 };
+	assert_int_equal(signatures_load(&set, &c), 0);
+	assert_int_equal(sig_copy(&copy, &set), 0);
+	assert_int_equal(copy.n, set.n);
+	for (size_t k = 0; k < set.n; k++) {
+		const struct cgw_sig *a = &set.v[k], *b = &copy.v[k];
+		assert_str_copy(a->id, b->id);
+		assert_str_copy(a->title, b->title);
+		assert_str_copy(a->summary, b->summary);
+		assert_str_copy(a->explanation, b->explanation);
+		assert_str_copy(a->correlator, b->correlator);
+		assert_str_copy(a->workqueue, b->workqueue);
+		assert_str_copy(a->file, b->file);
+		assert_str_copy(a->replaced, b->replaced);
+		assert_int_equal(a->cause_mount, b->cause_mount);
+		assert_int_equal(a->severity, b->severity);
+		assert_int_equal(a->priority, b->priority);
+		assert_string_equal(a->states, b->states);
+		assert_int_equal(a->line, b->line);
+		assert_int_equal(a->builtin, b->builtin);
+		assert_int_equal(a->nframes, b->nframes);
+		assert_int_equal(a->norder, b->norder);
+		assert_int_equal(a->noptional, b->noptional);
+		assert_pats_equal(a->frames, b->frames, a->nframes);
+		assert_pats_equal(a->order, b->order, a->norder);
+		assert_pats_equal(a->optional, b->optional, a->noptional);
+		assert_int_equal(a->nremedies, b->nremedies);
+		for (size_t j = 0; j < a->nremedies; j++)
+			assert_str_copy(a->remedies[j], b->remedies[j]);
+		assert_int_equal(a->nreferences, b->nreferences);
+		for (size_t j = 0; j < a->nreferences; j++)
+			assert_str_copy(a->references[j], b->references[j]);
+	}
+	sig_free(&set);                            /* a reload: the copy stands alone */
+	assert_string_equal(sig_find(&copy, "fuse-wait")->title, "shipped fuse");
+	assert_string_equal(sig_source(sig_find(&copy, "site-x")), sig_find(&copy, "site-x")->file);
+	sig_free(&copy);
+	struct cgw_sigset empty = { 0 };
+	assert_int_equal(sig_copy(&copy, &empty), 0);
+	assert_int_equal(copy.n, 0);
+	sig_free(&copy);
+	conf_free(&c);
+	tmpdir_remove(shipped);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_text_errors_like_file),
 		cmocka_unit_test(test_layers_replace_by_id),
 		cmocka_unit_test(test_missing_dirs_builtin_only),
+		cmocka_unit_test(test_copy),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1,7 +1,8 @@
 /* test-writer.c: the daemon's writer threads (sink-writer.c). Files queued are written; a failure
  * is said once per streak, with the reason, counted, cleared with its count by a success, and
  * said again after it; the last of many
- * queued writes is what stays; a report pair goes through report_files_write. */
+ * queued writes is what stays; a report pair goes through report_files_write; a bundle job that
+ * waits for the reports lane finds the reports queued before it written. */
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -220,6 +221,64 @@ static void test_report_out_of_memory(void **state)
 	tmpdir_remove(dir);
 }
 
+/* A bundles-lane job that waits for the reports lane (writer_lane_wait), then counts the
+ * report files it would take. */
+struct lane_job { const char *dir; bool wait; size_t seen; bool done; };
+
+static int lane_job_run(void *ctx, char *why, size_t cap)
+{
+	(void)why;
+	(void)cap;
+	struct lane_job *j = ctx;
+	if (j->wait)
+		writer_lane_wait(writer, WR_REPORTS, 5000);
+	j->seen = tmpdir_count(j->dir);
+	return 0;
+}
+
+static void lane_job_release(void *ctx)
+{
+	__atomic_store_n(&((struct lane_job *)ctx)->done, true, __ATOMIC_RELEASE);
+}
+
+/* Reports queued before a bundle job are on disk when the job, having waited for the
+ * reports lane, reads them: 24 pairs, each fsync'd, then the job. */
+static void test_lane_wait(void **state)
+{
+	(void)state;
+	char dir[64], rdir[128];
+	tmpdir_make(dir, sizeof(dir));
+	snprintf(rdir, sizeof(rdir), "%s/reports", dir);
+	struct cgw_conf conf = unit_report_conf(rdir);
+	conf.report_keep = 1000;
+	struct cgw_incidents in = { 0 };
+	struct unit_scan u;
+	struct inc_change *ch;
+	unit_one_incident(&u, &sig_fuse, T0, &in, &ch);
+	for (int k = 0; k < 24; k++) {
+		struct report_files f;
+		assert_int_equal(report_prepare(&conf, &u.rep, &in.v[0], ch[0].state, ch[0].finding,
+		                                 &f), 0);
+		in.v[0].reports++;
+		assert_int_equal(writer_report(writer, &f, in.v[0].id), 0);
+	}
+	struct lane_job j = { .dir = rdir, .wait = true };
+	assert_int_equal(writer_job(writer, "bundle", lane_job_run, lane_job_release, &j), 0);
+	assert_true(writer_wait(writer, 10000));
+	for (int k = 0; k < 500 && !__atomic_load_n(&j.done, __ATOMIC_ACQUIRE); k++)
+		usleep(10000);                    /* released just after the lane went idle */
+	assert_true(__atomic_load_n(&j.done, __ATOMIC_ACQUIRE));
+	assert_int_equal(j.seen, 48);
+	/* a lane with nothing queued: no wait */
+	uint64_t t0 = now_usec();
+	assert_true(writer_lane_wait(writer, WR_REPORTS, 5000));
+	assert_true(now_usec() - t0 < 1000000);
+	free(ch);
+	us_free(&u);
+	incidents_free(&in);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_reports),
 		cmocka_unit_test(test_job_out_of_memory),
 		cmocka_unit_test(test_report_out_of_memory),
+		cmocka_unit_test(test_lane_wait),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -1,0 +1,117 @@
+/* sink-check.c: one check, the sequence `cgwatch check` runs and a bundle runs on the tree it
+ * holds: the tree entered (a replay), the capture opened (--capture), scan_run, the kernel
+ * messages, the diagnosis with the cgroup activity window, the capture written, the reports,
+ * and the counters closed after them. The caller loads the configuration and the library. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+#include "kmsg.h"
+#include "rates.h"
+
+/* cgroup activity for check: a replay reads the captured counts (no window); live, the
+ * counters are opened only when a finding takes evidence from them, or on --rates, and count
+ * over RATES_CHECK_WINDOW_MS from here. A healthy host needs none: no wait, and no perf
+ * events to close (closing waits for RCU, ~0.3 s). */
+struct check_rates {
+	bool live, want;                  /* live: not a replay; want: --rates or a replay */
+	unsigned timeout_ms;
+	struct cgw_rates_src *src;        /* to close after the output, or NULL */
+	struct cgw_rates rates;
+};
+
+static void check_rates(struct cgw_report *r, void *ctx)
+{
+	struct check_rates *c = ctx;
+	if (c->want || rates_needed(r)) {
+		c->src = rates_open(c->live, c->timeout_ms);
+		rates_wait(c->src, RATES_CHECK_WINDOW_MS);
+		rates_sample(c->src, &c->rates);
+		r->rates = &c->rates;
+	} else {
+		r->rates_skipped = true;
+	}
+}
+
+int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
+               const struct check_spec *s, struct check_outcome *out, char *msg, size_t cap)
+{
+	const char *root = s->root;
+	memset(out, 0, sizeof(*out));
+	msg[0] = '\0';
+	unsigned timeout_ms = (unsigned)(conf->read_timeout_s * 1000);
+	if (root && root_enter(root, timeout_ms, msg, cap) < 0)
+		return EXIT_UNREADABLE;
+	out->entered = true;
+	struct cgw_capture *capture = NULL;
+	if (s->capdir) {
+		int e = capture_open(s->capdir, timeout_ms, &capture, msg, cap);
+		if (e < 0)
+			return e == -EEXIST || e == -ENOTDIR || e == -ELOOP || e == -EPERM ? EXIT_USAGE :
+			       EXIT_UNREADABLE;
+	}
+	struct cgw_scan scan = { 0 };
+	struct cgw_scan_opts so = {
+		.blocked_s = conf->blocked_warning_s,
+		.starved_s = conf->starved_s,
+		.read_timeout_ms = timeout_ms,
+		.all = s->all,
+		.self_tgid = root ? 0 : getpid(),
+		.root = root ? root_tree(root) : NULL,   /* a bundle: its private tree */
+	};
+	int r = scan_run(&scan, &so);
+	if (capture && r == 0)
+		capture_mark(capture, &scan);
+	if (r < 0) {
+		if (scan.fatal[0])
+			snprintf(msg, cap, "%s%s", root ? root : "", scan.fatal);
+		else
+			snprintf(msg, cap, "cannot read %s/proc: %s", cesc(root ? root : ""),
+			         strerror(-r));
+		scan_free(&scan);
+		capture_free(capture);
+		return EXIT_UNREADABLE;
+	}
+	/* the kernel's ring: DIR/dev/kmsg in a replay */
+	struct cgw_kmsg km;
+	char kpath[4096];
+	snprintf(kpath, sizeof(kpath), "%s%s", root ? root_tree(root) : "", KMSG_PATH);
+	int kr = kmsg_read(kpath, &km, timeout_ms);
+	if (root && strcmp(root_tree(root), root))   /* a bundle: name it, not its private tree */
+		snprintf(km.source, sizeof(km.source), "%s:tree%s", root, KMSG_PATH);
+	if (kr < 0)
+		log_debug("cannot read %s: %s; kernel reports are not linked", cesc(kpath),
+		          strerror(-kr));
+	struct cgw_report rep = { .scan = &scan, .conf = conf, .all = s->all, .verbose = s->verbose,
+	                          .threshold_s = conf->blocked_warning_s, .kmsg = &km };
+	struct check_rates cr = { .live = root == NULL, .want = root || s->rates,
+	                          .timeout_ms = timeout_ms };
+	int rc = check_diagnose(&rep, sigs, check_rates, &cr);   /* says why it failed */
+	if (rc == 0) {
+		char m[8192];                 /* the tree of what the findings were made from */
+		if (capture && capture_write(capture, &rep, m, sizeof(m)) < 0) {
+			log_warnx("%s", m);       /* said now: the reports still go out */
+			rc = EXIT_UNREADABLE;
+		}
+		if (s->json) {
+			report_json(&rep, s->json);
+			fflush(s->json);
+		}
+		if (s->text) {
+			report_text(&rep, s->text);
+			fflush(s->text);
+		}
+		snprintf(out->host, sizeof(out->host), "%s", scan.host);
+		snprintf(out->kernel, sizeof(out->kernel), "%s", scan.kernel);
+		if (rc == 0)
+			rc = report_max_severity(&rep) >= SEV_WARNING ? EXIT_FINDINGS : EXIT_NOTHING;
+	}
+	cr.src = rates_close(cr.src);    /* after the output: closing waits for RCU (~0.3 s here) */
+	report_free(&rep);
+	kmsg_free(&km);
+	scan_free(&scan);
+	capture_free(capture);
+	return rc;
+}
