@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgwatch.h"
+#include "rates.h"
 
 struct cgw_capture {
 	char *dir;
@@ -389,6 +390,7 @@ static struct rec_entry *entries_sorted(struct rec_entry *list)
 struct cap_snap {
 	struct rec_entry *files;          /* kept, readable: to write */
 	struct strbuf clocks, unreadable;
+	struct strbuf rates;              /* cgwatch/rates, empty when nothing was counted */
 	uint64_t bytes;
 };
 
@@ -424,9 +426,11 @@ struct cap_snap *capture_take(struct cgw_capture *c, const struct cgw_report *r)
 		tail = &e->next;
 	}
 	clocks_format(c->clocks, &sn->clocks);
-	sn->bytes += sn->clocks.len + sn->unreadable.len;
+	if (r->rates && r->rates->live)   /* what the live run counted, which a tree cannot show */
+		rates_format(r->rates, &sn->rates);
+	sn->bytes += sn->clocks.len + sn->unreadable.len + sn->rates.len;
 	free(k.v);
-	if (sn->clocks.lost || sn->unreadable.lost) {
+	if (sn->clocks.lost || sn->unreadable.lost || sn->rates.lost) {
 		capture_snap_free(sn);
 		return NULL;
 	}
@@ -465,6 +469,8 @@ static int snap_write_fd(struct cap_snap *sn, int dfd, const char *dir, char *ms
 			err = capture_put_file(dfd, "cgwatch/unreadable",
 			                       sn->unreadable.s ? sn->unreadable.s : "",
 			                       sn->unreadable.len, false);
+		if (!err && sn->rates.len)
+			err = capture_put_file(dfd, "cgwatch/rates", sn->rates.s, sn->rates.len, false);
 		if (err)
 			snprintf(msg, cap, "--capture %s: %s", cesc(dir), strerror(-err));
 	}
@@ -502,6 +508,7 @@ void capture_snap_free(struct cap_snap *sn)
 	record_free(sn->files);
 	sb_free(&sn->clocks);
 	sb_free(&sn->unreadable);
+	sb_free(&sn->rates);
 	free(sn);
 }
 
@@ -542,6 +549,53 @@ void capture_free(struct cgw_capture *c)
 	free(c);
 }
 
+/* The live run's counts, root/cgwatch/rates, into s->replay_rates; a note first says how they
+ * were counted. Unreadable (but absent) or unparsable: named with its line, and the replay
+ * counts from the tree's /proc files as it would without it. */
+static void rates_load(struct cgw_scan *s, const char *root, unsigned timeout_ms)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/cgwatch/rates", root);
+	char *buf = try_malloc(64 * 1024);
+	struct cgw_rates *rt = try_calloc(1, sizeof(*rt));
+	if (!buf || !rt) {
+		free(buf);
+		free(rt);
+		return;
+	}
+	ssize_t n = dl_read_file(path, buf, 64 * 1024, timeout_ms);
+	size_t line = 0;
+	const char *why = "";
+	int pe = n < 0 ? (int)n : parse_rates_file(buf, rt, &line, &why);
+	if (pe == 0) {
+		char note[sizeof(rt->notes)];
+		if (rt->source == RATES_SRC_PERF)
+			snprintf(note, sizeof(note), "counted on the host with perf over %.1f s "
+			         "(captured)", rt->window_s);
+		else
+			snprintf(note, sizeof(note), "counted on the host from /proc/cgroups and "
+			         "/proc/stat over %.1f s (captured)", rt->window_s);
+		size_t nl = strlen(note), have = strlen(rt->notes);
+		if (have && nl + 1 < sizeof(note)) {   /* the captured notes after it, as fit */
+			note[nl++] = '\n';
+			snprintf(note + nl, sizeof(note) - nl, "%s", rt->notes);
+		}
+		memcpy(rt->notes, note, sizeof(note));
+		s->replay_rates = rt;
+		rt = NULL;
+	} else if (pe == -ENOENT) {
+		/* a tree without it: counted from its /proc files */
+	} else if (n < 0) {
+		scan_unreadable(s, "cgwatch/rates", "%s; the replay counts from the captured /proc "
+		                "files instead", strerror((int)-n));
+	} else {
+		scan_unreadable(s, "cgwatch/rates", "line %zu: %s; the replay counts from the "
+		                "captured /proc files instead", line, why);
+	}
+	free(buf);
+	free(rt);
+}
+
 void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms)
 {
 	char path[4096];
@@ -567,6 +621,7 @@ void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_
 	}
 	free(buf);
 	free(k);
+	rates_load(s, root, timeout_ms);
 	free(s->replay_root);
 	s->replay_root = try_strdup(root);
 }
