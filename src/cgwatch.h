@@ -946,6 +946,12 @@ uint64_t capture_snap_bytes(const struct cap_snap *sn);
  * for the main loop. Returns 0 or -errno (msg says why). */
 int capture_snap_write(struct cap_snap *sn, const char *dir, char *msg, size_t cap);
 void capture_snap_free(struct cap_snap *sn);
+/* The kernel's ring now, for a snapshot of a scan that followed it (the daemon's): read whole
+ * as check reads it (kmsg_read_raw, non-blocking, within timeout_ms) into sn as dev/kmsg, with
+ * the hung-task sysctls and uptime a replay reads it with where sn has none; what cannot be
+ * read is an unreadable line. Not recorded: this thread's recording is muted meanwhile.
+ * Returns 0 or -ENOMEM (sn then lacks some of it). */
+int capture_snap_kmsg(struct cap_snap *sn, unsigned timeout_ms);
 /* Write data (len bytes; a link's target when link) at the relative tree path under the
  * directory open at root: parents made 0700, the file 0600 and new, no symlink followed;
  * paths outside proc/, sys/, dev/, cgwatch/ or with "", ".", ".." components refused

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgwatch.h"
+#include "kmsg.h"
 #include "rates.h"
 
 struct cgw_capture {
@@ -499,6 +500,71 @@ int capture_snap_write(struct cap_snap *sn, const char *dir, char *msg, size_t c
 	int r = snap_write_fd(sn, dfd, dir, msg, cap);
 	close(dfd);
 	return r;
+}
+
+/* Does sn hold tree path, as a file or as an unreadable line? */
+static bool snap_has(const struct cap_snap *sn, const char *path)
+{
+	for (const struct rec_entry *e = sn->files; e; e = e->next)
+		if (strcmp(e->path, path) == 0)
+			return true;
+	if (!sn->unreadable.s)
+		return false;
+	char pat[256];                    /* "REASON PATH DETAIL": the path between spaces */
+	snprintf(pat, sizeof(pat), " %s ", path);
+	return strstr(sn->unreadable.s, pat) != NULL;
+}
+
+/* data (len bytes) as the file at tree path of sn, after its other files. 0 or -ENOMEM. */
+static int snap_put(struct cap_snap *sn, const char *path, const char *data, size_t len)
+{
+	struct rec_entry *e = try_calloc(1, sizeof(*e));
+	if (!e || !(e->path = try_strdup(path)) || !(e->data = try_malloc(len + 1))) {
+		if (e)
+			free(e->path);
+		free(e);
+		return -ENOMEM;
+	}
+	memcpy(e->data, data, len);
+	e->data[len] = '\0';
+	e->len = len;
+	e->kind = REC_FILE;
+	struct rec_entry **tail = &sn->files;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = e;
+	sn->bytes += len + strlen(path);
+	return 0;
+}
+
+int capture_snap_kmsg(struct cap_snap *sn, unsigned timeout_ms)
+{
+	static const char *const sysctls[] = { "/proc/sys/kernel/hung_task_detect_count",
+		"/proc/sys/kernel/hung_task_warnings", "/proc/uptime" };
+	record_mute(true);                /* read for sn, not for a recording of this process */
+	int r = 0;
+	struct kmsg_raw raw;
+	int e = kmsg_read_raw(KMSG_PATH, &raw, timeout_ms);
+	if (!snap_has(sn, "dev/kmsg")) {
+		if (raw.ran && !raw.buf.lost)  /* what was read, as check keeps it */
+			r = snap_put(sn, "dev/kmsg", raw.buf.s ? raw.buf.s : "", raw.buf.len);
+		else
+			unreadable_format("dev/kmsg", raw.buf.lost ? ENOMEM : -e,
+			                  strerror(raw.buf.lost ? ENOMEM : -e), &sn->unreadable);
+	}
+	sb_free(&raw.buf);
+	char tp[128], buf[256];
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]) && r == 0; i++) {
+		if (!record_tree_path(sysctls[i], tp, sizeof(tp)) || snap_has(sn, tp))
+			continue;                 /* the scan's own read of it stays */
+		ssize_t n = read_small_file(sysctls[i], buf, sizeof(buf));
+		if (n >= 0)
+			r = snap_put(sn, tp, buf, (size_t)n);
+		else
+			unreadable_format(tp, (int)-n, strerror((int)-n), &sn->unreadable);
+	}
+	record_mute(false);
+	return r < 0 ? r : sn->unreadable.lost ? -ENOMEM : 0;
 }
 
 void capture_snap_free(struct cap_snap *sn)
