@@ -515,18 +515,26 @@ static bool snap_has(const struct cap_snap *sn, const char *path)
 	return strstr(sn->unreadable.s, pat) != NULL;
 }
 
-/* data (len bytes) as the file at tree path of sn, after its other files. 0 or -ENOMEM. */
-static int snap_put(struct cap_snap *sn, const char *path, const char *data, size_t len)
+/* The file at tree path of sn, after its other files: data (len bytes), or b's text taken
+ * over (b emptied) when b is not NULL. 0 or -ENOMEM. */
+static int snap_put(struct cap_snap *sn, const char *path, const char *data, size_t len,
+                    struct strbuf *b)
 {
 	struct rec_entry *e = try_calloc(1, sizeof(*e));
-	if (!e || !(e->path = try_strdup(path)) || !(e->data = try_malloc(len + 1))) {
+	if (!e || !(e->path = try_strdup(path)) ||
+	    !(e->data = b && b->s ? b->s : try_malloc(len + 1))) {
 		if (e)
 			free(e->path);
 		free(e);
 		return -ENOMEM;
 	}
-	memcpy(e->data, data, len);
-	e->data[len] = '\0';
+	if (b && b->s) {                  /* NUL-terminated already */
+		len = b->len;
+		*b = (struct strbuf){ 0 };
+	} else {
+		memcpy(e->data, data, len);
+		e->data[len] = '\0';
+	}
 	e->len = len;
 	e->kind = REC_FILE;
 	struct rec_entry **tail = &sn->files;
@@ -547,7 +555,7 @@ int capture_snap_kmsg(struct cap_snap *sn, unsigned timeout_ms)
 	int e = kmsg_read_raw(KMSG_PATH, &raw, timeout_ms);
 	if (!snap_has(sn, "dev/kmsg")) {
 		if (raw.ran && !raw.buf.lost)  /* what was read, as check keeps it */
-			r = snap_put(sn, "dev/kmsg", raw.buf.s ? raw.buf.s : "", raw.buf.len);
+			r = snap_put(sn, "dev/kmsg", "", 0, &raw.buf);   /* not copied */
 		else
 			unreadable_format("dev/kmsg", raw.buf.lost ? ENOMEM : -e,
 			                  strerror(raw.buf.lost ? ENOMEM : -e), &sn->unreadable);
@@ -559,7 +567,7 @@ int capture_snap_kmsg(struct cap_snap *sn, unsigned timeout_ms)
 			continue;                 /* the scan's own read of it stays */
 		ssize_t n = read_small_file(sysctls[i], buf, sizeof(buf));
 		if (n >= 0)
-			r = snap_put(sn, tp, buf, (size_t)n);
+			r = snap_put(sn, tp, buf, (size_t)n, NULL);
 		else
 			unreadable_format(tp, (int)-n, strerror((int)-n), &sn->unreadable);
 	}
