@@ -652,7 +652,9 @@ static void rates_load(struct cgw_scan *s, const char *root, unsigned timeout_ms
 		size_t nl = strlen(note), have = strlen(rt->notes);
 		if (have && nl + 1 < sizeof(note)) {   /* the captured notes after it, as fit */
 			note[nl++] = '\n';
-			snprintf(note + nl, sizeof(note) - nl, "%s", rt->notes);
+			size_t take = have < sizeof(note) - nl - 1 ? have : sizeof(note) - nl - 1;
+			memcpy(note + nl, rt->notes, take);
+			note[nl + take] = '\0';
 		}
 		memcpy(rt->notes, note, sizeof(note));
 		s->replay_rates = rt;
