@@ -816,8 +816,10 @@ struct cgw_scan {
 	 * text NULL when unreadable */
 	struct cgw_mntns { char ns[64]; char *text; } *mntns; size_t nmntns;
 	/* a replay of a capture (source-capture.c): its time references, NULL when it has none,
-	 * and the tree's directory (its cgwatch/ files) */
+	 * the live run's cgroup activity counts (rates.h; NULL when it has none: the replay
+	 * counts from the tree's /proc files), and the tree's directory (its cgwatch/ files) */
 	struct cap_clocks *replay_clocks;
+	struct cgw_rates *replay_rates;
 	char *replay_root;
 };
 
@@ -926,8 +928,9 @@ int capture_open(const char *dir, unsigned timeout_ms, struct cgw_capture **out,
  * every CPU's clock measured (exact) or floored (lower) then, as offsets. */
 void capture_mark(struct cgw_capture *c, const struct cgw_scan *s);
 /* After diagnosis: write the tree of what the findings need (host files; the files of their
- * tasks, chains, runners on their CPUs, vfork children), cgwatch/clocks and
- * cgwatch/unreadable into DIR. Stops recording. Returns 0 or -errno (msg says why). */
+ * tasks, chains, runners on their CPUs, vfork children), cgwatch/clocks, cgwatch/unreadable
+ * and, when r->rates is a live sample, cgwatch/rates into DIR. Stops recording. Returns 0 or
+ * -errno (msg says why). */
 int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, size_t cap);
 /* Stop recording and free c (DIR stays as written). NULL is fine. */
 void capture_free(struct cgw_capture *c);
@@ -943,13 +946,21 @@ uint64_t capture_snap_bytes(const struct cap_snap *sn);
  * for the main loop. Returns 0 or -errno (msg says why). */
 int capture_snap_write(struct cap_snap *sn, const char *dir, char *msg, size_t cap);
 void capture_snap_free(struct cap_snap *sn);
+/* The kernel's ring now, for a snapshot of a scan that followed it (the daemon's): read whole
+ * as check reads it (kmsg_read_raw, non-blocking, within timeout_ms) into sn as dev/kmsg, with
+ * the hung-task sysctls and uptime a replay reads it with where sn has none; what cannot be
+ * read is an unreadable line. Not recorded: this thread's recording is muted meanwhile.
+ * Returns 0 or -ENOMEM (sn then lacks some of it). */
+int capture_snap_kmsg(struct cap_snap *sn, unsigned timeout_ms);
 /* Write data (len bytes; a link's target when link) at the relative tree path under the
  * directory open at root: parents made 0700, the file 0600 and new, no symlink followed;
  * paths outside proc/, sys/, dev/, cgwatch/ or with "", ".", ".." components refused
  * (-EINVAL). Returns 0 or -errno. */
 int capture_put_file(int root, const char *path, const char *data, size_t len, bool link);
 /* A replay of root: its cgwatch/clocks (when there) into s->replay_clocks, with s->now_ms and
- * s->uptime_s from it; an unreadable or unparsable one named (scan_unreadable). */
+ * s->uptime_s from it, and its cgwatch/rates into s->replay_rates (a note first saying how
+ * they were counted, "(captured)"); an unreadable or unparsable one named (scan_unreadable,
+ * with the line), and the replay goes on without it. */
 void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms);
 
 /* ---- detect-duration.c: a task's time off the CPU, a fact or a bound ---- */
@@ -1162,7 +1173,8 @@ void report_free(struct cgw_report *r);
  * from ctx: check opens its counting window only when a finding needs the counts. */
 typedef void (*cgw_rates_fn)(struct cgw_report *r, void *ctx);
 /* The one diagnosis step of check and the daemon, on r->scan: signatures and correlators
- * (classify), then rates(r, ctx) when not NULL, then evidence from r->kmsg (kmsg_link) and
+ * (classify), then rates(r, ctx) when not NULL (a replay whose scan has the captured counts,
+ * r->scan->replay_rates, takes those instead), then evidence from r->kmsg (kmsg_link) and
  * r->rates (rates_link). Returns 0, or -ENOMEM (the report is then only to free). */
 int diagnose(struct cgw_report *r, const struct cgw_sigset *sigs, cgw_rates_fn rates, void *ctx);
 /* diagnose() for check: 0, or EXIT_UNREADABLE with the reason logged (out of memory). */

@@ -107,7 +107,7 @@ static void churn_lines(struct strbuf *ev, const struct cgw_rates *rt)
 	struct hgroup g[RATES_MAX_CTRL];
 	size_t n = v1_groups(rt, g, RATES_MAX_CTRL);
 	struct strbuf l = { 0 };
-	if (rt->live) {
+	if (rates_windowed(rt)) {           /* live, or a live run's counts as captured */
 		size_t changed = 0;
 		for (size_t k = 0; k < n; k++)
 			if (g[k].change) {
@@ -388,7 +388,7 @@ static void link_fork(struct cgw_report *r, struct cgw_finding *f, const struct 
 		          rt->source == RATES_SRC_PERF && strcmp(rt->forks_from, "/proc/stat processes") ?
 		          "tracepoint " : "", rt->forks_from, count_str(rt, &rt->forks, c1, sizeof(c1)),
 		          rt->window_s);
-	} else if (!rt->live && rt->have_processes && rt->uptime_s > 0) {
+	} else if (!rates_windowed(rt) && rt->have_processes && rt->uptime_s > 0) {
 		sb_printf(ev, "/proc/stat: %llu processes forked since boot, in %.0f s of uptime "
 		          "(/proc/uptime): %.1f forks/s on average (a replay has no window)\n",
 		          rt->processes, rt->uptime_s, (double)rt->processes / rt->uptime_s);

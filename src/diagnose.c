@@ -8,11 +8,16 @@
 #include "rates.h"
 
 /* The evidence after the findings: the counts are asked for once the findings are known
- * (check opens its counting window only when one needs them). */
+ * (check opens its counting window only when one needs them). A replay of a capture that
+ * holds the live run's counts (cgwatch/rates) reports those. */
 static void evidence(struct cgw_report *r, cgw_rates_fn rates, void *ctx)
 {
-	if (rates)
+	if (r->scan && r->scan->replay_rates) {
+		r->rates = r->scan->replay_rates;
+		r->rates_skipped = false;
+	} else if (rates) {
 		rates(r, ctx);
+	}
 	kmsg_link(r, r->kmsg);
 	rates_link(r, r->rates);
 }

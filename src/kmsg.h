@@ -264,6 +264,13 @@ bool kmsg_comm_match(const char *kcomm, const char *comm, size_t len);
  * hung_task_detect_count, hung_task_warnings and the uptime under out->proc.
  * Returns 0 or -errno (also kept in out->error; -ETIMEDOUT after the deadline). */
 int kmsg_read(const char *path, struct cgw_kmsg *out, unsigned timeout_ms);
+/* The ring (or a capture file) at path as kmsg_read reads it, not parsed: the records as
+ * read(2) returned them, in buf (free it with sb_free), with the EPIPEs read past and whether
+ * KMSG_READ_MAX was reached. ran: the read ran (buf holds what it read, also when it then
+ * failed); false when the deadline passed or it could not start (buf empty). Returns 0 or
+ * -errno (the read's, or the deadline's: -ETIMEDOUT, -ECANCELED, -EBUSY). */
+struct kmsg_raw { struct strbuf buf; unsigned epipe; bool truncated, ran; };
+int kmsg_read_raw(const char *path, struct kmsg_raw *out, unsigned timeout_ms);
 /* Re-read the sysctls and /proc/uptime under k->proc (never blocks: procfs values). */
 void kmsg_read_sysctls(struct cgw_kmsg *k);
 

@@ -18,6 +18,47 @@
 #include "rates.h"
 
 /* ---------------------------------------------------------------------------------------
+ * names */
+
+static const char *const ev_names[RATE_NEV] = {
+	[RATE_MKDIR] = "cgroup:cgroup_mkdir",
+	[RATE_RMDIR] = "cgroup:cgroup_rmdir",
+	[RATE_ATTACH] = "cgroup:cgroup_attach_task",
+	[RATE_RSTAT_CONTENDED] = "cgroup:cgroup_rstat_lock_contended",
+	[RATE_CPUHP_ENTER] = "cpuhp:cpuhp_enter",
+	[RATE_WQ_ALL] = "workqueue:workqueue_queue_work",
+	[RATE_WQ_PIDLIST] = "workqueue:workqueue_queue_work/cgroup_pidlist_destroy",
+	[RATE_WQ_MIGRATE] = "workqueue:workqueue_queue_work/cpuset_migrate_mm",
+	[RATE_WQ_PERCPU] = "workqueue:workqueue_queue_work/mm_percpu_wq",
+	[RATE_HANG] = "sched:sched_process_hang",
+	[RATE_FORK] = "sched:sched_process_fork",
+};
+
+/* Is the window long enough for a per-second rate? The daemon's first sample covers only
+ * its start-up (milliseconds): one event there is no "500/s". */
+#define RATES_MIN_WINDOW_S 0.25
+
+bool rates_has_rate(const struct cgw_rates *rt)
+{
+	return rt->window_s >= RATES_MIN_WINDOW_S;
+}
+
+bool rates_windowed(const struct cgw_rates *rt)
+{
+	return rt->live || rt->captured;
+}
+
+const char *rates_ev_name(enum rates_ev e)
+{
+	return (unsigned)e < RATE_NEV ? ev_names[e] : "?";
+}
+
+const char *rates_source_name(enum rates_source s)
+{
+	return s == RATES_SRC_PERF ? "perf" : "proc-cgroups";
+}
+
+/* ---------------------------------------------------------------------------------------
  * pure parsers */
 
 /* events/cgroup/cgroup_mkdir/id on 6.18.44: "544\n" */
@@ -269,4 +310,342 @@ int parse_mountinfo_v1(const char *buf, struct v1_hier *out, size_t cap)
 			out[n++] = h;
 	}
 	return (int)n;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * a capture's rates file: what a live run counted, for its replay (format in rates.h) */
+
+#define RATES_FILE_HEADER "cgwatch-rates 1"
+
+/* Append the rest of a line: text with control bytes (and '\n') as '?'. */
+static void text_add(struct strbuf *b, const char *s)
+{
+	for (; *s; s++)
+		sb_add(b, (unsigned char)*s < ' ' && *s != '\t' ? "?" : *s == 0x7f ? "?" : s, 1);
+	sb_add(b, "\n", 1);
+}
+
+static void count_format(struct strbuf *b, const struct rates_count *c)
+{
+	if (c->missing) {
+		sb_add(b, "missing ", 8);
+		text_add(b, c->why);
+	} else {
+		sb_printf(b, "%llu", (unsigned long long)c->count);
+	}
+}
+
+void rates_format(const struct cgw_rates *rt, struct strbuf *b)
+{
+	sb_printf(b, RATES_FILE_HEADER "\nsource %s\nwindow %.6f\n", rates_source_name(rt->source),
+	          rt->window_s);
+	for (int e = 0; e < RATE_NEV; e++) {
+		sb_printf(b, "event %s ", rates_ev_name(e));
+		count_format(b, &rt->ev[e]);
+		if (!rt->ev[e].missing)
+			sb_add(b, "\n", 1);
+	}
+	if (rt->forks.missing || rt->forks_from[0]) {
+		sb_add(b, "forks ", 6);
+		count_format(b, &rt->forks);
+		if (!rt->forks.missing) {
+			sb_add(b, " ", 1);
+			text_add(b, rt->forks_from);
+		}
+	}
+	if (rt->have_processes)
+		sb_printf(b, "processes %llu\n", rt->processes);
+	if (rt->uptime_s > 0)
+		sb_printf(b, "uptime %.6f\n", rt->uptime_s);
+	for (size_t i = 0; i < rt->nctrl; i++) {
+		const struct rates_ctrl *c = &rt->ctrl[i];
+		sb_printf(b, "cgroup %s %d %ld %ld %d\n", c->name, c->hierarchy, c->num_cgroups,
+		          c->change, c->enabled ? 1 : 0);
+	}
+	if (rt->cgroups_err[0]) {
+		sb_add(b, "cgroups-error ", 14);
+		text_add(b, rt->cgroups_err);
+	}
+	for (const char *l = rt->notes; *l;) {
+		size_t n = strcspn(l, "\n");
+		char note[sizeof(rt->notes)];
+		snprintf(note, sizeof(note), "%.*s", (int)n, l);
+		sb_add(b, "note ", 5);
+		text_add(b, note);
+		l += n + (l[n] == '\n');
+	}
+}
+
+/* The line at *p (up to '\n' or the end) as a NUL-terminated copy in buf; *p past it. False
+ * when it is longer than cap - 1 or holds a NUL (the text ends there: never the case). */
+static bool next_line(const char **p, char *buf, size_t cap)
+{
+	size_t n = strcspn(*p, "\n");
+	bool ok = n < cap;
+	if (ok) {
+		memcpy(buf, *p, n);
+		buf[n] = '\0';
+	}
+	*p += n + ((*p)[n] == '\n');
+	return ok;
+}
+
+/* A text field: UTF-8 without control bytes (a tab is fine), into out (cap bytes). */
+static int text_take(const char *s, char *out, size_t cap, const char **why)
+{
+	size_t n = strlen(s);
+	if (n == 0) {
+		*why = "an empty text";
+		return -EINVAL;
+	}
+	if (text_bad(s, n) != n) {
+		*why = "a control byte or a byte that is not UTF-8 in the text";
+		return -EINVAL;
+	}
+	if (n >= cap) {
+		*why = "a text longer than cgwatch keeps";
+		return -ERANGE;
+	}
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
+/* A count, then the end of the value ("" or a space): *p past it. */
+static int count_take(const char **p, uint64_t max, uint64_t *out, const char **why)
+{
+	int r = parse_count(p, max, out);
+	if (r < 0 || (**p && **p != ' ')) {
+		*why = r == -ERANGE ? "a count out of range" : "not a count";
+		return r == -ERANGE ? -ERANGE : -EINVAL;
+	}
+	return 0;
+}
+
+/* "COUNT[ FROM]" or "missing WHY" into c (from: forks_from, NULL for an event). */
+static int count_parse(const char *v, struct rates_count *c, char *from, size_t fcap,
+                       const char **why)
+{
+	if (strncmp(v, "missing ", 8) == 0) {
+		c->missing = true;
+		return text_take(v + 8, c->why, sizeof(c->why), why);
+	}
+	int r = count_take(&v, CGW_MAX_COUNT, &c->count, why);
+	if (r < 0)
+		return r;
+	if (!from) {
+		if (*v) {
+			*why = "more after the count";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (*v != ' ') {
+		*why = "no source after the count";
+		return -EINVAL;
+	}
+	return text_take(v + 1, from, fcap, why);
+}
+
+static bool kernel_ident(const char *s, size_t cap)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	return n > 0 && n < cap && s[n] == '\0';
+}
+
+/* "NAME HIERARCHY NUM CHANGE ENABLED" of a cgroup line. */
+static int ctrl_parse(char *v, struct rates_ctrl *c, const char **why)
+{
+	char *sp = strchr(v, ' ');
+	if (!sp) {
+		*why = "a cgroup line is: name hierarchy num_cgroups change enabled";
+		return -EINVAL;
+	}
+	*sp = '\0';
+	if (!kernel_ident(v, sizeof(c->name))) {
+		*why = "a controller's name that is not a kernel identifier";
+		return -EINVAL;
+	}
+	snprintf(c->name, sizeof(c->name), "%s", v);
+	const char *p = sp + 1;
+	uint64_t h, num, change, en;
+	bool neg;
+	int r;
+	if ((r = count_take(&p, 0x7fffffff, &h, why)) < 0 || *p++ != ' ' ||
+	    (r = count_take(&p, CGW_MAX_COUNT, &num, why)) < 0 || *p++ != ' ')
+		goto bad;
+	neg = *p == '-';
+	p += neg;
+	if ((neg && *p == '-') || (r = count_take(&p, CGW_MAX_COUNT, &change, why)) < 0 || *p++ != ' ' ||
+	    (r = count_take(&p, 1, &en, why)) < 0 || *p)
+		goto bad;
+	c->hierarchy = (int)h;
+	c->num_cgroups = (long)num;
+	c->change = neg ? -(long)change : (long)change;
+	c->enabled = en == 1;
+	return 0;
+bad:
+	if (r == 0)
+		*why = "a cgroup line is: name hierarchy num_cgroups change enabled";
+	return r < 0 ? r : -EINVAL;
+}
+
+int parse_rates_file(const char *text, struct cgw_rates *out, size_t *line, const char **why)
+{
+	memset(out, 0, sizeof(*out));
+	*line = 1;
+	*why = "";
+	const char *p = text;
+	char l[1024];
+	if (!next_line(&p, l, sizeof(l)) || strcmp(l, RATES_FILE_HEADER) != 0) {
+		*why = "not a rates file (no \"" RATES_FILE_HEADER "\" line)";
+		return -EINVAL;
+	}
+	bool source = false, window = false, uptime = false, forks = false;
+	bool seen[RATE_NEV] = { false };
+	size_t notes = 0;
+	int r = 0;
+	while (*p) {
+		++*line;
+		if (!next_line(&p, l, sizeof(l))) {
+			*why = "a line longer than 1023 bytes";
+			return -ERANGE;
+		}
+		if (l[0] == '\0' || l[0] == '#')
+			continue;
+		char *v = strchr(l, ' ');
+		if (!v) {
+			*why = "a key without a value";
+			return -EINVAL;
+		}
+		*v++ = '\0';
+		if (strcmp(l, "source") == 0) {
+			if (source) {
+				*why = "a second source line";
+				return -EINVAL;
+			}
+			source = true;
+			if (strcmp(v, rates_source_name(RATES_SRC_PERF)) == 0)
+				out->source = RATES_SRC_PERF;
+			else if (strcmp(v, rates_source_name(RATES_SRC_PROC)) == 0)
+				out->source = RATES_SRC_PROC;
+			else {
+				*why = "a source that is neither perf nor proc-cgroups";
+				return -EINVAL;
+			}
+		} else if (strcmp(l, "window") == 0 || strcmp(l, "uptime") == 0) {
+			bool w = l[0] == 'w';
+			double *d = w ? &out->window_s : &out->uptime_s;
+			const char *q = v;
+			if (w ? window : uptime) {
+				*why = w ? "a second window line" : "a second uptime line";
+				return -EINVAL;
+			}
+			if ((r = parse_decimal(&q, 0, CGW_MAX_SECONDS, d)) < 0 || *q) {
+				*why = r == -ERANGE ? "a time out of range" : "not a time";
+				return r == -ERANGE ? -ERANGE : -EINVAL;
+			}
+			window |= w;
+			uptime |= !w;
+		} else if (strcmp(l, "event") == 0) {
+			char *name = v;
+			if (!(v = strchr(v, ' '))) {
+				*why = "an event without its count";
+				return -EINVAL;
+			}
+			*v++ = '\0';
+			int e = 0;
+			while (e < RATE_NEV && strcmp(rates_ev_name(e), name) != 0)
+				e++;
+			struct rates_count skip = { 0 };
+			struct rates_count *c = e < RATE_NEV ? &out->ev[e] : &skip;
+			if (e < RATE_NEV && seen[e]) {
+				*why = "an event listed twice";
+				return -EINVAL;
+			}
+			if ((r = count_parse(v, c, NULL, 0, why)) < 0)
+				return r;
+			if (e < RATE_NEV)
+				seen[e] = true;
+		} else if (strcmp(l, "forks") == 0) {
+			if (forks) {
+				*why = "a second forks line";
+				return -EINVAL;
+			}
+			forks = true;
+			if ((r = count_parse(v, &out->forks, out->forks_from, sizeof(out->forks_from),
+			                     why)) < 0)
+				return r;
+		} else if (strcmp(l, "processes") == 0) {
+			uint64_t n;
+			const char *q = v;
+			if (out->have_processes) {
+				*why = "a second processes line";
+				return -EINVAL;
+			}
+			if ((r = count_take(&q, CGW_MAX_COUNT, &n, why)) < 0)
+				return r;
+			if (*q) {
+				*why = "more after the count";
+				return -EINVAL;
+			}
+			out->have_processes = true;
+			out->processes = n;
+		} else if (strcmp(l, "cgroup") == 0) {
+			if (out->nctrl == RATES_MAX_CTRL) {
+				*why = "more controllers than cgwatch keeps";
+				return -ERANGE;
+			}
+			struct rates_ctrl *c = &out->ctrl[out->nctrl];
+			if ((r = ctrl_parse(v, c, why)) < 0)
+				return r;
+			for (size_t i = 0; i < out->nctrl; i++)
+				if (strcmp(out->ctrl[i].name, c->name) == 0) {
+					*why = "a controller listed twice";
+					return -EINVAL;
+				}
+			out->nctrl++;
+		} else if (strcmp(l, "cgroups-error") == 0) {
+			if (out->cgroups_err[0]) {
+				*why = "a second cgroups-error line";
+				return -EINVAL;
+			}
+			if ((r = text_take(v, out->cgroups_err, sizeof(out->cgroups_err), why)) < 0)
+				return r;
+		} else if (strcmp(l, "note") == 0) {
+			size_t n = strlen(v);
+			if (notes + n + 2 > sizeof(out->notes)) {
+				*why = "more notes than cgwatch keeps";
+				return -ERANGE;
+			}
+			if (notes)
+				out->notes[notes++] = '\n';
+			if ((r = text_take(v, out->notes + notes, sizeof(out->notes) - notes, why)) < 0)
+				return r;
+			notes += n;
+		} else {
+			*why = "an unknown key";
+			return -EINVAL;
+		}
+	}
+	if (!source || !window) {
+		*why = !source ? "no source line" : "no window line";
+		return -EINVAL;
+	}
+	out->captured = true;
+	for (int e = 0; e < RATE_NEV; e++) {
+		struct rates_count *c = &out->ev[e];
+		if (!seen[e]) {
+			c->missing = true;
+			snprintf(c->why, sizeof(c->why), "not in the capture (cgwatch/rates)");
+		} else if (!c->missing) {
+			c->per_s = rates_has_rate(out) ? (double)c->count / out->window_s : 0;
+		}
+	}
+	if (!forks) {
+		out->forks.missing = true;
+		snprintf(out->forks.why, sizeof(out->forks.why), "not in the capture (cgwatch/rates)");
+	} else if (!out->forks.missing) {
+		out->forks.per_s = rates_has_rate(out) ? (double)out->forks.count / out->window_s : 0;
+	}
+	return 0;
 }

@@ -46,7 +46,9 @@ struct rates_ctrl {
 struct cgw_rates {
 	enum rates_source source;
 	bool live;                /* false: a replayed tree, counts as captured, no window */
-	double window_s;          /* time the counts cover; 0 in a replay */
+	bool captured;            /* a replay of a live run's sample (its cgwatch/rates): the
+	                             counts, window and source it had, not counted here */
+	double window_s;          /* time the counts cover; 0 in a replay without cgwatch/rates */
 	char notes[1024];         /* facts about the source, one per line ('\n'-separated) */
 	struct rates_count ev[RATE_NEV];
 	/* forks over the window: sched:sched_process_fork, else the change of /proc/stat
@@ -68,6 +70,8 @@ struct cgw_rates {
 const char *rates_ev_name(enum rates_ev e);
 /* Is the sample's window long enough for per-second rates (not the daemon's first)? */
 bool rates_has_rate(const struct cgw_rates *rt);
+/* Do the counts cover a window: a live sample, or a live run's as captured (rt->captured)? */
+bool rates_windowed(const struct cgw_rates *rt);
 /* "perf" or "proc-cgroups". */
 const char *rates_source_name(enum rates_source s);
 
@@ -165,6 +169,29 @@ int parse_proc_stat_processes(const char *buf, unsigned long long *out);
  * -EINVAL/-ERANGE when N is no count within CGW_MAX_COUNT. */
 int parse_cgroup_stat_subsys(const char *buf, const char *controller, long *out);
 /* parse_uptime (/proc/uptime) is in cgwatch.h, with the other /proc parsers. */
+
+/* A live run's sample as a capture keeps it, DIR/cgwatch/rates, one key a line:
+ *     cgwatch-rates 1
+ *     source perf                          (or proc-cgroups)
+ *     window 1.000213                      seconds the counts cover
+ *     event cgroup:cgroup_mkdir 12         one per event counted ...
+ *     event cpuhp:cpuhp_enter missing WHY  ... or not counted, and why
+ *     forks 604 sched:sched_process_fork   (or "forks missing WHY")
+ *     processes 91234567                   /proc/stat, when it was read
+ *     uptime 5702.63                       when it was read
+ *     cgroup memory 4 32 -1 1              /proc/cgroups: name hierarchy num_cgroups change enabled
+ *     cgroups-error WHY                    why /proc/cgroups was not read
+ *     note TEXT                            the notes, in order
+ * Append rt in that format (text with a control byte has it as '?'). */
+void rates_format(const struct cgw_rates *rt, struct strbuf *b);
+/* Parse a rates file into out: the sample as captured, with live false, captured true and each
+ * per-second rate count / window (when rates_has_rate). Strict: the header, then each key at
+ * most once (event and cgroup lines once per name, an event name it does not know skipped),
+ * source and window required, numbers as the kernel's (counts within CGW_MAX_COUNT, a change
+ * within it either way, a window a time), names kernel identifiers, texts UTF-8 without control
+ * bytes and within their fields; events it does not list are missing ("not in the capture").
+ * Returns 0, or -EINVAL/-ERANGE with *line the line (1-based) and *why what is wrong. */
+int parse_rates_file(const char *text, struct cgw_rates *out, size_t *line, const char **why);
 
 /* A mounted cgroup v1 hierarchy: its controllers and name= ("cpu,cpuacct", "name=systemd",
  * "none" when it has neither) and its first mount point (unescaped). */

@@ -2,7 +2,8 @@
  * escalates at critical severity, the journal message goes out first, naming the bundle to
  * come; the next scan runs with the recorder on (daemon.c), and what it read is taken into
  * memory (capture_take). The tree and the archive are written here, on the writer's bundles
- * lane, never by the main loop: the tree into a private directory under $TMPDIR (the unit's
+ * lane, never by the main loop: the kernel's ring read whole into the tree (the scan only
+ * followed it), the tree into a private directory under $TMPDIR (the unit's
  * PrivateTmp), the bundle into [bundle] dir, the tree removed, the oldest bundles past
  * [bundle] keep removed. The decisions (when, which to remove) are pure. */
 #include "archive-lib.h"
@@ -175,6 +176,10 @@ static int job_run(void *p, char *why, size_t cap)
 	/* the incidents' reports this scan queued, written first (a reports directory that does
 	 * not answer is not waited for past the deadline: those reports are then noted) */
 	writer_lane_wait(j->w, WR_REPORTS, (unsigned)(j->conf.read_timeout_s * 1000));
+	/* the scan followed the ring from start-up; a replay reads it whole, as check does */
+	if (capture_snap_kmsg(j->snap, (unsigned)(j->conf.read_timeout_s * 1000)) < 0)
+		log_warnx("bundle %s: the kernel's ring is not (all) in its tree: out of memory",
+		          cesc(j->file));
 	if ((e = capture_snap_write(j->snap, tree, msg, sizeof(msg))) < 0) {
 		snprintf(why, cap, "%s", msg);
 	} else if (bundle_write_reports(tree, j->file, &j->conf, &j->sigs, &j->rep, &j->inc,

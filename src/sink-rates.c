@@ -26,6 +26,7 @@ json_object *rates_json(const struct cgw_rates *rt)
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "source", json_object_new_string(rates_source_name(rt->source)));
 	json_object_object_add(o, "live", json_object_new_boolean(rt->live));
+	json_object_object_add(o, "captured", json_object_new_boolean(rt->captured));
 	json_object_object_add(o, "window_s", jround(rt->window_s, 3));
 	json_object *notes = json_object_new_array();
 	for (const char *l = rt->notes; *l;) {
@@ -68,9 +69,9 @@ json_object *rates_json(const struct cgw_rates *rt)
 
 void rates_text(const struct cgw_rates *rt, FILE *out)
 {
-	if (rt->live)
-		fprintf(out, "cgroup activity (%s, %.1f s):", rates_source_name(rt->source),
-		        rt->window_s);
+	if (rates_windowed(rt))
+		fprintf(out, "cgroup activity (%s, %.1f s%s):", rates_source_name(rt->source),
+		        rt->window_s, rt->captured ? ", as captured" : "");
 	else
 		fprintf(out, "cgroup activity (%s, a replay: counts as captured):",
 		        rates_source_name(rt->source));
@@ -108,7 +109,7 @@ void rates_text(const struct cgw_rates *rt, FILE *out)
 	if (!rt->forks.missing && rt->forks_from[0] && rt->source != RATES_SRC_PERF)
 		fprintf(out, "  forks: %llu (%.1f/s, %s)\n", (unsigned long long)rt->forks.count,
 		        rt->forks.per_s, rt->forks_from);
-	else if (!rt->live && rt->have_processes && rt->uptime_s > 0)
+	else if (!rates_windowed(rt) && rt->have_processes && rt->uptime_s > 0)
 		fprintf(out, "  forks since boot: %llu in %.0f s (%.1f/s on average)\n", rt->processes,
 		        rt->uptime_s, (double)rt->processes / rt->uptime_s);
 	if (rt->cgroups_err[0]) {

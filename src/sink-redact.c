@@ -695,7 +695,7 @@ int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t
 	                                           "statm", "io", "oom_score", "limits" };
 	static const char *const kernel_host[] = { "proc/stat", "proc/uptime", "proc/loadavg",
 	                                           "proc/meminfo", "proc/cgroups", "proc/vmstat",
-	                                           "cgwatch/clocks" };
+	                                           "cgwatch/clocks", "cgwatch/rates" };
 	static const char *const kernel_dirs[] = { "proc/pressure/", "sys/fs/cgroup/",
 	                                           "sys/devices/system/cpu/",
 	                                           "sys/devices/virtual/workqueue/" };

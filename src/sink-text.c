@@ -352,7 +352,7 @@ void report_text_sources(const struct cgw_report *r, FILE *out)
 		         "stall reports are not linked");
 	}
 	const struct cgw_rates *rt = r->rates;
-	if (rt && rt->live && rt->source != RATES_SRC_PERF) {
+	if (rt && rates_windowed(rt) && rt->source != RATES_SRC_PERF) {
 		const char *why = NULL;
 		for (int e = 0; e < RATE_NEV && !why; e++)
 			if (rt->ev[e].missing && rt->ev[e].why[0])
@@ -361,7 +361,8 @@ void report_text_sources(const struct cgw_report *r, FILE *out)
 			not_read(out, "cgroup event counts (perf)", why, "counted from /proc/cgroups and "
 			         "/proc/stat instead: no per-event counts for the correlators");
 	}
-	if (rt && rt->cgroups_err[0] && (rt->live || !strstr(rt->cgroups_err, strerror(ENOENT))))
+	if (rt && rt->cgroups_err[0] &&
+	    (rates_windowed(rt) || !strstr(rt->cgroups_err, strerror(ENOENT))))
 		not_read(out, "cgroup counts", rt->cgroups_err, "no count of cgroups per controller");
 	const struct cgw_scan *s = r->scan;
 	size_t nstack = 0;

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "cgwatch.h"
+#include "kmsg.h"
+#include "rates.h"
 
 struct cgw_capture {
 	char *dir;
@@ -389,6 +391,7 @@ static struct rec_entry *entries_sorted(struct rec_entry *list)
 struct cap_snap {
 	struct rec_entry *files;          /* kept, readable: to write */
 	struct strbuf clocks, unreadable;
+	struct strbuf rates;              /* cgwatch/rates, empty when nothing was counted */
 	uint64_t bytes;
 };
 
@@ -428,9 +431,11 @@ struct cap_snap *capture_take(struct cgw_capture *c, const struct cgw_report *r)
 		tail = &e->next;
 	}
 	clocks_format(c->clocks, &sn->clocks);
-	sn->bytes += sn->clocks.len + sn->unreadable.len;
+	if (r->rates && r->rates->live)   /* what the live run counted, which a tree cannot show */
+		rates_format(r->rates, &sn->rates);
+	sn->bytes += sn->clocks.len + sn->unreadable.len + sn->rates.len;
 	free(k.v);
-	if (sn->clocks.lost || sn->unreadable.lost) {
+	if (sn->clocks.lost || sn->unreadable.lost || sn->rates.lost) {
 		capture_snap_free(sn);
 		return NULL;
 	}
@@ -469,6 +474,8 @@ static int snap_write_fd(struct cap_snap *sn, int dfd, const char *dir, char *ms
 			err = capture_put_file(dfd, "cgwatch/unreadable",
 			                       sn->unreadable.s ? sn->unreadable.s : "",
 			                       sn->unreadable.len, false);
+		if (!err && sn->rates.len)
+			err = capture_put_file(dfd, "cgwatch/rates", sn->rates.s, sn->rates.len, false);
 		if (err)
 			snprintf(msg, cap, "--capture %s: %s", cesc(dir), strerror(-err));
 	}
@@ -499,6 +506,79 @@ int capture_snap_write(struct cap_snap *sn, const char *dir, char *msg, size_t c
 	return r;
 }
 
+/* Does sn hold tree path, as a file or as an unreadable line? */
+static bool snap_has(const struct cap_snap *sn, const char *path)
+{
+	for (const struct rec_entry *e = sn->files; e; e = e->next)
+		if (strcmp(e->path, path) == 0)
+			return true;
+	if (!sn->unreadable.s)
+		return false;
+	char pat[256];                    /* "REASON PATH DETAIL": the path between spaces */
+	snprintf(pat, sizeof(pat), " %s ", path);
+	return strstr(sn->unreadable.s, pat) != NULL;
+}
+
+/* The file at tree path of sn, after its other files: data (len bytes), or b's text taken
+ * over (b emptied) when b is not NULL. 0 or -ENOMEM. */
+static int snap_put(struct cap_snap *sn, const char *path, const char *data, size_t len,
+                    struct strbuf *b)
+{
+	struct rec_entry *e = try_calloc(1, sizeof(*e));
+	if (!e || !(e->path = try_strdup(path)) ||
+	    !(e->data = b && b->s ? b->s : try_malloc(len + 1))) {
+		if (e)
+			free(e->path);
+		free(e);
+		return -ENOMEM;
+	}
+	if (b && b->s) {                  /* NUL-terminated already */
+		len = b->len;
+		*b = (struct strbuf){ 0 };
+	} else {
+		memcpy(e->data, data, len);
+		e->data[len] = '\0';
+	}
+	e->len = len;
+	e->kind = REC_FILE;
+	struct rec_entry **tail = &sn->files;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = e;
+	sn->bytes += len + strlen(path);
+	return 0;
+}
+
+int capture_snap_kmsg(struct cap_snap *sn, unsigned timeout_ms)
+{
+	static const char *const sysctls[] = { "/proc/sys/kernel/hung_task_detect_count",
+		"/proc/sys/kernel/hung_task_warnings", "/proc/uptime" };
+	record_mute(true);                /* read for sn, not for a recording of this process */
+	int r = 0;
+	struct kmsg_raw raw;
+	int e = kmsg_read_raw(KMSG_PATH, &raw, timeout_ms);
+	if (!snap_has(sn, "dev/kmsg")) {
+		if (raw.ran && !raw.buf.lost)  /* what was read, as check keeps it */
+			r = snap_put(sn, "dev/kmsg", "", 0, &raw.buf);   /* not copied */
+		else
+			unreadable_format("dev/kmsg", raw.buf.lost ? ENOMEM : -e,
+			                  strerror(raw.buf.lost ? ENOMEM : -e), &sn->unreadable);
+	}
+	sb_free(&raw.buf);
+	char tp[128], buf[256];
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]) && r == 0; i++) {
+		if (!record_tree_path(sysctls[i], tp, sizeof(tp)) || snap_has(sn, tp))
+			continue;                 /* the scan's own read of it stays */
+		ssize_t n = read_small_file(sysctls[i], buf, sizeof(buf));
+		if (n >= 0)
+			r = snap_put(sn, tp, buf, (size_t)n, NULL);
+		else
+			unreadable_format(tp, (int)-n, strerror((int)-n), &sn->unreadable);
+	}
+	record_mute(false);
+	return r < 0 ? r : sn->unreadable.lost ? -ENOMEM : 0;
+}
+
 void capture_snap_free(struct cap_snap *sn)
 {
 	if (!sn)
@@ -506,6 +586,7 @@ void capture_snap_free(struct cap_snap *sn)
 	record_free(sn->files);
 	sb_free(&sn->clocks);
 	sb_free(&sn->unreadable);
+	sb_free(&sn->rates);
 	free(sn);
 }
 
@@ -546,6 +627,55 @@ void capture_free(struct cgw_capture *c)
 	free(c);
 }
 
+/* The live run's counts, root/cgwatch/rates, into s->replay_rates; a note first says how they
+ * were counted. Unreadable (but absent) or unparsable: named with its line, and the replay
+ * counts from the tree's /proc files as it would without it. */
+static void rates_load(struct cgw_scan *s, const char *root, unsigned timeout_ms)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/cgwatch/rates", root);
+	char *buf = try_malloc(64 * 1024);
+	struct cgw_rates *rt = try_calloc(1, sizeof(*rt));
+	if (!buf || !rt) {
+		free(buf);
+		free(rt);
+		return;
+	}
+	ssize_t n = dl_read_file(path, buf, 64 * 1024, timeout_ms);
+	size_t line = 0;
+	const char *why = "";
+	int pe = n < 0 ? (int)n : parse_rates_file(buf, rt, &line, &why);
+	if (pe == 0) {
+		char note[sizeof(rt->notes)];
+		if (rt->source == RATES_SRC_PERF)
+			snprintf(note, sizeof(note), "counted on the host with perf over %.1f s "
+			         "(captured)", rt->window_s);
+		else
+			snprintf(note, sizeof(note), "counted on the host from /proc/cgroups and "
+			         "/proc/stat over %.1f s (captured)", rt->window_s);
+		size_t nl = strlen(note), have = strlen(rt->notes);
+		if (have && nl + 1 < sizeof(note)) {   /* the captured notes after it, as fit */
+			note[nl++] = '\n';
+			size_t take = have < sizeof(note) - nl - 1 ? have : sizeof(note) - nl - 1;
+			memcpy(note + nl, rt->notes, take);
+			note[nl + take] = '\0';
+		}
+		memcpy(rt->notes, note, sizeof(note));
+		s->replay_rates = rt;
+		rt = NULL;
+	} else if (pe == -ENOENT) {
+		/* a tree without it: counted from its /proc files */
+	} else if (n < 0) {
+		scan_unreadable(s, "cgwatch/rates", "%s; the replay counts from the captured /proc "
+		                "files instead", strerror((int)-n));
+	} else {
+		scan_unreadable(s, "cgwatch/rates", "line %zu: %s; the replay counts from the "
+		                "captured /proc files instead", line, why);
+	}
+	free(buf);
+	free(rt);
+}
+
 void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms)
 {
 	char path[4096];
@@ -571,6 +701,7 @@ void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_
 	}
 	free(buf);
 	free(k);
+	rates_load(s, root, timeout_ms);
 	free(s->replay_root);
 	s->replay_root = try_strdup(root);
 }

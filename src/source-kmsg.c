@@ -112,22 +112,38 @@ void kmsg_read_sysctls(struct cgw_kmsg *k)
 		k->uptime_s = 0;                   /* no uptime: reports are not dated against it */
 }
 
-int kmsg_read(const char *path, struct cgw_kmsg *out, unsigned timeout_ms)
+int kmsg_read_raw(const char *path, struct kmsg_raw *out, unsigned timeout_ms)
 {
-	kmsg_init(out);
-	snprintf(out->source, sizeof(out->source), "%s", path);
+	memset(out, 0, sizeof(*out));
 	struct kmsg_job *j = xcalloc(1, sizeof(*j));
 	j->path = xstrdup(path);
 	int e = dl_call(kmsg_job_fn, j, kmsg_job_release, timeout_ms);
 	if (e == 0) {
-		kmsg_feed_buf(out, j->buf.s ? j->buf.s : "", j->buf.len);
-		record_read(path, j->buf.s ? j->buf.s : "", (ssize_t)j->buf.len);
-		if (j->epipe && !out->lost)
-			out->lost = j->epipe;
+		out->ran = true;
+		out->buf = j->buf;                 /* taken over */
+		j->buf = (struct strbuf){ 0 };
+		out->epipe = j->epipe;
 		out->truncated = j->truncated;
 		e = j->err;
 		kmsg_job_release(j);
 	}
+	return e;
+}
+
+int kmsg_read(const char *path, struct cgw_kmsg *out, unsigned timeout_ms)
+{
+	kmsg_init(out);
+	snprintf(out->source, sizeof(out->source), "%s", path);
+	struct kmsg_raw raw;
+	int e = kmsg_read_raw(path, &raw, timeout_ms);
+	if (raw.ran) {
+		kmsg_feed_buf(out, raw.buf.s ? raw.buf.s : "", raw.buf.len);
+		record_read(path, raw.buf.s ? raw.buf.s : "", (ssize_t)raw.buf.len);
+		if (raw.epipe && !out->lost)
+			out->lost = raw.epipe;
+		out->truncated = raw.truncated;
+	}
+	sb_free(&raw.buf);
 	out->state = KS_IDLE;
 	out->error = e;
 	kmsg_read_sysctls(out);

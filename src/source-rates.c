@@ -37,49 +37,25 @@
 #include "cgwatch.h"
 #include "rates.h"
 
+/* each event's tracepoint (its name as reported: rates_ev_name, parse-rates.c) */
 static const struct rates_def {
-	const char *name;          /* as reported */
 	const char *sys, *event;   /* tracefs events/<sys>/<event> */
 	const char *wq;            /* filter on the workqueue name, or NULL */
 } defs[RATE_NEV] = {
-	[RATE_MKDIR] = { "cgroup:cgroup_mkdir", "cgroup", "cgroup_mkdir", NULL },
-	[RATE_RMDIR] = { "cgroup:cgroup_rmdir", "cgroup", "cgroup_rmdir", NULL },
-	[RATE_ATTACH] = { "cgroup:cgroup_attach_task", "cgroup", "cgroup_attach_task", NULL },
-	[RATE_RSTAT_CONTENDED] = { "cgroup:cgroup_rstat_lock_contended", "cgroup",
-	                           "cgroup_rstat_lock_contended", NULL },
-	[RATE_CPUHP_ENTER] = { "cpuhp:cpuhp_enter", "cpuhp", "cpuhp_enter", NULL },
-	[RATE_WQ_ALL] = { "workqueue:workqueue_queue_work", "workqueue", "workqueue_queue_work",
-	                  NULL },
+	[RATE_MKDIR] = { "cgroup", "cgroup_mkdir", NULL },
+	[RATE_RMDIR] = { "cgroup", "cgroup_rmdir", NULL },
+	[RATE_ATTACH] = { "cgroup", "cgroup_attach_task", NULL },
+	[RATE_RSTAT_CONTENDED] = { "cgroup", "cgroup_rstat_lock_contended", NULL },
+	[RATE_CPUHP_ENTER] = { "cpuhp", "cpuhp_enter", NULL },
+	[RATE_WQ_ALL] = { "workqueue", "workqueue_queue_work", NULL },
 	/* workqueue names as alloc_workqueue() gives them (kernel/cgroup/cgroup-v1.c,
 	 * kernel/cgroup/cpuset.c, mm/backing-dev.c); they are also what kworker comms show */
-	[RATE_WQ_PIDLIST] = { "workqueue:workqueue_queue_work/cgroup_pidlist_destroy", "workqueue",
-	                      "workqueue_queue_work", "cgroup_pidlist_destroy" },
-	[RATE_WQ_MIGRATE] = { "workqueue:workqueue_queue_work/cpuset_migrate_mm", "workqueue",
-	                      "workqueue_queue_work", "cpuset_migrate_mm" },
-	[RATE_WQ_PERCPU] = { "workqueue:workqueue_queue_work/mm_percpu_wq", "workqueue",
-	                     "workqueue_queue_work", "mm_percpu_wq" },
-	[RATE_HANG] = { "sched:sched_process_hang", "sched", "sched_process_hang", NULL },
-	[RATE_FORK] = { "sched:sched_process_fork", "sched", "sched_process_fork", NULL },
+	[RATE_WQ_PIDLIST] = { "workqueue", "workqueue_queue_work", "cgroup_pidlist_destroy" },
+	[RATE_WQ_MIGRATE] = { "workqueue", "workqueue_queue_work", "cpuset_migrate_mm" },
+	[RATE_WQ_PERCPU] = { "workqueue", "workqueue_queue_work", "mm_percpu_wq" },
+	[RATE_HANG] = { "sched", "sched_process_hang", NULL },
+	[RATE_FORK] = { "sched", "sched_process_fork", NULL },
 };
-
-/* Is the window long enough for a per-second rate? The daemon's first sample covers only
- * its start-up (milliseconds): one event there is no "500/s". */
-#define RATES_MIN_WINDOW_S 0.25
-
-bool rates_has_rate(const struct cgw_rates *rt)
-{
-	return rt->window_s >= RATES_MIN_WINDOW_S;
-}
-
-const char *rates_ev_name(enum rates_ev e)
-{
-	return (unsigned)e < RATE_NEV ? defs[e].name : "?";
-}
-
-const char *rates_source_name(enum rates_source s)
-{
-	return s == RATES_SRC_PERF ? "perf" : "proc-cgroups";
-}
 
 /* ---------------------------------------------------------------------------------------
  * perf: the events, opened and read in the deadline's helper thread */
@@ -705,7 +681,7 @@ int rates_sample(struct cgw_rates_src *s, struct cgw_rates *out)
 	proc_read(s, out, false);
 	if (s->ps && s->ps->tp[RATE_FORK] && !unread[0]) {
 		out->forks = out->ev[RATE_FORK];
-		snprintf(out->forks_from, sizeof(out->forks_from), "%s", defs[RATE_FORK].name);
+		snprintf(out->forks_from, sizeof(out->forks_from), "%s", rates_ev_name(RATE_FORK));
 	} else if (out->forks_from[0]) {
 		out->forks.per_s = rates_has_rate(out) ? (double)out->forks.count / out->window_s : 0;
 	} else if (!out->forks.missing) {

@@ -359,6 +359,7 @@ void scan_free(struct cgw_scan *s)
 		free(s->mntns[i].text);
 	free(s->mntns);
 	free(s->replay_clocks);
+	free(s->replay_rates);
 	free(s->replay_root);
 	memset(s, 0, sizeof(*s));
 }

@@ -11,6 +11,11 @@
 #     task, blocked_s within 0.5 s of the bundle's own report (the scan it captured) and of
 #     the "escalated" message (that scan escalated it), which is what the task had been
 #     blocked then; no capture tree is left in TMPDIR;
+#   - the kernel's ring in the bundle: tree/dev/kmsg holds a line written to /dev/kmsg before
+#     the incident, the hung-task sysctls are there, the replay's kmsg object names it with
+#     its records, as a check of the
+#     bundle's tree (unpacked) has it; with perf counting here, the replay's rates object is
+#     the captured scan's (source perf, window, events, forks, cgroups), noted "(captured)";
 #   - two more incidents (two more mounts): three bundles made, the newest two kept;
 #   - SIGHUP with auto = no: an escalation names no bundle and none is made;
 #   - SIGHUP with [bundle] dir on a FUSE mount that never answers: two escalations each
@@ -67,6 +72,10 @@ escalated() {
 
 dmn_notify_listen
 dmn_start daemon NOTIFY_SOCKET="$NOTIFY_SOCK" TMPDIR="$LIVE_TMP/tmp"
+# a line in the kernel's ring before the incident (from user space: facility 1, never taken as
+# a kernel report), which the bundle's tree must hold
+MARK="cgw-kmsg-mark-$RANDOM$RANDOM"
+echo "$MARK" >/dev/kmsg || live_fail "setup: cannot write to /dev/kmsg"
 
 # ---- one incident, one bundle ----
 stuck a cgw-bundle-a
@@ -105,6 +114,35 @@ dmn_fcmp "$b_replay" '>=' "$(dmn_fcalc "$b_cap - 0.5")" && dmn_fcmp "$b_replay" 
 b_esc=$(jq -r .CGWATCH_BLOCKED_SEC <<<"$ESC")        # the escalating scan is the one captured
 dmn_fcmp "$b_replay" '>=' "$(dmn_fcalc "$b_esc - 0.5")" && dmn_fcmp "$b_replay" '<=' "$(dmn_fcalc "$b_esc + 0.5")" ||
 	live_fail "replay: pid $C_a blocked_s $b_replay, the \"escalated\" message said $b_esc (want within 0.5 s)"
+# the kernel's ring, read whole on the bundles lane: tree/dev/kmsg holds it, marker included,
+# and the replay links it as a check of that ring does
+tar -xOf "$want" tree/dev/kmsg >"$LIVE_TMP/bkmsg" 2>"$LIVE_TMP/tar.err" ||
+	live_fail "the bundle has no tree/dev/kmsg: $(head -c 300 "$LIVE_TMP/tar.err"); members: $(tar -tf "$want" | grep -v '^tree/proc/[0-9]' | head -30 | tr '\n' ' ')"
+grep -q ";$MARK\$" "$LIVE_TMP/bkmsg" ||
+	live_fail "tree/dev/kmsg of $want lacks the line written before the incident ($MARK): $(wc -l <"$LIVE_TMP/bkmsg") lines, last $(tail -1 "$LIVE_TMP/bkmsg" | head -c 200)"
+for f in hung_task_warnings hung_task_detect_count; do
+	[ ! -e /proc/sys/kernel/$f ] || tar -tf "$want" | grep -qxF "tree/proc/sys/kernel/$f" ||
+		live_fail "the bundle lacks tree/proc/sys/kernel/$f, which a replay reads the ring with"
+done
+nrec=$(grep -c '^[0-9]' "$LIVE_TMP/bkmsg")
+jq -e --arg s "$want:tree/dev/kmsg" --argjson n "$nrec" '.kmsg.source == $s and (.kmsg | has("error") | not) and .kmsg.records == $n and .kmsg.not_kernel >= 1' "$LIVE_TMP/replay.json" >/dev/null ||
+	live_fail "replay of $want: kmsg $(jq -c '.kmsg | {source, error, records, kernel_records, not_kernel}' "$LIVE_TMP/replay.json"), want source $want:tree/dev/kmsg and $nrec records"
+mkdir "$LIVE_TMP/btree" && tar -xf "$want" -C "$LIVE_TMP/btree" tree 2>"$LIVE_TMP/tar.err" ||
+	live_fail "tar -xf $want tree: $(head -c 300 "$LIVE_TMP/tar.err")"
+timeout -k 1 30 "$CGWATCH" check --root "$LIVE_TMP/btree/tree" --config "$DMN_CONF" --format json >"$LIVE_TMP/dir.json" 2>/dev/null
+k='.kmsg | del(.source)'
+[ "$(jq -cS "$k" "$LIVE_TMP/dir.json")" = "$(jq -cS "$k" "$LIVE_TMP/replay.json")" ] ||
+	live_fail "the bundle's kmsg object differs from a check of its tree: $(jq -cS "$k" "$LIVE_TMP/replay.json" | head -c 300) vs $(jq -cS "$k" "$LIVE_TMP/dir.json" | head -c 300)"
+# the counts of the scan it captured, as the daemon had them
+if [ "$(jq -r '.rates.source // "none"' "$LIVE_TMP/breport.json")" = perf ]; then
+	key='.rates | {source, window_s, events, forks, cgroups}'
+	a=$(jq -cS "$key" "$LIVE_TMP/breport.json") b=$(jq -cS "$key" "$LIVE_TMP/replay.json")
+	[ "$a" = "$b" ] && jq -e '.rates.captured == true and (.rates.notes[0] | test("^counted on the host with perf over [0-9.]+ s \\(captured\\)$"))' "$LIVE_TMP/replay.json" >/dev/null ||
+		live_fail "replay of $want: rates $(head -c 400 <<<"$b") $(jq -c '.rates | {captured, notes}' "$LIVE_TMP/replay.json" | head -c 200), the daemon's scan had $(head -c 400 <<<"$a")"
+	RATES="the scan's perf counts"
+else
+	RATES="no perf here: $(jq -c '.rates.notes // []' "$LIVE_TMP/breport.json" | head -c 120)"
+fi
 truth=$(dmn_fcalc "$t_cap - $S_a")
 dmn_fcmp "$b_cap" '>=' "$(dmn_fcalc "$truth - 1.5")" && dmn_fcmp "$b_cap" '<=' "$(dmn_fcalc "$truth + 1.5")" &&
 	dmn_fcmp "$b_cap" '>=' "$DMN_CRIT" ||
@@ -194,4 +232,4 @@ dmn_stop TERM 3
 [ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
 	live_fail "SIGTERM with a bundle stuck: exit status $DMN_STOP_RC after $DMN_STOP_SEC s, want 0 within 1 s"
 
-live_pass "bundle of $INC replays (blocked $b_replay s, captured $b_cap s, escalated at $b_esc s); keep 2 of 3; two at once $([ "$EB_G" = "$EB_H" ] && echo "in one bundle" || echo "in two scans"); auto = no; a stuck bundle dir costs no alert"
+live_pass "bundle of $INC replays (blocked $b_replay s, captured $b_cap s, escalated at $b_esc s; the ring's $nrec records; $RATES); keep 2 of 3; two at once $([ "$EB_G" = "$EB_H" ] && echo "in one bundle" || echo "in two scans"); auto = no; a stuck bundle dir costs no alert"

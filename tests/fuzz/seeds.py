@@ -129,6 +129,13 @@ def rates():
             yield s
 
 
+def rates_files():
+    yield from files(FIX + "cgwatch/rates")
+    for s in c_strings("tests/unit/test-rates.c"):
+        if s.startswith(b"cgwatch-rates 1"):
+            yield s
+
+
 SEEDS = {
     "stat": lambda: files(FIX + "proc/**/stat"),
     "sched": lambda: files(FIX + "proc/**/sched"),
@@ -143,6 +150,7 @@ SEEDS = {
     "kmsg-record": kmsg_lines,
     "kmsg": kmsg_captures,
     "rates": rates,
+    "ratesfile": rates_files,
     "conf": lambda: files("tests/conf/*.in", "cgwatch.conf"),
     "sig": lambda: files("conf/signatures.d/*.conf", "tests/sigs/**/*.conf"),
     "state": lambda: iter(()),

@@ -20,7 +20,9 @@
 #   bundle        the first hang's escalation leaves a bundle under the real unit (DynamicUser,
 #                 the sandbox): named by CGWATCH_BUNDLE in /var/lib/cgwatch/bundles, intact by
 #                 `bundle --verify`, and `check --root` of it gives the fuse-wait finding with
-#                 the mount as cause, the task, and its time within 0.5 s of the message's
+#                 the mount as cause, the task, and its time within 0.5 s of the message's,
+#                 the kernel's ring (read under the sandbox into its tree/dev/kmsg: the
+#                 replay's kmsg names it, no error) and the scan's counts ("captured")
 #                 (SD_ONLY=bundle: only the checks up to this one)
 #   check-kmsg    cgwatch-check.service (drop-in: --format json into a file) reads /dev/kmsg
 #   purge         with the .deb: `apt-get purge cgwatch` leaves nothing behind
@@ -224,10 +226,14 @@ else
 			why="check --root $b: the fuse-wait finding of PID $bpid has cause '$got', want 'mount /run/cgwatch-test/mnt1': $(head -c 300 "$SD_T/replay.err") $(jq -c '[.findings[]? | {id, cause, tasks}]' "$SD_T/replay.json" 2>/dev/null | head -c 300)"
 		elif ! awk -v a="$br" -v b="$bs" 'BEGIN { d = a - b; exit !(a != "" && d <= 0.5 && d >= -0.5) }'; then
 			why="check --root $b: PID $bpid blocked_s $br, the escalated message said $bs (want within 0.5 s)"
+		elif ! jq -e --arg s "$b:tree/dev/kmsg" '.kmsg.source == $s and (.kmsg | has("error") | not) and .kmsg.records > 0' "$SD_T/replay.json" >/dev/null 2>&1; then
+			why="check --root $b: the kernel's ring is not in the bundle's tree (read under the sandbox): kmsg $(jq -c '.kmsg | {source, error, records}' "$SD_T/replay.json" 2>/dev/null | head -c 300)"
+		elif ! jq -e '.rates.captured == true' "$SD_T/replay.json" >/dev/null 2>&1; then
+			why="check --root $b: the scan's counts are not in the bundle: rates $(jq -c '.rates | {source, live, captured, window_s}' "$SD_T/replay.json" 2>/dev/null | head -c 300)"
 		fi
 	fi
 	if [ -z "$why" ]; then
-		sd_result PASS bundle "$b: intact; replays to fuse-wait on /run/cgwatch-test/mnt1, PID $bpid blocked $br s (message: $bs s)"
+		sd_result PASS bundle "$b: intact; replays to fuse-wait on /run/cgwatch-test/mnt1, PID $bpid blocked $br s (message: $bs s), the ring's $(jq -r .kmsg.records "$SD_T/replay.json") records, the scan's $(jq -r .rates.source "$SD_T/replay.json") counts"
 	else
 		sd_result FAIL bundle "$why"
 	fi

@@ -800,6 +800,152 @@ static void test_replay_source_does_not_wait(void **state)
 	assert_null(rates_close(s));
 }
 
+/* A live sample written as a capture keeps it (cgwatch/rates) and read back: the same counts,
+ * window, source, forks, controllers and notes; live false, captured true; the rates as
+ * count / window. */
+static void test_rates_file_round_trip(void **state)
+{
+	(void)state;
+	struct cgw_rates rt, back;
+	perf_rates(&rt);
+	rt.window_s = 1.000213;
+	for (int e = 0; e < RATE_NEV; e++)
+		rt.ev[e].per_s = (double)rt.ev[e].count / rt.window_s;
+	rt.forks = rt.ev[RATE_FORK];
+	rt.ctrl[1].change = -3;
+	rt.ctrl[2].change = 12;
+	rt.have_processes = true;
+	rt.processes = 91234567;
+	snprintf(rt.notes, sizeof(rt.notes), "counting tracepoints with perf_event_open on 2 CPUs\n"
+	         "a second\tnote, with a tab");
+	struct strbuf b = { 0 };
+	rates_format(&rt, &b);
+	assert_non_null(b.s);
+	assert_true(strncmp(b.s, "cgwatch-rates 1\n", 16) == 0);
+	assert_non_null(strstr(b.s, "\nsource perf\n"));
+	assert_non_null(strstr(b.s, "\nevent cgroup:cgroup_mkdir 200\n"));
+	assert_non_null(strstr(b.s, "\nevent cpuhp:cpuhp_enter missing no tracepoint "
+	                            "cpuhp:cpuhp_enter on this kernel\n"));
+	assert_non_null(strstr(b.s, "\nforks 604 sched:sched_process_fork\n"));
+	size_t line = 0;
+	const char *why = NULL;
+	assert_int_equal(parse_rates_file(b.s, &back, &line, &why), 0);
+	assert_false(back.live);
+	assert_true(back.captured);
+	assert_int_equal(back.source, RATES_SRC_PERF);
+	assert_true(back.window_s == rt.window_s);
+	for (int e = 0; e < RATE_NEV; e++) {
+		assert_int_equal(back.ev[e].missing, rt.ev[e].missing);
+		assert_int_equal(back.ev[e].count, rt.ev[e].count);
+		assert_true(back.ev[e].per_s == rt.ev[e].per_s);
+		assert_string_equal(back.ev[e].why, rt.ev[e].why);
+	}
+	assert_false(back.forks.missing);
+	assert_int_equal(back.forks.count, 604);
+	assert_true(back.forks.per_s == rt.forks.per_s);
+	assert_string_equal(back.forks_from, "sched:sched_process_fork");
+	assert_int_equal(back.nctrl, rt.nctrl);
+	assert_true(back.nctrl > 3);
+	for (size_t i = 0; i < rt.nctrl; i++) {
+		assert_string_equal(back.ctrl[i].name, rt.ctrl[i].name);
+		assert_int_equal(back.ctrl[i].hierarchy, rt.ctrl[i].hierarchy);
+		assert_int_equal(back.ctrl[i].num_cgroups, rt.ctrl[i].num_cgroups);
+		assert_int_equal(back.ctrl[i].change, rt.ctrl[i].change);
+		assert_int_equal(back.ctrl[i].enabled, rt.ctrl[i].enabled);
+	}
+	assert_true(back.have_processes);
+	assert_int_equal(back.processes, 91234567);
+	assert_string_equal(back.notes, rt.notes);
+	assert_string_equal(back.cgroups_err, "");
+	/* written again, the same text */
+	struct strbuf b2 = { 0 };
+	back.live = true;
+	rates_format(&back, &b2);
+	assert_string_equal(b.s, b2.s);
+	/* the JSON of the replay is the live one's, but for live and captured */
+	back.live = false;
+	rt.captured = true;
+	rt.live = false;
+	struct json_object *o1 = rates_json(&rt), *o2 = rates_json(&back);
+	assert_string_equal(json_object_to_json_string(o1), json_object_to_json_string(o2));
+	json_object_put(o1);
+	json_object_put(o2);
+	sb_free(&b);
+	sb_free(&b2);
+
+	/* /proc counts: forks missing, the error of /proc/cgroups, a short window (no rates) */
+	proc_rates(&rt, true, 0.1, "perf_event_open: Permission denied");
+	rt.forks.missing = true;
+	snprintf(rt.forks.why, sizeof(rt.forks.why), "/proc/stat: Permission denied");
+	snprintf(rt.cgroups_err, sizeof(rt.cgroups_err), "/proc/cgroups: Permission denied");
+	rt.nctrl = 0;
+	rates_format(&rt, &b);
+	assert_int_equal(parse_rates_file(b.s, &back, &line, &why), 0);
+	assert_int_equal(back.source, RATES_SRC_PROC);
+	assert_true(back.window_s == 0.1);
+	assert_true(back.ev[RATE_MKDIR].missing);
+	assert_string_equal(back.ev[RATE_MKDIR].why, "perf_event_open: Permission denied");
+	assert_true(back.forks.missing);
+	assert_string_equal(back.forks.why, "/proc/stat: Permission denied");
+	assert_string_equal(back.cgroups_err, "/proc/cgroups: Permission denied");
+	assert_int_equal(back.nctrl, 0);
+	sb_free(&b);
+}
+
+/* A rates file that is not one: refused with the line and why. */
+static void test_rates_file_bad(void **state)
+{
+	(void)state;
+	static const struct { const char *text; size_t line; } bad[] = {
+		{ "", 1 },
+		{ "cgwatch-rates 2\nsource perf\nwindow 1.0\n", 1 },
+		{ "cgwatch-rates 1\nwindow 1.0\n", 2 },                    /* no source */
+		{ "cgwatch-rates 1\nsource perf\n", 2 },                   /* no window */
+		{ "cgwatch-rates 1\nsource perf\nsource perf\nwindow 1\n", 3 },
+		{ "cgwatch-rates 1\nsource bpf\nwindow 1\n", 2 },
+		{ "cgwatch-rates 1\nsource perf\nwindow nan\n", 3 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1e3\n", 3 },
+		{ "cgwatch-rates 1\nsource perf\nwindow -1\n", 3 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nevent cgroup:cgroup_mkdir -1\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nevent cgroup:cgroup_mkdir 0x10\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nevent cgroup:cgroup_mkdir 9007199254740993\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nevent cgroup:cgroup_mkdir 1\n"
+		  "event cgroup:cgroup_mkdir 2\n", 5 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nevent cgroup:cgroup_mkdir missing\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nforks 1\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\ncgroup cpu 2 351 0\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\ncgroup cpu 2 351 0 2\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\ncgroup c/u 2 351 0 1\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\ncgroup cpu 2 351 0 1\ncgroup cpu 2 3 0 1\n", 5 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nnote a\x1b[5mb\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nnote \xff\xfe\n", 4 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nprocesses 1\nprocesses 2\n", 5 },
+		{ "cgwatch-rates 1\nsource perf\nwindow 1\nwhat 1\n", 4 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct cgw_rates rt;
+		size_t line = 0;
+		const char *why = NULL;
+		int r = parse_rates_file(bad[i].text, &rt, &line, &why);
+		if (r == 0 || line != bad[i].line || !why || !why[0])
+			fail_msg("case %zu: %d, line %zu, want an error on line %zu", i, r, line,
+			         bad[i].line);
+	}
+	/* an event this version does not know is skipped; an event not listed is missing */
+	struct cgw_rates rt;
+	size_t line = 0;
+	const char *why = NULL;
+	assert_int_equal(parse_rates_file("cgwatch-rates 1\n# a comment\n\nsource proc-cgroups\n"
+	                                  "window 5.0\nevent sched:sched_new 3\n"
+	                                  "event cgroup:cgroup_rmdir 10\n", &rt, &line, &why), 0);
+	assert_int_equal(rt.source, RATES_SRC_PROC);
+	assert_false(rt.ev[RATE_RMDIR].missing);
+	assert_true(rt.ev[RATE_RMDIR].per_s == 2.0);
+	assert_true(rt.ev[RATE_MKDIR].missing);
+	assert_non_null(strstr(rt.ev[RATE_MKDIR].why, "not in the capture"));
+	assert_true(rt.forks.missing);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -822,6 +968,8 @@ int main(void)
 		cmocka_unit_test(test_link_other_findings),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_replay_source_does_not_wait),
+		cmocka_unit_test(test_rates_file_round_trip),
+		cmocka_unit_test(test_rates_file_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -140,6 +140,9 @@ static void test_members(void **state)
 	M("proc/12/wchan", "schedule", "schedule");
 	M("proc/stat", "cpu  1 2 3\ncpu0 1 2 3\n", "cpu  1 2 3\ncpu0 1 2 3\n");
 	M("cgwatch/clocks", "cgwatch-clocks 1\ncpu 1 2.0 exact\n", "cgwatch-clocks 1\ncpu 1 2.0 exact\n");
+	/* the counts: controller and event names stay, whoever is named like them */
+	M("cgwatch/rates", "cgwatch-rates 1\nsource perf\ncgroup cpu 0 3 0 1\n",
+	  "cgwatch-rates 1\nsource perf\ncgroup cpu 0 3 0 1\n");
 	M("sys/fs/cgroup/alice/cpuset.cpus", "0-3\n", "0-3\n");
 	M("sys/devices/system/cpu/isolated", "2-3\n", "2-3\n");
 	M("proc/12/cgroup", "0::/user.slice/app-alice.scope\n2:cpu,cpuacct:/home/alice\n",
