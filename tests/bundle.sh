@@ -287,7 +287,8 @@ fi
 # report.json (2,003 tasks) left out for max_file_size, task files for max_size, each listed
 # or counted in the last note; the host files a replay needs bundled before the tasks'; the
 # members and the manifest together within 2 MiB, and the file too; intact; and `check --root`
-# of it, with the same caps, replays the finding with the tasks the bundle holds ----
+# of it, with the same caps, replays the finding with the tasks the bundle holds. The time is
+# printed (0.7 s alone here, 3 s with ASan, 6 s while other suites ran): past 30 s it fails ----
 # (made in /dev/shm when it can be: 24,000 files took 24 s of a loaded ext4 here, 0.9 s there)
 shm=$(mktemp -d /dev/shm/cgwatch-bundle.XXXXXX 2>/dev/null) || shm=$tmp
 trap 'rm -rf "$tmp" "$shm"' EXIT
@@ -327,7 +328,7 @@ else
 		echo "FAIL bundle-cap-manytasks: verify exit $vrc: $(clip "$vout")"
 	elif [ $rrc != 1 ] || ! jq -e '[.findings[].id] == ["cgroup1-pidlist-flush"] and (.findings[0].tasks | length) > 10 and .findings[0].chain == [21877, 412]' "$tmp/many.json" >/dev/null; then
 		echo "FAIL bundle-cap-manytasks: check --root of the bundle: exit $rrc, $(jq -c '[.findings[] | {id, n: (.tasks | length)}]' "$tmp/many.json" 2>&1 | head -c 200) $(clip "$rout")"
-	elif ! awk -v t="$took" 'BEGIN { exit !(t < 20) }'; then
+	elif ! awk -v t="$took" 'BEGIN { exit !(t < 30) }'; then
 		echo "FAIL bundle-cap-manytasks: bundling took $took s"
 	else
 		echo "PASS bundle-cap-manytasks: bundled in $took s, $(jq '.members | length' <<<"$man") members, $(jq '.left_out | length' <<<"$man") notes of left-out files (last: $(jq -r '.left_out[-1].why' <<<"$man")); replayed: $(jq -r '.findings[0].id + " with " + (.findings[0].tasks | length | tostring) + " tasks"' "$tmp/many.json")"
