@@ -585,6 +585,9 @@ struct cgw_task {
 	char cgroup[256], unit[128], user[64];
 	double started_at;                /* seconds since the epoch, from libproc2 */
 	bool frozen;
+	bool frozen_v1;                   /* by the v1 freezer: frozen_cg is its path there */
+	char frozen_cg[256];              /* the cgroup that is frozen (an ancestor's path: the
+	                                   * v2 freezer freezes descendants, said as the task's) */
 	int vfork_child;                  /* tid of the child a vfork parent waits for */
 	const struct cgw_sig *sig;
 	enum cgw_sev severity;
@@ -904,10 +907,11 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
 
 /* ---- source-cgroup.c ---- */
 
-/* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen?
- * v1 freezer.state FROZEN or v2 cgroup.events "frozen 1"; files read with a deadline. */
-bool cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
-                   unsigned timeout_ms);
+/* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen? v1 when
+ * its freezer.state is FROZEN, else v2 when its cgroup.events says "frozen 1", else NULL;
+ * files read with a deadline. */
+const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
+                          unsigned timeout_ms);
 
 /* ---- source-waitfile.c: the file a blocked suspect waits on ---- */
 

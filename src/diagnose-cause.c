@@ -38,7 +38,9 @@ char *task_cause(const struct cgw_task *t, char *out, size_t cap)
 	const struct cgw_sig *s = t->sig;
 	const char *caller;
 	out[0] = '\0';
-	if (t->frozen && t->cgroup[0] && t->cgroup[0] != '?')
+	if (t->frozen && t->frozen_cg[0] == '/')
+		snprintf(out, cap, "cgroup %s", t->frozen_cg);
+	else if (t->frozen && t->cgroup[0] && t->cgroup[0] != '?')
 		snprintf(out, cap, "cgroup %s", t->cgroup);
 	else if (!s)
 		;

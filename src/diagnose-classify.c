@@ -103,7 +103,12 @@ static void finding_evidence(struct cgw_finding *f, const struct cgw_task *t)
 	 * task's matched_frames in JSON */
 	/* "PID N": the text report lists the ids when it groups alike lines (sink-textgroup.c) */
 	const char *kind = t->tid == t->tgid ? "PID" : "TID";
-	if (t->frozen) {
+	if (t->frozen && t->frozen_v1) {
+		char cg[sizeof(t->frozen_cg) * 4]; /* a cgroup name may hold any byte but '\n' */
+		sb_printf(&f->evidence, "freezer cgroup %s (v1) of %s %d is frozen: freezer.state "
+		          "FROZEN\n", cescape(t->frozen_cg, strlen(t->frozen_cg), cg, sizeof(cg)),
+		          kind, t->tid);
+	} else if (t->frozen) {
 		char cg[sizeof(t->cgroup) * 4];    /* a cgroup name may hold any byte but '\n' */
 		sb_printf(&f->evidence, "cgroup %s of %s %d is frozen by the cgroup freezer\n",
 		          t->cgroup[0] ? cescape(t->cgroup, strlen(t->cgroup), cg, sizeof(cg)) : "?",

@@ -12,8 +12,8 @@ static bool safe_cgroup_path(const char *p)
 	return p[0] == '/' && !strstr(p, "/..");
 }
 
-bool cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
-                   unsigned timeout_ms)
+const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
+                          unsigned timeout_ms)
 {
 	char path[1024], buf[256];
 	if (v1 && v1[0] && s->freezer_mnt[0] && safe_cgroup_path(v1)) {
@@ -21,7 +21,7 @@ bool cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
 		         strcmp(v1, "/") ? v1 : "");
 		if (scan_read(s, path, buf, sizeof(buf), timeout_ms) > 0 &&
 		    strncmp(buf, "FROZEN", 6) == 0 && (buf[6] == '\n' || buf[6] == '\0'))
-			return true;
+			return v1;
 	}
 	if (v2 && v2[0] && s->cgroup2_mnt[0] && safe_cgroup_path(v2)) {
 		snprintf(path, sizeof(path), "%s%s/cgroup.events", s->cgroup2_mnt,
@@ -29,8 +29,8 @@ bool cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
 		if (scan_read(s, path, buf, sizeof(buf), timeout_ms) > 0) {
 			for (const char *l = buf; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
 				if (strncmp(l, "frozen 1", 8) == 0 && (l[8] == '\n' || l[8] == '\0'))
-					return true;      /* "frozen 10", "frozen 1x": not the kernel's 0/1 */
+					return v2;        /* "frozen 10", "frozen 1x": not the kernel's 0/1 */
 		}
 	}
-	return false;
+	return NULL;
 }

@@ -225,7 +225,10 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 			snprintf(t->cgroup, sizeof(t->cgroup), "%s",
 			         v2[0] && strcmp(v2, "/") ? v2 : sd[0] ? sd : v2);
 			cgroup_unit(t->cgroup, t->unit, sizeof(t->unit));
-			t->frozen = cgroup_frozen(s, v1, v2, timeout_ms);
+			const char *fz = cgroup_frozen(s, v1, v2, timeout_ms);
+			t->frozen = fz != NULL;
+			t->frozen_v1 = fz == v1;
+			snprintf(t->frozen_cg, sizeof(t->frozen_cg), "%s", fz ? fz : "");
 		}
 	}
 	free(buf);

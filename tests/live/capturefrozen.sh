@@ -39,6 +39,11 @@ capture_run "$CAP" --threshold 1
 f=$(jq -c --argjson c "$SLEEPER" '[.findings[]? | select(.tasks | index($c))][0] // empty' "$LIVE_TMP/live.json")
 [ "$(jq -r '.id + " " + .severity' <<<"$f")" = "frozen info" ] ||
 	live_fail "live finding of $SLEEPER: $(head -c 300 <<<"$f"), want frozen info"
+# the cause names the cgroup that is frozen: the v1 freezer's, not the task's v2 cgroup
+[ "$(jq -r .cause <<<"$f")" = "cgroup ${CG#$FZ}" ] ||
+	live_fail "live cause of $SLEEPER: $(jq -r .cause <<<"$f"), want cgroup ${CG#$FZ}"
+jq -e --arg cg "${CG#$FZ}" '[.evidence[]? | select(contains("freezer cgroup " + $cg))] | length > 0' <<<"$f" >/dev/null ||
+	live_fail "the evidence does not name freezer cgroup ${CG#$FZ}: $(jq -c .evidence <<<"$f" | head -c 400)"
 capture_compare
 capture_modes "$CAP"
 [ "$(cat "$CAP${CG}/freezer.state" 2>/dev/null)" = FROZEN ] ||
