@@ -596,6 +596,7 @@ struct cgw_task {
 	 * not known) and the mount holding it (mount point malloc'd, NULL when not known) */
 	bool sys_known; long sys_nr;
 	char *wait_path, *wait_mnt;
+	int wait_err; double wait_err_s;  /* -ETIMEDOUT: its memory was not read within that */
 	char wait_dev[32], wait_fstype[64];
 };
 

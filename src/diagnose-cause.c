@@ -3,6 +3,7 @@
  * Findings are one per signature and cause (diagnose-classify.c), incidents keyed by both (incident.c).
  * Never a task id, nor anything that changes while the hang goes on: another task joining or
  * taking over the wait keeps the cause. */
+#include <errno.h>
 #include <string.h>
 
 #include "cgwatch.h"
@@ -70,9 +71,18 @@ bool cause_ok(const char *c)
 void cause_evidence(struct strbuf *ev, const struct cgw_task *t)
 {
 	struct sys_info si = syscall_info(t->sys_nr);
-	if (!t->sys_known || !si.name || (!t->wait_path && !t->wait_mnt))
+	if (!t->sys_known || !si.name)
 		return;
 	const char *kind = t->tid == t->tgid ? "PID" : "TID";
+	if (!t->wait_path && !t->wait_mnt && t->wait_err == -ETIMEDOUT) {
+		/* /proc/TID/mem waits for the task's mmap lock: held, or waited for by a writer */
+		sb_printf(ev, "%s %d waits in %s on a path not read: reading it from its memory "
+		          "timed out after %g s (its mmap lock is held or waited for)\n", kind, t->tid,
+		          si.name, t->wait_err_s);
+		return;
+	}
+	if (!t->wait_path && !t->wait_mnt)
+		return;
 	sb_printf(ev, "%s %d waits in %s on %s", kind, t->tid, si.name,
 	          t->wait_path ? cesc(t->wait_path) : "a path not read");
 	if (t->wait_mnt) {

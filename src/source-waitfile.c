@@ -52,7 +52,7 @@ static bool fd_link(const struct cgw_task *t, int fd, char *out, size_t cap)
 }
 
 /* The NUL-terminated string at addr in t's memory, live only, with the deadline. */
-static bool mem_string(struct cgw_scan *s, const struct cgw_task *t, unsigned long addr,
+static bool mem_string(struct cgw_scan *s, struct cgw_task *t, unsigned long addr,
                        char *out, size_t cap, unsigned timeout_ms)
 {
 	char p[4200];
@@ -67,6 +67,10 @@ static bool mem_string(struct cgw_scan *s, const struct cgw_task *t, unsigned lo
 	}
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/mem", t->tgid, t->tid);
 	ssize_t n = scan_pread(s, p, (off_t)addr, out, cap, timeout_ms);
+	if (n == -ETIMEDOUT) {            /* evidence: its mmap lock is held */
+		t->wait_err = (int)n;
+		t->wait_err_s = timeout_ms / 1000.0;
+	}
 	if (n != 0 && record_active()) {  /* a read that failed (timed out) is listed too */
 		snprintf(p, sizeof(p), "cgwatch/mem/%d-%lx", t->tid, addr);
 		record_put(p, REC_FILE, out, n);

@@ -58,6 +58,10 @@ awk -v t="$TOOK" 'BEGIN { exit !(t < 6) }' || live_fail "check --capture took $T
 finding_of() { jq -r --argjson t "$2" '[.findings[]? | select(.tasks | index($t)) | .id + ":" + (.cause // "-")][0] // "none"' "$1"; }
 f=$(finding_of "$LIVE_TMP/live.json" "$waiter")
 [ "$f" = fuse-wait:- ] || live_fail "live finding of the waiter $waiter: $f, want fuse-wait without a cause: $(live_summary "$LIVE_TMP/live.json")"
+# the read that timed out is evidence: the path was not read, and why
+ev=$(jq -r --argjson t "$waiter" '[.findings[]? | select(.tasks | index($t)) | .evidence[]?] | map(select(test("^(PID|TID) " + ($t | tostring) + " waits in "))) | .[0] // ""' "$LIVE_TMP/live.json")
+grep -q "a path not read: reading it from its memory timed out after 1 s" <<<"$ev" ||
+	live_fail "the waiter's evidence does not say its path read timed out: '$ev'"
 f=$(finding_of "$LIVE_TMP/live.json" "$writer")
 [ "${f%%:*}" = mmap-lock ] || live_fail "live finding of the writer $writer: $f, want mmap-lock"
 UNR=$CAP/cgwatch/unreadable
