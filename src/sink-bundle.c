@@ -248,6 +248,14 @@ static void add_member(struct bw *b, const char *name, mode_t type, const char *
 		snprintf(why, sizeof(why), "larger than max_file_size (%.10g MiB) once redacted",
 		         b->max_file / MIB);
 		note(b, true, name, d.len, why);
+	} else if (b->total + d.len + strlen(n.s) + strlen(t.s) + ENTRY_COST > b->budget) {
+		/* tokens are longer than most of what they replace: the cap holds on what is
+		 * written */
+		char why[160];
+		snprintf(why, sizeof(why), "over max_size (%.10g MiB) for the whole bundle once "
+		         "redacted", (b->budget + MANIFEST_RESERVE) / MIB);
+		if (type != AE_IFDIR)             /* as fits(): what is under it is listed */
+			note(b, true, name, d.len, why);
 	} else {
 		put_member(b, n.s, type, d.s ? d.s : "", d.len, type == AE_IFLNK ? t.s : NULL, perm,
 		           mtime);

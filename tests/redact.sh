@@ -11,7 +11,7 @@
 # --root FILE`) to the findings of the tree (ids, severities, tasks, chains, CPUs, and causes
 # once the map turns the tokens back); its FILE.map is there, 0600, and maps each token back;
 # --verify passes; the manifest says "redacted": true; [bundle] redact = yes does the same
-# without the option. A host named "vm" (a word of the kernel's): replaced where it names the
+# without the option; the caps hold on the redacted members. A host named "vm" (a word of the kernel's): replaced where it names the
 # host (the hostname file, the manifest, user@vm:, a kernel message's first word, a cgroup
 # and unit named after it), never in a sysctl name, a kernel symbol, a stack or the signature
 # text, and the bundle replays to the tree's findings. Every fixture tree, redacted, replays
@@ -311,6 +311,29 @@ if bundle_valgrind redact-valgrind; then
 	[ $rc = 0 ] && echo "PASS redact-valgrind" ||
 		echo "FAIL redact-valgrind: exit $rc: $(clip "$(grep '==' <<<"$out" | head -8)")"
 fi
+
+# ---- the caps hold once redacted: tokens are longer than what they replace ----
+# a mountinfo of 17,000 mounts under /home/U1 (0.75 MiB) grows past max_size = 1 MiB once
+# /home/U1 becomes /home/REDACTED-user-1: left out, and the members stay within the cap
+t3=$tmp/tree-grow
+cp -a "$t" "$t3"
+awk -v u="$U1" 'BEGIN { for (i = 0; i < 17000; i++) printf "%d 1 0:9 / /home/%s/%d rw - tmpfs t rw\n", 200 + i, u, i }' \
+	>>"$t3/proc/self/mountinfo"
+printf '[bundle]\nmax_size = 1\n' >"$tmp/cap1.conf"
+out=$(cd "$tmp" && as_host bundle --config "$tmp/cap1.conf" --root "$t3" --redact -o "$tmp/grow.tar.zst" 2>&1)
+rc=$?
+man=$(zstd -dc "$tmp/grow.tar.zst" 2>/dev/null | tar -xOf - manifest.json 2>/dev/null)
+sum=$(jq '[.members[].size] | add' <<<"$man" 2>/dev/null)
+if [ $rc != 0 ] || [ -z "$sum" ]; then
+	echo "FAIL redact-caps: exit $rc: $(clip "$out")"
+elif [ "$sum" -gt 1048576 ]; then
+	echo "FAIL redact-caps: the members hold $sum bytes once redacted, over max_size = 1 MiB; left out: $(jq -c '[.left_out[]? | .path]' <<<"$man" | head -c 300)"
+elif ! jq -e '[.left_out[]? | select(.path == "tree/proc/self/mountinfo")] | length == 1' <<<"$man" >/dev/null; then
+	echo "FAIL redact-caps: proc/self/mountinfo not listed as left out: $(jq -c '.left_out' <<<"$man" | head -c 300)"
+else
+	echo "PASS redact-caps ($sum bytes of members, mountinfo left out once redacted)"
+fi
+rm -rf "$t3" "$tmp"/grow.tar.zst*
 
 # ---- the default name holds the host's token, not its name ----
 mkdir "$tmp/named"
