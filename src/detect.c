@@ -278,6 +278,13 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
 		}
 	}
 	enum cgw_suspect sus = detect_suspect(st->state, d, o);
+	/* a D task whose CPU's clock was not read (a hop that did not get onto that CPU within
+	 * the deadline: a CPU saturated, or not in cgwatch's cpuset) and that no runnable task
+	 * there gave a floor for yet, the walk not having reached one: kept, for detect_clocks
+	 * times it after the walk, with every floor the walk found */
+	if (sus == SUSPECT_NONE && !bad && st->state == 'D' && w.exec_start_ms > 0 &&
+	    d.bound == BOUND_UNKNOWN && (age < 0 || age >= o->blocked_s))
+		sus = SUSPECT_BLOCKED;
 	if (bad) {
 		/* counted as untimed, and reported (not as a finding) when it may be past the
 		 * threshold: a file that cannot be read makes no task vanish */
