@@ -131,7 +131,6 @@ if [ -f "$rep" ]; then
 		      elif ($t.blocked_bound // "exact") != "exact" then "\($k) \($t.blocked_bound) \($t.blocked_s) s (age \($t.age_s) s)"
 		      else empty end ]
 		| "\(length) \(.[0:3] | join(", "))"' "$rep")
-	[ "${got%% *}" = 0 ] || { rm -rf /tmp/ddur-keep; cp -r "$DMN_REPORTS" /tmp/ddur-keep; cp "$LIVE_TMP/msgs.json" "$LIVE_TMP"/exec-start.* /tmp/ddur-keep/; cp "$DMN_LOG" /tmp/ddur-keep/ 2>/dev/null; }
 	[ "${got%% *}" = 0 ] ||
 		problems+=("not-exact: report $(basename "$rep"): ${got%% *} of the $((N - EXEC0_BEFORE)) children whose se.exec_start the kernel shows are not listed as exact, e.g. ${got#* } (se.exec_start before and at the end: $(t=$(grep -oE '^[0-9]+' <<<"${got#* }" | head -1); grep -h "^$t " "$LIVE_TMP/exec-start.before" "$LIVE_TMP/exec-start.end" | tr '\n' ' '))")
 fi
