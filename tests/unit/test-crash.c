@@ -1,0 +1,273 @@
+/* test-crash.c: cgwatch's own crashes leave a backtrace (crash.c). Each test runs this
+ * program again (exec, so valgrind, which does not follow an exec, watches only the parent)
+ * as a child that installs the handler and crashes on purpose; the child's stderr must name
+ * the signal and the function that crashed, and the child must die of that signal. */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "unit.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+/* ---- the child: crashes on purpose ---- */
+
+void cgw_test_crash_here(void);
+void cgw_test_abort_here(void);
+unsigned cgw_test_recurse(unsigned n);
+
+/* A NULL dereference the compiler cannot see (a volatile pointer): a SIGSEGV, not a trap. */
+__attribute__((noinline)) void cgw_test_crash_here(void)
+{
+	volatile int *volatile p = NULL;
+	*p = 42;
+}
+
+__attribute__((noinline)) void cgw_test_abort_here(void)
+{
+	abort();
+}
+
+/* Overflows the stack: the handler can run only on its own signal stack. */
+static volatile unsigned recurse_limit = ~0u;
+__attribute__((noinline)) unsigned cgw_test_recurse(unsigned n)
+{
+	volatile char pad[512];
+	pad[n % sizeof(pad)] = (char)n;
+	if (n == recurse_limit)
+		return 0;
+	return cgw_test_recurse(n + 1) + pad[(n + 1) % sizeof(pad)];
+}
+
+static void fault_in_handler(void)
+{
+	cgw_test_crash_here();
+}
+
+static void *crash_thread_main(void *arg)
+{
+	(void)arg;
+	crash_thread_init();
+	cgw_test_crash_here();
+	return NULL;
+}
+
+__attribute__((noinline)) static int child(const char *mode)
+{
+	crash_install();
+	if (strcmp(mode, "segv") == 0)
+		cgw_test_crash_here();
+	else if (strcmp(mode, "abort") == 0)
+		cgw_test_abort_here();
+	else if (strcmp(mode, "overflow") == 0)
+		return (int)cgw_test_recurse(0);
+	else if (strcmp(mode, "nested") == 0) {
+		crash_test_hook = fault_in_handler;
+		cgw_test_crash_here();
+	} else if (strcmp(mode, "thread") == 0) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, crash_thread_main, NULL) != 0)
+			return 3;
+		pthread_join(t, NULL);
+	}
+	return 0;                          /* not crashed: the parent fails */
+}
+
+/* ---- the parent ---- */
+
+struct run { char err[65536]; size_t len; int status; };
+
+/* Runs this program as a child in mode (no core file), its stderr into r->err (20 s at most). */
+static void run_child(const char *mode, struct run *r)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(n > 0);
+	self[n] = '\0';
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit nocore = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &nocore);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execl(self, self, "--child", mode, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	r->len = 0;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = 20000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		struct pollfd pf = { .fd = p[0], .events = POLLIN };
+		if (left <= 0 || poll(&pf, 1, (int)left) <= 0) {
+			kill(pid, SIGKILL);
+			print_error("child %s: no end of its stderr within 20 s (killed)\n", mode);
+			break;
+		}
+		ssize_t k = read(p[0], r->err + r->len, sizeof(r->err) - 1 - r->len);
+		if (k <= 0)
+			break;
+		r->len += (size_t)k;
+		if (r->len == sizeof(r->err) - 1)
+			break;
+	}
+	r->err[r->len] = '\0';
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &r->status, 0), pid);
+	/* (cmocka cuts a long message: its first lines only, whole) */
+	size_t show = r->len;
+	if (show > 900) {
+		show = 900;
+		while (show > 0 && r->err[show - 1] != '\n')
+			show--;
+	}
+	print_message("child %s: status 0x%x, stderr (%zu bytes):\n%.*s%s", mode, r->status,
+	              r->len, (int)show, r->err, show < r->len ? "...\n" : "");
+}
+
+static void assert_died_of(const struct run *r, int sig)
+{
+	assert_true(WIFSIGNALED(r->status));
+	assert_int_equal(WTERMSIG(r->status), sig);
+}
+
+static void assert_has(const struct run *r, const char *s)
+{
+	if (!strstr(r->err, s)) {
+		print_error("stderr lacks \"%s\"\n", s);
+		fail();
+	}
+}
+
+/* a frame line "#N 0x... NAME+0x..." naming fn; the frame number, or -1 */
+static int frame_of(const struct run *r, const char *fn)
+{
+	char want[256];
+	snprintf(want, sizeof(want), " %s+0x", fn);
+	for (const char *l = r->err; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[1024];
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		const char *h = strstr(line, "#");
+		if (h && strstr(line, want) && strstr(line, " 0x") && strstr(line, "test-crash+0x"))
+			return atoi(h + 1);
+	}
+	return -1;
+}
+
+static struct run the_run;
+
+static void test_segv(void **state)
+{
+	(void)state;
+	struct run *r = &the_run;
+	run_child("segv", r);
+	if (UNDER_ASAN) {                  /* ASan's own report, not ours */
+		assert_has(r, "AddressSanitizer");
+		assert_null(strstr(r->err, "fatal signal"));
+		return;
+	}
+	assert_died_of(r, SIGSEGV);
+	assert_has(r, "cgwatch: fatal signal SIGSEGV (address 0x0, SEGV_MAPERR) in thread ");
+	assert_int_equal(frame_of(r, "cgw_test_crash_here"), 0);   /* the faulting frame first */
+	assert_int_equal(frame_of(r, "child"), 1);
+	assert_has(r, "cgwatch: end of backtrace; dying of SIGSEGV\n");
+}
+
+static void test_abort(void **state)
+{
+	(void)state;
+	if (UNDER_ASAN)
+		skip();
+	struct run *r = &the_run;
+	run_child("abort", r);
+	assert_died_of(r, SIGABRT);
+	assert_has(r, "cgwatch: fatal signal SIGABRT (sent by this process) in thread ");
+	assert_true(frame_of(r, "cgw_test_abort_here") > 0);
+	assert_has(r, "cgwatch: end of backtrace; dying of SIGABRT\n");
+}
+
+/* A crash in a second thread: that thread's stack, and its id, not the process's. */
+static void test_thread(void **state)
+{
+	(void)state;
+	if (UNDER_ASAN)
+		skip();
+	struct run *r = &the_run;
+	run_child("thread", r);
+	assert_died_of(r, SIGSEGV);
+	assert_int_equal(frame_of(r, "cgw_test_crash_here"), 0);
+	assert_true(frame_of(r, "crash_thread_main") > 0);
+	assert_int_equal(frame_of(r, "main"), -1);        /* not the main thread's stack */
+	const char *t = strstr(r->err, " in thread ");
+	const char *p = strstr(r->err, " of process ");
+	assert_non_null(t);
+	assert_non_null(p);
+	assert_true(atol(t + 11) > 0);
+	assert_true(atol(p + 12) > 0);
+	assert_true(atol(t + 11) != atol(p + 12));
+}
+
+/* A stack overflow: the handler runs on its signal stack and names the recursing function. */
+static void test_overflow(void **state)
+{
+	(void)state;
+	if (UNDER_ASAN)
+		skip();
+	struct run *r = &the_run;
+	run_child("overflow", r);
+	assert_died_of(r, SIGSEGV);
+	assert_has(r, "cgwatch: fatal signal SIGSEGV (address 0x");
+	assert_int_equal(frame_of(r, "cgw_test_recurse"), 0);
+	assert_has(r, "more frames not shown");
+}
+
+/* A fault inside the handler: no loop, the process dies of the signal. */
+static void test_nested(void **state)
+{
+	(void)state;
+	if (UNDER_ASAN)
+		skip();
+	struct run *r = &the_run;
+	run_child("nested", r);
+	assert_died_of(r, SIGSEGV);
+	assert_has(r, "cgwatch: fatal signal SIGSEGV");
+	assert_null(strstr(r->err, "end of backtrace"));
+	/* said once: the second fault did not enter the handler again */
+	const char *first = strstr(r->err, "fatal signal");
+	assert_null(strstr(first + 1, "fatal signal"));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--child") == 0)
+		return child(argv[2]);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_segv),
+		cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_thread),
+		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_nested),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
