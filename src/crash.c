@@ -37,12 +37,21 @@
 #endif
 #endif
 
+void (*crash_test_hook)(void);
+
+#ifdef CRASH_UNDER_ASAN
+void crash_install(void)
+{
+}
+
+void crash_thread_init(void)
+{
+}
+#else
 #define ALT_STACK (64 * 1024)         /* a thread's signal stack, after a guard page */
 #define MAX_FRAMES 64
 #define MAX_MODS 256
 #define MOD_POOL (32 * 1024)
-
-void (*crash_test_hook)(void);
 
 static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS };
 
@@ -418,7 +427,6 @@ static void alt_free(void *p)
 
 void crash_thread_init(void)
 {
-#ifndef CRASH_UNDER_ASAN
 	stack_t cur;
 	if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
 		return;                        /* has one */
@@ -435,7 +443,6 @@ void crash_thread_init(void)
 	}
 	if (alt_key_ok)
 		pthread_setspecific(alt_key, p);
-#endif
 }
 
 /* libunwind's lazy set-up (and the PLT entries of what the handler calls) done now */
@@ -453,7 +460,6 @@ static void warm_up(void)
 
 void crash_install(void)
 {
-#ifndef CRASH_UNDER_ASAN
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
 	warm_up();
 	maps_read();
@@ -468,5 +474,5 @@ void crash_install(void)
 		sigaddset(&sa.sa_mask, fatal_sigs[i]);
 	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
 		sigaction(fatal_sigs[i], &sa, NULL);
-#endif
 }
+#endif
