@@ -50,8 +50,8 @@ void crash_thread_init(void)
 #else
 #define ALT_STACK (64 * 1024)         /* a thread's signal stack, after a guard page */
 #define MAX_FRAMES 64
-#define MAX_MODS 256
-#define MOD_POOL (32 * 1024)
+#define MAX_MODS 128
+#define MOD_POOL (8 * 1024)
 
 static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS };
 
