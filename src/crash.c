@@ -184,6 +184,25 @@ static uintptr_t parse_hex(const char **p, const char *end)
 	return v;
 }
 
+/* The file at path (len bytes) is an ELF ET_EXEC executable (e_type, at offset 16, is 2).
+ * Read from the file, not from its mapping: what is mapped may not be readable. */
+static bool is_et_exec(const char *path, size_t len)
+{
+	char name[512];
+	unsigned char h[18];
+	if (len >= sizeof(name))
+		return false;
+	memcpy(name, path, len);
+	name[len] = '\0';
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool exec = pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	            memcmp(h, "\177ELF", 4) == 0 && (h[16] | h[17] << 8) == 2;
+	close(fd);
+	return exec;
+}
+
 /* One line "start-end perms offset dev inode path": an executable mapping of a file is kept,
  * with the base its file was loaded at (the start of its mapping at offset 0; 0 for an
  * ET_EXEC executable, whose addresses are absolute). */
@@ -212,9 +231,7 @@ static void maps_line(const char *p, const char *end, uintptr_t *base0, const ch
 	size_t len = (size_t)(end - p);
 	if (off == 0) {
 		*base0 = start;
-		/* the ELF header is mapped here: e_type (offset 16) 2 is ET_EXEC */
-		if (r && stop - start >= 64 && memcmp((const void *)start, "\177ELF", 4) == 0 &&
-		    *(const uint16_t *)(start + 16) == 2)
+		if (r && is_et_exec(p, len))
 			*base0 = 0;
 		*path0 = p;
 		*path0len = len;

@@ -2,6 +2,7 @@
  * program again (exec, so valgrind, which does not follow an exec, watches only the parent)
  * as a child that installs the handler and crashes on purpose; the child's stderr must name
  * the signal and the function that crashed, and the child must die of that signal. */
+#include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -197,6 +198,17 @@ static void test_segv(void **state)
 	assert_has(r, "cgwatch: fatal signal SIGSEGV (address 0x0, SEGV_MAPERR) in thread ");
 	assert_int_equal(frame_of(r, "cgw_test_crash_here"), 0);   /* the faulting frame first */
 	assert_int_equal(frame_of(r, "child"), 1);
+	/* the module offset is the one addr2line takes: the function's address in the file
+	 * (the same program here, as the parent sees it) plus the offset in the function */
+	const char *f0 = strstr(r->err, " cgw_test_crash_here+0x");
+	assert_non_null(f0);
+	unsigned long in_fn = strtoul(f0 + strlen(" cgw_test_crash_here+0x"), NULL, 16);
+	const char *mo = strstr(f0, "test-crash+0x");
+	assert_non_null(mo);
+	unsigned long in_mod = strtoul(mo + strlen("test-crash+0x"), NULL, 16);
+	Dl_info di;
+	assert_true(dladdr((void *)cgw_test_crash_here, &di) != 0);
+	assert_int_equal(in_mod - in_fn, (uintptr_t)cgw_test_crash_here - (uintptr_t)di.dli_fbase);
 	assert_has(r, "cgwatch: end of backtrace; dying of SIGSEGV\n");
 }
 
