@@ -25,9 +25,17 @@
 
 /* ---- the child: crashes on purpose ---- */
 
+void cgw_test_before(void);
 void cgw_test_crash_here(void);
 void cgw_test_abort_here(void);
 unsigned cgw_test_recurse(unsigned n);
+
+/* Just before cgw_test_crash_here: the one symbol a stripped copy keeps (test_stripped). */
+static volatile int before_calls;
+__attribute__((noinline)) void cgw_test_before(void)
+{
+	before_calls++;
+}
 
 /* A NULL dereference the compiler cannot see (a volatile pointer): a SIGSEGV, not a trap. */
 __attribute__((noinline)) void cgw_test_crash_here(void)
@@ -90,13 +98,17 @@ __attribute__((noinline)) static int child(const char *mode)
 
 struct run { char err[65536]; size_t len; int status; };
 
-/* Runs this program as a child in mode (no core file), its stderr into r->err (20 s at most). */
-static void run_child(const char *mode, struct run *r)
+static void self_path(char *self, size_t cap)
 {
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ssize_t n = readlink("/proc/self/exe", self, cap - 1);
 	assert_true(n > 0);
 	self[n] = '\0';
+}
+
+/* Runs prog (this program, or a copy of it) as a child in mode (no core file), its stderr
+ * into r->err (20 s at most). */
+static void run_prog(const char *self, const char *mode, struct run *r)
+{
 	int p[2];
 	assert_int_equal(pipe(p), 0);
 	pid_t pid = fork();
@@ -149,6 +161,13 @@ static void run_child(const char *mode, struct run *r)
 	else
 		print_message("child %s: status 0x%x, stderr (%zu bytes):\n%.*s%s", mode, r->status,
 		              r->len, (int)show, r->err, show < r->len ? "...\n" : "");
+}
+
+static void run_child(const char *mode, struct run *r)
+{
+	char self[4096];
+	self_path(self, sizeof(self));
+	run_prog(self, mode, r);
 }
 
 static void assert_died_of(const struct run *r, int sig)
@@ -225,6 +244,57 @@ static void test_abort(void **state)
 	assert_has(r, "cgwatch: end of backtrace; dying of SIGABRT\n");
 }
 
+/* Stripped of its symbols but one, cgw_test_before, just before the function that crashes:
+ * module and offset (the same as unstripped), and the name of the symbol before, said to be
+ * only the nearest, never given as the crashing function's own. */
+static void test_stripped(void **state)
+{
+	(void)state;
+	if (UNDER_ASAN)
+		skip();
+	if ((uintptr_t)cgw_test_before > (uintptr_t)cgw_test_crash_here)
+		skip();                        /* laid out otherwise by this compiler */
+	char self[4096], dir[] = "/tmp/test-crash.XXXXXX", copy[4200];
+	self_path(self, sizeof(self));
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/stripped", dir);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execlp("strip", "strip", "-K", "cgw_test_before", "-o", copy, self, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		rmdir(dir);
+		skip();                        /* no strip(1) here */
+	}
+	struct run *r = &the_run;
+	run_prog(copy, "segv", r);
+	unlink(copy);
+	rmdir(dir);
+	assert_died_of(r, SIGSEGV);
+	assert_null(strstr(r->err, "cgw_test_crash_here"));
+	assert_null(strstr(r->err, " child+"));
+	/* frame #0: "? (nearest symbol cgw_test_before+0xN) (COPY+0xOFF)", OFF the function's
+	 * offset in the file plus a few bytes */
+	assert_has(r, "#0 0x");
+	assert_non_null(strstr(strstr(r->err, "#0 0x"), " ? (nearest symbol cgw_test_before+0x"));
+	char want[4300];
+	snprintf(want, sizeof(want), ") (%s+0x", copy);
+	const char *f0 = strstr(r->err, "#0 0x");
+	assert_non_null(f0);
+	const char *m = strstr(f0, want);
+	assert_non_null(m);
+	assert_true(m < strchr(f0, '\n'));
+	unsigned long off = strtoul(m + strlen(want), NULL, 16);
+	Dl_info di;
+	assert_true(dladdr((void *)cgw_test_crash_here, &di) != 0);
+	unsigned long fn = (uintptr_t)cgw_test_crash_here - (uintptr_t)di.dli_fbase;
+	assert_true(off > fn && off < fn + 64);
+}
+
 /* A crash in a second thread: that thread's stack, and its id, not the process's. */
 static void test_thread(void **state)
 {
@@ -284,6 +354,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_segv),
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_thread),
+		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_nested),
 	};
