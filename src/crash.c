@@ -17,12 +17,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libunwind.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,19 +103,45 @@ static void put_hex(struct line *l, unsigned long v, int width)
 	put(l, b + i);
 }
 
-/* the line and a newline, in one write */
+static bool out_gone;                  /* stderr failed or did not drain: nothing more */
+
+/* The line and a newline, in one write. A stderr that does not take it within 2 s (a full
+ * pipe nobody reads, a journald that does not answer) is given up, so that the process
+ * still dies; a socket (the journal's stream) is written without blocking. */
 static void emit(struct line *l)
 {
 	if (l->n >= sizeof(l->s) - 1)
 		l->n = sizeof(l->s) - 2;
 	l->s[l->n++] = '\n';
 	size_t off = 0;
-	while (off < l->n) {
-		ssize_t w = write(2, l->s + off, l->n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
+	bool sock = true;
+	for (int tries = 0; off < l->n && !out_gone; tries++) {
+		if (tries == 1000) {               /* ready, then EAGAIN, again and again */
+			out_gone = true;
 			break;
+		}
+		struct pollfd pf = { .fd = 2, .events = POLLOUT };
+		int r = poll(&pf, 1, 2000);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || (pf.revents & (POLLERR | POLLNVAL))) {
+			out_gone = true;
+			break;
+		}
+		ssize_t w = -1;
+		if (sock) {
+			w = send(2, l->s + off, l->n - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+			if (w < 0 && errno == ENOTSOCK)
+				sock = false;
+		}
+		if (!sock)
+			w = write(2, l->s + off, l->n - off);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOTSOCK))
+			continue;
+		if (w <= 0) {
+			out_gone = true;
+			break;
+		}
 		off += (size_t)w;
 	}
 	l->n = 0;
@@ -368,6 +396,13 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
 		die_of(sig);
 		return;
 	}
+	/* a stderr closed at the other end fails the writes (EPIPE) instead of killing the
+	 * process with SIGPIPE before it dies of its own signal */
+	struct sigaction ign;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, NULL);
 	struct line l = { .n = 0 };
 	put(&l, "cgwatch: fatal signal ");
 	put(&l, sig_name(sig));

@@ -3,6 +3,7 @@
  * as a child that installs the handler and crashes on purpose; the child's stderr must name
  * the signal and the function that crashed, and the child must die of that signal. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -84,6 +85,15 @@ __attribute__((noinline)) static int child(const char *mode)
 		return (int)cgw_test_recurse(0);
 	else if (strcmp(mode, "nested") == 0) {
 		crash_test_hook = fault_in_handler;
+		cgw_test_crash_here();
+	} else if (strcmp(mode, "stall") == 0) {
+		/* stderr a pipe that nobody reads, full: a blocking write there never returns */
+		int fl = fcntl(2, F_GETFL);
+		fcntl(2, F_SETFL, fl | O_NONBLOCK);
+		static const char junk[4096];
+		while (write(2, junk, sizeof(junk)) > 0 || errno == EINTR)
+			;
+		fcntl(2, F_SETFL, fl);
 		cgw_test_crash_here();
 	} else if (strcmp(mode, "thread") == 0) {
 		pthread_t t;
@@ -168,6 +178,48 @@ static void run_child(const char *mode, struct run *r)
 	char self[4096];
 	self_path(self, sizeof(self));
 	run_prog(self, mode, r);
+}
+
+/* Runs this program in mode with its stderr a pipe whose read end is closed at once
+ * (closed) or is not read until the child is gone; its wait status, or -1 if it is still
+ * there after 10 s (then killed). */
+static int run_unread(const char *mode, bool closed)
+{
+	char self[4096];
+	self_path(self, sizeof(self));
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit nocore = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &nocore);
+		signal(SIGPIPE, SIG_DFL);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execl(self, self, "--child", mode, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (closed)
+		close(p[0]);
+	int status = -1;
+	for (int i = 0; i < 1000; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		status = -1;
+		usleep(10000);
+	}
+	if (status == -1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (!closed)
+		close(p[0]);
+	print_message("child %s (stderr %s): status 0x%x\n", mode,
+	              closed ? "closed" : "not read", (unsigned)status);
+	return status;
 }
 
 static void assert_died_of(const struct run *r, int sig)
@@ -295,6 +347,31 @@ static void test_stripped(void **state)
 	assert_true(off > fn && off < fn + 64);
 }
 
+/* stderr closed at the other end: the report's writes fail (EPIPE), and the child still
+ * dies of SIGSEGV, not of the SIGPIPE they would raise. */
+static void test_stderr_closed(void **state)
+{
+	(void)state;
+	if (UNDER_ASAN)
+		skip();
+	int st = run_unread("segv", true);
+	assert_true(st != -1 && WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSEGV);
+}
+
+/* stderr full and never read (a journald that does not answer): the report gives up and the
+ * child dies of SIGSEGV within seconds, not hung in write(2). */
+static void test_stderr_stalled(void **state)
+{
+	(void)state;
+	if (UNDER_ASAN)
+		skip();
+	int st = run_unread("stall", false);
+	assert_true(st != -1);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSEGV);
+}
+
 /* A crash in a second thread: that thread's stack, and its id, not the process's. */
 static void test_thread(void **state)
 {
@@ -357,6 +434,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_nested),
+		cmocka_unit_test(test_stderr_closed),
+		cmocka_unit_test(test_stderr_stalled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
