@@ -154,6 +154,16 @@ extern int log_verbose;
 /* One message line to err ("file:line: ..."), escaped as log_warnx escapes. */
 void errorf(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- crash.c: cgwatch's own fatal signals ---- */
+/* Once, first thing in main(): a fatal signal (SEGV, BUS, FPE, ILL, ABRT, SYS) in any thread
+ * writes that thread's backtrace to stderr (async-signal-safe: local libunwind, write(2)),
+ * then dies of the signal by its default action, as before. Nothing under ASan (its own). */
+void crash_install(void);
+/* At the start of every thread that can crash: its own signal stack (unmapped at its exit). */
+void crash_thread_init(void);
+/* Tests only: called inside the handler after its first line (a fault there must not loop). */
+extern void (*crash_test_hook)(void);
+
 /* ---- deadline.c: reads that can block on what they watch ---- */
 
 #define DL_MAX_STUCK 16               /* abandoned reader threads at most (256 KiB each) */

@@ -45,6 +45,7 @@ static void *dl_thread(void *p)
 {
 	struct dl_worker *w = p;
 	struct dl_job *j;
+	crash_thread_init();
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		while (!w->job && !w->retire)

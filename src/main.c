@@ -28,6 +28,7 @@ static double watchdog_s;
 static void *watchdog(void *arg)
 {
 	(void)arg;
+	crash_thread_init();
 	usleep((useconds_t)(watchdog_s * 1e6));
 	log_warnx("check did not finish within %g s (check_timeout): a read is stuck on the "
 	          "system being diagnosed; giving up", watchdog_s);
@@ -312,6 +313,7 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	crash_install();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

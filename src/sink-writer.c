@@ -115,6 +115,7 @@ static void *lane_thread(void *p)
 {
 	struct wr_lane *l = p;
 	struct cgw_writer *w = l->w;
+	crash_thread_init();
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		while (!l->head && !w->quit && !l->abandoned)
