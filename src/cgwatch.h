@@ -710,9 +710,12 @@ typedef int (*elf_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
 #define ELF_MAX_STRTAB (64u << 20)    /* a symbol string table is read whole, up to this */
 
 struct elf_load { uint64_t off, vaddr, filesz, memsz; uint32_t flags; };
-/* One function symbol: its address, size (0: unknown; clamped to 4 GiB), its name at
- * names + name (NUL-terminated) and how it binds (2 global, 1 weak, 0 local). */
-struct elf_func { uint64_t addr; uint32_t size; uint32_t name : 30, pref : 2; };
+/* One function symbol: its address, size (clamped to 4 GiB), its name at names + name
+ * (NUL-terminated) and how it binds (2 global, 1 weak, 0 local). unsized: the file gave no
+ * size (hand-written assembly, crt files); size is then up to the end of its section, and
+ * the symbol names only what no sized symbol covers (elf_symbolize: not exact). In .dynsym
+ * such a symbol keeps size 0 and names nothing. */
+struct elf_func { uint64_t addr; uint32_t size; uint32_t name : 29, pref : 2, unsized : 1; };
 /* A symbol table's function symbols (STT_FUNC, STT_GNU_IFUNC, defined, named), sorted by
  * address (aliases: global first, then weak, local; then fewer leading '_', shorter).
  * present: the file has the table and it was read; too_big: it has one, left out because it
@@ -721,6 +724,9 @@ struct elf_table { struct elf_func *f; size_t n; char *names; size_t names_len;
                    bool present, too_big; };
 /* Where a table and its string table are in the file (size 0: none). */
 struct elf_sect { uint64_t off, size, str_off, str_size; };
+#define ELF_MAX_XSECT 32              /* executable sections whose bounds are kept */
+/* An executable section: its index and link-time addresses (the bound of unsized symbols). */
+struct elf_xsect { uint64_t addr, size; uint32_t index; };
 struct elf_info {
 	uint16_t type, machine;           /* ET_EXEC or ET_DYN; EM_* */
 	uint64_t file_size;
@@ -732,6 +738,8 @@ struct elf_info {
 	uint32_t debuglink_crc;
 	bool have_debuglink;
 	struct elf_sect symtab_sec, dynsym_sec;
+	struct elf_xsect xsect[ELF_MAX_XSECT];
+	size_t nxsect;
 	struct elf_table symtab, dynsym;
 	size_t bytes;                     /* memory held by the tables */
 	char why[160];                    /* why it was refused; or a table left out, and why */
@@ -1029,6 +1037,12 @@ void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
  * -ENOEXEC, -EINVAL, -E2BIG (elf_parse_head), -ERANGE (file_off in no loadable segment),
  * -ENOMEM, -ECANCELED, -EBUSY (dl_call), or open's error. Thread-safe. */
 int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsigned timeout_ms);
+/* elfsym_name of n offsets in one file, with one deadline: each frame of a stack in that file
+ * named in one read. 0 with out[0..n-1] filled (an offset in no loadable segment: from
+ * ELFSYM_NONE, have_vaddr false, why says so), or elfsym_name's error for the file (every
+ * out[i].why says it). */
+int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct elf_sym *out,
+                 unsigned timeout_ms);
 
 /* The cache of parsed files, keyed by build-id and size (a copy of the binary elsewhere, in
  * a container, is the same entry; its stripped copy is not), else device, inode, mtime and

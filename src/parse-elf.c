@@ -44,12 +44,12 @@ static uint32_t le32(const uint8_t *p)
 }
 static uint64_t le64(const uint8_t *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
 
-struct sect { uint32_t name, type, link; uint64_t flags, off, size, entsize; };
+struct sect { uint32_t name, type, link; uint64_t flags, addr, off, size, entsize; };
 
 static struct sect sect_at(const uint8_t *p)
 {
-	struct sect s = { le32(p), le32(p + 4), le32(p + 40), le64(p + 8), le64(p + 24),
-	                  le64(p + 32), le64(p + 56) };
+	struct sect s = { le32(p), le32(p + 4), le32(p + 40), le64(p + 8), le64(p + 16),
+	                  le64(p + 24), le64(p + 32), le64(p + 56) };
 	return s;
 }
 
@@ -177,6 +177,9 @@ static int sections_read(elf_read_fn rd, void *ctx, uint64_t shoff, size_t shnum
 	size_t nnotes = 0;
 	for (size_t i = 1; i < shnum && err == 0; i++) {
 		struct sect s = sect_at(sh + i * 64);
+		if ((s.flags & SHF_EXECINSTR) && (s.flags & SHF_ALLOC) && s.size &&
+		    s.addr <= UINT64_MAX - s.size && e->nxsect < ELF_MAX_XSECT)
+			e->xsect[e->nxsect++] = (struct elf_xsect){ s.addr, s.size, (uint32_t)i };
 		struct elf_sect *t = s.type == SHT_SYMTAB ? &e->symtab_sec :
 		                     s.type == SHT_DYNSYM ? &e->dynsym_sec : NULL;
 		const char *tname = s.type == SHT_SYMTAB ? "symtab" : "dynsym";
@@ -368,9 +371,22 @@ static int func_cmp(const void *a, const void *b, void *arg)
 
 /* One table: its function symbols, in at most max_bytes. 0, or -ENOMEM or rd's error; a
  * table that does not fit is left out (too_big), said in e->why. */
+/* The size of an unsized symbol at addr in section shndx: up to the section's end; 0 when
+ * that section is not a known executable one. */
+static uint64_t to_section_end(const struct elf_info *e, uint16_t shndx, uint64_t addr)
+{
+	for (size_t i = 0; i < e->nxsect; i++) {
+		const struct elf_xsect *x = &e->xsect[i];
+		if (x->index == shndx)
+			return addr >= x->addr && addr - x->addr < x->size ? x->size - (addr - x->addr) : 0;
+	}
+	return 0;
+}
+
 static int table_read(elf_read_fn rd, void *ctx, const struct elf_sect *s, const char *tname,
                       size_t max_bytes, struct elf_info *e, struct elf_table *t)
 {
+	bool full = t == &e->symtab;           /* unsized symbols bounded by their section */
 	int err = 0;
 	if (s->size == 0)
 		return 0;
@@ -407,7 +423,7 @@ static int table_read(elf_read_fn rd, void *ctx, const struct elf_sect *s, const
 				continue;          /* no NUL before the table's end: not a name */
 			size_t len = (size_t)(end - nm) + 1;
 			bytes += sizeof(struct elf_func) + len;
-			if (bytes > max_bytes || t->names_len + len >= (1u << 30)) {
+			if (bytes > max_bytes || t->names_len + len >= (1u << 29)) {
 				t->too_big = true;
 				why(e, "%s left out: its function symbols take more than the memory "
 				    "allowed (%zu bytes)", tname, max_bytes);
@@ -431,9 +447,12 @@ static int table_read(elf_read_fn rd, void *ctx, const struct elf_sect *s, const
 			}
 			memcpy(t->names + t->names_len, nm, len);
 			uint8_t pref = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+			bool unsized = size == 0 && full;
+			if (unsized)
+				size = to_section_end(e, shndx, addr);
 			t->f[t->n++] = (struct elf_func){ addr,
 			                                  size > UINT32_MAX ? UINT32_MAX : (uint32_t)size,
-			                                  (uint32_t)t->names_len, pref };
+			                                  (uint32_t)t->names_len, pref, unsized };
 			t->names_len += len;
 		}
 	}
@@ -547,10 +566,9 @@ char *elf_build_id_hex(const struct elf_info *e, char *out, size_t cap)
 }
 
 /* The symbol of t that names addr: the last at or below it whose size covers it (a few
- * before are tried: a function may hold a nested symbol); else, with allow_unsized, the
- * nearest before it when its size is unknown. NULL when none does. */
-static const struct elf_func *table_find(const struct elf_table *t, uint64_t addr,
-                                         bool allow_unsized, bool *exact)
+ * before are tried: a function may hold a nested symbol); else the nearest before it when
+ * its size is unknown, within its section. NULL when none does. */
+static const struct elf_func *table_find(const struct elf_table *t, uint64_t addr, bool *exact)
 {
 	size_t lo = 0, hi = t->n;              /* first with f.addr > addr */
 	while (lo < hi) {
@@ -567,21 +585,20 @@ static const struct elf_func *table_find(const struct elf_table *t, uint64_t add
 	while (first > 0 && t->f[first - 1].addr == t->f[last].addr)
 		first--;
 	for (size_t i = first; i <= last; i++)
-		if (addr - t->f[i].addr < t->f[i].size) {
+		if (!t->f[i].unsized && addr - t->f[i].addr < t->f[i].size) {
 			*exact = true;
 			return &t->f[i];
 		}
 	for (size_t i = first, tries = 0; i > 0 && tries < 16; i--, tries++)
-		if (addr - t->f[i - 1].addr < t->f[i - 1].size) {
+		if (!t->f[i - 1].unsized && addr - t->f[i - 1].addr < t->f[i - 1].size) {
 			*exact = true;
 			return &t->f[i - 1];
 		}
-	if (allow_unsized)
-		for (size_t i = first; i <= last; i++)
-			if (t->f[i].size == 0) {
-				*exact = false;
-				return &t->f[i];
-			}
+	for (size_t i = first; i <= last; i++)
+		if (t->f[i].unsized && addr - t->f[i].addr < t->f[i].size) {
+			*exact = false;
+			return &t->f[i];
+		}
 	return NULL;
 }
 
@@ -607,7 +624,7 @@ void elf_symbolize(const struct elf_info *bin, const struct elf_info *dbg, uint6
 		from = ELFSYM_DYNSYM;
 	}
 	bool exact = false;
-	const struct elf_func *f = t ? table_find(t, vaddr, from != ELFSYM_DYNSYM, &exact) : NULL;
+	const struct elf_func *f = t ? table_find(t, vaddr, &exact) : NULL;
 	if (!f) {
 		const char *nosym = bin->symtab.too_big || (dbg && dbg->symtab.too_big) ?
 		                    "its symbol table left out, over the memory allowed" :
@@ -632,7 +649,7 @@ void elf_symbolize(const struct elf_info *bin, const struct elf_info *dbg, uint6
 	out->name[len] = '\0';
 	out->from = from;
 	out->off = vaddr - f->addr;
-	out->size = f->size;
+	out->size = exact ? f->size : 0;
 	out->exact = exact;
 }
 

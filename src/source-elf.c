@@ -420,49 +420,13 @@ static void job_release(void *arg)
 	job_free(arg);
 }
 
-int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsigned timeout_ms)
+/* One offset of entry e into out (filled but for why's prefix). -ERANGE or 0. */
+static int name_one(const struct entry *e, uint64_t file_off, struct elf_sym *out)
 {
-	memset(out, 0, sizeof(*out));
-	struct job *j = try_calloc(1, sizeof(*j));
-	if (j)
-		j->path = try_strdup(path);
-	pthread_mutex_lock(&lock);
-	st.lookups++;
-	if (j) {
-		j->root = debug_root ? try_strdup(debug_root) : NULL;
-		j->max_bytes = cap_bytes / 2;
-	}
-	bool nomem = !j || !j->path || (debug_root && !j->root);
-	pthread_mutex_unlock(&lock);
-	if (nomem) {
-		if (j)
-			job_free(j);
-		snprintf(out->why, sizeof(out->why), "no memory");
-		return -ENOMEM;
-	}
-	int r = dl_call_path(path, job_fn, j, job_release, timeout_ms);
-	if (r < 0) {                           /* j is the worker's now, or released */
-		if (r == -ETIMEDOUT)
-			snprintf(out->why, sizeof(out->why), "reading it timed out after %u ms",
-			         timeout_ms);
-		else if (r == -EBUSY)
-			snprintf(out->why, sizeof(out->why), "not read: too many reads are stuck");
-		else
-			snprintf(out->why, sizeof(out->why), "not read: %s", strerror(-r));
-		return r;
-	}
-	if (j->err < 0) {
-		r = j->err;
-		snprintf(out->why, sizeof(out->why), "%s", j->why);
-		job_free(j);
-		return r;
-	}
-	const struct entry *e = j->e;
 	elf_build_id_hex(&e->bin, out->build_id, sizeof(out->build_id));
 	if (elf_vaddr_of(&e->bin, file_off, &out->vaddr) < 0) {
 		snprintf(out->why, sizeof(out->why), "offset %#llx is in no loadable segment",
 		         (unsigned long long)file_off);
-		job_free(j);
 		return -ERANGE;
 	}
 	out->have_vaddr = true;
@@ -471,8 +435,57 @@ int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsign
 		size_t n = strlen(out->why);
 		snprintf(out->why + n, sizeof(out->why) - n, "%s%s", n ? "; " : "", e->dbg_why);
 	}
+	return 0;
+}
+
+int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct elf_sym *out,
+                 unsigned timeout_ms)
+{
+	memset(out, 0, n * sizeof(*out));
+	struct job *j = try_calloc(1, sizeof(*j));
+	if (j)
+		j->path = try_strdup(path);
+	pthread_mutex_lock(&lock);
+	st.lookups += n;
+	if (j) {
+		j->root = debug_root ? try_strdup(debug_root) : NULL;
+		j->max_bytes = cap_bytes / 2;
+	}
+	bool nomem = !j || !j->path || (debug_root && !j->root);
+	pthread_mutex_unlock(&lock);
+	char why[sizeof(out->why)];
+	int r = nomem ? -ENOMEM : dl_call_path(path, job_fn, j, job_release, timeout_ms);
+	if (nomem) {
+		if (j)
+			job_free(j);
+		snprintf(why, sizeof(why), "no memory");
+	} else if (r < 0) {                    /* j is the worker's now, or released */
+		if (r == -ETIMEDOUT)
+			snprintf(why, sizeof(why), "reading it timed out after %u ms", timeout_ms);
+		else if (r == -EBUSY)
+			snprintf(why, sizeof(why), "not read: too many reads are stuck");
+		else
+			snprintf(why, sizeof(why), "not read: %s", strerror(-r));
+	} else if (j->err < 0) {
+		r = j->err;
+		snprintf(why, sizeof(why), "%s", j->why);
+		job_free(j);
+	}
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			memcpy(out[i].why, why, sizeof(why));
+		return r;
+	}
+	for (size_t i = 0; i < n; i++)
+		name_one(j->e, file_off[i], &out[i]);
 	job_free(j);
 	return 0;
+}
+
+int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsigned timeout_ms)
+{
+	int r = elfsym_names(path, &file_off, 1, out, timeout_ms);
+	return r < 0 ? r : out->have_vaddr ? 0 : -ERANGE;
 }
 
 void elfsym_stats(struct elfsym_stats *out)

@@ -135,6 +135,50 @@ static void expect(const char *file, const char *name, uint64_t delta, enum elfs
 	assert_true(s.have_vaddr);
 }
 
+/* The whole of file into *data; its size. */
+static size_t slurp(const char *file, uint8_t **data)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	int fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	*data = xmalloc((size_t)st.st_size);
+	assert_int_equal(read(fd, *data, (size_t)st.st_size), st.st_size);
+	close(fd);
+	return (size_t)st.st_size;
+}
+
+/* img's section header i. */
+static Elf64_Shdr *shdr(uint8_t *img, size_t i)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	return (Elf64_Shdr *)(img + eh->e_shoff + i * sizeof(Elf64_Shdr));
+}
+
+static size_t find_sec(uint8_t *img, uint32_t type)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	for (size_t i = 0; i < eh->e_shnum; i++)
+		if (shdr(img, i)->sh_type == type)
+			return i;
+	fail_msg("no section of type %u", type);
+	return 0;
+}
+
+/* img's section called name. */
+static Elf64_Shdr *sec_named(uint8_t *img, const char *name)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	const char *names = (const char *)img + shdr(img, eh->e_shstrndx)->sh_offset;
+	for (size_t i = 0; i < eh->e_shnum; i++)
+		if (strcmp(names + shdr(img, i)->sh_name, name) == 0)
+			return shdr(img, i);
+	fail_msg("no section %s", name);
+	return NULL;
+}
+
 static void test_symtab(void **state)
 {
 	(void)state;
@@ -147,11 +191,21 @@ static void test_symtab(void **state)
 	/* the library as built: its static function by its own name */
 	expect("libx.so", "helper_mid", 3, ELFSYM_SYMTAB, "helper_mid");
 	expect("libx.so", "api_first", 1, ELFSYM_SYMTAB, "api_first");
-	/* the address is the link-time one (non-PIE: 0x400000 above the offset), and the
-	 * text says so with the name */
+	/* the PLT follows _init, which has no size: not named after it */
+	uint8_t *img;
+	slurp("prog", &img);
+	uint64_t plt = sec_named(img, ".plt")->sh_offset;
+	free(img);
 	char p[512], txt[256];
 	struct elf_sym s;
 	snprintf(p, sizeof(p), "%s/prog", dir);
+	for (uint64_t k = 0; k < 32; k += 4) {
+		assert_int_equal(elfsym_name(p, plt + k, &s, 5000), 0);
+		if (s.from != ELFSYM_NONE)
+			fail_msg("PLT+%" PRIu64 " named %s", k, s.name);
+	}
+	/* the address is the link-time one (non-PIE: 0x400000 above the offset), and the
+	 * text says so with the name */
 	assert_int_equal(elfsym_name(p, fn_off("prog_static") + 2, &s, 5000), 0);
 	assert_int_equal(s.vaddr, fn_off("prog_static") + 2 + 0x400000);
 	assert_int_equal(strlen(s.build_id), 40);
@@ -240,21 +294,6 @@ static void test_dynsym_only(void **state)
 	assert_non_null(strstr(s.why, "exported"));
 }
 
-/* The whole of file into *data; its size. */
-static size_t slurp(const char *file, uint8_t **data)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	int fd = open(p, O_RDONLY);
-	assert_true(fd >= 0);
-	struct stat st;
-	assert_int_equal(fstat(fd, &st), 0);
-	*data = xmalloc((size_t)st.st_size);
-	assert_int_equal(read(fd, *data, (size_t)st.st_size), st.st_size);
-	close(fd);
-	return (size_t)st.st_size;
-}
-
 static void test_truncated(void **state)
 {
 	(void)state;
@@ -295,23 +334,6 @@ static void test_truncated(void **state)
 	assert_int_equal(elfsym_name(p, 0x1000, &s, 5000), -EINVAL);
 	assert_true(s.why[0] != '\0');
 	free(img);
-}
-
-/* img's section header i. */
-static Elf64_Shdr *shdr(uint8_t *img, size_t i)
-{
-	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-	return (Elf64_Shdr *)(img + eh->e_shoff + i * sizeof(Elf64_Shdr));
-}
-
-static size_t find_sec(uint8_t *img, uint32_t type)
-{
-	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-	for (size_t i = 0; i < eh->e_shnum; i++)
-		if (shdr(img, i)->sh_type == type)
-			return i;
-	fail_msg("no section of type %u", type);
-	return 0;
 }
 
 static void test_corrupt(void **state)
@@ -486,6 +508,30 @@ static void test_cache(void **state)
 	assert_int_equal(a.bytes, 0);
 }
 
+static void test_batch(void **state)
+{
+	(void)state;
+	NEED_BUILT();
+	char p[512];
+	snprintf(p, sizeof(p), "%s/prog", dir);
+	uint64_t offs[4] = { fn_off("prog_outer") + 1, 1ull << 40, fn_off("main"),
+	                     fn_off("prog_static") + 3 };
+	struct elf_sym s[4];
+	assert_int_equal(elfsym_names(p, offs, 4, s, 5000), 0);
+	assert_string_equal(s[0].name, "prog_outer");
+	assert_int_equal(s[0].off, 1);
+	assert_int_equal(s[1].from, ELFSYM_NONE);
+	assert_false(s[1].have_vaddr);
+	assert_non_null(strstr(s[1].why, "no loadable segment"));
+	assert_string_equal(s[2].name, "main");
+	assert_string_equal(s[3].name, "prog_static");
+	/* an error of the file is every frame's */
+	snprintf(p, sizeof(p), "%s/missing", dir);
+	assert_int_equal(elfsym_names(p, offs, 4, s, 5000), -ENOENT);
+	for (size_t i = 0; i < 4; i++)
+		assert_non_null(strstr(s[i].why, "No such file"));
+}
+
 static void test_format(void **state)
 {
 	(void)state;
@@ -522,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_debuglink_name),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_format),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
