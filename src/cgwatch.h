@@ -1035,7 +1035,8 @@ void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
  * out->why says why); or -errno with out->why: -ETIMEDOUT (the file or a debug file did not
  * answer within timeout_ms; the same path then times out at once until that read returns),
  * -ENOEXEC, -EINVAL, -E2BIG (elf_parse_head), -ERANGE (file_off in no loadable segment),
- * -ENOMEM, -ECANCELED, -EBUSY (dl_call), or open's error. Thread-safe. */
+ * -ENOMEM, -ECANCELED, -EBUSY (dl_call), or open's error. Thread-safe, but a path another
+ * thread's lookup is reading times out at once (dl_call_path): one reader per file. */
 int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsigned timeout_ms);
 /* elfsym_name of n offsets in one file, with one deadline: each frame of a stack in that file
  * named in one read. 0 with out[0..n-1] filled (an offset in no loadable segment: from
@@ -1046,10 +1047,10 @@ int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct el
 
 /* The cache of parsed files, keyed by build-id and size (a copy of the binary elsewhere, in
  * a container, is the same entry; its stripped copy is not), else device, inode, mtime and
- * size, holds
- * at most ELFSYM_CACHE_BYTES of symbol tables and ELFSYM_CACHE_FILES files, the least
- * recently used dropped first; a file with no symbols and no debug file found is looked
- * at again after ELFSYM_RECHECK_S (a debug package installed meanwhile). */
+ * size, holds at most ELFSYM_CACHE_BYTES of symbol tables and ELFSYM_CACHE_FILES files, the
+ * least recently used dropped first; a file with no symbols and no debug file found is
+ * looked at again after ELFSYM_RECHECK_S (a debug package installed meanwhile). A file being
+ * parsed takes up to half of ELFSYM_CACHE_BYTES more for its string table, meanwhile. */
 #define ELFSYM_CACHE_BYTES (8u << 20)
 #define ELFSYM_CACHE_FILES 256
 #define ELFSYM_RECHECK_S 300
@@ -1057,7 +1058,8 @@ struct elfsym_stats { uint64_t lookups, hits, parses; size_t files, bytes; };
 void elfsym_stats(struct elfsym_stats *st);
 /* Drop every cached file (those in use are freed when their lookup ends). */
 void elfsym_cache_clear(void);
-/* Look for debug files under root in place of /usr/lib/debug (NULL: the default; tests). */
+/* Look for debug files under root in place of /usr/lib/debug (NULL: the default; tests).
+ * Empties the cache: what was found under the old root is not kept. */
 void elfsym_set_debug_root(const char *root);
 /* Cap the cache at bytes (0: ELFSYM_CACHE_BYTES; tests). */
 void elfsym_set_cache_bytes(size_t bytes);

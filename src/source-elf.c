@@ -511,6 +511,8 @@ void elfsym_set_debug_root(const char *root)
 	pthread_mutex_lock(&lock);
 	free(debug_root);
 	debug_root = copy;
+	while (ncache)
+		drop_locked(ncache - 1);
 	pthread_mutex_unlock(&lock);
 }
 
