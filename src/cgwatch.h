@@ -757,8 +757,8 @@ int elf_parse_syms(elf_read_fn rd, void *ctx, size_t max_bytes, struct elf_info 
 int elf_parse_mem(const void *data, size_t size, size_t max_bytes, struct elf_info *out);
 /* Release e's tables (e may be parsed in part, or zeroed). */
 void elf_info_free(struct elf_info *e);
-/* The link-time address of file offset off: in which PT_LOAD's file bytes it lies.
- * 0, or -ERANGE (in none). */
+/* The link-time address of file offset off: in which PT_LOAD's file bytes it lies (an
+ * executable one first, where segments share bytes). 0, or -ERANGE (in none). */
 int elf_vaddr_of(const struct elf_info *e, uint64_t off, uint64_t *vaddr);
 /* The CRC-32 .gnu_debuglink uses (zlib's), continued from crc over n bytes. */
 uint32_t elf_crc32(uint32_t crc, const void *buf, size_t n);

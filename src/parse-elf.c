@@ -523,14 +523,17 @@ void elf_info_free(struct elf_info *e)
 
 int elf_vaddr_of(const struct elf_info *e, uint64_t off, uint64_t *vaddr)
 {
+	/* segments may share file bytes: code is named, so an executable one goes first */
+	const struct elf_load *hit = NULL;
 	for (size_t i = 0; i < e->nload; i++) {
 		const struct elf_load *l = &e->load[i];
-		if (off >= l->off && off - l->off < l->filesz) {
-			*vaddr = l->vaddr + (off - l->off);
-			return 0;
-		}
+		if (off >= l->off && off - l->off < l->filesz && (!hit || (l->flags & PF_X)))
+			hit = !hit || !(hit->flags & PF_X) ? l : hit;
 	}
-	return -ERANGE;
+	if (!hit)
+		return -ERANGE;
+	*vaddr = hit->vaddr + (off - hit->off);
+	return 0;
 }
 
 static uint32_t crc_table[256];

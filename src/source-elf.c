@@ -326,14 +326,16 @@ static void debug_find(struct job *j, const struct stat *bst, struct entry *e)
 	}
 	if (!e->bin.have_debuglink || !has_dir)
 		return;
-	const char *slash = strrchr(inner, '/');
-	int dlen = slash ? (int)(slash - inner) : 0;
+	/* its directory: "." for a name in the working directory; only an absolute one is
+	 * also looked for under the roots */
+	const char *slash = strrchr(inner, '/'), *dir = slash ? inner : ".";
+	int dlen = slash ? (int)(slash - inner) : 1;
 	const char *name = e->bin.debuglink;
 	char tries[2 + 2][PATH_MAX];
 	size_t n = 0;
-	n += fmt(tries[n], PATH_MAX, "%s%.*s/%s", prefix, dlen, inner, name);
-	n += fmt(tries[n], PATH_MAX, "%s%.*s/.debug/%s", prefix, dlen, inner, name);
-	for (size_t r = 0; r < nroots; r++)
+	n += fmt(tries[n], PATH_MAX, "%s%.*s/%s", prefix, dlen, dir, name);
+	n += fmt(tries[n], PATH_MAX, "%s%.*s/.debug/%s", prefix, dlen, dir, name);
+	for (size_t r = 0; r < nroots && inner[0] == '/'; r++)
 		n += fmt(tries[n], PATH_MAX, "%s%.*s/%s", roots[r], dlen, inner, name);
 	for (size_t i = 0; i < n; i++)
 		if (try_debug(tries[i], &e->bin, bst, true, j->max_bytes, &e->dbg, e->dbg_why,

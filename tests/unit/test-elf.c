@@ -237,6 +237,18 @@ static void test_debuglink(void **state)
 	expect("link/prog", "prog_static", 4, ELFSYM_DEBUG, "prog_static");
 	expect("dot/prog", "prog_static", 4, ELFSYM_DEBUG, "prog_static");
 	expect("rootlink/prog", "prog_last", 0, ELFSYM_DEBUG, "prog_last");
+	/* a path relative to the working directory: its debug file beside it */
+	char cwd[PATH_MAX], here[600];
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(here, sizeof(here), "%s/link", dir);
+	assert_int_equal(chdir(here), 0);
+	elfsym_cache_clear();
+	struct elf_sym s;
+	int r = elfsym_name("prog", fn_off("prog_static") + 1, &s, 5000);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(r, 0);
+	assert_int_equal(s.from, ELFSYM_DEBUG);
+	assert_string_equal(s.name, "prog_static");
 	/* no build-id: the debuglink's CRC matches */
 	expect("nb.stripped", "prog_outer", 2, ELFSYM_DEBUG, "prog_outer");
 	/* a debug file of another build by the same name: its CRC does not match */
@@ -418,6 +430,40 @@ static void test_corrupt(void **state)
 	free(img);
 }
 
+/* Segments whose file bytes overlap: code is at the executable one's address. */
+static void test_overlap(void **state)
+{
+	(void)state;
+	NEED_BUILT();
+	uint8_t *img;
+	size_t n = slurp("libx.so", &img);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(img + eh->e_phoff), *x = NULL, *w = NULL;
+	for (size_t i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X))
+			x = &ph[i];
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_W))
+			w = &ph[i];
+	}
+	assert_non_null(x);
+	assert_non_null(w);
+	/* the writable segment listed first and stretched over the code's file bytes, at
+	 * another address */
+	Elf64_Phdr wx = *w;
+	wx.p_offset = x->p_offset;
+	wx.p_filesz = x->p_filesz + 64;
+	wx.p_vaddr = x->p_vaddr + 0x100000;
+	*w = ph[0];
+	ph[0] = wx;
+	struct elf_info e;
+	uint64_t va;
+	assert_int_equal(elf_parse_mem(img, n, 1 << 20, &e), 0);
+	assert_int_equal(elf_vaddr_of(&e, fn_off("api_first") + 2, &va), 0);
+	assert_int_equal(va, x->p_vaddr + (fn_off("api_first") + 2 - x->p_offset));
+	elf_info_free(&e);
+	free(img);
+}
+
 static void test_debuglink_name(void **state)
 {
 	(void)state;
@@ -565,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_dynsym_only),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_debuglink_name),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_cache),
