@@ -33,7 +33,6 @@ struct key { dev_t dev; ino_t ino; int64_t mtime_ns; uint64_t size; };
 
 struct entry {
 	unsigned refs;
-	bool cached;
 	struct key keys[KEYS_MAX];        /* the files that are this binary */
 	size_t nkeys;
 	struct elf_info bin;              /* segments, build-id; .symtab or .dynsym */
@@ -79,7 +78,6 @@ static void drop_locked(size_t i)
 	struct entry *e = cache[i];
 	cache[i] = cache[--ncache];
 	cache_bytes -= e->bytes;
-	e->cached = false;
 	unref_locked(e);
 }
 
@@ -159,7 +157,6 @@ static void insert_locked(struct entry *e)
 		return;
 	evict_locked(e->bytes);
 	e->refs++;
-	e->cached = true;
 	e->used = ++tick;
 	cache[ncache++] = e;
 	cache_bytes += e->bytes;
@@ -258,7 +255,7 @@ static bool try_debug(const char *cand, const struct elf_info *bin, const struct
 		         : by_link && crc_matches(fd, (uint64_t)s.st_size, bin->debuglink_crc);
 		if (!ok)
 			fmt(why, cap, "debug file %s is of another build (its %s differs)", cand,
-			         ids ? "build-id" : "CRC");
+			    ids ? "build-id" : "CRC");
 	}
 	if (ok && elf_parse_syms(fd_read, &fd, max_bytes, dbg) < 0) {
 		fmt(why, cap, "debug file %s: %s", cand, dbg->why);
@@ -266,7 +263,7 @@ static bool try_debug(const char *cand, const struct elf_info *bin, const struct
 	}
 	if (ok && !dbg->symtab.present) {
 		fmt(why, cap, "debug file %s has no symbol table%s", cand,
-		         dbg->symtab.too_big ? " kept: over the memory allowed" : "");
+		    dbg->symtab.too_big ? " kept: over the memory allowed" : "");
 		ok = false;
 	}
 	if (ok)
