@@ -547,6 +547,9 @@ static void test_cache(void **state)
 	assert_int_equal(elfsym_name(p, fn_off("api_first"), &s, 5000), 0);
 	elfsym_stats(&a);
 	assert_true(a.files <= 1);
+	/* its tables left out, and said so: no name, not "stripped" */
+	assert_int_equal(s.from, ELFSYM_NONE);
+	assert_non_null(strstr(s.why, "over the memory allowed"));
 	elfsym_set_cache_bytes(0);
 	elfsym_cache_clear();
 	elfsym_stats(&a);
