@@ -11,7 +11,7 @@ set -u
 cd "$(dirname "$0")/.."
 N=${N:-200}
 make -s all >/dev/null || exit 1
-tmp=${BENCH_TMP:-$(mktemp -d)}
+tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 objs=()
 for o in build/obj/*.o; do
