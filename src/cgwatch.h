@@ -182,6 +182,11 @@ ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsign
  * when fn returns; or -ECANCELED/-EBUSY/-ENOMEM before starting, arg released. Each caller
  * thread has a worker of its own. */
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms);
+/* dl_call for a job that reads path: while an earlier job on path is still running (stuck past
+ * its deadline, or in another thread), -ETIMEDOUT at once, arg released, rather than one more
+ * thread stuck on it. Otherwise as dl_call. */
+int dl_call_path(const char *path, void (*fn)(void *), void *arg, void (*release)(void *),
+                 unsigned timeout_ms);
 /* Retire this thread's idle worker; its next call starts a new one. Threads keep the mount
  * namespace they were born in, so source-root.c calls this after entering a new one. */
 void dl_reset(void);
@@ -702,6 +707,104 @@ struct hosts_list { char **names; size_t nnames; char **addrs; size_t naddrs; };
 int hosts_parse(const char *text, size_t n, const char *host, struct hosts_list *out);
 void hosts_free(struct hosts_list *l);
 
+/* ---- parse-elf.c: ELF64 little-endian images: segments, function symbols, build-id (pure) ---- */
+
+/* The parser does no I/O: it asks its caller for the bytes it needs, through rd, which fills
+ * buf with the len bytes at off (a range the parser has checked against the file's size)
+ * and returns 0 or -errno. Every offset, size and count of the file is checked before use. */
+typedef int (*elf_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
+
+#define ELF_MAX_LOAD 64               /* PT_LOAD segments; a file with more is refused */
+#define ELF_BUILD_ID_MAX 64           /* bytes of an NT_GNU_BUILD_ID note (GNU ld: 20) */
+#define ELF_MAX_SECTIONS 65536        /* section headers read at most (4 MiB) */
+#define ELF_MAX_STRTAB (64u << 20)    /* a symbol string table is read whole, up to this */
+
+struct elf_load { uint64_t off, vaddr, filesz, memsz; uint32_t flags; };
+/* One function symbol: its address, size (clamped to 4 GiB), its name at names + name
+ * (NUL-terminated) and how it binds (2 global, 1 weak, 0 local). unsized: the file gave no
+ * size (hand-written assembly, crt files); size is then up to the end of its section, and
+ * the symbol names only what no sized symbol covers (elf_symbolize: not exact). In .dynsym
+ * such a symbol keeps size 0 and names nothing. */
+struct elf_func { uint64_t addr; uint32_t size; uint32_t name : 29, pref : 2, unsized : 1; };
+/* A symbol table's function symbols (STT_FUNC, STT_GNU_IFUNC, defined, named), sorted by
+ * address (aliases: global first, then weak, local; then fewer leading '_', shorter).
+ * present: the file has the table and it was read; too_big: it has one, left out because it
+ * would have taken more memory than allowed. */
+struct elf_table { struct elf_func *f; size_t n; char *names; size_t names_len;
+                   bool present, too_big; };
+/* Where a table and its string table are in the file (size 0: none). */
+struct elf_sect { uint64_t off, size, str_off, str_size; };
+#define ELF_MAX_XSECT 32              /* executable sections whose bounds are kept */
+/* An executable section: its index and link-time addresses (the bound of unsized symbols). */
+struct elf_xsect { uint64_t addr, size; uint32_t index; };
+struct elf_info {
+	uint16_t type, machine;           /* ET_EXEC or ET_DYN; EM_* */
+	uint64_t file_size;
+	struct elf_load load[ELF_MAX_LOAD];
+	size_t nload;
+	uint8_t build_id[ELF_BUILD_ID_MAX];
+	size_t build_id_len;              /* 0: no build-id note */
+	char debuglink[256];              /* .gnu_debuglink's file name: no '/', not . or .. */
+	uint32_t debuglink_crc;
+	bool have_debuglink;
+	struct elf_sect symtab_sec, dynsym_sec;
+	struct elf_xsect xsect[ELF_MAX_XSECT];
+	size_t nxsect;
+	struct elf_table symtab, dynsym;
+	size_t bytes;                     /* memory held by the tables */
+	char why[160];                    /* why it was refused; or a table left out, and why */
+};
+/* The headers of an ELF64 little-endian ET_EXEC or ET_DYN file of file_size bytes: its
+ * PT_LOAD segments, build-id, .gnu_debuglink and where its .symtab and .dynsym are. 0, or
+ * -ENOEXEC (not such a file), -EINVAL (malformed or truncated: out->why says what),
+ * -E2BIG (more segments or sections than kept), -ENOMEM, or rd's error. */
+int elf_parse_head(elf_read_fn rd, void *ctx, uint64_t file_size, struct elf_info *out);
+/* Then its function symbols (e from elf_parse_head on the same file), each table in at most
+ * max_bytes of memory (else left out, too_big, said in why; so is a table that is
+ * malformed). 0, -ENOMEM or rd's error (e's tables then empty). */
+int elf_parse_syms(elf_read_fn rd, void *ctx, size_t max_bytes, struct elf_info *e);
+/* Both, on a whole image in memory (size bytes). As elf_parse_head. */
+int elf_parse_mem(const void *data, size_t size, size_t max_bytes, struct elf_info *out);
+/* Release e's tables (e may be parsed in part, or zeroed). */
+void elf_info_free(struct elf_info *e);
+/* The link-time address of file offset off: in which PT_LOAD's file bytes it lies (an
+ * executable one first, where segments share bytes). 0, or -ERANGE (in none). */
+int elf_vaddr_of(const struct elf_info *e, uint64_t off, uint64_t *vaddr);
+/* The CRC-32 .gnu_debuglink uses (zlib's), continued from crc over n bytes. */
+uint32_t elf_crc32(uint32_t crc, const void *buf, size_t n);
+/* e's build-id as lowercase hex into out (at least 2*ELF_BUILD_ID_MAX+1 bytes); "" if none. */
+char *elf_build_id_hex(const struct elf_info *e, char *out, size_t cap);
+
+/* Where a frame's name came from: the binary's full symbol table (exact), a separate debug
+ * file's (exact), only the exported symbols (.dynsym: named only when the exported
+ * function's size covers the address), or nowhere (module + offset, never a guess). */
+enum elfsym_from { ELFSYM_NONE = 0, ELFSYM_SYMTAB, ELFSYM_DEBUG, ELFSYM_DYNSYM };
+struct elf_sym {
+	char name[512];                   /* the symbol's bytes as in the file (escape them to
+	                                   * print); "" when from is ELFSYM_NONE */
+	bool name_cut;                    /* longer than name: cut */
+	uint64_t off;                     /* address - the symbol's start */
+	uint64_t size;                    /* the symbol's size; 0: unknown */
+	bool exact;                       /* size covers the address (false: a symbol of
+	                                   * unknown size, the nearest before it, full table) */
+	uint64_t vaddr;                   /* the link-time address: what addr2line -e takes */
+	bool have_vaddr;
+	enum elfsym_from from;
+	char build_id[2 * ELF_BUILD_ID_MAX + 1];  /* the binary's, hex; "" if none */
+	char why[256];                    /* ELFSYM_NONE or an error: why there is no name */
+};
+/* Name link-time address vaddr of binary bin from its tables, or from dbg's (its separate
+ * debug file's, already matched to it; may be NULL): bin's .symtab, else dbg's, else bin's
+ * .dynsym under the rule above. Fills out (from, name, off, size, exact; why when none). */
+void elf_symbolize(const struct elf_info *bin, const struct elf_info *dbg, uint64_t vaddr,
+                   struct elf_sym *out);
+/* "symtab", "debug", "dynsym", "none". */
+const char *elfsym_from_name(enum elfsym_from f);
+/* A frame as a person reads it, into out (cap bytes; names C-escaped): "NAME+0xOFF",
+ * "NAME+0xOFF (nearest exported symbol)", "NAME+0xOFF (size unknown)", or with no name
+ * "MODULE+0xVADDR" (the address addr2line -e MODULE takes). Returns out. */
+char *elfsym_format(const struct elf_sym *s, const char *module, char *out, size_t cap);
+
 /* ---- source-root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
@@ -930,6 +1033,46 @@ const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
  * (the fd's link, or the string in its memory: live only, with the deadline), and the mount
  * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
+
+/* ---- source-elf.c: naming user-space frames from ELF files, with the deadline ---- */
+
+/* Name the code at file_off of the ELF file at path (as /proc/TID/maps names it, opened as
+ * /proc/TGID/root/PATH or /proc/TGID/map_files/START-END; for a return address pass the offset
+ * of the call, i.e. minus one), from its symbol tables or a separate debug file
+ * (ROOT/.build-id/xx/rest.debug, or its .gnu_debuglink name in its directory, its .debug/ and
+ * ROOT/DIR; ROOT is /usr/lib/debug and, under /proc/TGID/root, the task's own too), every
+ * open and read with the deadline. 0 with *out filled (out->from ELFSYM_NONE: no honest name,
+ * out->why says why); or -errno with out->why: -ETIMEDOUT (the file or a debug file did not
+ * answer within timeout_ms; the same path then times out at once until that read returns),
+ * -ENOEXEC, -EINVAL, -E2BIG (elf_parse_head), -ERANGE (file_off in no loadable segment),
+ * -ENOMEM, -ECANCELED, -EBUSY (dl_call), or open's error. Thread-safe, but a path another
+ * thread's lookup is reading times out at once (dl_call_path): one reader per file. */
+int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsigned timeout_ms);
+/* elfsym_name of n offsets in one file, with one deadline: each frame of a stack in that file
+ * named in one read. 0 with out[0..n-1] filled (an offset in no loadable segment: from
+ * ELFSYM_NONE, have_vaddr false, why says so), or elfsym_name's error for the file (every
+ * out[i].why says it). */
+int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct elf_sym *out,
+                 unsigned timeout_ms);
+
+/* The cache of parsed files, keyed by build-id and size (a copy of the binary elsewhere, in
+ * a container, is the same entry; its stripped copy is not), else device, inode, mtime and
+ * size, holds at most ELFSYM_CACHE_BYTES of symbol tables and ELFSYM_CACHE_FILES files, the
+ * least recently used dropped first; a file with no symbols and no debug file found is
+ * looked at again after ELFSYM_RECHECK_S (a debug package installed meanwhile). A file being
+ * parsed takes up to half of ELFSYM_CACHE_BYTES more for its string table, meanwhile. */
+#define ELFSYM_CACHE_BYTES (8u << 20)
+#define ELFSYM_CACHE_FILES 256
+#define ELFSYM_RECHECK_S 300
+struct elfsym_stats { uint64_t lookups, hits, parses; size_t files, bytes; };
+void elfsym_stats(struct elfsym_stats *st);
+/* Drop every cached file (those in use are freed when their lookup ends). */
+void elfsym_cache_clear(void);
+/* Look for debug files under root in place of /usr/lib/debug (NULL: the default; tests).
+ * Empties the cache: what was found under the old root is not kept. */
+void elfsym_set_debug_root(const char *root);
+/* Cap the cache at bytes (0: ELFSYM_CACHE_BYTES; tests). */
+void elfsym_set_cache_bytes(size_t bytes);
 
 /* ---- source-capture.c: check --capture DIR, the tree a replay reads ---- */
 

@@ -200,6 +200,57 @@ static void stuck_set(char *path, bool add)
 	pthread_mutex_unlock(&stuck_lock);
 }
 
+struct dl_pathjob {
+	char *path;                            /* the job's own copy, in stuck_paths meanwhile */
+	void (*fn)(void *);
+	void *arg;
+	void (*release)(void *);
+};
+
+static void dl_pathjob_fn(void *p)
+{
+	struct dl_pathjob *j = p;
+	j->fn(j->arg);
+}
+
+static void dl_pathjob_release(void *p)
+{
+	struct dl_pathjob *j = p;
+	stuck_set(j->path, false);
+	free(j->path);
+	if (j->release)
+		j->release(j->arg);
+	free(j);
+}
+
+int dl_call_path(const char *path, void (*fn)(void *), void *arg, void (*release)(void *),
+                 unsigned timeout_ms)
+{
+	struct dl_pathjob *j = NULL;
+	int e = stuck_has(path) ? -ETIMEDOUT : 0;  /* still stuck since an earlier call */
+	if (!e && (!(j = calloc(1, sizeof(*j))) || !(j->path = strdup(path))))
+		e = -ENOMEM;
+	if (e) {
+		if (j)
+			free(j);
+		if (release)
+			release(arg);
+		return e;
+	}
+	j->fn = fn;
+	j->arg = arg;
+	j->release = release;
+	/* registered before the call: once abandoned, the worker may release j any time */
+	stuck_set(j->path, true);
+	e = dl_call(dl_pathjob_fn, j, dl_pathjob_release, timeout_ms);
+	if (e == 0) {                              /* done: arg is the caller's again */
+		stuck_set(j->path, false);
+		free(j->path);
+		free(j);
+	}
+	return e;
+}
+
 struct dl_read {
 	char *path;
 	char *buf;                             /* private buffer: the caller's may be gone */
@@ -220,7 +271,6 @@ static void dl_read_fn(void *p)
 static void dl_read_release(void *p)
 {
 	struct dl_read *d = p;
-	stuck_set(d->path, false);
 	free(d->path);
 	free(d->buf);
 	free(d);
@@ -233,11 +283,6 @@ ssize_t dl_read_file(const char *path, char *buf, size_t cap, unsigned timeout_m
 
 ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsigned timeout_ms)
 {
-	if (stuck_has(path)) {
-		if (off < 0)
-			record_read(path, NULL, -ETIMEDOUT);
-		return -ETIMEDOUT;                 /* still stuck since an earlier scan */
-	}
 	struct dl_read *d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
@@ -251,9 +296,7 @@ ssize_t dl_pread_file(const char *path, off_t off, char *buf, size_t cap, unsign
 		free(d);
 		return -ENOMEM;
 	}
-	/* registered before the call: once abandoned, the worker may release d any time */
-	stuck_set(d->path, true);
-	int e = dl_call(dl_read_fn, d, dl_read_release, timeout_ms);
+	int e = dl_call_path(path, dl_read_fn, d, dl_read_release, timeout_ms);
 	if (e < 0) {
 		if (off < 0)
 			record_read(path, NULL, e);

@@ -136,6 +136,36 @@ def rates_files():
             yield s
 
 
+def elf_images():
+    """Real binaries, made now from tests/unit/elf/ (cc, strip, objcopy; none when missing):
+    the library and the program -O2 -g, each stripped, the program's debug file, one
+    without a build-id and one with its debuglink."""
+    import shutil
+    import subprocess
+    import tempfile
+    if not all(shutil.which(t) for t in ("cc", "strip", "objcopy")):
+        return
+    src = os.path.join(REPO, "tests/unit/elf")
+    with tempfile.TemporaryDirectory() as d:
+        steps = [
+            ["cc", "-O2", "-g", "-fPIC", "-shared", "-o", "libx.so", src + "/libx.c"],
+            ["cc", "-O2", "-g", "-o", "prog", src + "/prog.c", "-L.", "-lx"],
+            ["cc", "-Os", "-no-pie", "-Wl,--build-id=none", "-o", "nb", src + "/prog.c",
+             "-L.", "-lx"],
+            ["strip", "-o", "libx.stripped", "libx.so"],
+            ["strip", "-o", "prog.stripped", "prog"],
+            ["objcopy", "--only-keep-debug", "prog", "prog.debug"],
+            ["objcopy", "--add-gnu-debuglink=prog.debug", "prog.stripped", "prog.link"],
+        ]
+        for step in steps:
+            if subprocess.run(step, cwd=d, capture_output=True).returncode != 0:
+                return
+        for name in ("libx.so", "prog", "nb", "libx.stripped", "prog.stripped", "prog.debug",
+                     "prog.link"):
+            with open(os.path.join(d, name), "rb") as fh:
+                yield fh.read()
+
+
 SEEDS = {
     "stat": lambda: files(FIX + "proc/**/stat"),
     "sched": lambda: files(FIX + "proc/**/sched"),
@@ -156,6 +186,7 @@ SEEDS = {
     "state": lambda: iter(()),
     "manifest": lambda: iter(()),
     "passwd": lambda: files(FIX + "proc/*/status"),
+    "elf": elf_images,
     "group": lambda: iter([b"root:x:0:\nalice:x:1000:\ndevs:x:5001:alice,bob\n",
                            b"127.0.0.1 localhost\n127.0.1.1 web-01.corp.example web-01\n"
                            b"10.0.0.7 web-01.lan mail # here\n2001:db8::7 web-01\n"]),
