@@ -33,6 +33,7 @@ clip() { tr '\n' ' ' <<<"$1" | head -c 400; }
 # return 0; or print why NAME is skipped (no valgrind, an ASan build) and return 1.
 bundle_valgrind() {
 	VG_CGW=${CGWATCH_PLAIN:-$CGW}        # valgrind cannot run a binary built with ASan
+	export VALGRIND_OPTS="${VALGRIND_OPTS:+$VALGRIND_OPTS }--suppressions=$repo/tests/valgrind.supp"
 	if ! command -v valgrind >/dev/null; then
 		echo "SKIP $1: valgrind is not installed"
 		return 1

@@ -31,7 +31,8 @@ tally() {
 unit() {
 	local t name out rc vg=()
 	if command -v valgrind >/dev/null; then
-		vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
+		vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+		    --suppressions=tests/valgrind.supp)      # libunwind's probes: see the file
 	else
 		echo "SKIP valgrind: not installed, unit tests run without it"
 	fi
@@ -165,7 +166,8 @@ valgrind_replays() {
 		fi
 		for fmt in json text; do
 			out=$(timeout 120 valgrind -q --error-exitcode=99 --leak-check=full \
-				--errors-for-leak-kinds=definite "$CGW" check --root "$root" --format $fmt \
+				--errors-for-leak-kinds=definite --suppressions=tests/valgrind.supp \
+				"$CGW" check --root "$root" --format $fmt \
 				2>&1 >/dev/null)
 			rc=$?
 			[ $rc = 99 ] || [ $rc -gt 3 ] && break
