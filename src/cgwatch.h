@@ -217,6 +217,7 @@ struct cgw_conf {
 	double scan_interval_s;        /* [scan] interval */
 	double read_timeout_s;         /* [scan] read_timeout */
 	double check_timeout_s;        /* [scan] check_timeout */
+	double ustack_max;             /* [scan] ustack_max: user stacks unwound per scan, 0 off */
 	double blocked_warning_s;      /* [thresholds] blocked_warning */
 	double blocked_critical_s;     /* [thresholds] blocked_critical */
 	double starved_s;              /* [thresholds] starved */
@@ -619,7 +620,7 @@ struct cgw_task {
 	/* its user stack (source-ustack.c), only for tasks in findings: frames innermost first
 	 * (malloc'd), or why there are none; ustack_same_as: the thread whose unwind it shares */
 	struct cgw_uframe *uframes; size_t nuframes;
-	char ustack_error[192];
+	char ustack_error[256];
 	int ustack_same_as;
 };
 
