@@ -630,6 +630,9 @@ const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
 bool task_has_frame(const struct cgw_task *t, const char *name);
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
+/* t's innermost user frame as "SYMBOL+0xOFF (MODULE+0xOFFSET)" or "MODULE+0xOFFSET", raw
+ * bytes (escape on output), into buf; "" when its user stack was not unwound. Returns buf. */
+const char *ustack_top(const struct cgw_task *t, char *buf, size_t cap);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
 
@@ -1249,6 +1252,7 @@ struct inc_task {
 	unsigned long long start_ticks;
 	char comm[CGW_COMM_MAX]; size_t comm_len;
 	char unit[128];
+	char ustack_top[400];             /* its innermost user frame (ustack_top), "" unknown */
 	double blocked_s;                 /* longest seen blocked or waiting, */
 	enum cgw_bound bound;             /* exactly or at least */
 	double resolved_at;               /* epoch; 0 while still blocked */
