@@ -20,6 +20,7 @@
 #include <libunwind-ptrace.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgwatch.h"
@@ -207,18 +208,41 @@ void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hin
 	f->symbol_from = "libunwind";
 }
 
-/* Is pc in an executable mapping of the process? The frame is filled from it. */
-static bool frame_place(const struct uproc *p, unsigned long pc, struct cgw_uframe *f)
+#define PLACE_NOEXEC (-1)            /* pc in no executable mapping */
+#define PLACE_OTHER_FILE (-2)        /* the path names another file here than the mapped one */
+
+/* Is pc in an executable mapping of the process? The frame is filled from it (0). libunwind
+ * reads unwind info and names from the file at the mapping's path, opened from here: that
+ * file must be the mapped one (the same inode; not one replaced since, deleted, or another
+ * mount namespace's), else nothing of it is used (PLACE_OTHER_FILE, the frame filled). */
+static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_uframe *f)
 {
 	struct maps_ent e;
 	if (maps_find(p->maps, pc, &e) < 0 || !e.x)
-		return false;
+		return PLACE_NOEXEC;
 	f->pc = pc;
 	f->offset = pc - e.start + e.off;
 	size_t n = e.path_len < sizeof(f->module) - 1 ? e.path_len : sizeof(f->module) - 1;
 	memcpy(f->module, e.path, n);
 	f->module[n] = '\0';
-	return true;
+	struct stat st;
+	if (f->module[0] == '/' && (n < e.path_len || stat(f->module, &st) < 0 ||
+	                            st.st_ino != e.inode))
+		return PLACE_OTHER_FILE;
+	return 0;
+}
+
+/* The stop at a frame whose file cannot be used: kept unnamed, and said. */
+static void other_file(struct ujob *j, struct cgw_uframe *f)
+{
+	ustack_name_frame(f, NULL, 0, false);
+	char m[96];
+	size_t n = strnlen(f->module, sizeof(m) - 1);
+	memcpy(m, f->module, n);
+	m[n] = '\0';
+	snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: the file at that path here "
+	         "is not the one mapped (replaced, deleted, or another mount namespace's), so its "
+	         "unwind info is not used", m, f->offset);
 }
 
 /* Name frame f of cursor c (innermost: pc is where it is; a caller: pc is a return address,
@@ -330,9 +354,15 @@ static void job_fn(void *arg)
 
 	unw_cursor_t c;
 	j->bad_reg = -1;
-	if (!frame_place(p, j->regs.pc, &j->f[0])) {
+	int pl = frame_place(p, j->regs.pc, &j->f[0]);
+	if (pl == PLACE_NOEXEC) {
 		snprintf(j->err, sizeof(j->err), "user stack not unwound: pc 0x%lx is in no "
 		         "executable mapping", j->regs.pc);
+		return;
+	}
+	if (pl == PLACE_OTHER_FILE) {
+		other_file(j, &j->f[0]);
+		j->n = 1;
 		return;
 	}
 	if (cursor_at(j, &c) < 0) {
@@ -357,8 +387,13 @@ static void job_fn(void *arg)
 			/* a leaf with no unwind info (a syscall stub, clone): its caller's return
 			 * address is the word at sp, and the caller's sp the next word */
 			unsigned long ra;
-			if (mem_word(p, j->regs.sp, &ra) < 0 || !frame_place(p, ra, &j->f[j->n]))
+			if (mem_word(p, j->regs.sp, &ra) < 0 ||
+			    (pl = frame_place(p, ra, &j->f[j->n])) == PLACE_NOEXEC)
 				break;
+			if (pl == PLACE_OTHER_FILE) {
+				other_file(j, &j->f[j->n++]);
+				return;
+			}
 			j->regs.pc = ra;
 			j->regs.sp += 8;
 			j->regs.args = false;      /* the callee may have changed them */
@@ -404,10 +439,14 @@ static void job_fn(void *arg)
 		}
 		if (pc == 0)
 			return;
-		if (!frame_place(p, pc, &j->f[j->n])) {
+		if ((pl = frame_place(p, pc, &j->f[j->n])) == PLACE_NOEXEC) {
 			snprintf(j->err, sizeof(j->err), "user stack ends at %s: the next pc 0x%lx is in "
 			         "no executable mapping (a frame that cannot be trusted)", at,
 			         (unsigned long)pc);
+			return;
+		}
+		if (pl == PLACE_OTHER_FILE) {
+			other_file(j, &j->f[j->n++]);
 			return;
 		}
 		uframe_name(j, &c, &j->f[j->n], false);

@@ -8,6 +8,8 @@
 #   -O0 and frame pointers: __vfork < middle, then ustack_error says the caller's frame needs
 #     rbp (frame-pointer code): said, not guessed;
 #   stripped: the same module offsets as -O2, and no symbol in the program's own frames;
+#   a copy of -O2 replaced by another build while it runs: its frame unnamed, and the stop
+#     said (the file at its path is not the one mapped);
 #   the FUSE thread: fstatat < middle < outer < stater (its thread function);
 #   the text report prints them under the kernel stack;
 #   while cgwatch runs, every target's TracerPid stays 0 and its state is never T or t.
@@ -26,6 +28,16 @@ for v in O2 O0 fp strip; do
 		live_fail "setup: ustackhold-$v: $(cat "$LIVE_TMP/$v.out" "$LIVE_TMP/$v.err") state $(live_task_state "$pid")"
 	TID[$v]=$pid
 done
+# a program whose file was replaced since it started (an upgrade): the file at its path is
+# another one, whose unwind info and names must not be used for it
+cp "$LIVE_BIN/ustackhold-O2" "$LIVE_TMP/repl" || live_fail "setup: cp"
+"$LIVE_TMP/repl" vfork 40 >"$LIVE_TMP/repl.out" 2>"$LIVE_TMP/repl.err" 3>&- </dev/null &
+pid=$!
+live_on_exit "live_kill_wait $pid"
+live_wait_for 5 _blocked repl "$pid" || live_fail "setup: repl: $(cat "$LIVE_TMP/repl.out")"
+TID[repl]=$pid
+cp "$LIVE_BIN/ustackhold-fp" "$LIVE_TMP/repl.new" && mv -f "$LIVE_TMP/repl.new" "$LIVE_TMP/repl" ||
+	live_fail "setup: replacing $LIVE_TMP/repl"
 # the FUSE thread: its mount, then the process that stats under it
 MNT=$LIVE_TMP/mnt
 mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
@@ -102,6 +114,10 @@ f=$(frames "$FT")
 [[ "$f" == "fstatat@libc.so.6 middle@ustackhold-O2 outer@ustackhold-O2 stater@ustackhold-O2"* ]] ||
 	live_fail "FUSE thread $FT: user frames '$f', want fstatat middle outer stater; error: $(uerr "$FT")"
 
+f=$(frames "${TID[repl]}")
+e=$(uerr "${TID[repl]}")
+[ "$f" = "__vfork@libc.so.6 -@repl (deleted)" ] && [[ "$e" == *"is not the one mapped"* ]] ||
+	live_fail "replaced binary: user frames '$f', error '$e'; want __vfork then the unnamed deleted file and the stop"
 # text: under the task, after its kernel stack
 awk -v t="${TID[O2]}" '$1 == "PID" && $2 == t { on = 1; next } on && /^  [A-Z]/ { on = 0 }
 	on && /user stack \(read without stopping it\):/ { u = 1 }
@@ -112,4 +128,4 @@ for t in "${TID[@]}"; do
 	tp=$(awk '/^TracerPid:/{print $2}' "/proc/$t/status")
 	[ "$tp" = 0 ] || live_fail "task $t TracerPid $tp after the checks"
 done
-live_pass "-O2, -O0, frame pointers, stripped and a FUSE thread unwound; none traced or stopped"
+live_pass "-O2, -O0, frame pointers, stripped, replaced and a FUSE thread unwound; none traced or stopped"
