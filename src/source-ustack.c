@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <libunwind.h>
 #include <libunwind-ptrace.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,8 +50,12 @@ struct uregs {
 	bool args;                          /* arg[] are the registers' values */
 };
 
+/* The file a frame is in, as stat gave it (0s: no file to name it from). */
+struct fkey { unsigned long dev, ino, size, mtime_ns; };
+
 /* One unwind: the task, its process's state, and what came of it. */
 struct ujob {
+	struct fkey key[USTACK_MAX_FRAMES];
 	int tgid, tid;
 	struct uproc *p;
 	struct uregs regs;
@@ -215,8 +220,10 @@ void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hin
  * reads unwind info and names from the file at the mapping's path, opened from here: that
  * file must be the mapped one (the same inode; not one replaced since, deleted, or another
  * mount namespace's), else nothing of it is used (PLACE_OTHER_FILE, the frame filled). */
-static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_uframe *f)
+static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_uframe *f,
+                       struct fkey *k)
 {
+	memset(k, 0, sizeof(*k));
 	struct maps_ent e;
 	if (maps_find(p->maps, pc, &e) < 0 || !e.x)
 		return PLACE_NOEXEC;
@@ -226,9 +233,15 @@ static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_ufram
 	memcpy(f->module, e.path, n);
 	f->module[n] = '\0';
 	struct stat st;
-	if (f->module[0] == '/' && (n < e.path_len || stat(f->module, &st) < 0 ||
-	                            st.st_ino != e.inode))
+	if (f->module[0] != '/')
+		return 0;
+	if (n < e.path_len || stat(f->module, &st) < 0 || st.st_ino != e.inode)
 		return PLACE_OTHER_FILE;
+	k->dev = st.st_dev;
+	k->ino = st.st_ino;
+	k->size = (unsigned long)st.st_size;
+	k->mtime_ns = (unsigned long)st.st_mtim.tv_sec * 1000000000ul +
+	              (unsigned long)st.st_mtim.tv_nsec;
 	return 0;
 }
 
@@ -245,25 +258,80 @@ static void other_file(struct ujob *j, struct cgw_uframe *f)
 	         "unwind info is not used", m, f->offset);
 }
 
-/* Name frame f of cursor c (innermost: pc is where it is; a caller: pc is a return address,
- * so the call is at pc - 1). */
-static void uframe_name(struct ujob *j, unw_cursor_t *c, struct cgw_uframe *f, bool innermost)
+/* Names found, by file (device, inode, size, mtime) and offset in it: the same code of the
+ * same file has the same name in every process that maps it, so a second unwind of a binary
+ * does not look its names up again. Shared by every unwind (a worker thread abandoned at
+ * its deadline may still be using it), kept for the process's life; a full slot is reused. */
+#define NAME_SLOTS 1024
+struct name_slot {
+	struct fkey k;
+	unsigned long off;                  /* the looked-up pc's offset in the file */
+	bool used, named, start_ok;
+	unsigned long dist;                 /* from the symbol to the looked-up pc */
+	char name[sizeof(((struct cgw_uframe *)0)->symbol)];
+};
+static pthread_mutex_t name_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct name_slot *name_cache;
+
+static struct name_slot *name_find(const struct fkey *k, unsigned long off, bool *hit)
 {
-	unsigned long look = innermost ? f->pc : f->pc - 1;
-	char name[128];
+	if (!name_cache && !(name_cache = calloc(NAME_SLOTS, sizeof(*name_cache))))
+		return NULL;
+	size_t h = (size_t)((k->ino * 0x9e3779b97f4a7c15ul) ^ (off * 0xff51afd7ed558ccdul) ^
+	                    k->dev) % NAME_SLOTS;
+	struct name_slot *e = &name_cache[h];
+	*hit = e->used && e->off == off && !memcmp(&e->k, k, sizeof(*k));
+	return e;
+}
+
+/* Name frame i of cursor c (innermost: pc is where it is; a caller: pc is a return address,
+ * so the call is at pc - 1). */
+static void uframe_name(struct ujob *j, unw_cursor_t *c, size_t i, bool innermost)
+{
+	struct cgw_uframe *f = &j->f[i];
+	const struct fkey *k = &j->key[i];
+	unsigned long look = innermost ? f->pc : f->pc - 1, lookoff = f->offset - (f->pc - look);
+	if (k->ino) {                      /* named before, from the same file? */
+		bool hit = false;
+		pthread_mutex_lock(&name_lock);
+		struct name_slot *e = name_find(k, lookoff, &hit);
+		if (hit) {
+			if (e->named)
+				ustack_name_frame(f, e->name, e->dist + (f->pc - look), e->start_ok);
+			else
+				ustack_name_frame(f, NULL, 0, false);
+		}
+		pthread_mutex_unlock(&name_lock);
+		if (hit)
+			return;
+	}
+	char name[128] = "";
 	unw_word_t off = 0;
 	unw_proc_info_t pi;
-	bool start_ok = false;
-	if (unw_get_proc_info(c, &pi) == 0 && pi.start_ip <= look && look < pi.end_ip)
-		start_ok = true;
-	if (_UPT_get_proc_name(j->p->as, look, name, sizeof(name), &off, j->p->upt) != 0 &&
-	    off == 0 && name[0] == '\0') {
-		ustack_name_frame(f, NULL, 0, false);
-		return;
-	}
+	bool start_ok = unw_get_proc_info(c, &pi) == 0 && pi.start_ip <= look && look < pi.end_ip;
+	int r = _UPT_get_proc_name(j->p->as, look, name, sizeof(name), &off, j->p->upt);
+	bool named = (r == 0 || r == -UNW_ENOMEM) && name[0];   /* ENOMEM: cut to fit */
 	name[sizeof(name) - 1] = '\0';
-	start_ok = start_ok && look - off == pi.start_ip;
-	ustack_name_frame(f, name, f->pc - (look - off), start_ok);
+	start_ok = named && start_ok && look - off == pi.start_ip;
+	if (named)
+		ustack_name_frame(f, name, f->pc - (look - off), start_ok);
+	else
+		ustack_name_frame(f, NULL, 0, false);
+	if (!k->ino)
+		return;
+	bool hit;
+	pthread_mutex_lock(&name_lock);
+	struct name_slot *e = name_find(k, lookoff, &hit);
+	if (e) {
+		e->k = *k;
+		e->off = lookoff;
+		e->used = true;
+		e->named = named;
+		e->start_ok = start_ok;
+		e->dist = named ? (unsigned long)off : 0;
+		snprintf(e->name, sizeof(e->name), "%s", name);
+	}
+	pthread_mutex_unlock(&name_lock);
 }
 
 static int cursor_at(struct ujob *j, unw_cursor_t *c)
@@ -354,7 +422,7 @@ static void job_fn(void *arg)
 
 	unw_cursor_t c;
 	j->bad_reg = -1;
-	int pl = frame_place(p, j->regs.pc, &j->f[0]);
+	int pl = frame_place(p, j->regs.pc, &j->f[0], &j->key[0]);
 	if (pl == PLACE_NOEXEC) {
 		snprintf(j->err, sizeof(j->err), "user stack not unwound: pc 0x%lx is in no "
 		         "executable mapping", j->regs.pc);
@@ -370,7 +438,7 @@ static void job_fn(void *arg)
 		         "at pc 0x%lx", j->regs.pc);
 		return;
 	}
-	uframe_name(j, &c, &j->f[0], true);
+	uframe_name(j, &c, 0, true);
 	j->n = 1;
 	unsigned long sp = j->regs.sp;
 	bool leaf = true;
@@ -388,7 +456,7 @@ static void job_fn(void *arg)
 			 * address is the word at sp, and the caller's sp the next word */
 			unsigned long ra;
 			if (mem_word(p, j->regs.sp, &ra) < 0 ||
-			    (pl = frame_place(p, ra, &j->f[j->n])) == PLACE_NOEXEC)
+			    (pl = frame_place(p, ra, &j->f[j->n], &j->key[j->n])) == PLACE_NOEXEC)
 				break;
 			if (pl == PLACE_OTHER_FILE) {
 				other_file(j, &j->f[j->n++]);
@@ -399,7 +467,7 @@ static void job_fn(void *arg)
 			j->regs.args = false;      /* the callee may have changed them */
 			if (cursor_at(j, &c) < 0)
 				break;
-			uframe_name(j, &c, &j->f[j->n], false);
+			uframe_name(j, &c, j->n, false);
 			j->n++;
 			sp = j->regs.sp;
 			leaf = false;
@@ -439,7 +507,7 @@ static void job_fn(void *arg)
 		}
 		if (pc == 0)
 			return;
-		if ((pl = frame_place(p, pc, &j->f[j->n])) == PLACE_NOEXEC) {
+		if ((pl = frame_place(p, pc, &j->f[j->n], &j->key[j->n])) == PLACE_NOEXEC) {
 			snprintf(j->err, sizeof(j->err), "user stack ends at %s: the next pc 0x%lx is in "
 			         "no executable mapping (a frame that cannot be trusted)", at,
 			         (unsigned long)pc);
@@ -449,7 +517,7 @@ static void job_fn(void *arg)
 			other_file(j, &j->f[j->n++]);
 			return;
 		}
-		uframe_name(j, &c, &j->f[j->n], false);
+		uframe_name(j, &c, j->n, false);
 		j->n++;
 		sp = nsp;
 	}
@@ -619,7 +687,8 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 	if (!s->live || max == 0)
 		return;
 	struct ustate u = { 0 };
-	unsigned left = max;
+	unsigned left = max, shared = 0;
+	double t0 = mono_ms();
 	/* the findings' tasks, each once: chains first (their outermost waiter is what the
 	 * report leads with), most severe finding first */
 	for (int pass = 0; pass < 2; pass++)
@@ -634,9 +703,13 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 				if (cgw_stop_pending())
 					goto out;
 				unwind_task(s, &u, t, &left, max, timeout_ms);
+				shared += t->ustack_same_as != 0;
 			}
 		}
 out:
+	if (u.ndone || shared)
+		log_debug("user stacks: %zu unwound (%zu processes), %u shared, in %.2f ms", u.ndone,
+		          u.nprocs, shared, mono_ms() - t0);
 	for (size_t i = 0; i < u.nprocs; i++)
 		uproc_free(u.procs[i]);
 	free(u.procs);

@@ -8,6 +8,8 @@
  *                                 child sleeps SECONDS
  *   ustackhold stat PATH THREADS  THREADS threads sleep in nanosleep; then one more thread
  *                                 calls outer -> middle -> stat(PATH) (a stuck FUSE mount)
+ *   ustackhold statn PATH THREADS THREADS threads each call outer -> middle -> stat(PATH)
+ *                                 (identical stacks: one unwind for all of them)
  *   ustackhold mmaphold SECONDS   the vfork parent as above, and a thread that takes the
  *                                 process's mmap lock for writing over and over (mprotect
  *                                 of a 1 GiB mapping of small pages, each call a long hold)
@@ -116,6 +118,16 @@ int main(int argc, char **argv)
 			usleep(10000);
 		return outer('v') == 1 ? 0 : 1;
 	}
+	if (argc == 4 && !strcmp(argv[1], "statn")) {
+		path = argv[2];
+		int n = atoi(argv[3]);
+		pthread_t t;
+		for (int i = 0; i < n; i++)
+			if (pthread_create(&t, NULL, stater, NULL))
+				return 1;
+		pthread_join(t, NULL);
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "stat")) {
 		path = argv[2];
 		int n = atoi(argv[3]);
@@ -128,6 +140,7 @@ int main(int argc, char **argv)
 		pthread_join(t, NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: ustackhold vfork SECONDS | stat PATH THREADS | mmaphold SECONDS\n");
+	fprintf(stderr, "usage: ustackhold vfork SECONDS | stat PATH THREADS | statn PATH THREADS | "
+	        "mmaphold SECONDS\n");
 	return 2;
 }
