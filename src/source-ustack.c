@@ -525,9 +525,40 @@ static void job_fn(void *arg)
 		snprintf(j->err, sizeof(j->err), "user stack cut at %d frames", USTACK_MAX_FRAMES);
 }
 
+/* Processes with an unwind in flight, by tgid: one that passed its deadline stays listed
+ * until its thread gets the memory and finishes, and the process is not tried again until
+ * then (each try would leave one more thread stuck behind the same mmap lock, and stuck
+ * threads are what every other deadline read of the daemon draws on). */
+static pthread_mutex_t flight_lock = PTHREAD_MUTEX_INITIALIZER;
+static int in_flight[DL_MAX_STUCK + 1];
+
+static bool flight_set(int tgid, bool add)
+{
+	bool done = false;
+	pthread_mutex_lock(&flight_lock);
+	for (size_t i = 0; i < sizeof(in_flight) / sizeof(in_flight[0]) && !done; i++)
+		if (add ? in_flight[i] == 0 : in_flight[i] == tgid) {
+			in_flight[i] = add ? tgid : 0;
+			done = true;
+		}
+	pthread_mutex_unlock(&flight_lock);
+	return done;
+}
+
+static bool flight_has(int tgid)
+{
+	bool found = false;
+	pthread_mutex_lock(&flight_lock);
+	for (size_t i = 0; i < sizeof(in_flight) / sizeof(in_flight[0]) && !found; i++)
+		found = in_flight[i] == tgid;
+	pthread_mutex_unlock(&flight_lock);
+	return found;
+}
+
 static void job_release(void *arg)
 {
 	struct ujob *j = arg;
+	flight_set(j->tgid, false);
 	uproc_free(j->p);
 	free(j);
 }
@@ -622,6 +653,12 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 			return;
 		}
 	}
+	if (flight_has(t->tgid)) {
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: an earlier "
+		         "unwind of this process still waits for its memory (its mmap lock is held or "
+		         "waited for)");
+		return;
+	}
 	if (*left == 0) {
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not unwound: [scan] "
 		         "ustack_max (%u) unwinds this scan", max);
@@ -650,8 +687,15 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 	memcpy(j->regs.arg, sc.arg, sizeof(sc.arg));
 	j->regs.args = true;
 	unsigned long pc0 = sc.pc, sp0 = sc.sp;
-	(void)pc0;
-	int e = dl_call(job_fn, j, job_release, timeout_ms);
+	if (!flight_set(t->tgid, true)) {  /* as many stuck as dl_call allows: none now */
+		free(j);
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: too many "
+		         "unwinds still wait for memory");
+		return;
+	}
+	int e = dl_call(job_fn, j, job_release, timeout_ms);   /* j released unless e == 0 */
+	if (e == 0)
+		flight_set(t->tgid, false);
 	void *nd = realloc(u->done, (u->ndone + 1) * sizeof(*u->done));
 	if (nd) {
 		u->done = nd;
