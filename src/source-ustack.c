@@ -619,6 +619,11 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 		         "out after %g s", p, timeout_ms / 1000.0);
 		return;
 	}
+	if (r == -ETIME) {
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: the scan's "
+		         "budget of timed-out reads is spent");
+		return;
+	}
 	if (r <= 0 || parse_syscall_line(line, &sc) != 1) {
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not unwound: %s",
 		         r < 0 ? strerror((int)-r) : "not blocked in a system call (no pc and sp "
