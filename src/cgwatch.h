@@ -620,7 +620,7 @@ struct cgw_task {
 	/* its user stack (source-ustack.c), only for tasks in findings: frames innermost first
 	 * (malloc'd), or why there are none; ustack_same_as: the thread whose unwind it shares */
 	struct cgw_uframe *uframes; size_t nuframes;
-	char ustack_error[256];
+	char ustack_error[320];
 	int ustack_same_as;
 };
 

@@ -51,7 +51,7 @@ struct uregs {
 };
 
 /* The file a frame is in, as stat gave it (0s: no file to name it from). */
-struct fkey { unsigned long dev, ino, size, mtime_ns; };
+struct fkey { unsigned long dev, ino, size, mtime_ns; int err; };
 
 /* One unwind: the task, its process's state, and what came of it. */
 struct ujob {
@@ -62,7 +62,7 @@ struct ujob {
 	int bad_reg;                        /* a register libunwind asked for and we lack; -1 */
 	struct cgw_uframe f[USTACK_MAX_FRAMES];
 	size_t n;
-	char err[256];
+	char err[320];
 	unsigned long stack_end, stack_size;  /* the mapping holding sp: the dedup key */
 };
 
@@ -235,7 +235,13 @@ static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_ufram
 	struct stat st;
 	if (f->module[0] != '/')
 		return 0;
-	if (n < e.path_len || stat(f->module, &st) < 0 || st.st_ino != e.inode)
+	if (n < e.path_len)
+		k->err = ENAMETOOLONG;
+	else if (stat(f->module, &st) < 0)
+		k->err = errno;
+	else if (st.st_ino != e.inode)
+		k->err = ESTALE;              /* said as "not the one mapped" */
+	if (k->err)
 		return PLACE_OTHER_FILE;
 	k->dev = st.st_dev;
 	k->ino = st.st_ino;
@@ -246,16 +252,21 @@ static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_ufram
 }
 
 /* The stop at a frame whose file cannot be used: kept unnamed, and said. */
-static void other_file(struct ujob *j, struct cgw_uframe *f)
+static void other_file(struct ujob *j, struct cgw_uframe *f, int err)
 {
 	ustack_name_frame(f, NULL, 0, false);
 	char m[96];
 	size_t n = strnlen(f->module, sizeof(m) - 1);
 	memcpy(m, f->module, n);
 	m[n] = '\0';
-	snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: the file at that path here "
-	         "is not the one mapped (replaced, deleted, or another mount namespace's), so its "
-	         "unwind info is not used", m, f->offset);
+	if (err == ESTALE)
+		snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: the file at that path "
+		         "here is not the one mapped (replaced since, or another mount namespace's), "
+		         "so its unwind info is not used", m, f->offset);
+	else
+		snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: its file cannot be "
+		         "opened here (%.40s: deleted, or hidden from cgwatch, as the service's /home "
+		         "and /tmp), so its unwind info is not used", m, f->offset, strerror(err));
 }
 
 /* Names found, by file (device, inode, size, mtime) and offset in it: the same code of the
@@ -429,7 +440,7 @@ static void job_fn(void *arg)
 		return;
 	}
 	if (pl == PLACE_OTHER_FILE) {
-		other_file(j, &j->f[0]);
+		other_file(j, &j->f[0], j->key[0].err);
 		j->n = 1;
 		return;
 	}
@@ -459,7 +470,8 @@ static void job_fn(void *arg)
 			    (pl = frame_place(p, ra, &j->f[j->n], &j->key[j->n])) == PLACE_NOEXEC)
 				break;
 			if (pl == PLACE_OTHER_FILE) {
-				other_file(j, &j->f[j->n++]);
+				other_file(j, &j->f[j->n], j->key[j->n].err);
+				j->n++;
 				return;
 			}
 			j->regs.pc = ra;
@@ -514,7 +526,8 @@ static void job_fn(void *arg)
 			return;
 		}
 		if (pl == PLACE_OTHER_FILE) {
-			other_file(j, &j->f[j->n++]);
+			other_file(j, &j->f[j->n], j->key[j->n].err);
+			j->n++;
 			return;
 		}
 		uframe_name(j, &c, j->n, false);
