@@ -625,6 +625,16 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 {
 	char p[64], line[256];
 	struct cgw_syscall sc;
+	/* a read of this process's memory already passed its deadline this scan (the path a
+	 * thread's syscall names, source-waitfile.c): its mmap lock is held, and another try
+	 * would cost another deadline and leave another thread waiting behind it */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].tgid == t->tgid && s->t[i].wait_err == -ETIMEDOUT) {
+			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: reading "
+			         "%s %d's memory timed out this scan (its mmap lock is held or waited "
+			         "for)", s->t[i].tid == s->t[i].tgid ? "PID" : "TID", s->t[i].tid);
+			return;
+		}
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/syscall", t->tgid, t->tid);
 	ssize_t r = scan_read(s, p, line, sizeof(line), timeout_ms);
 	if (r == -ETIMEDOUT) {

@@ -1,10 +1,11 @@
 #!/bin/bash
 # live-daemon-ustackstuck: a process whose mmap lock is held for good (tests/live/mmaphold: a
 # thread faulting on a FUSE file whose server never answers, a munmap queued behind it) has
-# a thread in a fuse-wait finding, whose user stack cannot be read. The daemon (interval
-# 0.2 s, read_timeout 0.2 s) tries it once: the unwind waits, passes its deadline and is left
-# behind; later scans do not try that process again while it waits (each try would leave
-# one more thread stuck, and stuck threads are what every deadline read draws on). After
+# threads in findings, whose user stacks cannot be read. The daemon (interval 0.2 s,
+# read_timeout 0.2 s) tries that process at most once: an unwind that passes its deadline is
+# left behind, and later scans do not try the process again while it waits, nor while a read
+# of its memory this scan timed out (each try would leave one more thread stuck, and stuck
+# threads are what every deadline read draws on). After
 # 4 s (some 20 scans) the daemon has at most 4 threads more than when the incident opened,
 # and keeps scanning (STATUS= every scan, no gap over 1 s).
 . "$(dirname "$0")/lib.sh"
