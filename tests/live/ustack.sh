@@ -11,6 +11,7 @@
 #   a copy of -O2 replaced by another build while it runs: its frame unnamed, and the stop
 #     said (the file at its path is not the one mapped);
 #   the FUSE thread: fstatat < middle < outer < stater (its thread function);
+#   20 threads of one process in identical stacks: one unwind, the 19 others share it;
 #   the text report prints them under the kernel stack;
 #   while cgwatch runs, every target's TracerPid stays 0 and its state is never T or t.
 . "$(dirname "$0")/lib.sh"
@@ -38,19 +39,33 @@ live_wait_for 5 _blocked repl "$pid" || live_fail "setup: repl: $(cat "$LIVE_TMP
 TID[repl]=$pid
 cp "$LIVE_BIN/ustackhold-fp" "$LIVE_TMP/repl.new" && mv -f "$LIVE_TMP/repl.new" "$LIVE_TMP/repl" ||
 	live_fail "setup: replacing $LIVE_TMP/repl"
-# the FUSE thread: its mount, then the process that stats under it
+# the FUSE thread: its mount, then the process that stats under it. Cleanups (reverse
+# order): the FUSE server first (its death aborts the connection and releases every waiter:
+# threads queued on the directory's lock behind a lookup are not killable), the unmount,
+# then the processes under it
 MNT=$LIVE_TMP/mnt
 mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
+STATER= SN=
+live_on_exit 'live_kill_wait "$SN" 10'
+live_on_exit 'live_kill_wait "$STATER" 10'
 live_fusehold fuse "$MNT"
 "$LIVE_BIN/ustackhold-O2" stat "$MNT/x" 8 >"$LIVE_TMP/st.out" 2>"$LIVE_TMP/st.err" 3>&- </dev/null &
 STATER=$!
-live_on_exit "live_kill_wait $STATER"
 _st_line() { grep -q '^blocked ' "$LIVE_TMP/st.out"; }
 live_wait_for 5 _st_line || live_fail "setup: ustackhold stat: $(cat "$LIVE_TMP/st.out" "$LIVE_TMP/st.err")"
 FT=$(awk '/^blocked /{print $2}' "$LIVE_TMP/st.out")
 _in_fuse() { [ "$(live_task_state "$FT")" = D ] && grep -q fuse "/proc/$FT/stack"; }
 live_wait_for 5 _in_fuse || live_fail "setup: thread $FT not in D under FUSE: $(live_task_state "$FT")"
 TID[fuse]=$FT
+# 20 threads of one process in identical stacks under the same mount: one unwind, shared
+"$LIVE_BIN/ustackhold-O2" statn "$MNT/y" 20 >"$LIVE_TMP/sn.out" 2>"$LIVE_TMP/sn.err" 3>&- </dev/null &
+SN=$!
+_sn_all() { [ "$(grep -c '^blocked ' "$LIVE_TMP/sn.out")" = 20 ]; }
+live_wait_for 5 _sn_all || live_fail "setup: ustackhold statn: $(cat "$LIVE_TMP/sn.out" "$LIVE_TMP/sn.err" | head -c 300)"
+mapfile -t SNT < <(awk '/^blocked /{print $2}' "$LIVE_TMP/sn.out")
+live_count_state D "${SNT[@]}"
+live_wait_for 5 eval 'live_count_state D "${SNT[@]}"; [ "$LIVE_COUNT" = 20 ]' ||
+	live_fail "setup: $LIVE_COUNT of the 20 statn threads in D (first not: $LIVE_NOT)"
 sleep 1.2
 
 # watch the targets while cgwatch runs: any TracerPid but 0, any state T or t
@@ -118,6 +133,11 @@ f=$(frames "${TID[repl]}")
 e=$(uerr "${TID[repl]}")
 [ "$f" = "__vfork@libc.so.6 -@repl (deleted)" ] && [[ "$e" == *"(No such file or directory: deleted, or hidden from cgwatch"*"so its unwind info is not used" ]] ||
 	live_fail "replaced binary: user frames '$f', error '$e'; want __vfork then the unnamed deleted file and the stop"
+# the 20 identical threads: one unwound, 19 sharing it, all with its frames
+sn=$(jq -r --argjson p "$SN" '[.tasks[] | select(.pid == $p)] |
+	"\(length) \([.[] | select(.ustack_same_as == null)] | length) \([.[] | .ustack_same_as // empty] | unique | length) \([.[] | [.ustack[] | .offset] | join(",")] | unique | length) \(.[0].ustack[1].symbol)"' "$OUT")
+[ "$sn" = "20 1 1 1 middle" ] ||
+	live_fail "20 identical threads: '$sn' (tasks, unwound, distinct same_as, distinct stacks, frame 1), want '20 1 1 1 middle'"
 # text: under the task, after its kernel stack
 awk -v t="${TID[O2]}" '$1 == "PID" && $2 == t { on = 1; next } on && /^  [A-Z]/ { on = 0 }
 	on && /user stack \(read without stopping it\):/ { u = 1 }
@@ -128,4 +148,4 @@ for t in "${TID[@]}"; do
 	tp=$(awk '/^TracerPid:/{print $2}' "/proc/$t/status")
 	[ "$tp" = 0 ] || live_fail "task $t TracerPid $tp after the checks"
 done
-live_pass "-O2, -O0, frame pointers, stripped, replaced and a FUSE thread unwound; none traced or stopped"
+live_pass "-O2, -O0, frame pointers, stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"
