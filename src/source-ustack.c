@@ -13,7 +13,16 @@
  * with that said; a frame whose pc is not in an executable mapping, or whose sp does not
  * grow, ends it too. Reading memory waits on the target's mmap lock, so each task's whole
  * unwind (maps, memory, tables) runs in dl_call's helper thread under the read deadline:
- * a timeout is evidence, and the scan goes on. */
+ * a timeout is evidence, and the scan goes on.
+ *
+ * Which tasks: those the findings list, after diagnosis, not every suspect. A suspect that is
+ * in no finding is not reported, so its stack would be read (and its mmap lock waited on)
+ * for nothing; a finding's chain comes first, since its outermost waiter leads the report.
+ * Threads of one process blocked at the same pc, as deep into a stack mapping of the same
+ * size, went through the same frames (the depth is the sum of the frames' sizes, and pthread
+ * stacks of one size are laid out alike): they share one unwind rather than each reading the
+ * memory again. Comparing results instead would cost every thread its unwind, which is what
+ * a process with hundreds of blocked threads cannot afford. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libunwind.h>
