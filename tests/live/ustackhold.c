@@ -32,7 +32,8 @@
 
 static unsigned secs;
 static const char *path;
-static volatile int sink, writer_ready;
+static volatile int sink;
+static int writers_ready;
 
 static void say_tid(void)
 {
@@ -86,9 +87,9 @@ static void *stater(void *arg)
 
 static void *mmap_writer(void *arg)
 {
-	/* 4 GiB of small pages, touched so each mprotect has page tables to walk while it holds
+	/* 2 GiB of small pages, touched so each mprotect has page tables to walk while it holds
 	 * the mmap lock for writing */
-	size_t len = (size_t)4 << 30;
+	size_t len = (size_t)2 << 30;
 	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	(void)arg;
 	if (m == MAP_FAILED)
@@ -98,7 +99,7 @@ static void *mmap_writer(void *arg)
 		m[i] = 1;
 	if (write(STDOUT_FILENO, "writer ready\n", 13) < 0)
 		_exit(111);
-	writer_ready = 1;
+	__atomic_add_fetch(&writers_ready, 1, __ATOMIC_SEQ_CST);
 	for (int k = 0;; k++)
 		mprotect(m, len, k & 1 ? PROT_READ | PROT_WRITE : PROT_READ);
 	return NULL;
@@ -112,9 +113,10 @@ int main(int argc, char **argv)
 		return outer('v') == 1 ? 0 : 1;
 	if (argc == 3 && !strcmp(argv[1], "mmaphold") && (secs = (unsigned)atoi(argv[2])) > 0) {
 		pthread_t t;
-		if (pthread_create(&t, NULL, mmap_writer, NULL))
-			return 1;
-		while (!writer_ready)           /* the writer has touched its pages */
+		for (int i = 0; i < 2; i++)     /* two: one always waits while the other holds */
+			if (pthread_create(&t, NULL, mmap_writer, NULL))
+				return 1;
+		while (__atomic_load_n(&writers_ready, __ATOMIC_SEQ_CST) < 2)   /* pages touched */
 			usleep(10000);
 		return outer('v') == 1 ? 0 : 1;
 	}

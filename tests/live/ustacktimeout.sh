@@ -1,7 +1,7 @@
 #!/bin/bash
-# live-ustacktimeout: a target whose mmap lock another of its threads keeps taking for
-# writing (tests/live/ustackhold.c mmaphold: mprotect in a loop over 4 GiB of small pages,
-# each call a hold of tens of ms) while its main thread is a vfork parent in D. With
+# live-ustacktimeout: a target whose mmap lock other threads of it keep taking for writing
+# (tests/live/ustackhold.c mmaphold: two threads, mprotect in a loop over 2 GiB of small
+# pages each, each call a hold of tens of ms) while its main thread is a vfork parent in D. With
 # read_timeout = 0.05 s, shorter than a hold: every check returns in well under a second
 # per unwind (the scan keeps its pace), the unwind times out, and the report says why:
 # "user stack unreadable: timed out after 0.05 s (its mmap lock is held or waited for)",
@@ -14,7 +14,7 @@ live_require_helpers ustackhold-O2
 live_require_binary
 live_mktemp
 avail=$(awk '/^MemAvailable:/{print int($2 / 1048576)}' /proc/meminfo)
-[ "${avail:-0}" -ge 6 ] || live_skip "needs 6 GiB of available memory (the writer maps 4 GiB), $avail here"
+[ "${avail:-0}" -ge 6 ] || live_skip "needs 6 GiB of available memory (the writers map 4 GiB), $avail here"
 
 "$LIVE_BIN/ustackhold-O2" mmaphold 40 >"$LIVE_TMP/h.out" 2>"$LIVE_TMP/h.err" 3>&- </dev/null &
 HOLD=$!
