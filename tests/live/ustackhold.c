@@ -10,9 +10,10 @@
  *                                 calls outer -> middle -> stat(PATH) (a stuck FUSE mount)
  *   ustackhold statn PATH THREADS THREADS threads each call outer -> middle -> stat(PATH)
  *                                 (identical stacks: one unwind for all of them)
- *   ustackhold mmaphold SECONDS   the vfork parent as above, and a thread that takes the
- *                                 process's mmap lock for writing over and over (mprotect
- *                                 of a 1 GiB mapping of small pages, each call a long hold)
+ *   ustackhold mmaphold SECONDS   the vfork parent as above, and two threads that take the
+ *                                 process's mmap lock for writing in turn (mprotect of a
+ *                                 4 GiB mapping of small pages each, each call a hold of
+ *                                 about 0.1 s; one writer queued while the other holds)
  *
  * Prints "blocked TID\n" for the thread that blocks (before the call). Dies with its parent
  * (PR_SET_PDEATHSIG); the vfork child too. */
@@ -87,19 +88,23 @@ static void *stater(void *arg)
 
 static void *mmap_writer(void *arg)
 {
-	/* 2 GiB of small pages, touched so each mprotect has page tables to walk while it holds
+	/* 4 GiB of small pages, touched so each mprotect has page tables to walk while it holds
 	 * the mmap lock for writing */
-	size_t len = (size_t)2 << 30;
+	size_t len = (size_t)4 << 30;
 	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	(void)arg;
-	if (m == MAP_FAILED)
-		return NULL;
+	if (m == MAP_FAILED) {
+		perror("mmap 4 GiB");
+		_exit(3);
+	}
 	madvise(m, len, MADV_NOHUGEPAGE);
 	for (size_t i = 0; i < len; i += 4096)
 		m[i] = 1;
 	if (write(STDOUT_FILENO, "writer ready\n", 13) < 0)
 		_exit(111);
 	__atomic_add_fetch(&writers_ready, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&writers_ready, __ATOMIC_SEQ_CST) < 2)
+		usleep(10000);                  /* the other's faults would wait behind our holds */
 	for (int k = 0;; k++)
 		mprotect(m, len, k & 1 ? PROT_READ | PROT_WRITE : PROT_READ);
 	return NULL;

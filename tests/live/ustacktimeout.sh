@@ -1,11 +1,12 @@
 #!/bin/bash
 # live-ustacktimeout: a target whose mmap lock other threads of it keep taking for writing
-# (tests/live/ustackhold.c mmaphold: two threads, mprotect in a loop over 2 GiB of small
-# pages each, each call a hold of tens of ms) while its main thread is a vfork parent in D. With
+# (tests/live/ustackhold.c mmaphold: two threads, mprotect in a loop over 4 GiB of small
+# pages each, each call a hold of about 0.1 s) while its main thread is a vfork parent in D. With
 # read_timeout = 0.05 s, shorter than a hold: every check returns in well under a second
 # per unwind (the scan keeps its pace), the unwind times out, and the report says why:
 # "user stack unreadable: timed out after 0.05 s (its mmap lock is held or waited for)",
 # in JSON and in the text under the task.
+LIVE_BUDGET=${LIVE_BUDGET:-90}     # touching 8 GiB takes a while on a loaded host
 . "$(dirname "$0")/lib.sh"
 live_init ustacktimeout
 live_require_root
@@ -14,13 +15,13 @@ live_require_helpers ustackhold-O2
 live_require_binary
 live_mktemp
 avail=$(awk '/^MemAvailable:/{print int($2 / 1048576)}' /proc/meminfo)
-[ "${avail:-0}" -ge 6 ] || live_skip "needs 6 GiB of available memory (the writers map 4 GiB), $avail here"
+[ "${avail:-0}" -ge 12 ] || live_skip "needs 12 GiB of available memory (the writers touch 8 GiB), $avail here"
 
 "$LIVE_BIN/ustackhold-O2" mmaphold 40 >"$LIVE_TMP/h.out" 2>"$LIVE_TMP/h.err" 3>&- </dev/null &
 HOLD=$!
 live_on_exit "live_kill_wait $HOLD 10"
 _ready() { grep -q '^blocked ' "$LIVE_TMP/h.out" && [ "$(live_task_state "$HOLD")" = D ]; }
-live_wait_for 25 _ready || live_fail "setup: ustackhold mmaphold: $(cat "$LIVE_TMP/h.out" "$LIVE_TMP/h.err")"
+live_wait_for 60 _ready || live_fail "setup: ustackhold mmaphold: $(cat "$LIVE_TMP/h.out" "$LIVE_TMP/h.err")"
 sleep 1.2
 
 CONF=$LIVE_TMP/c.conf
