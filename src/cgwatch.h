@@ -232,6 +232,7 @@ struct cgw_conf {
 	double scan_interval_s;        /* [scan] interval */
 	double read_timeout_s;         /* [scan] read_timeout */
 	double check_timeout_s;        /* [scan] check_timeout */
+	double ustack_max;             /* [scan] ustack_max: user stacks unwound per scan, 0 off */
 	double blocked_warning_s;      /* [thresholds] blocked_warning */
 	double blocked_critical_s;     /* [thresholds] blocked_critical */
 	double starved_s;              /* [thresholds] starved */
@@ -467,7 +468,7 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
 /* ---- parse-syscall.c: which file a blocked task waits on (pure) ---- */
 
 /* /proc/TID/syscall: the syscall number and its six arguments. */
-struct cgw_syscall { long nr; unsigned long arg[6]; };
+struct cgw_syscall { long nr; unsigned long arg[6], sp, pc; };
 /* Parse "257 0xffffff9c 0x7ffd1000 0x0 0x0 0x0 0x0 0x7ffd0f00 0x7f12..." (nr, six arguments,
  * stack and program counter). Returns 1 when the task is in a syscall, 0 when that is not
  * known ("running", or "-1 sp pc": not in a syscall; nr is then -1), -EINVAL otherwise. */
@@ -487,6 +488,24 @@ int path_join(const char *base, const char *path, char *out, size_t cap);
  * path or a directory above it (of equal ones the last listed, which is on top). Returns 0
  * with *out, or -ENOENT. */
 int mount_of_path(const char *mountinfo, const char *path, struct mountinfo_ent *out);
+
+/* ---- parse-maps.c: /proc/TID/maps lines, for the user-stack unwinder (pure) ---- */
+
+/* One mapping: [start, end), permissions, file offset, device, inode, and the path (a pointer
+ * into the parsed text, path_len bytes, not NUL-terminated; "" for an anonymous mapping;
+ * "[stack]", "[vdso]", ... as the kernel names them; a deleted file ends in " (deleted)"). */
+struct maps_ent {
+	unsigned long start, end, off, inode;
+	bool r, w, x, shared;
+	unsigned dev_major, dev_minor;
+	const char *path; size_t path_len;
+};
+/* Parse one line of /proc/TID/maps (len bytes, no newline): "START-END PERMS OFF MAJ:MIN
+ * INODE [PATH]", hex addresses and offset, start < end. Returns 0 or -EINVAL. */
+int parse_maps_line(const char *line, size_t len, struct maps_ent *e);
+/* The mapping of maps text holding addr into e: 0, -ENOENT (none), or -EINVAL (a line
+ * that does not parse: nothing in the text is trusted). */
+int maps_find(const char *text, unsigned long addr, struct maps_ent *e);
 
 /* ---- parse-manifest.c: a bundle's manifest.json and its member names (pure) ---- */
 
@@ -613,6 +632,11 @@ struct cgw_task {
 	char *wait_path, *wait_mnt;
 	int wait_err; double wait_err_s;  /* -ETIMEDOUT: its memory was not read within that */
 	char wait_dev[32], wait_fstype[64];
+	/* its user stack (source-ustack.c), only for tasks in findings: frames innermost first
+	 * (malloc'd), or why there are none; ustack_same_as: the thread whose unwind it shares */
+	struct cgw_uframe *uframes; size_t nuframes;
+	char ustack_error[320];
+	int ustack_same_as;
 };
 
 /* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
@@ -621,6 +645,9 @@ const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
 bool task_has_frame(const struct cgw_task *t, const char *name);
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
+/* t's innermost user frame as "SYMBOL+0xOFF (MODULE+0xOFFSET)" or "MODULE+0xOFFSET", raw
+ * bytes (escape on output), into buf; "" when its user stack was not unwound. Returns buf. */
+const char *ustack_top(const struct cgw_task *t, char *buf, size_t cap);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
 
@@ -1074,6 +1101,31 @@ void elfsym_set_debug_root(const char *root);
 /* Cap the cache at bytes (0: ELFSYM_CACHE_BYTES; tests). */
 void elfsym_set_cache_bytes(size_t bytes);
 
+/* ---- source-ustack.c: user-space stacks of blocked tasks, without stopping them ---- */
+
+#define USTACK_MAX_FRAMES 48
+/* One user frame: pc, the file mapped there (maps path, "" anonymous) and pc's offset in
+ * that file; the symbol naming it ("" when none), pc's offset from it and where the name
+ * came from (a static string, NULL when not named). */
+struct cgw_uframe {
+	unsigned long pc, offset, sym_off;
+	char module[200];
+	char symbol[128];
+	const char *symbol_from;
+};
+/* Unwind the user stacks of the tasks the findings of r list (chains first), at most max
+ * unwinds (0: none) each under the read deadline, off the calling thread, with libunwind's
+ * remote API over /proc/TID/syscall (pc, sp, argument registers) and /proc/TID/mem: never
+ * ptrace, never stopped. Threads of one process with the same pc and depth on the same
+ * stack layout share one unwind (ustack_same_as). Fills uframes or ustack_error. */
+struct cgw_report;
+void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms);
+/* Name f (its module and file offset set) into symbol, sym_off and symbol_from. The seam for
+ * an ELF symbolizer: now the name libunwind gave (hint, at hint_off from pc; NULL: none),
+ * kept only when the unwind info says the function starts there (proc_start_matches). */
+void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hint_off,
+                       bool proc_start_matches);
+
 /* ---- source-capture.c: check --capture DIR, the tree a replay reads ---- */
 
 struct cgw_capture;
@@ -1353,6 +1405,7 @@ struct inc_task {
 	unsigned long long start_ticks;
 	char comm[CGW_COMM_MAX]; size_t comm_len;
 	char unit[128];
+	char ustack_top[400];             /* its innermost user frame (ustack_top), "" unknown */
 	double blocked_s;                 /* longest seen blocked or waiting, */
 	enum cgw_bound bound;             /* exactly or at least */
 	double resolved_at;               /* epoch; 0 while still blocked */

@@ -25,6 +25,7 @@ static const struct conf_key conf_keys[] = {
 	SEC("scan", "interval", scan_interval_s, 0.1, 3600),
 	SEC("scan", "read_timeout", read_timeout_s, 0.05, 60),
 	SEC("scan", "check_timeout", check_timeout_s, 1, 3600),
+	NUM("scan", "ustack_max", ustack_max, 0, 1000),
 	SEC("thresholds", "blocked_warning", blocked_warning_s, 0, 86400),
 	SEC("thresholds", "blocked_critical", blocked_critical_s, 0, 86400),
 	SEC("thresholds", "starved", starved_s, 0, 86400),
@@ -55,6 +56,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->scan_interval_s = 5;
 	c->read_timeout_s = 2;
 	c->check_timeout_s = 30;
+	c->ustack_max = 8;
 	c->blocked_warning_s = 20;
 	c->blocked_critical_s = 60;
 	c->starved_s = 10;

@@ -364,6 +364,8 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			report_free(&rep);
 			goto next;
 		}
+		/* the findings' user stacks, under the deadline: the alerts name the top frame */
+		ustack_report(&rep, (unsigned)d->conf.ustack_max, so.read_timeout_ms);
 		struct inc_change *ch;
 		double now = now_epoch();
 		ssize_t n = incidents_update(&d->inc, &rep, now, d->conf.update_interval_s, &ch);

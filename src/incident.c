@@ -202,6 +202,8 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 		}
 		struct inc_task *it = &i->tasks[k];
 		seen[k] = true;
+		if (t->nuframes)              /* the latest unwound; kept when a scan did not unwind */
+			ustack_top(t, it->ustack_top, sizeof(it->ustack_top));
 		if (it->resolved_at > 0)      /* stuck again after a recovery: a new wait */
 			it->blocked_s = 0;
 		it->resolved_at = 0;

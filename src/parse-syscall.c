@@ -57,6 +57,8 @@ int parse_syscall_line(const char *buf, struct cgw_syscall *out)
 		return 0;
 	out->nr = (long)nr;
 	memcpy(out->arg, v, sizeof(out->arg));
+	out->sp = v[6];
+	out->pc = v[7];
 	return 1;
 }
 

@@ -89,6 +89,8 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 	struct check_rates cr = { .live = root == NULL, .want = root || s->rates,
 	                          .timeout_ms = timeout_ms };
 	int rc = check_diagnose(&rep, sigs, check_rates, &cr);   /* says why it failed */
+	if (rc == 0)                      /* the findings' user stacks, under the deadline */
+		ustack_report(&rep, (unsigned)conf->ustack_max, timeout_ms);
 	if (rc == 0) {
 		char m[8192];                 /* the tree of what the findings were made from */
 		if (capture && capture_write(capture, &rep, m, sizeof(m)) < 0) {

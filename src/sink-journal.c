@@ -85,7 +85,7 @@ static bool journal_present(void)
 int sink_journal(const struct incident *i, enum inc_state st)
 {
 	char raw[1024], msgid[33], comm[CGW_COMM_MAX * 4], unit[512], blocked[32];
-	char cause[CGW_CAUSE_MAX * 4];
+	char cause[CGW_CAUSE_MAX * 4], ustack[400 * 4];
 	const struct inc_task *t = incident_lead(i);
 	incident_message(i, st, raw, sizeof(raw));
 	/* journalctl prints MESSAGE on a terminal: names are C-escaped already, and nothing
@@ -97,6 +97,7 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	cescape(t ? t->comm : "", t ? t->comm_len : 0, comm, sizeof(comm));
 	cescape(t ? t->unit : "", t ? strlen(t->unit) : 0, unit, sizeof(unit));
 	cescape(i->cause, strlen(i->cause), cause, sizeof(cause));
+	cescape(t ? t->ustack_top : "", t ? strlen(t->ustack_top) : 0, ustack, sizeof(ustack));
 	snprintf(blocked, sizeof(blocked), "%.1f", t ? t->blocked_s : 0.0);
 	const char *bound = bound_name(t ? t->bound : BOUND_UNKNOWN);
 	int pid = t ? t->tgid : 0;             /* the process, as "pid" in the JSON report */
@@ -117,6 +118,7 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	                        "CGWATCH_TASKS=%zu", i->ntasks_total,
 	                        "CGWATCH_REPORT=%s", i->report,
 	                        "CGWATCH_BUNDLE=%s", i->bundle,
+	                        "CGWATCH_USTACK=%s", ustack,
 	                        /* last: without a cause, the list ends one field earlier */
 	                        i->cause[0] ? "CGWATCH_CAUSE=%s" : NULL, cause,
 	                        NULL);
@@ -129,9 +131,9 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	sb_printf(&line, "cgwatch: %s [CGWATCH_STATE=%s CGWATCH_INCIDENT=%s CGWATCH_SIGNATURE=%s "
 	        "CGWATCH_SEVERITY=%s CGWATCH_PID=%d CGWATCH_COMM=%s CGWATCH_UNIT=%s "
 	        "CGWATCH_BLOCKED_SEC=%s CGWATCH_BLOCKED_BOUND=%s CGWATCH_TASKS=%zu CGWATCH_REPORT=%s "
-	        "CGWATCH_BUNDLE=%s ", msg, inc_state_name(st), i->id,
+	        "CGWATCH_BUNDLE=%s CGWATCH_USTACK=%s ", msg, inc_state_name(st), i->id,
 	        i->sig, sev_name(i->severity), pid, comm, unit, blocked, bound, i->ntasks_total,
-	        i->report, i->bundle);
+	        i->report, i->bundle, ustack);
 	if (i->cause[0])
 		sb_printf(&line, "CGWATCH_CAUSE=%s ", cause);
 	sb_printf(&line, "MESSAGE_ID=%s PRIORITY=%d]", msgid, priority_of(i, st));

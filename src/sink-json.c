@@ -56,6 +56,30 @@ static json_object *task_json(const struct cgw_task *t)
 	}
 	if (t->stack_error[0])
 		json_object_object_add(o, "stack_error", jstr(t->stack_error));
+	if (t->nuframes || t->ustack_error[0]) {   /* the user stack: tasks in findings only */
+		json_object *us = json_object_new_array();
+		for (size_t i = 0; i < t->nuframes; i++) {
+			const struct cgw_uframe *f = &t->uframes[i];
+			json_object *fo = json_object_new_object();
+			char hex[24];
+			snprintf(hex, sizeof(hex), "0x%lx", f->pc);
+			json_object_object_add(fo, "pc", json_object_new_string(hex));
+			json_object_object_add(fo, "module", jstr(f->module));
+			snprintf(hex, sizeof(hex), "0x%lx", f->offset);
+			json_object_object_add(fo, "offset", json_object_new_string(hex));
+			json_object_object_add(fo, "symbol", f->symbol[0] ? jstr(f->symbol) : NULL);
+			json_object_object_add(fo, "symbol_offset", f->symbol[0] ?
+			                       json_object_new_int64((int64_t)f->sym_off) : NULL);
+			json_object_object_add(fo, "symbol_from", f->symbol_from ?
+			                       json_object_new_string(f->symbol_from) : NULL);
+			json_object_array_add(us, fo);
+		}
+		json_object_object_add(o, "ustack", us);
+		if (t->ustack_error[0])
+			json_object_object_add(o, "ustack_error", jstr(t->ustack_error));
+		if (t->ustack_same_as)
+			json_object_object_add(o, "ustack_same_as", json_object_new_int(t->ustack_same_as));
+	}
 	if (t->sched_error[0])
 		json_object_object_add(o, "sched_error", jstr(t->sched_error));
 	json_object_object_add(o, "signature", json_object_new_string(t->sig ? t->sig->id : ""));

@@ -79,9 +79,52 @@ static char *duration_text(const struct cgw_scan *s, const size_t *m, size_t n, 
 	return out;
 }
 
+/* The user stack under the kernel's (source-ustack.c), when one was unwound or tried:
+ * "#N SYMBOL+0xOFF (MODULE+0xOFFSET)", innermost first, then why it ends, if it says. */
+static void ustack_lines(const struct cgw_task *t, FILE *out, const char *indent)
+{
+	char m[512], sym[256];
+	if (!t->nuframes && !t->ustack_error[0])
+		return;
+	if (t->nuframes) {
+		if (t->ustack_same_as)
+			fprintf(out, "%s    user stack (read without stopping it; as TID %d's: same pc "
+			        "and stack depth):\n", indent, t->ustack_same_as);
+		else
+			fprintf(out, "%s    user stack (read without stopping it):\n", indent);
+	}
+	for (size_t i = 0; i < t->nuframes; i++) {
+		const struct cgw_uframe *f = &t->uframes[i];
+		cescape(f->module[0] ? f->module : "[anonymous]", strlen(f->module[0] ? f->module :
+		        "[anonymous]"), m, sizeof(m));
+		if (f->symbol[0])
+			fprintf(out, "%s      #%zu %s+0x%lx (%s+0x%lx)\n", indent, i,
+			        cescape(f->symbol, strlen(f->symbol), sym, sizeof(sym)), f->sym_off, m,
+			        f->offset);
+		else
+			fprintf(out, "%s      #%zu %s+0x%lx\n", indent, i, m, f->offset);
+	}
+	if (t->ustack_error[0])
+		fprintf(out, "%s    %s\n", indent,
+		        cescape(t->ustack_error, strlen(t->ustack_error), m, sizeof(m)));
+}
+
+static bool same_ustack(const struct cgw_task *a, const struct cgw_task *b)
+{
+	if (strcmp(a->ustack_error, b->ustack_error) || a->nuframes != b->nuframes)
+		return false;
+	for (size_t i = 0; i < a->nuframes; i++)
+		if (a->uframes[i].offset != b->uframes[i].offset ||
+		    strcmp(a->uframes[i].module, b->uframes[i].module) ||
+		    strcmp(a->uframes[i].symbol, b->uframes[i].symbol))
+			return false;
+	return true;
+}
+
 static bool same_stack(const struct cgw_task *a, const struct cgw_task *b)
 {
-	if (strcmp(a->stack_error, b->stack_error) || a->nframes != b->nframes)
+	if (strcmp(a->stack_error, b->stack_error) || a->nframes != b->nframes ||
+	    !same_ustack(a, b))
 		return false;
 	for (size_t i = 0; i < a->nframes; i++)
 		if (strcmp(a->frames[i].text, b->frames[i].text) ||
@@ -198,13 +241,12 @@ static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE
 	free(lens);
 	free(names);
 	free(comm);
-	if (t->stack_error[0]) {
+	if (t->stack_error[0])
 		fprintf(out, "%s    %s\n", indent, t->stack_error);
-		return;
-	}
-	for (size_t i = 0; i < t->nframes; i++)
+	for (size_t i = 0; i < t->nframes && !t->stack_error[0]; i++)
 		fprintf(out, "%s  %s %s\n", indent, t->marks && t->marks[i] ? ">>" : "  ",
 		        cescape(t->frames[i].text, strlen(t->frames[i].text), cg, sizeof(cg)));
+	ustack_lines(t, out, indent);
 }
 
 /* The tasks idx[0..n-1] of the scan, alike ones as one entry unless verbose. */

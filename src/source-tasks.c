@@ -350,6 +350,7 @@ void scan_free(struct cgw_scan *s)
 		free(s->t[i].marks);
 		free(s->t[i].wait_path);
 		free(s->t[i].wait_mnt);
+		free(s->t[i].uframes);
 	}
 	free(s->t);
 	free(s->procs);

@@ -13,6 +13,20 @@ const char *task_name(const struct cgw_task *t, char *buf, size_t cap)
 	return buf;
 }
 
+const char *ustack_top(const struct cgw_task *t, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	if (!t->nuframes)
+		return buf;
+	const struct cgw_uframe *f = &t->uframes[0];
+	const char *m = f->module[0] ? f->module : "[anonymous]";
+	if (f->symbol[0])
+		snprintf(buf, cap, "%s+0x%lx (%s+0x%lx)", f->symbol, f->sym_off, m, f->offset);
+	else
+		snprintf(buf, cap, "%s+0x%lx", m, f->offset);
+	return buf;
+}
+
 bool task_has_frame(const struct cgw_task *t, const char *name)
 {
 	size_t n = strlen(name);

@@ -7,7 +7,8 @@
 #   - exactly one "opened" message: MESSAGE_ID (32 hex digits), PRIORITY 4,
 #     CGWATCH_INCIDENT <UTC YYYYMMDDTHHMMSSZ>-fuse-wait, CGWATCH_SIGNATURE
 #     fuse-wait, CGWATCH_SEVERITY warning, CGWATCH_PID the child,
-#     CGWATCH_COMM its name, CGWATCH_CAUSE "mount" and its mount, CGWATCH_BLOCKED_SEC (>= 2 s and what the child
+#     CGWATCH_COMM its name, CGWATCH_CAUSE "mount" and its mount, CGWATCH_USTACK its top user
+#     frame (libc's stat, with module and offset), CGWATCH_BLOCKED_SEC (>= 2 s and what the child
 #     had really been blocked when journald got it), CGWATCH_REPORT, and the
 #     documented MESSAGE;
 #   - exactly one "escalated" (PRIORITY 2, critical, blocked >= 4 s);
@@ -97,6 +98,10 @@ got=$(jq -r '[.PRIORITY, .CGWATCH_SIGNATURE, .CGWATCH_SEVERITY, .CGWATCH_PID, .C
 	live_fail "\"opened\": PRIORITY/SIGNATURE/SEVERITY/PID/COMM are '$got', want '4 fuse-wait warning $PID1 $COMM'"
 got=$(jq -r '.CGWATCH_CAUSE // "none"' <<<"$m")
 [ "$got" = "mount $MNT" ] || live_fail "\"opened\": CGWATCH_CAUSE is '$got', want 'mount $MNT'"
+# the child's top user frame: libc's stat, unwound without stopping it
+got=$(jq -r '.CGWATCH_USTACK // "none"' <<<"$m")
+[[ "$got" =~ ^[a-z_0-9]*stat[a-z_0-9]*\+0x[0-9a-f]+\ \(/.*libc\.so\.6\+0x[0-9a-f]+\)$ ]] ||
+	live_fail "\"opened\": CGWATCH_USTACK is '$got', want libc's stat function with its offset"
 b=$(jq -r .CGWATCH_BLOCKED_SEC <<<"$m")
 truth=$(dmn_fcalc "$t_open - $T_START")
 # At most one interval past the warning threshold (plus scheduling slack), and

@@ -174,6 +174,7 @@ SEEDS = {
     "cgroup": lambda: files(FIX + "proc/**/cgroup"),
     "mountinfo": lambda: files(FIX + "proc/**/mountinfo"),
     "syscall": lambda: files(FIX + "proc/**/syscall", FIX + "proc/**/mountinfo"),
+    "maps": lambda: files(FIX + "proc/**/maps"),
     "cmdline": lambda: files(FIX + "proc/cmdline"),
     "kworker": kworkers,
     "cpulist": cpulists,

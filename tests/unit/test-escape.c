@@ -425,6 +425,58 @@ static void test_report_json_real_strings(void **state)
 	us_free(&u);
 }
 
+/* A user stack in JSON (ustack: pc and offset as hex strings, a frame not named has null
+ * symbol, symbol_offset and symbol_from; ustack_error) and in the text report, under the
+ * kernel stack, its module paths C-escaped. */
+static void test_report_ustack(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	us_init(&u);
+	size_t k = us_task(&u, 77, 77, "app", 3, 30);
+	struct cgw_task *t = &u.scan.t[k];
+	assert_int_equal(parse_stack_buf("[<0>] kernel_clone+0x1af/0x3e0\n", &t->frames), 1);
+	t->nframes = 1;
+	t->uframes = calloc(2, sizeof(*t->uframes));
+	assert_non_null(t->uframes);
+	t->nuframes = 2;
+	t->uframes[0] = (struct cgw_uframe){ .pc = 0x7f00000d43b8, .offset = 0xd43b8, .sym_off = 8,
+	                                     .module = "/lib/libc.so.6", .symbol = "__vfork",
+	                                     .symbol_from = "libunwind" };
+	t->uframes[1] = (struct cgw_uframe){ .pc = 0x555500001548, .offset = 0x1548,
+	                                     .module = "/opt/\x1b[2Jp\xff" };
+	snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack ends at /opt/p+0x1548: x");
+	struct cgw_sig sig = unit_sig("vfork-wait", "vfork", "s", SEV_INFO);
+	us_finding(&u, &sig, SEV_INFO, 1, &k);
+
+	json_object *o = report_json_build(&u.rep, -1);
+	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+	                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+	assert_non_null(strstr(txt, "\"ustack\":[{\"pc\":\"0x7f00000d43b8\",\"module\":"
+	                        "\"/lib/libc.so.6\",\"offset\":\"0xd43b8\",\"symbol\":\"__vfork\","
+	                        "\"symbol_offset\":8,\"symbol_from\":\"libunwind\"},{\"pc\":"
+	                        "\"0x555500001548\",\"module\":\"/opt/\\u001b[2Jp\\\\xff\",\"offset\":"
+	                        "\"0x1548\",\"symbol\":null,\"symbol_offset\":null,\"symbol_from\":"
+	                        "null}],\"ustack_error\":\"user stack ends at /opt/p+0x1548: x\""));
+	json_object_put(o);
+
+	struct errbuf e;
+	report_text(&u.rep, errbuf_open(&e));
+	const char *text = errbuf_text(&e);
+	assert_printable(text);
+	const char *ks = strstr(text, "kernel_clone+0x1af/0x3e0\n");
+	assert_non_null(ks);
+	const char *us = strstr(text, "    user stack (read without stopping it):\n"
+	                              "        #0 __vfork+0x8 (/lib/libc.so.6+0xd43b8)\n"
+	                              "        #1 /opt/\\x1b[2Jp\\xff+0x1548\n"
+	                              "      user stack ends at /opt/p+0x1548: x\n");
+	if (!us)
+		print_error("%s", text);
+	assert_true(us && us > ks);
+	errbuf_close(&e);
+	us_free(&u);
+}
+
 /* Evidence is prose for the text report too: a frozen cgroup's name is C-escaped in it (a
  * cgroup name may hold ESC), and JSON carries the same line. */
 static void test_evidence_cgroup_escaped(void **state)
@@ -555,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_escape_truncation),
 		cmocka_unit_test(test_jstr_untrusted),
 		cmocka_unit_test(test_report_json_real_strings),
+		cmocka_unit_test(test_report_ustack),
 		cmocka_unit_test(test_evidence_cgroup_escaped),
 		cmocka_unit_test(test_parse_seconds_ok),
 		cmocka_unit_test(test_parse_seconds_errors),

@@ -299,7 +299,8 @@ static void test_journal_stderr(void **state)
 	         "-fuse-wait CGWATCH_SIGNATURE=fuse-wait CGWATCH_SEVERITY=warning CGWATCH_PID=1 "
 	         "CGWATCH_COMM=systemd CGWATCH_UNIT=init.scope CGWATCH_BLOCKED_SEC=21.3 "
 	         "CGWATCH_BLOCKED_BOUND=exact CGWATCH_TASKS=2 CGWATCH_REPORT=/var/log/cgwatch/" T0_ID
-	         "-fuse-wait-01-opened.json CGWATCH_BUNDLE= MESSAGE_ID=%s PRIORITY=4]\n",
+	         "-fuse-wait-01-opened.json CGWATCH_BUNDLE= CGWATCH_USTACK= MESSAGE_ID=%s "
+	         "PRIORITY=4]\n",
 	         incident_message(&i, INC_OPENED, msg, sizeof(msg)), sig_message_id("fuse-wait", id));
 	assert_string_equal(out, want);
 	i.severity = SEV_CRITICAL;
@@ -324,9 +325,35 @@ static void test_journal_stderr(void **state)
 	/* a cause, C-escaped as the names are, after the other CGWATCH_ fields */
 	snprintf(i.cause, sizeof(i.cause), "mount /mnt/a b\n] PRIORITY=0");
 	journal_line(&i, INC_OPENED, &rc, out, sizeof(out));
-	assert_non_null(strstr(out, " CGWATCH_BUNDLE= CGWATCH_CAUSE=mount /mnt/a b\\n] PRIORITY=0 "
-	                       "MESSAGE_ID="));
+	assert_non_null(strstr(out, " CGWATCH_BUNDLE= CGWATCH_USTACK= CGWATCH_CAUSE=mount /mnt/a b\\n] "
+	                       "PRIORITY=0 MESSAGE_ID="));
 	assert_int_equal(strchr(out, '\n') - out, (long)strlen(out) - 1);
+	/* the lead task's top user frame, C-escaped */
+	snprintf(t[0].ustack_top, sizeof(t[0].ustack_top), "middle+0x58 (/opt/a b\n+0x1548)");
+	journal_line(&i, INC_OPENED, &rc, out, sizeof(out));
+	assert_non_null(strstr(out, " CGWATCH_USTACK=middle+0x58 (/opt/a b\\n+0x1548) CGWATCH_CAUSE="));
+}
+
+/* ---- ustack_top: a task's innermost user frame, as the journal names it ---- */
+
+static void test_ustack_top(void **state)
+{
+	(void)state;
+	struct cgw_task t = { 0 };
+	struct cgw_uframe f[2] = {
+		{ .pc = 0x7f0000d43b8, .offset = 0xd43b8, .sym_off = 8, .module = "/lib/libc.so.6",
+		  .symbol = "__vfork", .symbol_from = "libunwind" },
+		{ .pc = 0x55000001548, .offset = 0x1548, .module = "/opt/p" },
+	};
+	char b[400];
+	assert_string_equal(ustack_top(&t, b, sizeof(b)), "");
+	t.uframes = f;
+	t.nuframes = 2;
+	assert_string_equal(ustack_top(&t, b, sizeof(b)), "__vfork+0x8 (/lib/libc.so.6+0xd43b8)");
+	t.uframes = &f[1];                 /* unnamed: module and offset only */
+	assert_string_equal(ustack_top(&t, b, sizeof(b)), "/opt/p+0x1548");
+	f[1].module[0] = '\0';
+	assert_string_equal(ustack_top(&t, b, sizeof(b)), "[anonymous]+0x1548");
 }
 
 /* ---- sig_message_id ---- */
@@ -1036,6 +1063,7 @@ int main(void)
 		cmocka_unit_test(test_message_more_tasks_stuck_only),
 		cmocka_unit_test(test_message_edges),
 		cmocka_unit_test(test_journal_stderr),
+		cmocka_unit_test(test_ustack_top),
 		cmocka_unit_test(test_message_id),
 		cmocka_unit_test(test_catalog),
 		cmocka_unit_test(test_catalog_shipped),

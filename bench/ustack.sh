@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The cost of user stacks: `cgwatch check --verbose` logs how long its unwinds took. Cases,
+# each a process of tests/live/ustackhold (-O2 -g) blocked under an uninitialised FUSE mount:
+# one thread; 200 threads in identical stacks (one unwind, 199 shared); 20 processes of one
+# thread each (20 unwinds of the same binary, each its own address space). RUNS checks each
+# (default 7); prints the median of the logged unwind time and the counts.
+# usage: sudo bench/ustack.sh     env: RUNS, CGWATCH
+set -u
+cd "$(dirname "$0")/.." || exit 1
+RUNS=${RUNS:-7}
+CGW=${CGWATCH:-build/cgwatch}
+tests/live/build.sh || exit 1
+B=tests/live/bin
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	grep -q " $tmp/mnt " /proc/self/mountinfo && umount -l "$tmp/mnt"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+mkdir "$tmp/mnt"
+"$B/fusehold" "$tmp/mnt" >"$tmp/f.out" &
+pids+=($!)
+for i in $(seq 50); do grep -q mounted "$tmp/f.out" && break; sleep 0.1; done
+printf '[scan]\nustack_max = 1000\n' >"$tmp/c.conf"
+
+run_case() {    # NAME: RUNS checks, the median of the logged time
+	local name=$1 i
+	sleep 1.5
+	for ((i = 0; i < RUNS; i++)); do
+		"$CGW" check --config "$tmp/c.conf" --threshold 1 --verbose --format json 2>&1 \
+			>/dev/null | sed -n 's/.*user stacks: \(.*\)/\1/p'
+	done | sort -t, -k3 | awk -v n="$name" '{ l[NR] = $0 } END { printf "%-34s %s\n", n, l[int((NR + 1) / 2)] }'
+}
+start() { "$B/ustackhold-O2" "$@" >/dev/null & pids+=($!); }
+stop_all() {
+	for p in "${pids[@]:1}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	pids=("${pids[0]}")
+}
+
+start statn "$tmp/mnt/x" 1
+run_case "1 thread"
+stop_all
+start statn "$tmp/mnt/x" 200
+run_case "200 identical threads, 1 process"
+stop_all
+for i in $(seq 20); do start statn "$tmp/mnt/x" 1; done
+run_case "20 processes, 1 thread each"
+stop_all

@@ -1,0 +1,798 @@
+/* source-ustack.c: the user-space stack of a blocked task, unwound without stopping it and
+ * without ptrace. /proc/TID/syscall gives a task blocked in a syscall its pc, sp and the six
+ * argument registers (rdi, rsi, rdx, r10, r8, r9 as they entered the kernel); /proc/TID/mem
+ * its memory (root reads it without attaching). libunwind's remote API walks the frames
+ * with accessors of ours over those two: access_mem is a pread of /proc/TID/mem,
+ * access_reg knows only those registers; the unwind tables are found by libunwind-ptrace's
+ * _UPT_find_proc_info over /proc/PID/maps (_UPT_create attaches nothing: only _UPT's own
+ * access_mem/access_reg would use ptrace, and they are not used).
+ *
+ * Known gaps, each said rather than guessed: a leaf with no unwind info (a syscall stub) is
+ * stepped over through the return address at sp; a frame whose caller needs a register
+ * /proc/TID/syscall does not give (rbp in frame-pointer code, at -O0 too) ends the stack
+ * with that said; a frame whose pc is not in an executable mapping, or whose sp does not
+ * grow, ends it too. Reading memory waits on the target's mmap lock, so each task's whole
+ * unwind (maps, memory, tables) runs in dl_call's helper thread under the read deadline:
+ * a timeout is evidence, and the scan goes on.
+ *
+ * Which tasks: those the findings list, after diagnosis, not every suspect. A suspect that is
+ * in no finding is not reported, so its stack would be read (and its mmap lock waited on)
+ * for nothing; a finding's chain comes first, since its outermost waiter leads the report.
+ * Threads of one process blocked at the same pc, as deep into a stack mapping of the same
+ * size, went through the same frames (the depth is the sum of the frames' sizes, and pthread
+ * stacks of one size are laid out alike): they share one unwind rather than each reading the
+ * memory again. Comparing results instead would cost every thread its unwind, which is what
+ * a process with hundreds of blocked threads cannot afford. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <libunwind-ptrace.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define PF_KTHREAD 0x00200000          /* include/linux/sched.h */
+#define MAPS_MAX (8u << 20)
+#define PAGE_CACHE 16                  /* pages of the target's memory kept per process */
+
+/* What one process shares between the unwinds of its threads within one report: its maps,
+ * libunwind's address space (which caches the unwind info it found: UNW_CACHE_GLOBAL) and
+ * the _UPT handle, and the pages of its memory read so far (text and tables are read many
+ * times over). Owned by one unwind at a time; an unwind that times out keeps it. */
+struct uproc {
+	int tgid;
+	char *maps;
+	unw_addr_space_t as;
+	void *upt;
+	int memfd;
+	struct { unsigned long addr; bool ok; unsigned char b[4096]; } page[PAGE_CACHE];
+	unsigned next_page;
+};
+
+/* The registers of the frame an unwind starts from. */
+struct uregs {
+	unsigned long pc, sp, arg[6];
+	bool args;                          /* arg[] are the registers' values */
+};
+
+/* The file a frame is in, as stat gave it (0s: no file to name it from). */
+struct fkey { unsigned long dev, ino, size, mtime_ns; int err; };
+
+/* One unwind: the task, its process's state, and what came of it. */
+struct ujob {
+	struct fkey key[USTACK_MAX_FRAMES];
+	int tgid, tid;
+	struct uproc *p;
+	struct uregs regs;
+	int bad_reg;                        /* a register libunwind asked for and we lack; -1 */
+	struct cgw_uframe f[USTACK_MAX_FRAMES];
+	size_t n;
+	char err[320];
+	unsigned long stack_end, stack_size;  /* the mapping holding sp: the dedup key */
+};
+
+static void uproc_free(struct uproc *p)
+{
+	if (!p)
+		return;
+	if (p->as)
+		unw_destroy_addr_space(p->as);
+	if (p->upt)
+		_UPT_destroy(p->upt);
+	if (p->memfd >= 0)
+		close(p->memfd);
+	free(p->maps);
+	free(p);
+}
+
+static int mem_word(struct uproc *p, unsigned long addr, unsigned long *v)
+{
+	unsigned long base = addr & ~4095ul, off = addr - base;
+	if (off > 4096 - sizeof(*v))       /* straddles a page: read it whole */
+		return pread(p->memfd, v, sizeof(*v), (off_t)addr) == (ssize_t)sizeof(*v) ? 0 : -1;
+	for (unsigned i = 0; i < PAGE_CACHE; i++)
+		if (p->page[i].ok && p->page[i].addr == base) {
+			memcpy(v, p->page[i].b + off, sizeof(*v));
+			return 0;
+		}
+	if (addr > (unsigned long)INT64_MAX)
+		return -1;
+	unsigned i = p->next_page++ % PAGE_CACHE;
+	p->page[i].ok = pread(p->memfd, p->page[i].b, 4096, (off_t)base) == 4096;
+	p->page[i].addr = base;
+	if (!p->page[i].ok)
+		return pread(p->memfd, v, sizeof(*v), (off_t)addr) == (ssize_t)sizeof(*v) ? 0 : -1;
+	memcpy(v, p->page[i].b + off, sizeof(*v));
+	return 0;
+}
+
+/* The unwind this thread runs. libunwind hands the accessors either the argument given to
+ * unw_init_remote or, below _UPT_find_proc_info, the _UPT handle: so they look here. */
+static _Thread_local struct ujob *cur_job;
+
+static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
+{
+	(void)as; (void)arg;
+	struct ujob *j = cur_job;
+	unsigned long v;
+	if (write)
+		return -UNW_EREADONLYREG;     /* never written */
+	if (mem_word(j->p, addr, &v) < 0)
+		return -UNW_EINVAL;
+	*val = v;
+	return 0;
+}
+
+static int acc_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write, void *arg)
+{
+	(void)as; (void)arg;
+	struct ujob *j = cur_job;
+	int ai = -1;
+	if (write)
+		return -UNW_EREADONLYREG;
+	switch (reg) {
+	case UNW_X86_64_RIP: *val = j->regs.pc; return 0;
+	case UNW_X86_64_RSP: *val = j->regs.sp; return 0;
+	case UNW_X86_64_RDI: ai = 0; break;
+	case UNW_X86_64_RSI: ai = 1; break;
+	case UNW_X86_64_RDX: ai = 2; break;
+	case UNW_X86_64_R10: ai = 3; break;
+	case UNW_X86_64_R8: ai = 4; break;
+	case UNW_X86_64_R9: ai = 5; break;
+	default: break;
+	}
+	if (ai >= 0 && j->regs.args) {
+		*val = j->regs.arg[ai];
+		return 0;
+	}
+	j->bad_reg = reg;
+	return -UNW_EBADREG;
+}
+
+static int acc_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write,
+                     void *arg)
+{
+	(void)as; (void)reg; (void)val; (void)write; (void)arg;
+	return -UNW_EBADREG;
+}
+
+static int acc_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+	(void)as; (void)c; (void)arg;
+	return -UNW_EINVAL;                /* never: the task is not ours to resume */
+}
+
+/* The unwind tables and names come from the files /proc/PID/maps names (_UPT's lookups,
+ * which read files, never the task through ptrace); the handle is the process's. */
+static int acc_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need, void *arg)
+{
+	(void)arg;
+	return _UPT_find_proc_info(as, ip, pi, need, cur_job->p->upt);
+}
+
+static void acc_put(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	(void)arg;
+	_UPT_put_unwind_info(as, pi, cur_job->p->upt);
+}
+
+static int acc_dyn(unw_addr_space_t as, unw_word_t *dil, void *arg)
+{
+	(void)arg;
+	return _UPT_get_dyn_info_list_addr(as, dil, cur_job->p->upt);
+}
+
+static int acc_name(unw_addr_space_t as, unw_word_t ip, char *buf, size_t len, unw_word_t *off,
+                    void *arg)
+{
+	(void)arg;
+	return _UPT_get_proc_name(as, ip, buf, len, off, cur_job->p->upt);
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = acc_find,
+	.put_unwind_info = acc_put,
+	.get_dyn_info_list_addr = acc_dyn,
+	.access_mem = acc_mem,
+	.access_reg = acc_reg,
+	.access_fpreg = acc_fpreg,
+	.resume = acc_resume,
+	.get_proc_name = acc_name,
+};
+
+void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hint_off,
+                       bool proc_start_matches)
+{
+	/* The seam for an ELF symbolizer: it names (f->module, f->offset) from the file's symbol
+	 * tables and its build-id debug file. Until then, libunwind's name: the nearest function
+	 * symbol (.symtab, else .dynsym) at or below pc, whatever its size, so in a stripped file
+	 * it may be another function's. It is kept only when the unwind info says this pc's
+	 * function starts at that symbol; otherwise the frame is module + offset, unnamed. */
+	f->symbol[0] = '\0';
+	f->sym_off = 0;
+	f->symbol_from = NULL;
+	if (!hint || !hint[0] || !proc_start_matches)
+		return;
+	snprintf(f->symbol, sizeof(f->symbol), "%s", hint);
+	f->sym_off = hint_off;
+	f->symbol_from = "libunwind";
+}
+
+#define PLACE_NOEXEC (-1)            /* pc in no executable mapping */
+#define PLACE_OTHER_FILE (-2)        /* the path names another file here than the mapped one */
+
+/* Is pc in an executable mapping of the process? The frame is filled from it (0). libunwind
+ * reads unwind info and names from the file at the mapping's path, opened from here: that
+ * file must be the mapped one (the same inode; not one replaced since, deleted, or another
+ * mount namespace's), else nothing of it is used (PLACE_OTHER_FILE, the frame filled). */
+static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_uframe *f,
+                       struct fkey *k)
+{
+	memset(k, 0, sizeof(*k));
+	struct maps_ent e;
+	if (maps_find(p->maps, pc, &e) < 0 || !e.x)
+		return PLACE_NOEXEC;
+	f->pc = pc;
+	f->offset = pc - e.start + e.off;
+	size_t n = e.path_len < sizeof(f->module) - 1 ? e.path_len : sizeof(f->module) - 1;
+	memcpy(f->module, e.path, n);
+	f->module[n] = '\0';
+	struct stat st;
+	if (f->module[0] != '/')
+		return 0;
+	if (n < e.path_len)
+		k->err = ENAMETOOLONG;
+	else if (stat(f->module, &st) < 0)
+		k->err = errno;
+	else if (st.st_ino != e.inode)
+		k->err = ESTALE;              /* said as "not the one mapped" */
+	if (k->err)
+		return PLACE_OTHER_FILE;
+	k->dev = st.st_dev;
+	k->ino = st.st_ino;
+	k->size = (unsigned long)st.st_size;
+	k->mtime_ns = (unsigned long)st.st_mtim.tv_sec * 1000000000ul +
+	              (unsigned long)st.st_mtim.tv_nsec;
+	return 0;
+}
+
+/* The stop at a frame whose file cannot be used: kept unnamed, and said. */
+static void other_file(struct ujob *j, struct cgw_uframe *f, int err)
+{
+	ustack_name_frame(f, NULL, 0, false);
+	char m[96];
+	size_t n = strnlen(f->module, sizeof(m) - 1);
+	memcpy(m, f->module, n);
+	m[n] = '\0';
+	if (err == ESTALE)
+		snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: the file at that path "
+		         "here is not the one mapped (replaced since, or another mount namespace's), "
+		         "so its unwind info is not used", m, f->offset);
+	else
+		snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: its file cannot be "
+		         "opened here (%.40s: deleted, or hidden from cgwatch, as the service's /home "
+		         "and /tmp), so its unwind info is not used", m, f->offset, strerror(err));
+}
+
+/* Names found, by file (device, inode, size, mtime) and offset in it: the same code of the
+ * same file has the same name in every process that maps it, so a second unwind of a binary
+ * does not look its names up again. Shared by every unwind (a worker thread abandoned at
+ * its deadline may still be using it), kept for the process's life; a full slot is reused. */
+#define NAME_SLOTS 1024
+struct name_slot {
+	struct fkey k;
+	unsigned long off;                  /* the looked-up pc's offset in the file */
+	bool used, named, start_ok;
+	unsigned long dist;                 /* from the symbol to the looked-up pc */
+	char name[sizeof(((struct cgw_uframe *)0)->symbol)];
+};
+static pthread_mutex_t name_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct name_slot *name_cache;
+
+static struct name_slot *name_find(const struct fkey *k, unsigned long off, bool *hit)
+{
+	if (!name_cache && !(name_cache = calloc(NAME_SLOTS, sizeof(*name_cache))))
+		return NULL;
+	size_t h = (size_t)((k->ino * 0x9e3779b97f4a7c15ul) ^ (off * 0xff51afd7ed558ccdul) ^
+	                    k->dev) % NAME_SLOTS;
+	struct name_slot *e = &name_cache[h];
+	*hit = e->used && e->off == off && !memcmp(&e->k, k, sizeof(*k));
+	return e;
+}
+
+/* Name frame i of cursor c (innermost: pc is where it is; a caller: pc is a return address,
+ * so the call is at pc - 1). */
+static void uframe_name(struct ujob *j, unw_cursor_t *c, size_t i, bool innermost)
+{
+	struct cgw_uframe *f = &j->f[i];
+	const struct fkey *k = &j->key[i];
+	unsigned long look = innermost ? f->pc : f->pc - 1, lookoff = f->offset - (f->pc - look);
+	if (k->ino) {                      /* named before, from the same file? */
+		bool hit = false;
+		pthread_mutex_lock(&name_lock);
+		struct name_slot *e = name_find(k, lookoff, &hit);
+		if (hit) {
+			if (e->named)
+				ustack_name_frame(f, e->name, e->dist + (f->pc - look), e->start_ok);
+			else
+				ustack_name_frame(f, NULL, 0, false);
+		}
+		pthread_mutex_unlock(&name_lock);
+		if (hit)
+			return;
+	}
+	char name[128] = "";
+	unw_word_t off = 0;
+	unw_proc_info_t pi;
+	bool start_ok = unw_get_proc_info(c, &pi) == 0 && pi.start_ip <= look && look < pi.end_ip;
+	int r = _UPT_get_proc_name(j->p->as, look, name, sizeof(name), &off, j->p->upt);
+	bool named = (r == 0 || r == -UNW_ENOMEM) && name[0];   /* ENOMEM: cut to fit */
+	name[sizeof(name) - 1] = '\0';
+	start_ok = named && start_ok && look - off == pi.start_ip;
+	if (named)
+		ustack_name_frame(f, name, f->pc - (look - off), start_ok);
+	else
+		ustack_name_frame(f, NULL, 0, false);
+	if (!k->ino)
+		return;
+	bool hit;
+	pthread_mutex_lock(&name_lock);
+	struct name_slot *e = name_find(k, lookoff, &hit);
+	if (e) {
+		e->k = *k;
+		e->off = lookoff;
+		e->used = true;
+		e->named = named;
+		e->start_ok = start_ok;
+		e->dist = named ? (unsigned long)off : 0;
+		snprintf(e->name, sizeof(e->name), "%s", name);
+	}
+	pthread_mutex_unlock(&name_lock);
+}
+
+static int cursor_at(struct ujob *j, unw_cursor_t *c)
+{
+	return unw_init_remote(c, j->p->as, j);
+}
+
+static const char *reg_name(int r)
+{
+	switch (r) {
+	case UNW_X86_64_RBP: return "rbp (frame-pointer code)";
+	case UNW_X86_64_RBX: return "rbx";
+	case UNW_X86_64_RAX: return "rax";
+	case UNW_X86_64_RCX: return "rcx";
+	case UNW_X86_64_R11: return "r11";
+	case UNW_X86_64_R12: return "r12";
+	case UNW_X86_64_R13: return "r13";
+	case UNW_X86_64_R14: return "r14";
+	case UNW_X86_64_R15: return "r15";
+	default: return "a register";
+	}
+}
+
+static void job_fn(void *arg)
+{
+	struct ujob *j = arg;
+	struct uproc *p = j->p;
+	char path[64];
+	cur_job = j;
+	if (!p->maps) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", j->tgid, j->tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		size_t cap = 64u << 10, len = 0;
+		char *b = fd >= 0 ? malloc(cap) : NULL;
+		while (b) {
+			ssize_t r = read(fd, b + len, cap - 1 - len);
+			if (r <= 0) {
+				if (r < 0) {
+					free(b);
+					b = NULL;
+				}
+				break;
+			}
+			len += (size_t)r;
+			if (len == cap - 1) {
+				char *nb = cap < MAPS_MAX ? realloc(b, cap *= 2) : NULL;
+				if (!nb) {
+					free(b);
+					b = NULL;
+				}
+				b = nb;
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+		if (!b) {
+			snprintf(j->err, sizeof(j->err), "user stack unreadable: %s: %s", path,
+			         strerror(errno ? errno : ENOMEM));
+			return;
+		}
+		b[len] = '\0';
+		p->maps = b;
+	}
+	if (p->memfd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", j->tgid, j->tid);
+		if ((p->memfd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			snprintf(j->err, sizeof(j->err), "user stack unreadable: %s: %s", path,
+			         strerror(errno));
+			return;
+		}
+	}
+	if (!p->upt && !(p->upt = _UPT_create(j->tgid))) {
+		snprintf(j->err, sizeof(j->err), "user stack not unwound: out of memory");
+		return;
+	}
+	if (!p->as) {
+		if (!(p->as = unw_create_addr_space(&accessors, 0))) {
+			snprintf(j->err, sizeof(j->err), "user stack not unwound: out of memory");
+			return;
+		}
+		unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
+	}
+	struct maps_ent se;
+	if (maps_find(p->maps, j->regs.sp, &se) == 0) {
+		j->stack_end = se.end;
+		j->stack_size = se.end - se.start;
+	}
+
+	unw_cursor_t c;
+	j->bad_reg = -1;
+	int pl = frame_place(p, j->regs.pc, &j->f[0], &j->key[0]);
+	if (pl == PLACE_NOEXEC) {
+		snprintf(j->err, sizeof(j->err), "user stack not unwound: pc 0x%lx is in no "
+		         "executable mapping", j->regs.pc);
+		return;
+	}
+	if (pl == PLACE_OTHER_FILE) {
+		other_file(j, &j->f[0], j->key[0].err);
+		j->n = 1;
+		return;
+	}
+	if (cursor_at(j, &c) < 0) {
+		snprintf(j->err, sizeof(j->err), "user stack not unwound: libunwind could not start "
+		         "at pc 0x%lx", j->regs.pc);
+		return;
+	}
+	uframe_name(j, &c, 0, true);
+	j->n = 1;
+	unsigned long sp = j->regs.sp;
+	bool leaf = true;
+	while (j->n < USTACK_MAX_FRAMES) {
+		j->bad_reg = -1;
+		unw_proc_info_t pi;
+		bool info = unw_get_proc_info(&c, &pi) == 0;
+		int r = info ? unw_step(&c) : -UNW_ENOINFO;
+		unw_word_t pc = 0, nsp = 0;
+		if (r > 0 && (unw_get_reg(&c, UNW_REG_IP, &pc) < 0 ||
+		              unw_get_reg(&c, UNW_REG_SP, &nsp) < 0))
+			r = -UNW_EUNSPEC;
+		if (leaf && !info) {
+			/* a leaf with no unwind info (a syscall stub, clone): its caller's return
+			 * address is the word at sp, and the caller's sp the next word */
+			unsigned long ra;
+			if (mem_word(p, j->regs.sp, &ra) < 0 ||
+			    (pl = frame_place(p, ra, &j->f[j->n], &j->key[j->n])) == PLACE_NOEXEC)
+				break;
+			if (pl == PLACE_OTHER_FILE) {
+				other_file(j, &j->f[j->n], j->key[j->n].err);
+				j->n++;
+				return;
+			}
+			j->regs.pc = ra;
+			j->regs.sp += 8;
+			j->regs.args = false;      /* the callee may have changed them */
+			if (cursor_at(j, &c) < 0)
+				break;
+			uframe_name(j, &c, j->n, false);
+			j->n++;
+			sp = j->regs.sp;
+			leaf = false;
+			continue;
+		}
+		bool first = leaf;
+		leaf = false;
+		if (r == 0)
+			return;                    /* the outermost frame: its return address is undefined */
+		char at[96];
+		const struct cgw_uframe *last = &j->f[j->n - 1];
+		if (last->symbol[0])
+			snprintf(at, sizeof(at), "%s+0x%lx", last->symbol, last->sym_off);
+		else
+			snprintf(at, sizeof(at), "%s+0x%lx", last->module[0] ? last->module : "?",
+			         last->offset);
+		if (r < 0) {
+			if (!info)
+				snprintf(j->err, sizeof(j->err), "user stack ends at %s: no unwind info for "
+				         "it", at);
+			else if (j->bad_reg >= 0)
+				snprintf(j->err, sizeof(j->err), "user stack ends at %s: its caller's frame "
+				         "needs %s, which is not known without stopping the task",
+				         at, reg_name(j->bad_reg));
+			else
+				snprintf(j->err, sizeof(j->err), "user stack ends at %s: no unwind info "
+				         "for it (%s)", at, unw_strerror(r));
+			return;
+		}
+		/* the caller's sp is above the callee's; equal only from a leaf that popped its
+		 * return address before the call (vfork keeps it in rdi) */
+		if (nsp < sp || (nsp == sp && !first)) {
+			snprintf(j->err, sizeof(j->err), "user stack ends at %s: the next frame's sp "
+			         "0x%lx does not grow (a frame that cannot be trusted)", at,
+			         (unsigned long)nsp);
+			return;
+		}
+		if (pc == 0)
+			return;
+		if ((pl = frame_place(p, pc, &j->f[j->n], &j->key[j->n])) == PLACE_NOEXEC) {
+			snprintf(j->err, sizeof(j->err), "user stack ends at %s: the next pc 0x%lx is in "
+			         "no executable mapping (a frame that cannot be trusted)", at,
+			         (unsigned long)pc);
+			return;
+		}
+		if (pl == PLACE_OTHER_FILE) {
+			other_file(j, &j->f[j->n], j->key[j->n].err);
+			j->n++;
+			return;
+		}
+		uframe_name(j, &c, j->n, false);
+		j->n++;
+		sp = nsp;
+	}
+	if (j->n == USTACK_MAX_FRAMES)
+		snprintf(j->err, sizeof(j->err), "user stack cut at %d frames", USTACK_MAX_FRAMES);
+}
+
+/* Processes with an unwind in flight, by tgid: one that passed its deadline stays listed
+ * until its thread gets the memory and finishes, and the process is not tried again until
+ * then (each try would leave one more thread stuck behind the same mmap lock, and stuck
+ * threads are what every other deadline read of the daemon draws on). */
+static pthread_mutex_t flight_lock = PTHREAD_MUTEX_INITIALIZER;
+static int in_flight[DL_MAX_STUCK + 1];
+
+static bool flight_set(int tgid, bool add)
+{
+	bool done = false;
+	pthread_mutex_lock(&flight_lock);
+	for (size_t i = 0; i < sizeof(in_flight) / sizeof(in_flight[0]) && !done; i++)
+		if (add ? in_flight[i] == 0 : in_flight[i] == tgid) {
+			in_flight[i] = add ? tgid : 0;
+			done = true;
+		}
+	pthread_mutex_unlock(&flight_lock);
+	return done;
+}
+
+static bool flight_has(int tgid)
+{
+	bool found = false;
+	pthread_mutex_lock(&flight_lock);
+	for (size_t i = 0; i < sizeof(in_flight) / sizeof(in_flight[0]) && !found; i++)
+		found = in_flight[i] == tgid;
+	pthread_mutex_unlock(&flight_lock);
+	return found;
+}
+
+static void job_release(void *arg)
+{
+	struct ujob *j = arg;
+	flight_set(j->tgid, false);
+	uproc_free(j->p);
+	free(j);
+}
+
+/* The processes of one report's unwinds, and the unwinds done, for sharing. */
+struct ustate {
+	struct uproc **procs; size_t nprocs;
+	struct { int tgid; unsigned long pc, depth, size; size_t task; bool timed_out; } *done;
+	size_t ndone;
+};
+
+static struct uproc *proc_get(struct ustate *u, int tgid)
+{
+	for (size_t i = 0; i < u->nprocs; i++)
+		if (u->procs[i] && u->procs[i]->tgid == tgid)
+			return u->procs[i];
+	struct uproc **np = realloc(u->procs, (u->nprocs + 1) * sizeof(*np));
+	if (!np)
+		return NULL;
+	u->procs = np;
+	struct uproc *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tgid = tgid;
+	p->memfd = -1;
+	u->procs[u->nprocs++] = p;
+	return p;
+}
+
+static void proc_drop(struct ustate *u, struct uproc *p)
+{
+	for (size_t i = 0; i < u->nprocs; i++)
+		if (u->procs[i] == p)
+			u->procs[i] = NULL;
+}
+
+static void frames_set(struct cgw_task *t, const struct cgw_uframe *f, size_t n)
+{
+	free(t->uframes);
+	t->uframes = NULL;
+	t->nuframes = 0;
+	if (n && (t->uframes = malloc(n * sizeof(*f)))) {
+		memcpy(t->uframes, f, n * sizeof(*f));
+		t->nuframes = n;
+	}
+}
+
+/* Unwind t (or share an earlier unwind of its process); false when the budget is spent. */
+static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t,
+                        unsigned *left, unsigned max, unsigned timeout_ms)
+{
+	char p[64], line[256];
+	struct cgw_syscall sc;
+	/* a read of this process's memory already passed its deadline this scan (the path a
+	 * thread's syscall names, source-waitfile.c): its mmap lock is held, and another try
+	 * would cost another deadline and leave another thread waiting behind it */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].tgid == t->tgid && s->t[i].wait_err == -ETIMEDOUT) {
+			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: reading "
+			         "%s %d's memory timed out this scan (its mmap lock is held or waited "
+			         "for)", s->t[i].tid == s->t[i].tgid ? "PID" : "TID", s->t[i].tid);
+			return;
+		}
+	snprintf(p, sizeof(p), "/proc/%d/task/%d/syscall", t->tgid, t->tid);
+	ssize_t r = scan_read(s, p, line, sizeof(line), timeout_ms);
+	if (r == -ETIMEDOUT) {
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack unreadable: %s timed "
+		         "out after %g s", p, timeout_ms / 1000.0);
+		return;
+	}
+	if (r == -ETIME) {
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: the scan's "
+		         "budget of timed-out reads is spent");
+		return;
+	}
+	if (r <= 0 || parse_syscall_line(line, &sc) != 1) {
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not unwound: %s",
+		         r < 0 ? strerror((int)-r) : "not blocked in a system call (no pc and sp "
+		         "without stopping it)");
+		return;
+	}
+	/* threads of one process blocked at the same pc with the same depth into stacks laid
+	 * out alike (the same distance from sp to the end of the mapping holding it) went
+	 * through the same frames: one unwind is theirs too */
+	struct uproc *proc = NULL;
+	for (size_t i = 0; i < u->nprocs && !proc; i++)
+		if (u->procs[i] && u->procs[i]->tgid == t->tgid)
+			proc = u->procs[i];
+	for (size_t i = 0; i < u->ndone; i++) {
+		if (u->done[i].tgid != t->tgid)
+			continue;
+		const struct cgw_task *o = &s->t[u->done[i].task];
+		if (u->done[i].timed_out) {
+			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: "
+			         "reading TID %d of this process timed out (its mmap lock is held or "
+			         "waited for)", o->tid);
+			return;
+		}
+		struct maps_ent e;
+		if (!proc || !proc->maps || maps_find(proc->maps, sc.sp, &e) < 0)
+			continue;
+		if (u->done[i].pc == sc.pc && u->done[i].depth == e.end - sc.sp &&
+		    u->done[i].size == e.end - e.start) {
+			frames_set(t, o->uframes, o->nuframes);
+			snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", o->ustack_error);
+			t->ustack_same_as = o->tid;
+			return;
+		}
+	}
+	if (flight_has(t->tgid)) {
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: an earlier "
+		         "unwind of this process still waits for its memory (its mmap lock is held or "
+		         "waited for)");
+		return;
+	}
+	if (*left == 0) {
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not unwound: [scan] "
+		         "ustack_max (%u) unwinds this scan", max);
+		return;
+	}
+	(*left)--;
+	if (s->timeouts >= SCAN_MAX_TIMEOUTS) {
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: the scan's "
+		         "budget of timed-out reads is spent");
+		return;
+	}
+	if (!proc && !(proc = proc_get(u, t->tgid))) {
+		s->nomem = true;
+		return;
+	}
+	struct ujob *j = calloc(1, sizeof(*j));
+	if (!j) {
+		s->nomem = true;
+		return;
+	}
+	j->tgid = t->tgid;
+	j->tid = t->tid;
+	j->p = proc;
+	j->regs.pc = sc.pc;
+	j->regs.sp = sc.sp;
+	memcpy(j->regs.arg, sc.arg, sizeof(sc.arg));
+	j->regs.args = true;
+	unsigned long pc0 = sc.pc, sp0 = sc.sp;
+	if (!flight_set(t->tgid, true)) {  /* as many stuck as dl_call allows: none now */
+		free(j);
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: too many "
+		         "unwinds still wait for memory");
+		return;
+	}
+	int e = dl_call(job_fn, j, job_release, timeout_ms);   /* j released unless e == 0 */
+	if (e == 0)
+		flight_set(t->tgid, false);
+	void *nd = realloc(u->done, (u->ndone + 1) * sizeof(*u->done));
+	if (nd) {
+		u->done = nd;
+		u->done[u->ndone].tgid = t->tgid;
+		u->done[u->ndone].pc = pc0;
+		u->done[u->ndone].task = (size_t)(t - s->t);
+		u->done[u->ndone].timed_out = e == -ETIMEDOUT;
+		u->done[u->ndone].size = e == 0 ? j->stack_size : 0;
+		u->done[u->ndone].depth = e == 0 && j->stack_end ? j->stack_end - sp0 : ~0ul;
+		u->ndone++;
+	}
+	if (e < 0) {                       /* j and the process's state are the worker's now */
+		if (e == -ETIMEDOUT)
+			s->timeouts++;
+		proc_drop(u, proc);
+		if (e == -ETIMEDOUT)
+			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack unreadable: timed "
+			         "out after %g s (its mmap lock is held or waited for)",
+			         timeout_ms / 1000.0);
+		else
+			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: %s",
+			         strerror(-e));
+		return;
+	}
+	frames_set(t, j->f, j->n);
+	snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", j->err);
+	free(j);
+}
+
+void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
+{
+	struct cgw_scan *s = r->scan;
+	if (!s->live || max == 0)
+		return;
+	struct ustate u = { 0 };
+	unsigned left = max, shared = 0;
+	double t0 = mono_ms();
+	/* the findings' tasks, each once: chains first (their outermost waiter is what the
+	 * report leads with), most severe finding first */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < r->nf; k++) {
+			const struct cgw_finding *f = &r->f[k];
+			size_t n = pass == 0 ? f->nchain : f->ntasks;
+			for (size_t i = 0; i < n; i++) {
+				struct cgw_task *t = &s->t[pass == 0 ? f->chain[i] : f->tasks[i]];
+				if (t->uframes || t->ustack_error[0] || t->gone || (t->flags & PF_KTHREAD) ||
+				    t->state != 'D')
+					continue;
+				if (cgw_stop_pending())
+					goto out;
+				unwind_task(s, &u, t, &left, max, timeout_ms);
+				shared += t->ustack_same_as != 0;
+			}
+		}
+out:
+	if (u.ndone || shared)
+		log_debug("user stacks: %zu unwound (%zu processes), %u shared, in %.2f ms", u.ndone,
+		          u.nprocs, shared, mono_ms() - t0);
+	for (size_t i = 0; i < u.nprocs; i++)
+		uproc_free(u.procs[i]);
+	free(u.procs);
+	free(u.done);
+}

@@ -1,0 +1,151 @@
+#!/bin/bash
+# live-ustack: the user stacks of blocked tasks, unwound without stopping them. One program
+# (tests/live/ustackhold.c: main -> outer -> middle -> the blocking call, noinline) built
+# -O2 -g, -O0 -g, -O2 -g -fno-omit-frame-pointer, and the -O2 one stripped, each a vfork
+# parent in D; and one thread of a 9-thread process (the same -O2 build) blocked in stat
+# under an uninitialised FUSE mount. check --format json and text:
+#   -O2: ustack is __vfork (libc) < middle < outer < main, in order, named by libunwind;
+#   -O0 and frame pointers: __vfork < middle, then ustack_error says the caller's frame needs
+#     rbp (frame-pointer code): said, not guessed;
+#   stripped: the same module offsets as -O2, and no symbol in the program's own frames;
+#   a copy of -O2 replaced by another build while it runs: its frame unnamed, and the stop
+#     said (the file at its path is not the one mapped);
+#   the FUSE thread: fstatat < middle < outer < stater (its thread function);
+#   20 threads of one process in identical stacks: one unwind, the 19 others share it;
+#   the text report prints them under the kernel stack;
+#   while cgwatch runs, every target's TracerPid stays 0 and its state is never T or t.
+. "$(dirname "$0")/lib.sh"
+live_init_fuse ustack jq timeout awk
+live_require_helpers ustackhold-O2 ustackhold-O0 ustackhold-fp ustackhold-strip
+
+# the vfork parents; cleanups kill each (and its child, which dies with it)
+declare -A TID
+for v in O2 O0 fp strip; do
+	"$LIVE_BIN/ustackhold-$v" vfork 40 >"$LIVE_TMP/$v.out" 2>"$LIVE_TMP/$v.err" 3>&- </dev/null &
+	pid=$!
+	live_on_exit "live_kill_wait $pid"
+	_blocked() { grep -q '^blocked ' "$LIVE_TMP/$1.out" && [ "$(live_task_state "$2")" = D ]; }
+	live_wait_for 5 _blocked "$v" "$pid" ||
+		live_fail "setup: ustackhold-$v: $(cat "$LIVE_TMP/$v.out" "$LIVE_TMP/$v.err") state $(live_task_state "$pid")"
+	TID[$v]=$pid
+done
+# a program whose file was replaced since it started (an upgrade): the file at its path is
+# another one, whose unwind info and names must not be used for it
+cp "$LIVE_BIN/ustackhold-O2" "$LIVE_TMP/repl" || live_fail "setup: cp"
+"$LIVE_TMP/repl" vfork 40 >"$LIVE_TMP/repl.out" 2>"$LIVE_TMP/repl.err" 3>&- </dev/null &
+pid=$!
+live_on_exit "live_kill_wait $pid"
+live_wait_for 5 _blocked repl "$pid" || live_fail "setup: repl: $(cat "$LIVE_TMP/repl.out")"
+TID[repl]=$pid
+cp "$LIVE_BIN/ustackhold-fp" "$LIVE_TMP/repl.new" && mv -f "$LIVE_TMP/repl.new" "$LIVE_TMP/repl" ||
+	live_fail "setup: replacing $LIVE_TMP/repl"
+# the FUSE thread: its mount, then the process that stats under it. Cleanups (reverse
+# order): the FUSE server first (its death aborts the connection and releases every waiter:
+# threads queued on the directory's lock behind a lookup are not killable), the unmount,
+# then the processes under it
+MNT=$LIVE_TMP/mnt
+mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
+STATER= SN=
+live_on_exit 'live_kill_wait "$SN" 10'
+live_on_exit 'live_kill_wait "$STATER" 10'
+live_fusehold fuse "$MNT"
+"$LIVE_BIN/ustackhold-O2" stat "$MNT/x" 8 >"$LIVE_TMP/st.out" 2>"$LIVE_TMP/st.err" 3>&- </dev/null &
+STATER=$!
+_st_line() { grep -q '^blocked ' "$LIVE_TMP/st.out"; }
+live_wait_for 5 _st_line || live_fail "setup: ustackhold stat: $(cat "$LIVE_TMP/st.out" "$LIVE_TMP/st.err")"
+FT=$(awk '/^blocked /{print $2}' "$LIVE_TMP/st.out")
+_in_fuse() { [ "$(live_task_state "$FT")" = D ] && grep -q fuse "/proc/$FT/stack"; }
+live_wait_for 5 _in_fuse || live_fail "setup: thread $FT not in D under FUSE: $(live_task_state "$FT")"
+TID[fuse]=$FT
+# 20 threads of one process in identical stacks under the same mount: one unwind, shared
+"$LIVE_BIN/ustackhold-O2" statn "$MNT/y" 20 >"$LIVE_TMP/sn.out" 2>"$LIVE_TMP/sn.err" 3>&- </dev/null &
+SN=$!
+_sn_all() { [ "$(grep -c '^blocked ' "$LIVE_TMP/sn.out")" = 20 ]; }
+live_wait_for 5 _sn_all || live_fail "setup: ustackhold statn: $(cat "$LIVE_TMP/sn.out" "$LIVE_TMP/sn.err" | head -c 300)"
+mapfile -t SNT < <(awk '/^blocked /{print $2}' "$LIVE_TMP/sn.out")
+live_count_state D "${SNT[@]}"
+live_wait_for 5 eval 'live_count_state D "${SNT[@]}"; [ "$LIVE_COUNT" = 20 ]' ||
+	live_fail "setup: $LIVE_COUNT of the 20 statn threads in D (first not: $LIVE_NOT)"
+sleep 1.2
+
+# watch the targets while cgwatch runs: any TracerPid but 0, any state T or t
+WATCH=$LIVE_TMP/watch.log
+(
+	trap 'exit 0' TERM
+	while :; do
+		for t in "${TID[@]}"; do
+			st=$(grep -E '^(State|TracerPid):' "/proc/$t/status" 2>/dev/null | tr '\n' ' ')
+			case "$st" in
+			*"State:"*[Tt]\ \(*|*TracerPid:*[1-9]*) echo "$t: $st" >>"$WATCH" ;;
+			esac
+		done
+	done
+) 3>&- &
+WATCHER=$!
+live_on_exit "kill $WATCHER 2>/dev/null; wait $WATCHER 2>/dev/null"
+
+CONF=$LIVE_TMP/c.conf
+live_conf_check "$CONF" "ustack_max = 1000"
+OUT=$LIVE_TMP/report.json ERR=$LIVE_TMP/report.err
+live_cgwatch "$OUT" "$ERR" check --config "$CONF" --threshold 1 --format json
+live_json_check "$OUT" "check --format json"
+TXT=$LIVE_TMP/report.txt
+live_cgwatch "$TXT" "$ERR.txt" check --config "$CONF" --threshold 1
+kill "$WATCHER" 2>/dev/null
+wait "$WATCHER" 2>/dev/null
+[ ! -s "$WATCH" ] || live_fail "a target was traced or stopped while cgwatch ran: $(head -c 300 "$WATCH")"
+
+# "sym@module-basename" per frame, innermost first
+frames() {
+	jq -r --argjson t "$1" '[.tasks[]? | select(.tid == $t)][0] |
+		[.ustack[]? | "\(.symbol // "-")@\(.module | split("/") | last)"] | join(" ")' "$OUT"
+}
+uerr() { jq -r --argjson t "$1" '[.tasks[]? | select(.tid == $t)][0].ustack_error // ""' "$OUT"; }
+
+f=$(frames "${TID[O2]}")
+[[ "$f" == "__vfork@libc.so.6 middle@ustackhold-O2 outer@ustackhold-O2 main@ustackhold-O2 "* ]] ||
+	live_fail "-O2: user frames '$f', want __vfork middle outer main ...; error: $(uerr "${TID[O2]}")"
+jq -e --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[1] |
+	(.pc | test("^0x[0-9a-f]+$")) and (.offset | test("^0x[0-9a-f]+$")) and
+	.symbol_from == "libunwind" and (.symbol_offset | type) == "number"' "$OUT" >/dev/null ||
+	live_fail "-O2: frame 1 keys: $(jq -c --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[1]' "$OUT")"
+for v in O0 fp; do
+	f=$(frames "${TID[$v]}")
+	e=$(uerr "${TID[$v]}")
+	[ "$f" = "__vfork@libc.so.6 middle@ustackhold-$v" ] ||
+		live_fail "-$v: user frames '$f', want __vfork middle (then the frame-pointer stop); error: $e"
+	[[ "$e" == "user stack ends at middle+0x"*"needs rbp (frame-pointer code)"* ]] ||
+		live_fail "-$v: ustack_error '$e', want the frame-pointer stop at middle"
+done
+# stripped: the -O2 code at the same offsets, and no name in its own frames
+want=$(jq -r --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0] | [.ustack[] | .offset] | join(" ")' "$OUT")
+got=$(jq -r --argjson t "${TID[strip]}" '[.tasks[] | select(.tid == $t)][0] | [.ustack[] | .offset] | join(" ")' "$OUT")
+[ -n "$got" ] && [ "$got" = "$want" ] ||
+	live_fail "stripped: offsets '$got', want the -O2 build's '$want'; error: $(uerr "${TID[strip]}")"
+named=$(jq -r --argjson t "${TID[strip]}" '[.tasks[] | select(.tid == $t)][0] |
+	[.ustack[] | select((.module | endswith("/ustackhold-strip")) and .symbol != null) | .symbol] | join(",")' "$OUT")
+[ -z "$named" ] || live_fail "stripped: its frames named '$named' (a name from nowhere)"
+f=$(frames "$FT")
+[[ "$f" == "fstatat@libc.so.6 middle@ustackhold-O2 outer@ustackhold-O2 stater@ustackhold-O2"* ]] ||
+	live_fail "FUSE thread $FT: user frames '$f', want fstatat middle outer stater; error: $(uerr "$FT")"
+
+f=$(frames "${TID[repl]}")
+e=$(uerr "${TID[repl]}")
+[ "$f" = "__vfork@libc.so.6 -@repl (deleted)" ] && [[ "$e" == *"(No such file or directory: deleted, or hidden from cgwatch"*"so its unwind info is not used" ]] ||
+	live_fail "replaced binary: user frames '$f', error '$e'; want __vfork then the unnamed deleted file and the stop"
+# the 20 identical threads: one unwound, 19 sharing it, all with its frames
+sn=$(jq -r --argjson p "$SN" '[.tasks[] | select(.pid == $p)] |
+	"\(length) \([.[] | select(.ustack_same_as == null)] | length) \([.[] | .ustack_same_as // empty] | unique | length) \([.[] | [.ustack[] | .offset] | join(",")] | unique | length) \(.[0].ustack[1].symbol)"' "$OUT")
+[ "$sn" = "20 1 1 1 middle" ] ||
+	live_fail "20 identical threads: '$sn' (tasks, unwound, distinct same_as, distinct stacks, frame 1), want '20 1 1 1 middle'"
+# text: under the task, after its kernel stack
+awk -v t="${TID[O2]}" '$1 == "PID" && $2 == t { on = 1; next } on && /^  [A-Z]/ { on = 0 }
+	on && /user stack \(read without stopping it\):/ { u = 1 }
+	on && u && /#2 outer\+0x[0-9a-f]+ \(.*ustackhold-O2\+0x[0-9a-f]+\)/ { ok = 1 }
+	END { exit !ok }' "$TXT" ||
+	live_fail "text: no user stack with '#2 outer+0x...' under PID ${TID[O2]}: $(grep -A12 "PID ${TID[O2]} " "$TXT" | head -c 600)"
+for t in "${TID[@]}"; do
+	tp=$(awk '/^TracerPid:/{print $2}' "/proc/$t/status")
+	[ "$tp" = 0 ] || live_fail "task $t TracerPid $tp after the checks"
+done
+live_pass "-O2, -O0, frame pointers, stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"
