@@ -234,7 +234,7 @@ int parse_unreadable_line(const char *line, char *reason, size_t rcap, char *pat
  *     cgwatch-detail 1
  *     user alice
  *     unit db.service
- *     started_at 1764620000.250 */
+ *     started_at 1764620000.250000 */
 static bool detail_value_ok(const char *v)
 {
 	return v[0] && text_bad(v, strlen(v)) == strlen(v);
@@ -248,7 +248,7 @@ void detail_format(const struct cap_detail *d, struct strbuf *b)
 	if (detail_value_ok(d->unit))
 		sb_printf(b, "unit %s\n", d->unit);
 	if (d->have_started)
-		sb_printf(b, "started_at %.3f\n", d->started_at);
+		sb_printf(b, "started_at %.6f\n", d->started_at);
 }
 
 /* Copy the rest of the line at p (after one space) into out (cap bytes); false when it is

@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!sb.lost && parse_detail(sb.s, &e) == 0);
 		FUZZ_CHECK(strcmp(d.user, e.user) == 0 && strcmp(d.unit, e.unit) == 0);
 		FUZZ_CHECK(d.have_started == e.have_started &&
-		           (!d.have_started || fabs(d.started_at - e.started_at) <= 0.0005));
+		           (!d.have_started || fabs(d.started_at - e.started_at) <= 1e-6 * (1 + d.started_at)));
 		sb_free(&sb);
 	}
 	free(a);
