@@ -712,6 +712,13 @@ struct passwd_list { struct passwd_ent *v; size_t n; };
  * empty). Free out with passwd_free. */
 int passwd_parse(const char *text, size_t n, struct passwd_list *out, size_t *bad);
 void passwd_free(struct passwd_list *l);
+/* A uid or gid as /etc/passwd and /etc/group write it: decimal digits only, below 2^32-1
+ * ((uid_t)-1 is no id); s is n bytes. */
+bool etc_id(const char *s, size_t n, unsigned *out);
+/* Each line of text (n bytes) that is not blank or a '#' comment, without its newline or
+ * '\r', through fn; fn's -ENOMEM stops it (returned), any other error counts in *bad. */
+int etc_each_line(const char *text, size_t n, size_t *bad, void *ctx,
+                  int (*fn)(void *ctx, const char *line, size_t len));
 /* The uids of a /proc status file's "Uid:" line (real, effective, saved, filesystem), in
  * order: how many were read (0..4), stopping at the first that is not a uid. */
 int status_uids(const char *buf, size_t n, unsigned out[4]);

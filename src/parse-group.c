@@ -16,49 +16,6 @@ void group_free(struct group_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* A gid: decimal digits only, below 2^32-1. */
-static bool gid_of(const char *s, size_t n, unsigned *out)
-{
-	if (n == 0 || n > 10)
-		return false;
-	unsigned long long v = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v >= 0xffffffffULL)
-		return false;
-	*out = (unsigned)v;
-	return true;
-}
-
-/* Each line of text (n bytes) that is not blank or a comment, without its newline or '\r',
- * through fn; fn's -ENOMEM stops it, any other error counts in *bad. */
-static int each_line(const char *text, size_t n, size_t *bad, void *ctx,
-                     int (*fn)(void *ctx, const char *line, size_t len))
-{
-	for (size_t i = 0; i < n;) {
-		const char *nl = memchr(text + i, '\n', n - i);
-		size_t len = nl ? (size_t)(nl - (text + i)) : n - i;
-		const char *line = text + i;
-		i += len + (nl ? 1 : 0);
-		if (len && line[len - 1] == '\r')
-			len--;
-		size_t lead = 0;
-		while (lead < len && (line[lead] == ' ' || line[lead] == '\t'))
-			lead++;
-		if (lead == len || line[lead] == '#')
-			continue;
-		int r = fn(ctx, line, len);
-		if (r == -ENOMEM)
-			return r;
-		if (r < 0)
-			(*bad)++;
-	}
-	return 0;
-}
-
 struct group_ctx { struct group_list *l; size_t cap; };
 
 /* "name:password:gid:members": four fields, a name without NUL that is not a NIS "+"/"-"
@@ -84,7 +41,7 @@ static int group_line(void *p, const char *s, size_t n)
 	}
 	struct group_ent e = { 0 };
 	if (k != 4 || len[0] == 0 || f[0][0] == '+' || f[0][0] == '-' ||
-	    !gid_of(f[2], len[2], &e.gid))
+	    !etc_id(f[2], len[2], &e.gid))
 		return -EINVAL;
 	if (grow((void **)&c->l->v, &c->cap, c->l->n, 32, sizeof(*c->l->v)) < 0 ||
 	    !(e.name = try_strndup(f[0], len[0])))
@@ -98,7 +55,7 @@ int group_parse(const char *text, size_t n, struct group_list *out, size_t *bad)
 	memset(out, 0, sizeof(*out));
 	size_t nbad = 0;
 	struct group_ctx c = { out, 0 };
-	if (each_line(text, n, &nbad, &c, group_line) < 0) {
+	if (etc_each_line(text, n, &nbad, &c, group_line) < 0) {
 		group_free(out);
 		return -ENOMEM;
 	}
@@ -200,7 +157,7 @@ int hosts_parse(const char *text, size_t n, const char *host, struct hosts_list 
 	if (hl == 0 || localhost_name(host, hl))
 		return 0;
 	struct hosts_ctx c = { out, host, hl, 0, 0 };
-	if (each_line(text, n, &bad, &c, hosts_line) < 0) {
+	if (etc_each_line(text, n, &bad, &c, hosts_line) < 0) {
 		hosts_free(out);
 		return -ENOMEM;
 	}

@@ -16,8 +16,7 @@ void passwd_free(struct passwd_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* A uid: decimal digits only, below 2^32-1 ((uid_t)-1 is no uid). */
-static bool uid_of(const char *s, size_t n, unsigned *out)
+bool etc_id(const char *s, size_t n, unsigned *out)
 {
 	if (n == 0 || n > 10)
 		return false;
@@ -31,6 +30,30 @@ static bool uid_of(const char *s, size_t n, unsigned *out)
 		return false;
 	*out = (unsigned)v;
 	return true;
+}
+
+int etc_each_line(const char *text, size_t n, size_t *bad, void *ctx,
+                     int (*fn)(void *ctx, const char *line, size_t len))
+{
+	for (size_t i = 0; i < n;) {
+		const char *nl = memchr(text + i, '\n', n - i);
+		size_t len = nl ? (size_t)(nl - (text + i)) : n - i;
+		const char *line = text + i;
+		i += len + (nl ? 1 : 0);
+		if (len && line[len - 1] == '\r')
+			len--;
+		size_t lead = 0;
+		while (lead < len && (line[lead] == ' ' || line[lead] == '\t'))
+			lead++;
+		if (lead == len || line[lead] == '#')
+			continue;
+		int r = fn(ctx, line, len);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			(*bad)++;
+	}
+	return 0;
 }
 
 /* One line (n bytes, no newline) into e: seven fields, a name without NUL that is not a NIS
@@ -55,9 +78,9 @@ static int passwd_line(const char *s, size_t n, struct passwd_ent *e)
 	}
 	if (k != 7)
 		return -EINVAL;
-	if (len[0] == 0 || f[0][0] == '+' || f[0][0] == '-' || !uid_of(f[2], len[2], &e->uid))
+	if (len[0] == 0 || f[0][0] == '+' || f[0][0] == '-' || !etc_id(f[2], len[2], &e->uid))
 		return -EINVAL;
-	if (!uid_of(f[3], len[3], &e->gid))
+	if (!etc_id(f[3], len[3], &e->gid))
 		e->gid = 0xffffffffu;
 	e->name = try_strndup(f[0], len[0]);
 	e->home = try_strndup(f[5], len[5]);
@@ -122,7 +145,7 @@ int status_uids(const char *buf, size_t n, unsigned out[4])
 			size_t s = k;
 			while (k < len && l[k] != ' ' && l[k] != '\t')
 				k++;
-			if (!uid_of(l + s, k - s, &out[got]))
+			if (!etc_id(l + s, k - s, &out[got]))
 				break;
 			got++;
 		}
