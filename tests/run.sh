@@ -13,6 +13,13 @@ ASAN=$REPO/$BUILD/asan/cgwatch
 # the binaries' built-in signature library, not a directory from the environment
 unset CGWATCH_SIGNATURES_DIR
 pass=0 fail=0 skip=0
+SECONDS=0 t_sec=0
+# "== name" starts a section; the previous one's wall time is printed when the next starts
+section() {
+	[ -n "${t_name:-}" ] && echo "   ($t_name: $((SECONDS - t_sec)) s)"
+	t_name=$1 t_sec=$SECONDS
+	[ "$1" = end ] || echo "== $1"
+}
 
 tally() {
 	local line
@@ -125,19 +132,19 @@ golden() {
 	rm -f "$conf"
 }
 
-echo "== unit tests (cmocka, valgrind)"
+section "unit tests (cmocka, valgrind)"
 tally < <(unit)
-echo "== unit tests (AddressSanitizer and UBSan)"
+section "unit tests (AddressSanitizer and UBSan)"
 tally < <(asan_unit)
-echo "== configuration and signature files"
+section "configuration and signature files"
 tally < <(golden)
-echo "== layout: data flows one way through the stages, no files call each other, pure parsers"
+section "layout: data flows one way through the stages, no files call each other, pure parsers"
 tally < <(python3 tests/layout.py "$BUILD/obj" src)
-echo "== hostile files and strings: FIFOs, escape sequences, 10,000 signatures"
+section "hostile files and strings: FIFOs, escape sequences, 10,000 signatures"
 tally < <(CGWATCH=$CGW tests/hostile.sh)
-echo "== packaging: make install, units, catalog, man pages, the Debian package"
+section "packaging: make install, units, catalog, man pages, the Debian package"
 tally < <(tests/packaging.sh)
-echo "== a fresh build: check and run from its build tree, with an empty environment"
+section "a fresh build: check and run from its build tree, with an empty environment"
 tally < <(tests/fresh-build.sh)
 # Replays under valgrind: leaks and memory errors of the whole check path, libproc2 included.
 # (LeakSanitizer cannot run there: it reads /proc/self/task, which a replay replaces.)
@@ -183,28 +190,29 @@ valgrind_replays() {
 	rmdir "$gen"
 }
 
-echo "== fixture replays (AddressSanitizer build), and under valgrind"
+section "fixture replays (AddressSanitizer build), and under valgrind"
 if [ -x "$ASAN" ]; then
 	tally < <(CGWATCH=$ASAN ASAN_OPTIONS=detect_leaks=0 tests/fixtures/run.sh -v)
 else
 	tally < <(echo "FAIL asan-build: $ASAN missing (make asan)")
 fi
 tally < <(valgrind_replays)
-echo "== bundles: every fixture through an archive and back; hostile, corrupt and tampered ones"
+section "bundles: every fixture through an archive and back; hostile, corrupt and tampered ones"
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/bundle.sh)
-echo "== redacted bundles: no host, user or home path left; the same findings from the archive"
+section "redacted bundles: no host, user or home path left; the same findings from the archive"
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/redact.sh)
-echo "== fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan)"
+section "fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan)"
 tally < <(BUILD=$BUILD FUZZ_SECONDS=${FUZZ_SECONDS:-3} tests/fuzz/run.sh)
-echo "== live tests on this kernel"
+section "live tests on this kernel"
 tally < <(CGWATCH=$CGW tests/live/run.sh)
-echo "== the daemon, live: journald, notify, restart, full disk, storm"
+section "the daemon, live: journald, notify, restart, full disk, storm"
 tally < <(CGWATCH=$CGW tests/daemon/run.sh)
-echo "== under a real systemd: a Debian 12 container booted with systemd-nspawn"
+section "under a real systemd: a Debian 12 container booted with systemd-nspawn"
 # bounded by its own budget (SD_BUDGET, 300 s); this is only a backstop. The first run
 # builds the rootfs (mmdebstrap, cached in /var/cache/cgwatch-tests).
 tally < <(BUILD=$BUILD timeout -k 10 1500 tests/systemd/run.sh)
+section end
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
