@@ -14,6 +14,8 @@ ASAN=$REPO/$BUILD/asan/cgwatch
 unset CGWATCH_SIGNATURES_DIR
 pass=0 fail=0 skip=0
 SECONDS=0 t_sec=0
+SUITE_TIMES=$(mktemp)             # live and daemon scenarios' wall times (scenarios.sh)
+export SUITE_TIMES
 # "== name" starts a section; the previous one's wall time is printed when the next starts
 section() {
 	[ -n "${t_name:-}" ] && echo "   ($t_name: $((SECONDS - t_sec)) s)"
@@ -214,5 +216,7 @@ section "under a real systemd: a Debian 12 container booted with systemd-nspawn"
 # builds the rootfs (mmdebstrap, cached in /var/cache/cgwatch-tests).
 tally < <(BUILD=$BUILD timeout -k 10 1500 tests/systemd/run.sh)
 section end
+echo "   (slowest scenarios: $(sort -rn "$SUITE_TIMES" | head -8 | awk '{printf "%s%s %s s", NR > 1 ? ", " : "", $2, $1}'))"
+rm -f "$SUITE_TIMES"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

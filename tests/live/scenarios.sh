@@ -16,7 +16,7 @@ scenarios_main() {
 }
 
 run_scenarios() {
-	local prefix=$1 dir=$2 backstop=$3 s script out rc fail=0
+	local prefix=$1 dir=$2 backstop=$3 s script out rc fail=0 t0
 	shift 3
 	for s in "$@"; do
 		script=$dir/$s.sh
@@ -26,8 +26,11 @@ run_scenarios() {
 			continue
 		fi
 		# each script bounds itself; this is only a backstop
+		t0=$SECONDS
 		out=$(timeout -k 5 "$backstop" bash "$script")
 		rc=$?
+		# SUITE_TIMES: a file tests/run.sh reads to name the slowest scenarios
+		[ -z "${SUITE_TIMES:-}" ] || echo "$((SECONDS - t0)) $prefix-$s" >>"$SUITE_TIMES"
 		[ -n "$out" ] || out="FAIL $prefix-$s: script printed nothing (rc $rc)"
 		echo "$out"
 		case $out in
