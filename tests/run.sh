@@ -36,30 +36,49 @@ tally() {
 	done
 }
 
+# Run "$@" for each of the words on stdin, JOBS at once (the number of CPUs), each one's
+# output kept and printed in input order: the valgrind runs are single-threaded.
+JOBS=${JOBS:-$(nproc)}
+parallel_ordered() {
+	local tmp i=0 n w
+	tmp=$(mktemp -d)
+	while IFS= read -r w; do
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+		"$@" "$w" >"$tmp/$i" 2>&1 &
+		i=$((i + 1))
+	done
+	wait
+	for ((n = 0; n < i; n++)); do cat "$tmp/$n"; done
+	rm -rf "$tmp"
+}
+
 # cmocka's TAP output ("ok 3 - test_x", "not ok 4 - test_y"), each binary under valgrind.
+VG=()
+unit_one() {
+	local t=$1 name out rc
+	name=$(basename "$t")
+	out=$(CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "${VG[@]}" "$t" 2>&1)
+	rc=$?
+	sed -n -e "s/^ok [0-9]* - \(.*\)/PASS unit-$name:\1/p" \
+	       -e "s/^not ok [0-9]* - \(.*\)/FAIL unit-$name:\1/p" <<<"$out"
+	if [ $rc = 99 ]; then
+		echo "FAIL valgrind-$name: memory errors or leaks:"
+		grep '^==' <<<"$out" | head -20 | sed 's/^/    /'
+	elif [ $rc != 0 ] && ! grep -q '^not ok' <<<"$out"; then
+		echo "FAIL unit-$name: exit $rc"
+		tail -5 <<<"$out" | sed 's/^/    /'
+	fi
+}
 unit() {
-	local t name out rc vg=()
 	if command -v valgrind >/dev/null; then
-		vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+		VG=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
 		    --suppressions=tests/valgrind.supp)      # libunwind's probes: see the file
 	else
 		echo "SKIP valgrind: not installed, unit tests run without it"
 	fi
 	for t in "$BUILD"/tests/test-*; do
-		[ -x "$t" ] || continue
-		name=$(basename "$t")
-		out=$(CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "${vg[@]}" "$t" 2>&1)
-		rc=$?
-		sed -n -e "s/^ok [0-9]* - \(.*\)/PASS unit-$name:\1/p" \
-		       -e "s/^not ok [0-9]* - \(.*\)/FAIL unit-$name:\1/p" <<<"$out"
-		if [ $rc = 99 ]; then
-			echo "FAIL valgrind-$name: memory errors or leaks:"
-			grep '^==' <<<"$out" | head -20 | sed 's/^/    /'
-		elif [ $rc != 0 ] && ! grep -q '^not ok' <<<"$out"; then
-			echo "FAIL unit-$name: exit $rc"
-			tail -5 <<<"$out" | sed 's/^/    /'
-		fi
-	done
+		[ -x "$t" ] && echo "$t"
+	done | parallel_ordered unit_one
 }
 
 # The same unit tests built with AddressSanitizer and UBSan (make asan-unit): any finding
@@ -151,8 +170,37 @@ tally < <(tests/fresh-build.sh)
 # Replays under valgrind: leaks and memory errors of the whole check path, libproc2 included.
 # (LeakSanitizer cannot run there: it reads /proc/self/task, which a replay replaces.)
 # Trees without proc/ are generated first, as tests/fixtures/run.sh does.
+valgrind_replay_one() {
+	local dir=$1 name root gen out rc fmt
+	name=$(basename "$dir")
+	root=$dir
+	gen=$(mktemp -d)
+	if [ ! -d "$dir/proc" ]; then
+		if ! out=$(python3 tests/fixtures/mkfixtures.py --out "$gen" "$name" 2>&1); then
+			echo "FAIL valgrind-replay-$name: cannot generate the tree: $out"
+			rm -rf "$gen"
+			return
+		fi
+		root=$gen/$name
+	fi
+	for fmt in json text; do
+		out=$(timeout 120 valgrind -q --error-exitcode=99 --leak-check=full \
+			--errors-for-leak-kinds=definite --suppressions=tests/valgrind.supp \
+			"$CGW" check --root "$root" --format $fmt \
+			2>&1 >/dev/null)
+		rc=$?
+		[ $rc = 99 ] || [ $rc -gt 3 ] && break
+	done
+	if [ $rc = 99 ] || [ $rc -gt 3 ]; then
+		echo "FAIL valgrind-replay-$name: --format $fmt exit $rc"
+		head -30 <<<"$out" | sed 's/^/    /'
+	else
+		echo "PASS valgrind-replay-$name"
+	fi
+	rm -rf "$gen"
+}
 valgrind_replays() {
-	local dir name root gen out rc fmt
+	local dir
 	if ! command -v valgrind >/dev/null; then
 		echo "SKIP valgrind-replay: valgrind not installed"
 		return
@@ -161,35 +209,9 @@ valgrind_replays() {
 		echo "SKIP valgrind-replay: needs root for the mount namespace"
 		return
 	fi
-	gen=$(mktemp -d)
 	for dir in tests/fixtures/*/; do
-		[ -f "$dir/expect" ] || continue
-		name=$(basename "$dir")
-		root=$dir
-		if [ ! -d "$dir/proc" ]; then
-			if ! out=$(python3 tests/fixtures/mkfixtures.py --out "$gen" "$name" 2>&1); then
-				echo "FAIL valgrind-replay-$name: cannot generate the tree: $out"
-				continue
-			fi
-			root=$gen/$name
-		fi
-		for fmt in json text; do
-			out=$(timeout 120 valgrind -q --error-exitcode=99 --leak-check=full \
-				--errors-for-leak-kinds=definite --suppressions=tests/valgrind.supp \
-				"$CGW" check --root "$root" --format $fmt \
-				2>&1 >/dev/null)
-			rc=$?
-			[ $rc = 99 ] || [ $rc -gt 3 ] && break
-		done
-		if [ $rc = 99 ] || [ $rc -gt 3 ]; then
-			echo "FAIL valgrind-replay-$name: --format $fmt exit $rc"
-			head -30 <<<"$out" | sed 's/^/    /'
-		else
-			echo "PASS valgrind-replay-$name"
-		fi
-		rm -rf "${gen:?}/$name"
-	done
-	rmdir "$gen"
+		[ -f "$dir/expect" ] && echo "${dir%/}"
+	done | parallel_ordered valgrind_replay_one
 }
 
 section "fixture replays (AddressSanitizer build), and under valgrind"
@@ -216,7 +238,7 @@ section "under a real systemd: a Debian 12 container booted with systemd-nspawn"
 # builds the rootfs (mmdebstrap, cached in /var/cache/cgwatch-tests).
 tally < <(BUILD=$BUILD timeout -k 10 1500 tests/systemd/run.sh)
 section end
-echo "   (slowest scenarios: $(sort -rn "$SUITE_TIMES" | head -8 | awk '{printf "%s%s %s s", NR > 1 ? ", " : "", $2, $1}'))"
+echo "   (slowest scenarios: $(sort -rn "$SUITE_TIMES" | head -8 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}'))"
 rm -f "$SUITE_TIMES"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
