@@ -5,8 +5,13 @@
 # parent in D; and one thread of a 9-thread process (the same -O2 build) blocked in stat
 # under an uninitialised FUSE mount. check --format json and text:
 #   -O2: ustack is __vfork (libc) < middle < outer < main, in order, named by libunwind;
-#   -O0 and frame pointers: __vfork < middle, then ustack_error says the caller's frame needs
-#     rbp (frame-pointer code): said, not guessed;
+#   -O0 and frame pointers: __vfork < middle < outer < main, the frames from outer on marked
+#     fp_recovered (the frame pointer /proc/TID/syscall lacks, found by a stack scan), their
+#     pcs the program's own return addresses ("chain" line), the frame after main its caller's;
+#     then libc's start frames or an honest stop, never another "needs rbp" stop;
+#   the same builds with decoy frame records in middle's locals (ustackhold decoy): either
+#     that exact chain, or __vfork < middle_decoy and the frame-pointer stop: never a frame
+#     that is not in the real chain;
 #   stripped: the same module offsets as -O2, and no symbol in the program's own frames;
 #   a copy of -O2 replaced by another build while it runs: its frame unnamed, and the stop
 #     said (the file at its path is not the one mapped);
@@ -20,8 +25,10 @@ live_require_helpers ustackhold-O2 ustackhold-O0 ustackhold-fp ustackhold-strip
 
 # the vfork parents; cleanups kill each (and its child, which dies with it)
 declare -A TID
-for v in O2 O0 fp strip; do
-	"$LIVE_BIN/ustackhold-$v" vfork 40 >"$LIVE_TMP/$v.out" 2>"$LIVE_TMP/$v.err" 3>&- </dev/null &
+for v in O2 O0 fp strip dO0 dfp; do
+	mode=vfork b=$v
+	[[ $v == d* ]] && mode=decoy b=${v#d}
+	"$LIVE_BIN/ustackhold-$b" $mode 40 >"$LIVE_TMP/$v.out" 2>"$LIVE_TMP/$v.err" 3>&- </dev/null &
 	pid=$!
 	live_on_exit "live_kill_wait $pid"
 	_blocked() { grep -q '^blocked ' "$LIVE_TMP/$1.out" && [ "$(live_task_state "$2")" = D ]; }
@@ -109,13 +116,38 @@ jq -e --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[1] |
 	(.pc | test("^0x[0-9a-f]+$")) and (.offset | test("^0x[0-9a-f]+$")) and
 	.symbol_from == "libunwind" and (.symbol_offset | type) == "number"' "$OUT" >/dev/null ||
 	live_fail "-O2: frame 1 keys: $(jq -c --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[1]' "$OUT")"
+# the pcs of frames 2.. ("0x..." each) and which of all frames are marked fp_recovered
+pcs() { jq -r --argjson t "$1" '[.tasks[]? | select(.tid == $t)][0] | [.ustack[2:][]? | .pc] | join(" ")' "$OUT"; }
+marks() { jq -r --argjson t "$1" '[.tasks[]? | select(.tid == $t)][0] | [.ustack[]? | if .fp_recovered == true then "R" else "-" end] | join("")' "$OUT"; }
+chain() { awk '/^chain /{print $2, $3, $4}' "$LIVE_TMP/$1.out"; }
 for v in O0 fp; do
 	f=$(frames "${TID[$v]}")
 	e=$(uerr "${TID[$v]}")
-	[ "$f" = "__vfork@libc.so.6 middle@ustackhold-$v" ] ||
-		live_fail "-$v: user frames '$f', want __vfork middle (then the frame-pointer stop); error: $e"
-	[[ "$e" == "user stack ends at middle+0x"*"needs rbp (frame-pointer code)"* ]] ||
-		live_fail "-$v: ustack_error '$e', want the frame-pointer stop at middle"
+	[[ "$f" == "__vfork@libc.so.6 middle@ustackhold-$v outer@ustackhold-$v main@ustackhold-$v "* ]] ||
+		live_fail "-$v: user frames '$f', want __vfork middle outer main then main's callers; error: $e"
+	read -r ro rm rs < <(chain "$v")
+	[[ "$(pcs "${TID[$v]}") " == "$ro $rm $rs "* ]] ||
+		live_fail "-$v: pcs of frames 2.. '$(pcs "${TID[$v]}")', want the real chain '$ro $rm $rs ...'"
+	m=$(marks "${TID[$v]}")
+	[[ "$m" =~ ^--RRR+$ ]] || live_fail "-$v: fp_recovered marks '$m', want --RRR...: every frame from outer on"
+	[[ "$e" != *"needs rbp"* ]] || live_fail "-$v: ustack_error '$e' after the recovery"
+done
+# decoys: the real chain, exactly, or the honest stop; nothing else
+DECOY=
+for v in dO0 dfp; do
+	b=${v#d}
+	f=$(frames "${TID[$v]}")
+	e=$(uerr "${TID[$v]}")
+	read -r ro rm rs < <(chain "$v")
+	if [[ "$f" == "__vfork@libc.so.6 middle_decoy@ustackhold-$b outer@ustackhold-$b main@ustackhold-$b "* ]] &&
+		[[ "$(pcs "${TID[$v]}") " == "$ro $rm $rs "* ]]; then
+		DECOY+=" -$b: recovered;"
+	elif [ "$f" = "__vfork@libc.so.6 middle_decoy@ustackhold-$b" ] &&
+		[[ "$e" == "user stack ends at middle_decoy+0x"*"needs rbp (frame-pointer code)"* ]]; then
+		DECOY+=" -$b: stopped;"
+	else
+		live_fail "decoy -$b: frames '$f' pcs 2.. '$(pcs "${TID[$v]}")' (real chain '$ro $rm $rs'), error '$e': neither the real chain nor the stop"
+	fi
 done
 # stripped: the -O2 code at the same offsets, and no name in its own frames
 want=$(jq -r --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0] | [.ustack[] | .offset] | join(" ")' "$OUT")
@@ -148,4 +180,4 @@ for t in "${TID[@]}"; do
 	tp=$(awk '/^TracerPid:/{print $2}' "/proc/$t/status")
 	[ "$tp" = 0 ] || live_fail "task $t TracerPid $tp after the checks"
 done
-live_pass "-O2, -O0, frame pointers, stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"
+live_pass "-O2, -O0 and frame pointers (recovered by stack scan), decoys (${DECOY%;}), stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"
