@@ -141,10 +141,10 @@ for v in dO0 dfp; do
 	read -r ro rm rs < <(chain "$v")
 	if [[ "$f" == "__vfork@libc.so.6 middle_decoy@ustackhold-$b outer@ustackhold-$b main@ustackhold-$b "* ]] &&
 		[[ "$(pcs "${TID[$v]}") " == "$ro $rm $rs "* ]]; then
-		DECOY+=" -$b: recovered;"
+		DECOY+="${DECOY:+, }-$b recovered"
 	elif [ "$f" = "__vfork@libc.so.6 middle_decoy@ustackhold-$b" ] &&
 		[[ "$e" == "user stack ends at middle_decoy+0x"*"needs rbp (frame-pointer code)"* ]]; then
-		DECOY+=" -$b: stopped;"
+		DECOY+="${DECOY:+, }-$b stopped"
 	else
 		live_fail "decoy -$b: frames '$f' pcs 2.. '$(pcs "${TID[$v]}")' (real chain '$ro $rm $rs'), error '$e': neither the real chain nor the stop"
 	fi
@@ -180,4 +180,4 @@ for t in "${TID[@]}"; do
 	tp=$(awk '/^TracerPid:/{print $2}' "/proc/$t/status")
 	[ "$tp" = 0 ] || live_fail "task $t TracerPid $tp after the checks"
 done
-live_pass "-O2, -O0 and frame pointers (recovered by stack scan), decoys (${DECOY%;}), stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"
+live_pass "-O2, -O0 and frame pointers (recovered by stack scan), decoys (${DECOY# }), stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"

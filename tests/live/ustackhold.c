@@ -72,7 +72,7 @@ static void say_chain(void *ra_outer)
  * [2] links to outer's frame beside a return address into outer after note_ra's call (a
  * call of another function); [4] is 0 beside the return address into main (a chain's end).
  * Each is a well-formed record; none is this frame's. */
-__attribute__((noinline)) static int middle_decoy(int how)
+__attribute__((noinline, noclone)) static int middle_decoy(int how)
 {
 	volatile unsigned long rec[6];
 	(void)how;
