@@ -22,6 +22,9 @@
  *   - or, when no record's call reaches the function (it was called indirectly or through a
  *     tail call), it lies exactly where the decoded prologue puts it, or its call is indirect
  *     and every other record is in its chain.
+ * Telling a record from the others takes seeing them: unless it lies exactly where the
+ * prologue puts it, the window must go on FPC_VIEW bytes above it (or to the stack's end),
+ * else a copy in the locals could pass for it while the real one lies past the window.
  * Anything else is no answer: the unwinder's stop stands. */
 #include <errno.h>
 #include <stdint.h>
@@ -32,6 +35,7 @@
 #define FPC_MAX_CAND 128            /* well-formed records considered */
 #define FPC_MAX_READS 2048          /* read() calls per search */
 #define FPC_MAX_CHAIN 256           /* links followed */
+#define FPC_VIEW 1024               /* the window seen above a record told apart from others */
 
 enum { NOT_CALL, CALL_TO_FN, CALL_OTHER, CALL_UNKNOWN };
 
@@ -233,6 +237,13 @@ static void prologue(struct fpc_st *st, struct fpc_out *out)
 	out->bound_exact = exact;
 }
 
+/* Does the window go on far enough above at to see the records that could disagree? */
+static bool view_ok(const struct fpc_in *in, unsigned long at)
+{
+	unsigned long end = in->base + in->len;
+	return end >= in->stack_hi || end - at >= FPC_VIEW;
+}
+
 static int none(struct fpc_out *out, int err, const char *why)
 {
 	out->rbp = out->ra = 0;
@@ -289,6 +300,9 @@ int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 				            "one, from outside it");
 			r = nx;
 		}
+		if (!(out->bound_exact && c[t1].at == out->bound) && !view_ok(in, c[t1].at))
+			return none(out, -ENOENT, "the stack read ends too near the record to tell it "
+			            "from others");
 		out->rbp = c[t1].at;
 		out->ra = c[t1].ra;
 		out->how = FPC_BY_CALL;
@@ -305,6 +319,9 @@ int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 	for (size_t i = 1; i < n; i++)
 		if (!on_chain(&st, &c[0], c[i].at))
 			return none(out, -EAGAIN, "records not in one chain, none calling the function");
+	if (!view_ok(in, c[0].at))
+		return none(out, -ENOENT, "the stack read ends too near the record to tell it from "
+		            "others");
 	out->rbp = c[0].at;
 	out->ra = c[0].ra;
 	out->how = FPC_BY_CHAIN;
