@@ -258,6 +258,7 @@ int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 	struct rec c[FPC_MAX_CAND];
 	size_t n = 0;
 	memset(out, 0, sizeof(*out));
+	out->bound = in->sp;
 	if (!in->win || in->len < 16 || in->sp < in->base || in->stack_lo >= in->stack_hi)
 		return none(out, -ENOENT, "no stack bytes to scan");
 	prologue(&st, out);
