@@ -11,7 +11,8 @@
 #     then libc's start frames or an honest stop, never another "needs rbp" stop;
 #   the same builds with decoy frame records in middle's locals (ustackhold decoy): either
 #     that exact chain, or __vfork < middle_decoy and the frame-pointer stop: never a frame
-#     that is not in the real chain;
+#     that is not in the real chain; the same below 1 KiB of alloca (decoya: the prologue's
+#     frame no longer keeps the scan above the locals), where the stop says why;
 #   stripped: the same module offsets as -O2, and no symbol in the program's own frames;
 #   a copy of -O2 replaced by another build while it runs: its frame unnamed, and the stop
 #     said (the file at its path is not the one mapped);
@@ -25,9 +26,10 @@ live_require_helpers ustackhold-O2 ustackhold-O0 ustackhold-fp ustackhold-strip
 
 # the vfork parents; cleanups kill each (and its child, which dies with it)
 declare -A TID
-for v in O2 O0 fp strip dO0 dfp; do
+for v in O2 O0 fp strip dO0 dfp aO0 afp; do
 	mode=vfork b=$v
 	[[ $v == d* ]] && mode=decoy b=${v#d}
+	[[ $v == a* ]] && mode=decoya b=${v#a}
 	"$LIVE_BIN/ustackhold-$b" $mode 40 >"$LIVE_TMP/$v.out" 2>"$LIVE_TMP/$v.err" 3>&- </dev/null &
 	pid=$!
 	live_on_exit "live_kill_wait $pid"
@@ -134,19 +136,19 @@ for v in O0 fp; do
 done
 # decoys: the real chain, exactly, or the honest stop; nothing else
 DECOY=
-for v in dO0 dfp; do
-	b=${v#d}
+for v in dO0 dfp aO0 afp; do
+	b=${v:1}
 	f=$(frames "${TID[$v]}")
 	e=$(uerr "${TID[$v]}")
 	read -r ro rm rs < <(chain "$v")
 	if [[ "$f" == "__vfork@libc.so.6 middle_decoy@ustackhold-$b outer@ustackhold-$b main@ustackhold-$b "* ]] &&
 		[[ "$(pcs "${TID[$v]}") " == "$ro $rm $rs "* ]]; then
-		DECOY+="${DECOY:+, }-$b recovered"
+		DECOY+="${DECOY:+, }${v:0:1}-$b recovered"
 	elif [ "$f" = "__vfork@libc.so.6 middle_decoy@ustackhold-$b" ] &&
-		[[ "$e" == "user stack ends at middle_decoy+0x"*"needs rbp (frame-pointer code)"* ]]; then
-		DECOY+="${DECOY:+, }-$b stopped"
+		[[ "$e" == "user stack ends at middle_decoy+0x"*"needs rbp (frame-pointer code)"*"(no frame pointer recovered by a stack scan: "?*")" ]]; then
+		DECOY+="${DECOY:+, }${v:0:1}-$b stopped"
 	else
-		live_fail "decoy -$b: frames '$f' pcs 2.. '$(pcs "${TID[$v]}")' (real chain '$ro $rm $rs'), error '$e': neither the real chain nor the stop"
+		live_fail "$v: frames '$f' pcs 2.. '$(pcs "${TID[$v]}")' (real chain '$ro $rm $rs'), error '$e': neither the real chain nor the stop"
 	fi
 done
 # stripped: the -O2 code at the same offsets, and no name in its own frames

@@ -15,6 +15,10 @@
  *                                 not in its chain (stack addresses beside return addresses:
  *                                 its own, one into outer after another call, a record
  *                                 ending in 0), to tempt a frame-pointer scan
+ *   ustackhold decoya SECONDS     the same, middle_decoy first taking 1 KiB with alloca: its
+ *                                 sp lies that much below the frame its prologue makes, so
+ *                                 the records in its locals are above where the prologue says
+ *                                 its own record must be at the least
  *   ustackhold mmaphold SECONDS   the vfork parent as above, and two threads that take the
  *                                 process's mmap lock for writing in turn (mprotect of a
  *                                 4 GiB mapping of small pages each, each call a hold of
@@ -75,7 +79,11 @@ static void say_chain(void *ra_outer)
 __attribute__((noinline, noclone)) static int middle_decoy(int how)
 {
 	volatile unsigned long rec[6];
-	(void)how;
+	if (how == 'a') {
+		volatile char *blk = __builtin_alloca(1024);
+		blk[0] = 1;
+		sink += blk[0];
+	}
 	rec[0] = (unsigned long)&rec[2];
 	rec[1] = (unsigned long)__builtin_return_address(0);
 	rec[2] = *(unsigned long *)__builtin_frame_address(0);   /* outer's frame */
@@ -120,9 +128,9 @@ __attribute__((noinline)) static int middle(int how)
 __attribute__((noinline)) static int outer(int how)
 {
 	ra_main = __builtin_return_address(0);
-	if (how == 'd')
+	if (how == 'd' || how == 'a')
 		note_ra();
-	int r = how == 'd' ? middle_decoy(how) : middle(how);
+	int r = how == 'd' || how == 'a' ? middle_decoy(how) : middle(how);
 	sink += r;                          /* not a tail call */
 	return r + 1;
 }
@@ -175,6 +183,8 @@ int main(int argc, char **argv)
 		return outer('v') == 1 ? 0 : 1;
 	if (argc == 3 && !strcmp(argv[1], "decoy") && (secs = (unsigned)atoi(argv[2])) > 0)
 		return outer('d') == 1 ? 0 : 1;
+	if (argc == 3 && !strcmp(argv[1], "decoya") && (secs = (unsigned)atoi(argv[2])) > 0)
+		return outer('a') == 1 ? 0 : 1;
 	if (argc == 3 && !strcmp(argv[1], "mmaphold") && (secs = (unsigned)atoi(argv[2])) > 0) {
 		pthread_t t;
 		for (int i = 0; i < 2; i++)     /* two: one always waits while the other holds */
@@ -206,7 +216,7 @@ int main(int argc, char **argv)
 		pthread_join(t, NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: ustackhold vfork|decoy SECONDS | stat PATH THREADS | statn PATH THREADS | "
+	fprintf(stderr, "usage: ustackhold vfork|decoy|decoya SECONDS | stat PATH THREADS | statn PATH THREADS | "
 	        "mmaphold SECONDS\n");
 	return 2;
 }

@@ -71,7 +71,7 @@ def main():
                     if g:
                         chunks[got] = g
     chunks[fs] = rd(fs, 32)
-    slots = [sp + 8 * i for i, w in enumerate(words[:size // 8 + 64]) if w == ra_outer]
+    slots = [sp + 8 * i for i, w in enumerate(words[:(size + 2048) // 8]) if w == ra_outer]
     print("# %s %s: %s's frame, dumped by tests/unit/fpchain/dump.py" % (exe.split("/")[-1],
                                                                         fn, fn))
     print("sp %x" % sp)
