@@ -9,8 +9,9 @@
  *
  * Known gaps, each said rather than guessed: a leaf with no unwind info (a syscall stub) is
  * stepped over through the return address at sp; a frame whose caller needs a register
- * /proc/TID/syscall does not give (rbp in frame-pointer code, at -O0 too) ends the stack
- * with that said; a frame whose pc is not in an executable mapping, or whose sp does not
+ * /proc/TID/syscall does not give ends the stack with that said, unless it is rbp in
+ * frame-pointer code (at -O0 too) and a scan of the stack finds the one frame record it must
+ * hold (fp_recover, below); a frame whose pc is not in an executable mapping, or whose sp does not
  * grow, ends it too. Reading memory waits on the target's mmap lock, so each task's whole
  * unwind (maps, memory, tables) runs in dl_call's helper thread under the read deadline:
  * a timeout is evidence, and the scan goes on.
