@@ -16,7 +16,8 @@
 #   stripped: the same module offsets as -O2, and no symbol in the program's own frames;
 #   a copy of -O2 replaced by another build while it runs: its frame unnamed, and the stop
 #     said (the file at its path is not the one mapped);
-#   the FUSE thread: fstatat < middle < outer < stater (its thread function);
+#   the FUSE thread: fstatat < middle < outer < stater (its thread function); the -O0
+#     build's too, from outer on fp_recovered;
 #   20 threads of one process in identical stacks: one unwind, the 19 others share it;
 #   the text report prints them under the kernel stack;
 #   while cgwatch runs, every target's TracerPid stays 0 and its state is never T or t.
@@ -54,7 +55,8 @@ cp "$LIVE_BIN/ustackhold-fp" "$LIVE_TMP/repl.new" && mv -f "$LIVE_TMP/repl.new" 
 # then the processes under it
 MNT=$LIVE_TMP/mnt
 mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
-STATER= SN=
+STATER= SN= ST0=
+live_on_exit 'live_kill_wait "$ST0" 10'
 live_on_exit 'live_kill_wait "$SN" 10'
 live_on_exit 'live_kill_wait "$STATER" 10'
 live_fusehold fuse "$MNT"
@@ -66,6 +68,15 @@ FT=$(awk '/^blocked /{print $2}' "$LIVE_TMP/st.out")
 _in_fuse() { [ "$(live_task_state "$FT")" = D ] && grep -q fuse "/proc/$FT/stack"; }
 live_wait_for 5 _in_fuse || live_fail "setup: thread $FT not in D under FUSE: $(live_task_state "$FT")"
 TID[fuse]=$FT
+# the -O0 build's thread under the same mount: a thread's stack, not the process's
+"$LIVE_BIN/ustackhold-O0" stat "$MNT/z" 2 >"$LIVE_TMP/st0.out" 2>"$LIVE_TMP/st0.err" 3>&- </dev/null &
+ST0=$!
+_st0_line() { grep -q '^blocked ' "$LIVE_TMP/st0.out"; }
+live_wait_for 5 _st0_line || live_fail "setup: ustackhold-O0 stat: $(cat "$LIVE_TMP/st0.out" "$LIVE_TMP/st0.err")"
+FT0=$(awk '/^blocked /{print $2}' "$LIVE_TMP/st0.out")
+_in_fuse0() { [ "$(live_task_state "$FT0")" = D ] && grep -q fuse "/proc/$FT0/stack"; }
+live_wait_for 5 _in_fuse0 || live_fail "setup: thread $FT0 not in D under FUSE: $(live_task_state "$FT0")"
+TID[fuse0]=$FT0
 # 20 threads of one process in identical stacks under the same mount: one unwind, shared
 "$LIVE_BIN/ustackhold-O2" statn "$MNT/y" 20 >"$LIVE_TMP/sn.out" 2>"$LIVE_TMP/sn.err" 3>&- </dev/null &
 SN=$!
@@ -134,6 +145,11 @@ for v in O0 fp; do
 	[[ "$m" =~ ^--RRR+$ ]] || live_fail "-$v: fp_recovered marks '$m', want --RRR...: every frame from outer on"
 	[[ "$e" != *"needs rbp"* ]] || live_fail "-$v: ustack_error '$e' after the recovery"
 done
+f=$(frames "$FT0")
+read -r ro rm rs < <(chain st0)
+[[ "$f" == "fstatat@libc.so.6 middle@ustackhold-O0 outer@ustackhold-O0 stater@ustackhold-O0"* ]] &&
+	[[ "$(pcs "$FT0") " == "$ro $rm "* ]] && [[ "$(marks "$FT0")" =~ ^--RR+$ ]] ||
+	live_fail "-O0 FUSE thread $FT0: frames '$f' pcs 2.. '$(pcs "$FT0")' (real '$ro $rm') marks '$(marks "$FT0")', want fstatat middle outer stater, from outer on fp_recovered; error: $(uerr "$FT0")"
 # decoys: the real chain, exactly, or the honest stop; nothing else
 DECOY=
 for v in dO0 dfp aO0 afp; do
@@ -182,4 +198,4 @@ for t in "${TID[@]}"; do
 	tp=$(awk '/^TracerPid:/{print $2}' "/proc/$t/status")
 	[ "$tp" = 0 ] || live_fail "task $t TracerPid $tp after the checks"
 done
-live_pass "-O2, -O0 and frame pointers (recovered by stack scan), decoys (${DECOY# }), stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"
+live_pass "-O2, -O0 and frame pointers (recovered by stack scan, an -O0 thread too), decoys (${DECOY# }), stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"

@@ -24,9 +24,9 @@
  *                                 4 GiB mapping of small pages each, each call a hold of
  *                                 about 0.1 s; one writer queued while the other holds)
  *
- * Prints "chain RA_OUTER RA_MAIN RA_START\n" first in the vfork and decoy modes: the return
- * addresses into outer, main and main's caller, so a test can tell frames of the real call
- * chain from wrong ones. Prints "blocked TID\n" for the thread that blocks (before the call). Dies with its parent
+ * Prints "chain RA_OUTER RA_MAIN RA_START\n" first in the vfork, decoy and stat modes: the
+ * return addresses into outer, outer's caller (main, or the thread function) and main's
+ * caller, so a test can tell frames of the real call chain from wrong ones. Prints "blocked TID\n" for the thread that blocks (before the call). Dies with its parent
  * (PR_SET_PDEATHSIG); the vfork child too. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -105,7 +105,7 @@ __attribute__((noinline, noclone)) static int middle_decoy(int how)
 
 __attribute__((noinline)) static int middle(int how)
 {
-	if (how == 'v')
+	if (how == 'v' || how == 's')
 		say_chain(__builtin_return_address(0));
 	say_tid();
 	if (how == 's') {
