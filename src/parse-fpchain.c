@@ -42,6 +42,7 @@ enum { NOT_CALL, CALL_TO_FN, CALL_OTHER, CALL_UNKNOWN };
 struct fpc_st {
 	const struct fpc_in *in;
 	unsigned reads;
+	bool spent;                     /* a read refused for the budget: records may be unseen */
 };
 
 struct rec { unsigned long at, link, ra; int cls; };
@@ -54,7 +55,9 @@ static int mem(struct fpc_st *st, unsigned long addr, void *buf, size_t n)
 		memcpy(buf, in->win + (addr - in->base), n);
 		return 0;
 	}
-	if (!in->read || st->reads >= FPC_MAX_READS || addr > ~0ul - n)
+	if (st->reads >= FPC_MAX_READS)
+		st->spent = true;
+	if (!in->read || st->spent || addr > ~0ul - n)
 		return -1;
 	st->reads++;
 	return in->read(in->ctx, addr, buf, n) == 0 ? 0 : -1;
@@ -182,7 +185,7 @@ static bool on_chain(struct fpc_st *st, const struct rec *from, unsigned long to
 {
 	struct rec r = *from;
 	for (int i = 0; i < FPC_MAX_CHAIN; i++) {
-		if (r.at == to)
+		if (r.at == to || r.link == to)
 			return true;
 		if (!r.link || r.link > to || !rec_read(st, r.link, &r))
 			return false;
@@ -252,6 +255,16 @@ static int none(struct fpc_out *out, int err, const char *why)
 	return err;
 }
 
+static int found(const struct fpc_st *st, struct fpc_out *out, const struct rec *r, int how)
+{
+	if (st->spent)
+		return none(out, -EAGAIN, "too much memory to read to tell the records apart");
+	out->rbp = r->at;
+	out->ra = r->ra;
+	out->how = how;
+	return 0;
+}
+
 int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 {
 	struct fpc_st st = { .in = in };
@@ -273,6 +286,8 @@ int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 		c[n++] = r;
 	}
 	out->ncand = (unsigned)n;
+	if (st.spent)
+		return none(out, -EAGAIN, "too much memory to read to tell the records apart");
 	if (n == 0)
 		return none(out, -ENOENT, "no frame record above the frame");
 	size_t t1 = n;
@@ -304,17 +319,10 @@ int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 		if (!(out->bound_exact && c[t1].at == out->bound) && !view_ok(in, c[t1].at))
 			return none(out, -ENOENT, "the stack read ends too near the record to tell it "
 			            "from others");
-		out->rbp = c[t1].at;
-		out->ra = c[t1].ra;
-		out->how = FPC_BY_CALL;
-		return 0;
+		return found(&st, out, &c[t1], FPC_BY_CALL);
 	}
-	if (out->bound_exact && c[0].at == out->bound) {
-		out->rbp = c[0].at;
-		out->ra = c[0].ra;
-		out->how = FPC_BY_BOUND;
-		return 0;
-	}
+	if (out->bound_exact && c[0].at == out->bound)
+		return found(&st, out, &c[0], FPC_BY_BOUND);
 	if (c[0].cls != CALL_UNKNOWN)
 		return none(out, -ENOENT, "no record whose call reaches the function");
 	for (size_t i = 1; i < n; i++)
@@ -323,8 +331,5 @@ int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 	if (!view_ok(in, c[0].at))
 		return none(out, -ENOENT, "the stack read ends too near the record to tell it from "
 		            "others");
-	out->rbp = c[0].at;
-	out->ra = c[0].ra;
-	out->how = FPC_BY_CHAIN;
-	return 0;
+	return found(&st, out, &c[0], FPC_BY_CHAIN);
 }

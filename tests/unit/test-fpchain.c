@@ -537,6 +537,46 @@ static void test_links(void **state)
 	assert_true(o.bound == SP && !o.bound_exact);
 }
 
+/* Past its budget of reads the search may not have seen the record that disagrees: none. */
+static void test_read_budget(void **state)
+{
+	(void)state;
+	struct fake f;
+	struct fpc_out o;
+	size_t len = 0x9000;
+	unsigned long *w = calloc(len / 8, 8);
+	assert_non_null(w);
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	put_code(&f.m, CODE + 0x4000, "90909090909090909090909090909090");
+	w[0x20 / 8] = SP + 0x40;                 /* F's record, where its prologue puts it */
+	w[0x28 / 8] = CODE + 0x2005;
+	w[0x40 / 8] = 0;
+	w[0x48 / 8] = CODE + 0x3005;
+	for (size_t i = 0x60 / 8; i < len / 8; i++)   /* a chain's end, then code to read */
+		w[i] = i % 2 ? CODE + 0x4010 : 0;    /* with no call before it */
+	struct fpc_in in = {
+		.win = (unsigned char *)w, .len = len, .base = SP, .sp = SP, .pc = f.m.pc,
+		.fn_start = F, .fn_end = F + 0x100, .stack_lo = STK, .stack_hi = SP + len,
+		.exec = f.m.ex, .nexec = 1, .read = img_read, .ctx = &f.m,
+	};
+	int r = fpchain_find(&in, &o);
+	if (r != -EAGAIN || !strstr(o.why, "too much memory"))
+		print_error("%d %s (%u reads)\n", r, o.why ? o.why : "-", f.m.reads);
+	assert_int_equal(r, -EAGAIN);
+	assert_non_null(strstr(o.why, "too much memory"));
+	in.len = 0x1000;                         /* within the budget: found */
+	in.stack_hi = SP + in.len;
+	r = fpchain_find(&in, &o);
+	if (r != 0)
+		print_error("%d %s\n", r, o.why);
+	assert_int_equal(r, 0);
+	assert_true(o.rbp == SP + 0x20);
+	img_free(&f.m);
+	free(w);
+}
+
 static void test_bad_input(void **state)
 {
 	(void)state;
@@ -574,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_ambiguous),
 		cmocka_unit_test(test_indirect),
 		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_read_budget),
 		cmocka_unit_test(test_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
