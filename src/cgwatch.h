@@ -507,6 +507,39 @@ int parse_maps_line(const char *line, size_t len, struct maps_ent *e);
  * that does not parse: nothing in the text is trusted). */
 int maps_find(const char *text, unsigned long addr, struct maps_ent *e);
 
+/* ---- parse-fpchain.c: a frame pointer found by scanning stack bytes (pure) ---- */
+
+struct fpc_range { unsigned long start, end; };
+/* What a scan is given: len bytes of the stack read at base; the stopped frame's sp (the scan
+ * starts there), its pc and its function [fn_start, fn_end) (0s: unknown); the stack mapping
+ * [stack_lo, stack_hi); the executable mappings, sorted and apart; read(ctx, addr, buf, n):
+ * memory the window does not hold (code, links past it), 0 or -1. */
+struct fpc_in {
+	const unsigned char *win; size_t len; unsigned long base;
+	unsigned long sp, pc, fn_start, fn_end, stack_lo, stack_hi;
+	const struct fpc_range *exec; size_t nexec;
+	int (*read)(void *ctx, unsigned long addr, void *buf, size_t n);
+	void *ctx;
+};
+#define FPC_BY_CALL 1                  /* its return address follows a call of the function */
+#define FPC_BY_BOUND 2                 /* it lies exactly where the function's prologue puts it */
+#define FPC_BY_CHAIN 3                 /* an indirect call's, and every other record in its chain */
+/* What came of it: the frame record (rbp its address, ra the return address at rbp+8) and
+ * how it was told apart (FPC_BY_*); bound: no record is looked for below it (sp plus the
+ * frame the prologue makes), bound_exact when the prologue decoded whole; ncand: records
+ * well-formed above bound; why: when none is trusted (a static string). */
+struct fpc_out {
+	unsigned long rbp, ra, bound;
+	bool bound_exact;
+	int how;
+	unsigned ncand;
+	const char *why;
+};
+/* The rbp of the stopped frame (a frame-pointer function whose unwind needs it): the one
+ * frame record above sp that must be its (file comment of parse-fpchain.c). Returns 0 with
+ * out->rbp, -ENOENT (none) or -EAGAIN (more than one could be: none trusted), out->why said. */
+int fpchain_find(const struct fpc_in *in, struct fpc_out *out);
+
 /* ---- parse-manifest.c: a bundle's manifest.json and its member names (pure) ---- */
 
 #define BUNDLE_SCHEMA "cgwatch.bundle/1"
@@ -1113,12 +1146,14 @@ void elfsym_set_cache_bytes(size_t bytes);
 #define USTACK_MAX_FRAMES 48
 /* One user frame: pc, the file mapped there (maps path, "" anonymous) and pc's offset in
  * that file; the symbol naming it ("" when none), pc's offset from it and where the name
- * came from (a static string, NULL when not named). */
+ * came from (a static string, NULL when not named); fp_recovered: reached through a frame
+ * pointer found by a stack scan (parse-fpchain.c), not given by the task's registers. */
 struct cgw_uframe {
 	unsigned long pc, offset, sym_off;
 	char module[200];
 	char symbol[128];
 	const char *symbol_from;
+	bool fp_recovered;
 };
 /* Unwind the user stacks of the tasks the findings of r list (chains first), at most max
  * unwinds (0: none) each under the read deadline, off the calling thread, with libunwind's

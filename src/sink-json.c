@@ -72,6 +72,8 @@ static json_object *task_json(const struct cgw_task *t)
 			                       json_object_new_int64((int64_t)f->sym_off) : NULL);
 			json_object_object_add(fo, "symbol_from", f->symbol_from ?
 			                       json_object_new_string(f->symbol_from) : NULL);
+			if (f->fp_recovered)       /* reached through a frame pointer a stack scan found */
+				json_object_object_add(fo, "fp_recovered", json_object_new_boolean(1));
 			json_object_array_add(us, fo);
 		}
 		json_object_object_add(o, "ustack", us);

@@ -95,6 +95,9 @@ static void ustack_lines(const struct cgw_task *t, FILE *out, const char *indent
 	}
 	for (size_t i = 0; i < t->nuframes; i++) {
 		const struct cgw_uframe *f = &t->uframes[i];
+		if (f->fp_recovered && (i == 0 || !t->uframes[i - 1].fp_recovered))
+			fprintf(out, "%s      (frame pointer recovered by stack scan: the frames from here "
+			        "on rest on it)\n", indent);
 		cescape(f->module[0] ? f->module : "[anonymous]", strlen(f->module[0] ? f->module :
 		        "[anonymous]"), m, sizeof(m));
 		if (f->symbol[0])
@@ -116,7 +119,8 @@ static bool same_ustack(const struct cgw_task *a, const struct cgw_task *b)
 	for (size_t i = 0; i < a->nuframes; i++)
 		if (a->uframes[i].offset != b->uframes[i].offset ||
 		    strcmp(a->uframes[i].module, b->uframes[i].module) ||
-		    strcmp(a->uframes[i].symbol, b->uframes[i].symbol))
+		    strcmp(a->uframes[i].symbol, b->uframes[i].symbol) ||
+		    a->uframes[i].fp_recovered != b->uframes[i].fp_recovered)
 			return false;
 	return true;
 }

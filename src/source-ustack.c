@@ -9,8 +9,9 @@
  *
  * Known gaps, each said rather than guessed: a leaf with no unwind info (a syscall stub) is
  * stepped over through the return address at sp; a frame whose caller needs a register
- * /proc/TID/syscall does not give (rbp in frame-pointer code, at -O0 too) ends the stack
- * with that said; a frame whose pc is not in an executable mapping, or whose sp does not
+ * /proc/TID/syscall does not give ends the stack with that said, unless it is rbp in
+ * frame-pointer code (at -O0 too) and a scan of the stack finds the one frame record it must
+ * hold (fp_recover, below); a frame whose pc is not in an executable mapping, or whose sp does not
  * grow, ends it too. Reading memory waits on the target's mmap lock, so each task's whole
  * unwind (maps, memory, tables) runs in dl_call's helper thread under the read deadline:
  * a timeout is evidence, and the scan goes on.
@@ -57,6 +58,8 @@ struct uproc {
 struct uregs {
 	unsigned long pc, sp, arg[6];
 	bool args;                          /* arg[] are the registers' values */
+	unsigned long rbp;                  /* found by a stack scan (fp_recover), when have_rbp */
+	bool have_rbp;
 };
 
 /* The file a frame is in, as stat gave it (0s: no file to name it from). */
@@ -73,6 +76,8 @@ struct ujob {
 	size_t n;
 	char err[320];
 	unsigned long stack_end, stack_size;  /* the mapping holding sp: the dedup key */
+	/* where an unwind stopped for want of a register: that frame's sp and function */
+	unsigned long stop_sp, stop_fn_start, stop_fn_end;
 };
 
 static void uproc_free(struct uproc *p)
@@ -143,6 +148,12 @@ static int acc_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int w
 	case UNW_X86_64_R10: ai = 3; break;
 	case UNW_X86_64_R8: ai = 4; break;
 	case UNW_X86_64_R9: ai = 5; break;
+	case UNW_X86_64_RBP:
+		if (j->regs.have_rbp) {
+			*val = j->regs.rbp;
+			return 0;
+		}
+		break;
 	default: break;
 	}
 	if (ai >= 0 && j->regs.args) {
@@ -506,6 +517,9 @@ static void job_fn(void *arg)
 			snprintf(at, sizeof(at), "%s+0x%lx", last->module[0] ? last->module : "?",
 			         last->offset);
 		if (r < 0) {
+			j->stop_sp = sp;           /* for fp_recover */
+			j->stop_fn_start = info ? pi.start_ip : 0;
+			j->stop_fn_end = info ? pi.end_ip : 0;
 			if (!info)
 				snprintf(j->err, sizeof(j->err), "user stack ends at %s: no unwind info for "
 				         "it", at);
@@ -545,6 +559,144 @@ static void job_fn(void *arg)
 	}
 	if (j->n == USTACK_MAX_FRAMES)
 		snprintf(j->err, sizeof(j->err), "user stack cut at %d frames", USTACK_MAX_FRAMES);
+}
+
+/* Frame-pointer recovery (parse-fpchain.c has the search and why it can be trusted). An
+ * unwind that stopped because a frame's caller needs rbp (frame-pointer code: its unwind info
+ * says CFA = rbp + 16) is tried again with the rbp a scan of the stack above that frame finds,
+ * and libunwind's unwind info does the rest; the frames from that frame's caller on are
+ * marked fp_recovered. The scan reads FP_WINDOW bytes from the frame's sp (within the stack
+ * mapping) and, for the code it checks, through the same page cache. No answer, or a second
+ * unwind whose next frame is not the record's return address: the stop stands, said. */
+#define FP_WINDOW 8192
+
+static int fp_read(void *ctx, unsigned long addr, void *buf, size_t n)
+{
+	struct uproc *p = ctx;
+	unsigned char *b = buf;
+	while (n) {
+		unsigned long w, a = addr & ~7ul, o = addr - a;
+		size_t k = 8 - o < n ? 8 - o : n;
+		if (mem_word(p, a, &w) < 0)
+			return -1;
+		memcpy(b, (unsigned char *)&w + o, k);
+		b += k;
+		addr += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* The executable mappings of maps text, in order, into a malloc'd array (NULL: none or no
+ * memory). */
+static struct fpc_range *exec_ranges(const char *maps, size_t *n)
+{
+	struct fpc_range *r = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (const char *l = maps; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		struct maps_ent e;
+		if (parse_maps_line(l, len, &e) == 0 && e.x) {
+			if (*n == cap) {
+				struct fpc_range *nr = realloc(r, (cap = cap ? cap * 2 : 32) * sizeof(*r));
+				if (!nr) {
+					free(r);
+					*n = 0;
+					return NULL;
+				}
+				r = nr;
+			}
+			r[(*n)++] = (struct fpc_range){ e.start, e.end };
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	return r;
+}
+
+/* The stop's text, with why no frame pointer was recovered. */
+static void fp_said(struct ujob *j, const char *why)
+{
+	size_t n = strlen(j->err);
+	snprintf(j->err + n, sizeof(j->err) - n, " (no frame pointer recovered by a stack scan: "
+	         "%s)", why);
+}
+
+static void fp_recover(struct ujob *j, const struct uregs *r0)
+{
+	struct uproc *p = j->p;
+	size_t g = j->n - 1;               /* the frame whose caller needs rbp */
+	struct maps_ent se;
+	if (maps_find(p->maps, j->stop_sp, &se) < 0 || se.x || !se.w) {
+		fp_said(j, "its sp is in no writable stack mapping");
+		return;
+	}
+	unsigned long base = j->stop_sp & ~7ul;
+	size_t len = se.end - base < FP_WINDOW ? (size_t)(se.end - base) : FP_WINDOW;
+	unsigned char *win = malloc(FP_WINDOW);
+	size_t nexec = 0;
+	struct fpc_range *ex = exec_ranges(p->maps, &nexec);
+	struct ujob *keep = malloc(sizeof(*keep));
+	if (!win || !ex || !keep) {
+		free(win);
+		free(ex);
+		free(keep);
+		fp_said(j, "out of memory");
+		return;
+	}
+	size_t got = 0;
+	while (got + 8 <= len && fp_read(p, base + got, win + got, 8) == 0)
+		got += 8;
+	struct fpc_in in = {
+		.win = win, .len = got, .base = base, .sp = j->stop_sp, .pc = j->f[g].pc,
+		.fn_start = j->stop_fn_start, .fn_end = j->stop_fn_end,
+		.stack_lo = se.start, .stack_hi = se.end, .exec = ex, .nexec = nexec,
+		.read = fp_read, .ctx = p,
+	};
+	struct fpc_out out;
+	int r = fpchain_find(&in, &out);
+	free(win);
+	free(ex);
+	if (r < 0) {
+		fp_said(j, out.why);
+		free(keep);
+		return;
+	}
+	/* again from the start, with rbp: the frames up to g come out the same */
+	*keep = *j;
+	j->regs = *r0;
+	j->regs.rbp = out.rbp;
+	j->regs.have_rbp = true;
+	j->n = 0;
+	j->err[0] = '\0';
+	j->stop_sp = 0;
+	job_fn(j);
+	bool same = j->n > g + 1 && j->f[g + 1].pc == out.ra;
+	for (size_t i = 0; same && i <= g; i++)
+		same = j->f[i].pc == keep->f[i].pc;
+	if (!same) {
+		*j = *keep;
+		fp_said(j, "the unwind with the one found did not return to its record's return "
+		        "address");
+	} else {
+		for (size_t i = g + 1; i < j->n; i++)
+			j->f[i].fp_recovered = true;
+	}
+	free(keep);
+}
+
+/* An unwind (job_fn), and the frame-pointer recovery when it stopped for rbp. */
+static void job_run(void *arg)
+{
+	struct ujob *j = arg;
+	struct uregs r0 = j->regs;         /* job_fn moves them past a leaf */
+	j->stop_sp = 0;
+	job_fn(j);
+	if (j->bad_reg == UNW_X86_64_RBP && j->stop_sp && j->n && j->err[0] && j->p->maps)
+		fp_recover(j, &r0);
 }
 
 /* Processes with an unwind in flight, by tgid: one that passed its deadline stays listed
@@ -730,7 +882,7 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 		         "unwinds still wait for memory");
 		return;
 	}
-	int e = dl_call(job_fn, j, job_release, timeout_ms);   /* j released unless e == 0 */
+	int e = dl_call(job_run, j, job_release, timeout_ms);   /* j released unless e == 0 */
 	if (e == 0)
 		flight_set(t->tgid, false);
 	void *nd = realloc(u->done, (u->ndone + 1) * sizeof(*u->done));

@@ -166,6 +166,31 @@ def elf_images():
                 yield fh.read()
 
 
+def fpchain_seeds():
+    """fuzz-fpchain inputs (its header, then the stack window; the whole input is the code
+    too): a frame record where the prologue puts it, after a call of the function, its
+    caller's record ending the chain; the same with a copy below it; the function unknown."""
+    import struct
+    CODE, STACK = 0x400000, 0x7FF000000000
+    for flags, decoy in ((1, False), (1, True), (0, True), (3, False)):
+        b = bytearray(16 + 0x200)
+        fn = 0x110                                   # input offset of the function
+        b[0:9] = struct.pack("<HHHBBB", 0, fn, 0x40, flags, 0, 0xFF)
+        b[fn:fn + 8] = bytes.fromhex("554889e54883ec20")
+        b[fn + 8:fn + 32] = b"\x90" * 24
+        ra1, ra2 = 0x185, 0x1A5                       # after a call of fn; of another
+        b[ra1 - 16:ra1 - 5] = b"\x90" * 11
+        b[ra1 - 5:ra1] = b"\xe8" + struct.pack("<i", fn - ra1)
+        b[ra2 - 16:ra2 - 5] = b"\x90" * 11
+        b[ra2 - 5:ra2] = b"\xe8" + struct.pack("<i", 0x1C0 - ra2)
+        w = 16                                       # the window's offset in the input
+        struct.pack_into("<QQ", b, w + 0x20, STACK + 0x40, CODE + ra1)
+        struct.pack_into("<QQ", b, w + 0x40, 0, CODE + ra2)
+        if decoy:
+            struct.pack_into("<QQ", b, w + 0x00, STACK + 0x40, CODE + ra1)
+        yield bytes(b)
+
+
 SEEDS = {
     "stat": lambda: files(FIX + "proc/**/stat"),
     "sched": lambda: files(FIX + "proc/**/sched"),
@@ -188,6 +213,7 @@ SEEDS = {
     "manifest": lambda: iter(()),
     "passwd": lambda: files(FIX + "proc/*/status"),
     "elf": elf_images,
+    "fpchain": fpchain_seeds,
     "group": lambda: iter([b"root:x:0:\nalice:x:1000:\ndevs:x:5001:alice,bob\n",
                            b"127.0.0.1 localhost\n127.0.1.1 web-01.corp.example web-01\n"
                            b"10.0.0.7 web-01.lan mail # here\n2001:db8::7 web-01\n"]),

@@ -5,12 +5,19 @@
 # parent in D; and one thread of a 9-thread process (the same -O2 build) blocked in stat
 # under an uninitialised FUSE mount. check --format json and text:
 #   -O2: ustack is __vfork (libc) < middle < outer < main, in order, named by libunwind;
-#   -O0 and frame pointers: __vfork < middle, then ustack_error says the caller's frame needs
-#     rbp (frame-pointer code): said, not guessed;
+#   -O0 and frame pointers: __vfork < middle < outer < main, the frames from outer on marked
+#     fp_recovered (the frame pointer /proc/TID/syscall lacks, found by a stack scan), their
+#     pcs the program's own return addresses ("chain" line), the frame after main its caller's;
+#     then libc's start frames or an honest stop, never another "needs rbp" stop;
+#   the same builds with decoy frame records in middle's locals (ustackhold decoy): either
+#     that exact chain, or __vfork < middle_decoy and the frame-pointer stop: never a frame
+#     that is not in the real chain; the same below 1 KiB of alloca (decoya: the prologue's
+#     frame no longer keeps the scan above the locals), where the stop says why;
 #   stripped: the same module offsets as -O2, and no symbol in the program's own frames;
 #   a copy of -O2 replaced by another build while it runs: its frame unnamed, and the stop
 #     said (the file at its path is not the one mapped);
-#   the FUSE thread: fstatat < middle < outer < stater (its thread function);
+#   the FUSE thread: fstatat < middle < outer < stater (its thread function); the -O0
+#     build's too, from outer on fp_recovered;
 #   20 threads of one process in identical stacks: one unwind, the 19 others share it;
 #   the text report prints them under the kernel stack;
 #   while cgwatch runs, every target's TracerPid stays 0 and its state is never T or t.
@@ -20,8 +27,11 @@ live_require_helpers ustackhold-O2 ustackhold-O0 ustackhold-fp ustackhold-strip
 
 # the vfork parents; cleanups kill each (and its child, which dies with it)
 declare -A TID
-for v in O2 O0 fp strip; do
-	"$LIVE_BIN/ustackhold-$v" vfork 40 >"$LIVE_TMP/$v.out" 2>"$LIVE_TMP/$v.err" 3>&- </dev/null &
+for v in O2 O0 fp strip dO0 dfp aO0 afp; do
+	mode=vfork b=$v
+	[[ $v == d* ]] && mode=decoy b=${v#d}
+	[[ $v == a* ]] && mode=decoya b=${v#a}
+	"$LIVE_BIN/ustackhold-$b" $mode 40 >"$LIVE_TMP/$v.out" 2>"$LIVE_TMP/$v.err" 3>&- </dev/null &
 	pid=$!
 	live_on_exit "live_kill_wait $pid"
 	_blocked() { grep -q '^blocked ' "$LIVE_TMP/$1.out" && [ "$(live_task_state "$2")" = D ]; }
@@ -45,7 +55,8 @@ cp "$LIVE_BIN/ustackhold-fp" "$LIVE_TMP/repl.new" && mv -f "$LIVE_TMP/repl.new" 
 # then the processes under it
 MNT=$LIVE_TMP/mnt
 mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
-STATER= SN=
+STATER= SN= ST0=
+live_on_exit 'live_kill_wait "$ST0" 10'
 live_on_exit 'live_kill_wait "$SN" 10'
 live_on_exit 'live_kill_wait "$STATER" 10'
 live_fusehold fuse "$MNT"
@@ -57,6 +68,15 @@ FT=$(awk '/^blocked /{print $2}' "$LIVE_TMP/st.out")
 _in_fuse() { [ "$(live_task_state "$FT")" = D ] && grep -q fuse "/proc/$FT/stack"; }
 live_wait_for 5 _in_fuse || live_fail "setup: thread $FT not in D under FUSE: $(live_task_state "$FT")"
 TID[fuse]=$FT
+# the -O0 build's thread under the same mount: a thread's stack, not the process's
+"$LIVE_BIN/ustackhold-O0" stat "$MNT/z" 2 >"$LIVE_TMP/st0.out" 2>"$LIVE_TMP/st0.err" 3>&- </dev/null &
+ST0=$!
+_st0_line() { grep -q '^blocked ' "$LIVE_TMP/st0.out"; }
+live_wait_for 5 _st0_line || live_fail "setup: ustackhold-O0 stat: $(cat "$LIVE_TMP/st0.out" "$LIVE_TMP/st0.err")"
+FT0=$(awk '/^blocked /{print $2}' "$LIVE_TMP/st0.out")
+_in_fuse0() { [ "$(live_task_state "$FT0")" = D ] && grep -q fuse "/proc/$FT0/stack"; }
+live_wait_for 5 _in_fuse0 || live_fail "setup: thread $FT0 not in D under FUSE: $(live_task_state "$FT0")"
+TID[fuse0]=$FT0
 # 20 threads of one process in identical stacks under the same mount: one unwind, shared
 "$LIVE_BIN/ustackhold-O2" statn "$MNT/y" 20 >"$LIVE_TMP/sn.out" 2>"$LIVE_TMP/sn.err" 3>&- </dev/null &
 SN=$!
@@ -109,13 +129,43 @@ jq -e --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[1] |
 	(.pc | test("^0x[0-9a-f]+$")) and (.offset | test("^0x[0-9a-f]+$")) and
 	.symbol_from == "libunwind" and (.symbol_offset | type) == "number"' "$OUT" >/dev/null ||
 	live_fail "-O2: frame 1 keys: $(jq -c --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[1]' "$OUT")"
+# the pcs of frames 2.. ("0x..." each) and which of all frames are marked fp_recovered
+pcs() { jq -r --argjson t "$1" '[.tasks[]? | select(.tid == $t)][0] | [.ustack[2:][]? | .pc] | join(" ")' "$OUT"; }
+marks() { jq -r --argjson t "$1" '[.tasks[]? | select(.tid == $t)][0] | [.ustack[]? | if .fp_recovered == true then "R" else "-" end] | join("")' "$OUT"; }
+chain() { awk '/^chain /{print $2, $3, $4}' "$LIVE_TMP/$1.out"; }
 for v in O0 fp; do
 	f=$(frames "${TID[$v]}")
 	e=$(uerr "${TID[$v]}")
-	[ "$f" = "__vfork@libc.so.6 middle@ustackhold-$v" ] ||
-		live_fail "-$v: user frames '$f', want __vfork middle (then the frame-pointer stop); error: $e"
-	[[ "$e" == "user stack ends at middle+0x"*"needs rbp (frame-pointer code)"* ]] ||
-		live_fail "-$v: ustack_error '$e', want the frame-pointer stop at middle"
+	[[ "$f" == "__vfork@libc.so.6 middle@ustackhold-$v outer@ustackhold-$v main@ustackhold-$v "* ]] ||
+		live_fail "-$v: user frames '$f', want __vfork middle outer main then main's callers; error: $e"
+	read -r ro rm rs < <(chain "$v")
+	[[ "$(pcs "${TID[$v]}") " == "$ro $rm $rs "* ]] ||
+		live_fail "-$v: pcs of frames 2.. '$(pcs "${TID[$v]}")', want the real chain '$ro $rm $rs ...'"
+	m=$(marks "${TID[$v]}")
+	[[ "$m" =~ ^--RRR+$ ]] || live_fail "-$v: fp_recovered marks '$m', want --RRR...: every frame from outer on"
+	[[ "$e" != *"needs rbp"* ]] || live_fail "-$v: ustack_error '$e' after the recovery"
+done
+f=$(frames "$FT0")
+read -r ro rm rs < <(chain st0)
+[[ "$f" == "fstatat@libc.so.6 middle@ustackhold-O0 outer@ustackhold-O0 stater@ustackhold-O0"* ]] &&
+	[[ "$(pcs "$FT0") " == "$ro $rm "* ]] && [[ "$(marks "$FT0")" =~ ^--RR+$ ]] ||
+	live_fail "-O0 FUSE thread $FT0: frames '$f' pcs 2.. '$(pcs "$FT0")' (real '$ro $rm') marks '$(marks "$FT0")', want fstatat middle outer stater, from outer on fp_recovered; error: $(uerr "$FT0")"
+# decoys: the real chain, exactly, or the honest stop; nothing else
+DECOY=
+for v in dO0 dfp aO0 afp; do
+	b=${v:1}
+	f=$(frames "${TID[$v]}")
+	e=$(uerr "${TID[$v]}")
+	read -r ro rm rs < <(chain "$v")
+	if [[ "$f" == "__vfork@libc.so.6 middle_decoy@ustackhold-$b outer@ustackhold-$b main@ustackhold-$b "* ]] &&
+		[[ "$(pcs "${TID[$v]}") " == "$ro $rm $rs "* ]]; then
+		DECOY+="${DECOY:+, }${v:0:1}-$b recovered"
+	elif [ "$f" = "__vfork@libc.so.6 middle_decoy@ustackhold-$b" ] &&
+		[[ "$e" == "user stack ends at middle_decoy+0x"*"needs rbp (frame-pointer code)"*"(no frame pointer recovered by a stack scan: "?*")" ]]; then
+		DECOY+="${DECOY:+, }${v:0:1}-$b stopped"
+	else
+		live_fail "$v: frames '$f' pcs 2.. '$(pcs "${TID[$v]}")' (real chain '$ro $rm $rs'), error '$e': neither the real chain nor the stop"
+	fi
 done
 # stripped: the -O2 code at the same offsets, and no name in its own frames
 want=$(jq -r --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0] | [.ustack[] | .offset] | join(" ")' "$OUT")
@@ -148,4 +198,4 @@ for t in "${TID[@]}"; do
 	tp=$(awk '/^TracerPid:/{print $2}' "/proc/$t/status")
 	[ "$tp" = 0 ] || live_fail "task $t TracerPid $tp after the checks"
 done
-live_pass "-O2, -O0, frame pointers, stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"
+live_pass "-O2, -O0 and frame pointers (recovered by stack scan, an -O0 thread too), decoys (${DECOY# }), stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"

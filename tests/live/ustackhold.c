@@ -10,12 +10,23 @@
  *                                 calls outer -> middle -> stat(PATH) (a stuck FUSE mount)
  *   ustackhold statn PATH THREADS THREADS threads each call outer -> middle -> stat(PATH)
  *                                 (identical stacks: one unwind for all of them)
+ *   ustackhold decoy SECONDS      the vfork parent as above, through middle_decoy in place of
+ *                                 middle: a frame whose locals hold frame records that are
+ *                                 not in its chain (stack addresses beside return addresses:
+ *                                 its own, one into outer after another call, a record
+ *                                 ending in 0), to tempt a frame-pointer scan
+ *   ustackhold decoya SECONDS     the same, middle_decoy first taking 1 KiB with alloca: its
+ *                                 sp lies that much below the frame its prologue makes, so
+ *                                 the records in its locals are above where the prologue says
+ *                                 its own record must be at the least
  *   ustackhold mmaphold SECONDS   the vfork parent as above, and two threads that take the
  *                                 process's mmap lock for writing in turn (mprotect of a
  *                                 4 GiB mapping of small pages each, each call a hold of
  *                                 about 0.1 s; one writer queued while the other holds)
  *
- * Prints "blocked TID\n" for the thread that blocks (before the call). Dies with its parent
+ * Prints "chain RA_OUTER RA_MAIN RA_START\n" first in the vfork, decoy and stat modes: the
+ * return addresses into outer, outer's caller (main, or the thread function) and main's
+ * caller, so a test can tell frames of the real call chain from wrong ones. Prints "blocked TID\n" for the thread that blocks (before the call). Dies with its parent
  * (PR_SET_PDEATHSIG); the vfork child too. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -35,6 +46,14 @@ static unsigned secs;
 static const char *path;
 static volatile int sink;
 static int writers_ready;
+static void *ra_main, *ra_start, *ra_note;
+
+/* the return address of a call from outer that is not the call of middle: a decoy's */
+__attribute__((noinline)) static void note_ra(void)
+{
+	ra_note = __builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
 
 static void say_tid(void)
 {
@@ -44,8 +63,50 @@ static void say_tid(void)
 		_exit(111);
 }
 
+static void say_chain(void *ra_outer)
+{
+	char b[128];
+	int n = snprintf(b, sizeof(b), "chain %p %p %p\n", ra_outer, ra_main, ra_start);
+	if (write(STDOUT_FILENO, b, (size_t)n) < 0)
+		_exit(111);
+}
+
+/* middle, with frame records in its locals that a scan meets before its own (locals lie
+ * below the frame pointer): [0] links to [2] beside the real return address into outer;
+ * [2] links to outer's frame beside a return address into outer after note_ra's call (a
+ * call of another function); [4] is 0 beside the return address into main (a chain's end).
+ * Each is a well-formed record; none is this frame's. */
+__attribute__((noinline, noclone)) static int middle_decoy(int how)
+{
+	volatile unsigned long rec[6];
+	if (how == 'a') {
+		volatile char *blk = __builtin_alloca(1024);
+		blk[0] = 1;
+		sink += blk[0];
+	}
+	rec[0] = (unsigned long)&rec[2];
+	rec[1] = (unsigned long)__builtin_return_address(0);
+	rec[2] = *(unsigned long *)__builtin_frame_address(0);   /* outer's frame */
+	rec[3] = (unsigned long)ra_note;
+	rec[4] = 0;
+	rec[5] = (unsigned long)ra_main;
+	say_chain(__builtin_return_address(0));
+	say_tid();
+	pid_t p = vfork();
+	if (p == 0) {
+		struct timespec ts = { .tv_sec = secs, .tv_nsec = 0 };
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		syscall(SYS_nanosleep, &ts, NULL);
+		_exit(0);
+	}
+	sink += p + (int)rec[1];
+	return p < 0;
+}
+
 __attribute__((noinline)) static int middle(int how)
 {
+	if (how == 'v' || how == 's')
+		say_chain(__builtin_return_address(0));
 	say_tid();
 	if (how == 's') {
 		struct stat st;
@@ -66,7 +127,10 @@ __attribute__((noinline)) static int middle(int how)
 
 __attribute__((noinline)) static int outer(int how)
 {
-	int r = middle(how);
+	ra_main = __builtin_return_address(0);
+	if (how == 'd' || how == 'a')
+		note_ra();
+	int r = how == 'd' || how == 'a' ? middle_decoy(how) : middle(how);
 	sink += r;                          /* not a tail call */
 	return r + 1;
 }
@@ -114,8 +178,13 @@ int main(int argc, char **argv)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
 		return 1;
+	ra_start = __builtin_return_address(0);
 	if (argc == 3 && !strcmp(argv[1], "vfork") && (secs = (unsigned)atoi(argv[2])) > 0)
 		return outer('v') == 1 ? 0 : 1;
+	if (argc == 3 && !strcmp(argv[1], "decoy") && (secs = (unsigned)atoi(argv[2])) > 0)
+		return outer('d') == 1 ? 0 : 1;
+	if (argc == 3 && !strcmp(argv[1], "decoya") && (secs = (unsigned)atoi(argv[2])) > 0)
+		return outer('a') == 1 ? 0 : 1;
 	if (argc == 3 && !strcmp(argv[1], "mmaphold") && (secs = (unsigned)atoi(argv[2])) > 0) {
 		pthread_t t;
 		for (int i = 0; i < 2; i++)     /* two: one always waits while the other holds */
@@ -147,7 +216,7 @@ int main(int argc, char **argv)
 		pthread_join(t, NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: ustackhold vfork SECONDS | stat PATH THREADS | statn PATH THREADS | "
+	fprintf(stderr, "usage: ustackhold vfork|decoy|decoya SECONDS | stat PATH THREADS | statn PATH THREADS | "
 	        "mmaphold SECONDS\n");
 	return 2;
 }

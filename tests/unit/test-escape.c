@@ -477,6 +477,61 @@ static void test_report_ustack(void **state)
 	us_free(&u);
 }
 
+/* Frames reached through a frame pointer found by a stack scan: "fp_recovered": true on
+ * each in JSON (absent on the others), and one line before the first of them in text. */
+static void test_report_ustack_fp_recovered(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	us_init(&u);
+	size_t k = us_task(&u, 78, 78, "app", 3, 30);
+	struct cgw_task *t = &u.scan.t[k];
+	t->uframes = calloc(4, sizeof(*t->uframes));
+	assert_non_null(t->uframes);
+	t->nuframes = 4;
+	static const char *const sym[] = { "__vfork", "middle", "outer", "main" };
+	for (size_t i = 0; i < 4; i++) {
+		t->uframes[i] = (struct cgw_uframe){ .pc = 0x1000 + i, .offset = 0x100 + i,
+		                                     .sym_off = i, .module = "/opt/p",
+		                                     .symbol_from = "libunwind",
+		                                     .fp_recovered = i >= 2 };
+		snprintf(t->uframes[i].symbol, sizeof(t->uframes[i].symbol), "%s", sym[i]);
+	}
+	struct cgw_sig sig = unit_sig("vfork-wait", "vfork", "s", SEV_INFO);
+	us_finding(&u, &sig, SEV_INFO, 1, &k);
+
+	json_object *o = report_json_build(&u.rep, -1);
+	json_object *us = json_object_object_get(json_object_array_get_idx(
+		json_object_object_get(o, "tasks"), 0), "ustack");
+	assert_int_equal(json_object_array_length(us), 4);
+	for (size_t i = 0; i < 4; i++) {
+		json_object *fr = json_object_array_get_idx(us, i), *v = NULL;
+		bool has = json_object_object_get_ex(fr, "fp_recovered", &v);
+		assert_int_equal(has, i >= 2);
+		if (has)
+			assert_true(json_object_is_type(v, json_type_boolean) &&
+			            json_object_get_boolean(v));
+	}
+	json_object_put(o);
+
+	struct errbuf e;
+	report_text(&u.rep, errbuf_open(&e));
+	const char *text = errbuf_text(&e);
+	const char *want = "        #1 middle+0x1 (/opt/p+0x101)\n"
+	                   "        (frame pointer recovered by stack scan: the frames from here on "
+	                   "rest on it)\n"
+	                   "        #2 outer+0x2 (/opt/p+0x102)\n"
+	                   "        #3 main+0x3 (/opt/p+0x103)\n";
+	if (!strstr(text, want))
+		print_error("%s", text);
+	assert_non_null(strstr(text, want));
+	const char *first = strstr(text, "(frame pointer recovered");       /* said once */
+	assert_true(first && first < strstr(text, want) + strlen(want));
+	assert_null(strstr(first + 1, "(frame pointer recovered"));
+	errbuf_close(&e);
+	us_free(&u);
+}
+
 /* Evidence is prose for the text report too: a frozen cgroup's name is C-escaped in it (a
  * cgroup name may hold ESC), and JSON carries the same line. */
 static void test_evidence_cgroup_escaped(void **state)
@@ -607,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_escape_truncation),
 		cmocka_unit_test(test_jstr_untrusted),
 		cmocka_unit_test(test_report_json_real_strings),
+		cmocka_unit_test(test_report_ustack_fp_recovered),
 		cmocka_unit_test(test_report_ustack),
 		cmocka_unit_test(test_evidence_cgroup_escaped),
 		cmocka_unit_test(test_parse_seconds_ok),

@@ -1,0 +1,621 @@
+/* test-fpchain.c: the frame-pointer search (fpchain_find, parse-fpchain.c).
+ *
+ * Real stacks first: the files of tests/unit/fpchain were dumped (tests/unit/fpchain/dump.py) from
+ * live vfork parents of tests/live/ustackhold built -O0 and -O2 -fno-omit-frame-pointer,
+ * stopped in middle, and in middle_decoy, whose locals hold well-formed frame records that
+ * are not its own (one linking to another beside the real return address into outer; one
+ * linking into outer's frame beside a return address after another call; one ending in 0).
+ * The search must find each frame's record ("want"), and whatever it is denied (the
+ * prologue, the function, part of the window) it finds that one or none: never another.
+ * Then made-up memory for each rule: the call forms, PLT stubs, links, recursion, the bound. */
+#include "unit.h"
+
+/* ---- memory: chunks at addresses ---- */
+
+struct chunk { unsigned long at; size_t n; unsigned char *b; };
+struct image {
+	struct chunk c[512]; size_t nc;
+	struct fpc_range ex[16]; size_t nex;
+	unsigned long sp, pc, fn_start, fn_end, stack_lo, stack_hi, want;
+	unsigned long hide_lo, hide_hi;     /* reads here fail */
+	unsigned reads;
+};
+
+static int img_read(void *ctx, unsigned long addr, void *buf, size_t n)
+{
+	struct image *m = ctx;
+	m->reads++;
+	if (addr < m->hide_hi && addr + n > m->hide_lo)
+		return -1;
+	for (size_t i = 0; i < m->nc; i++)
+		if (addr >= m->c[i].at && addr - m->c[i].at <= m->c[i].n &&
+		    m->c[i].n - (addr - m->c[i].at) >= n) {
+			memcpy(buf, m->c[i].b + (addr - m->c[i].at), n);
+			return 0;
+		}
+	return -1;
+}
+
+/* bytes at at, joined to the chunk they continue */
+static void img_put(struct image *m, unsigned long at, const void *b, size_t n)
+{
+	if (m->nc && m->c[m->nc - 1].at + m->c[m->nc - 1].n == at) {
+		struct chunk *c = &m->c[m->nc - 1];
+		c->b = realloc(c->b, c->n + n);
+		assert_non_null(c->b);
+		memcpy(c->b + c->n, b, n);
+		c->n += n;
+		return;
+	}
+	assert_true(m->nc < ARRAY_SIZE(m->c));
+	struct chunk *c = &m->c[m->nc++];
+	c->at = at;
+	c->n = n;
+	c->b = malloc(n);
+	assert_non_null(c->b);
+	memcpy(c->b, b, n);
+}
+
+static void img_free(struct image *m)
+{
+	for (size_t i = 0; i < m->nc; i++)
+		free(m->c[i].b);
+	m->nc = 0;
+}
+
+static struct chunk *img_chunk(struct image *m, unsigned long at)
+{
+	for (size_t i = 0; i < m->nc; i++)
+		if (m->c[i].at == at)
+			return &m->c[i];
+	return NULL;
+}
+
+static void img_load(struct image *m, const char *name)
+{
+	char rel[256], path[4096], line[512];
+	memset(m, 0, sizeof(*m));
+	snprintf(rel, sizeof(rel), "tests/unit/fpchain/%s", name);
+	assert_true(unit_srcpath(rel, path, sizeof(path)));
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		char hex[300];
+		if (sscanf(line, "sp %lx", &m->sp) == 1 || sscanf(line, "pc %lx", &m->pc) == 1 ||
+		    sscanf(line, "want %lx", &m->want) == 1)
+			continue;
+		if (sscanf(line, "fn %lx %lx", &m->fn_start, &m->fn_end) == 2 ||
+		    sscanf(line, "stack %lx %lx", &m->stack_lo, &m->stack_hi) == 2)
+			continue;
+		if (sscanf(line, "exec %lx %lx", &a, &b) == 2) {
+			assert_true(m->nex < ARRAY_SIZE(m->ex));
+			m->ex[m->nex++] = (struct fpc_range){ a, b };
+		} else if (sscanf(line, "mem %lx %299s", &a, hex) == 2) {
+			unsigned char by[150];
+			size_t n = strlen(hex) / 2;
+			for (size_t i = 0; i < n; i++)
+				assert_int_equal(sscanf(hex + 2 * i, "%2hhx", &by[i]), 1);
+			img_put(m, a, by, n);
+		}
+	}
+	fclose(f);
+	assert_true(m->sp && m->want > m->sp && m->fn_start && m->nex && img_chunk(m, m->sp));
+}
+
+/* The search over m, its window the chunk at sp (len bytes of it; 0: all). */
+static int search(struct image *m, size_t len, struct fpc_out *out)
+{
+	struct chunk *w = img_chunk(m, m->sp);
+	assert_non_null(w);
+	struct fpc_in in = {
+		.win = w->b, .len = len && len < w->n ? len : w->n, .base = m->sp, .sp = m->sp,
+		.pc = m->pc, .fn_start = m->fn_start, .fn_end = m->fn_end, .stack_lo = m->stack_lo,
+		.stack_hi = m->stack_hi, .exec = m->ex, .nexec = m->nex, .read = img_read, .ctx = m,
+	};
+	return fpchain_find(&in, out);
+}
+
+static unsigned long word_at(struct image *m, unsigned long a)
+{
+	unsigned long v = 0;
+	assert_int_equal(img_read(m, a, &v, 8), 0);
+	return v;
+}
+
+/* the first four found; the decoya ones (1 KiB of alloca below the locals: the prologue's
+ * frame no longer keeps the scan above the decoys) refused */
+static const char *const real[] = { "O0-vfork.txt", "fp-vfork.txt", "O0-decoy.txt",
+                                    "fp-decoy.txt", "O0-decoya.txt", "fp-decoya.txt" };
+#define REAL_FOUND 4
+
+static void test_real_stacks(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < REAL_FOUND; k++) {
+		struct image m;
+		struct fpc_out o;
+		img_load(&m, real[k]);
+		int r = search(&m, 0, &o);
+		if (r != 0 || o.rbp != m.want) {
+			print_error("%s: %d rbp %lx, want %lx (%s)\n", real[k], r, o.rbp, m.want,
+			            o.why ? o.why : "");
+			fail();
+		}
+		assert_int_equal(o.how, FPC_BY_CALL);
+		assert_true(o.ra == word_at(&m, m.want + 8));
+		/* the prologue's frame: -O0 sub $N; fp builds push %rbx first, or not */
+		assert_true(o.bound_exact && o.bound == m.want);
+		img_free(&m);
+	}
+	/* below alloca: the decoy with the real return address is the lowest record calling
+	 * middle_decoy, and the real one is not in its chain */
+	for (size_t k = REAL_FOUND; k < ARRAY_SIZE(real); k++) {
+		struct image m;
+		struct fpc_out o;
+		img_load(&m, real[k]);
+		assert_int_equal(search(&m, 0, &o), -EAGAIN);
+		assert_string_equal(o.why, "two records calling the function, not in one chain");
+		assert_true(o.bound_exact && o.bound < m.want - 1024);
+		img_free(&m);
+	}
+}
+
+/* The decoys are tempting: below the frame's record, inside its locals, a well-formed record
+ * with the very return address into outer, and one linking into outer's frame. */
+static void test_decoys_are_there(void **state)
+{
+	(void)state;
+	for (size_t k = 2; k < ARRAY_SIZE(real); k++) {
+		struct image m;
+		img_load(&m, real[k]);
+		unsigned long ra = word_at(&m, m.want + 8), outer = word_at(&m, m.want);
+		bool copy = false, into_outer = false;
+		for (unsigned long a = m.sp; a < m.want; a += 8) {
+			unsigned long l = word_at(&m, a), v = word_at(&m, a + 8);
+			copy |= v == ra && l > a && l < m.stack_hi;
+			into_outer |= l == outer && v != ra && v >= m.ex[0].start && v < m.ex[0].end;
+		}
+		assert_true(copy && into_outer);
+		img_free(&m);
+	}
+}
+
+/* Whatever the search is denied, it finds the frame's record or none. */
+static void test_real_never_wrong(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(real); k++) {
+		struct image m;
+		struct fpc_out o;
+		img_load(&m, real[k]);
+		size_t full = img_chunk(&m, m.sp)->n;
+		for (int deny = 0; deny < 4; deny++) {
+			struct image d = m;
+			if (deny == 1) {            /* no prologue: no bound */
+				d.hide_lo = m.fn_start;
+				d.hide_hi = m.fn_start + 32;
+			} else if (deny == 2) {     /* the function unknown: no call reaches it */
+				d.fn_start = d.fn_end = 0;
+			} else if (deny == 3) {     /* no code at all */
+				d.hide_lo = 0;
+				d.hide_hi = ~0ul;
+			}
+			for (size_t len = 16; len <= full; len += 8) {
+				int r = search(&d, len, &o);
+				if (r == 0 && o.rbp != m.want) {
+					print_error("%s deny %d window %zu: rbp %lx, the frame's is %lx\n",
+					            real[k], deny, len, o.rbp, m.want);
+					fail();
+				}
+				assert_true(r == 0 || r == -ENOENT || r == -EAGAIN);
+				assert_true(r == 0 || (o.why && o.why[0] && o.rbp == 0));
+				if (k < REAL_FOUND && deny == 0 && len >= m.want + 16 - m.sp && r != 0) {
+					print_error("%s window %zu (its record in it): %d (%s)\n", real[k],
+					            len, r, o.why);
+					fail();
+				}
+			}
+		}
+		/* denied the prologue, a decoy calling the function is below the real record:
+		 * two records calling it, not one chain: none */
+		if (k >= 2) {
+			struct image d = m;
+			d.hide_lo = m.fn_start;
+			d.hide_hi = m.fn_start + 32;
+			assert_int_equal(search(&d, 0, &o), -EAGAIN);
+			d = m;
+			d.fn_start = d.fn_end = 0;
+			assert_int_equal(search(&d, 0, &o), -EAGAIN);
+		}
+		img_free(&m);
+	}
+}
+
+/* ---- made-up memory ---- */
+
+#define CODE 0x400000ul
+#define F (CODE + 0x1000)               /* the stopped function */
+#define STK 0x7000000ul
+#define SP (STK + 0x1000)
+
+struct fake {
+	struct image m;
+	unsigned char stack[0x800];
+};
+
+static void put_code(struct image *m, unsigned long at, const char *hex)
+{
+	unsigned char b[64];
+	size_t n = strlen(hex) / 2;
+	for (size_t i = 0; i < n; i++)
+		sscanf(hex + 2 * i, "%2hhx", &b[i]);
+	img_put(m, at, b, n);
+}
+
+/* a call of target ending at ra: e8 rel32 */
+static void put_call(struct image *m, unsigned long ra, unsigned long target)
+{
+	unsigned char b[5] = { 0xe8 };
+	int32_t rel = (int32_t)(target - ra);
+	memcpy(b + 1, &rel, 4);
+	put_code(m, ra - 16, "9090909090909090909090");
+	img_put(m, ra - 5, b, 5);
+}
+
+static void fake_init(struct fake *f, const char *prologue)
+{
+	memset(f, 0, sizeof(*f));
+	f->m.ex[0] = (struct fpc_range){ CODE, CODE + 0x10000 };
+	f->m.nex = 1;
+	f->m.sp = SP;
+	f->m.pc = F + 0x40;
+	f->m.fn_start = F;
+	f->m.fn_end = F + 0x100;
+	f->m.stack_lo = STK;
+	f->m.stack_hi = SP + sizeof(f->stack);
+	char pro[65];
+	snprintf(pro, sizeof(pro), "%s%s", prologue,
+	         "9090909090909090909090909090909090909090909090909090909090909090");
+	put_code(&f->m, F, pro);             /* 32 bytes: what the search reads */
+}
+
+static void rec(struct fake *f, unsigned long at, unsigned long link, unsigned long ra)
+{
+	memcpy(f->stack + (at - SP), &link, 8);
+	memcpy(f->stack + (at - SP) + 8, &ra, 8);
+}
+
+static int fsearch(struct fake *f, struct fpc_out *o)
+{
+	struct fpc_in in = {
+		.win = f->stack, .len = sizeof(f->stack), .base = SP, .sp = SP, .pc = f->m.pc,
+		.fn_start = f->m.fn_start, .fn_end = f->m.fn_end, .stack_lo = STK,
+		.stack_hi = f->m.stack_hi, .exec = f->m.ex, .nexec = f->m.nex, .read = img_read,
+		.ctx = &f->m,
+	};
+	int r = fpchain_find(&in, o);
+	img_free(&f->m);
+	return r;
+}
+
+#define PRO_SUB20 "554889e54883ec20"     /* push %rbp; mov %rsp,%rbp; sub $0x20,%rsp */
+/* endbr64; push %rbp; mov %rsp,%rbp; push %rbx; push %r12; push %rax; then a nop */
+#define PRO_PUSH "f30f1efa554889e553415450"
+
+static void test_call_of_function(void **state)
+{
+	(void)state;
+	struct fake f;
+	struct fpc_out o;
+	/* the record where the prologue puts it, its ra after a call of F; its caller's ends */
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), 0);
+	assert_true(o.rbp == SP + 0x20 && o.ra == CODE + 0x2005 && o.how == FPC_BY_CALL);
+	assert_true(o.bound == SP + 0x20 && o.bound_exact);
+	/* a record in the locals (below the prologue's frame) is not looked at */
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x00, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), 0);
+	assert_true(o.rbp == SP + 0x20);
+	/* through a PLT stub (endbr64; bnd jmp *GOT(%rip)) whose GOT slot holds F */
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, CODE + 0x5000);
+	put_code(&f.m, CODE + 0x5000, "f30f1efaf2ff25f60f00009090909090");   /* GOT at 0x5000+11+0xff6 */
+	unsigned long got = F;
+	img_put(&f.m, CODE + 0x6001, &got, 8);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), 0);
+	assert_true(o.rbp == SP + 0x20 && o.how == FPC_BY_CALL);
+	/* a PLT stub's slot holding another function: not F's call; nothing else reaches F,
+	 * but the record is where the prologue puts it */
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, CODE + 0x5000);
+	put_code(&f.m, CODE + 0x5000, "f30f1efaf2ff25f60f00009090909090");
+	got = F + 0x500;
+	img_put(&f.m, CODE + 0x6001, &got, 8);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), 0);
+	assert_true(o.rbp == SP + 0x20 && o.how == FPC_BY_BOUND);
+}
+
+static void test_ambiguous(void **state)
+{
+	(void)state;
+	struct fake f;
+	struct fpc_out o;
+	/* no prologue decoded: a record calling F in the locals, and the real one above it,
+	 * not in its chain: none */
+	fake_init(&f, "909090");
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x00, SP + 0x100, CODE + 0x2005);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	rec(&f, SP + 0x100, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -EAGAIN);
+	assert_null(strstr(o.why, "%"));
+	/* the same, the locals' record linking to the real one: a record calling F from
+	 * outside it, linked to another calling F, is not recursion */
+	fake_init(&f, "909090");
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x00, SP + 0x20, CODE + 0x2005);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -EAGAIN);
+	/* real recursion: F's record returns into F after a call of F */
+	fake_init(&f, "909090");
+	put_call(&f.m, F + 0x45, F);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x10, SP + 0x40, F + 0x45);
+	rec(&f, SP + 0x40, SP + 0x80, CODE + 0x2005);
+	rec(&f, SP + 0x80, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), 0);
+	assert_true(o.rbp == SP + 0x10 && o.how == FPC_BY_CALL);
+	/* an indirect call's record below the one calling F: it may be F's: none */
+	fake_init(&f, "909090");
+	put_code(&f.m, CODE + 0x4000, "9090909090909090909090909090ffd0");
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x08, SP + 0x40, CODE + 0x4010);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -EAGAIN);
+	/* the prologue decoded whole and a record between its frame and the one calling F */
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	put_call(&f.m, CODE + 0x7005, CODE + 0x7100);
+	rec(&f, SP + 0x20, SP + 0x50, CODE + 0x7005);
+	rec(&f, SP + 0x30, SP + 0x50, CODE + 0x2005);
+	rec(&f, SP + 0x50, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -EAGAIN);
+	/* nothing calls F, the lowest is a direct call of another: none */
+	fake_init(&f, "909090");
+	put_call(&f.m, CODE + 0x7005, CODE + 0x7100);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x7005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -ENOENT);
+	/* nothing at all */
+	fake_init(&f, PRO_SUB20);
+	assert_int_equal(fsearch(&f, &o), -ENOENT);
+	assert_non_null(o.why);
+}
+
+/* F called indirectly: its record's call is an indirect one, in each encoding; trusted when
+ * every other record is in its chain. */
+static void test_indirect(void **state)
+{
+	(void)state;
+	static const char *const forms[] = {
+		"ffd0",                 /* call *%rax */
+		"41ffd3",               /* call *%r11 */
+		"3effd2",               /* notrack call *%rdx */
+		"ff15f0ffffff",         /* call *disp32(%rip) */
+		"ff542408",             /* call *0x8(%rsp) */
+		"ff10",                 /* call *(%rax) */
+		"41ff9424a0000000",     /* call *0xa0(%r12) */
+		"ff5008",               /* call *0x8(%rax) */
+	};
+	struct fake f;
+	struct fpc_out o;
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		char code[80];
+		size_t n = strlen(forms[i]) / 2;
+		snprintf(code, sizeof(code), "%.*s%s", (int)(2 * (16 - n)),
+		         "90909090909090909090909090909090", forms[i]);
+		fake_init(&f, PRO_PUSH);
+		put_code(&f.m, CODE + 0x4000, code);
+		put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+		rec(&f, SP + 0x30, SP + 0x60, CODE + 0x4010);
+		rec(&f, SP + 0x60, 0, CODE + 0x3005);
+		int r = fsearch(&f, &o);
+		if (r != 0 || o.rbp != SP + 0x30 || o.how != FPC_BY_CHAIN) {
+			print_error("%s: %d rbp %lx how %d (%s)\n", forms[i], r, o.rbp, o.how,
+			            o.why ? o.why : "");
+			fail();
+		}
+		assert_true(o.bound == SP + 0x18 && !o.bound_exact);   /* three pushes, no sub */
+	}
+	/* not a call before it (nops; a jmp): no record */
+	static const char *const nots[] = { "9090", "ffe0", "ff20", "c3" };
+	for (size_t i = 0; i < ARRAY_SIZE(nots); i++) {
+		char code[80];
+		size_t n = strlen(nots[i]) / 2;
+		snprintf(code, sizeof(code), "%.*s%s", (int)(2 * (16 - n)),
+		         "cccccccccccccccccccccccccccccccc", nots[i]);
+		fake_init(&f, PRO_PUSH);
+		put_code(&f.m, CODE + 0x4000, code);
+		put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+		rec(&f, SP + 0x30, SP + 0x60, CODE + 0x4010);
+		rec(&f, SP + 0x60, 0, CODE + 0x3005);
+		assert_int_equal(fsearch(&f, &o), -ENOENT);
+	}
+	/* an indirect call's record, and a record of another call outside its chain: none */
+	fake_init(&f, PRO_PUSH);
+	put_code(&f.m, CODE + 0x4000, "9090909090909090909090909090ffd0");
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x30, SP + 0x60, CODE + 0x4010);
+	rec(&f, SP + 0x60, 0, CODE + 0x3005);
+	rec(&f, SP + 0x90, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -EAGAIN);
+}
+
+/* What makes a record: its link 0 or above it in the stack, aligned, itself a record; its
+ * return address in an executable mapping after a call of an executable address. */
+static void test_links(void **state)
+{
+	(void)state;
+	struct fake f;
+	struct fpc_out o;
+	static const struct { unsigned long link; int want; } cases[] = {
+		{ SP + 0x40, 0 },
+		{ 0, 0 },                       /* the chain's end */
+		{ SP + 0x44, -ENOENT },         /* misaligned */
+		{ SP + 0x28, -ENOENT },         /* not past the record itself */
+		{ SP + 0x10, -ENOENT },         /* below it */
+		{ SP + 0x800, -ENOENT },        /* past the stack */
+		{ SP + 0x50, -ENOENT },         /* no record there */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		fake_init(&f, PRO_SUB20);
+		put_call(&f.m, CODE + 0x2005, F);
+		put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+		rec(&f, SP + 0x20, cases[i].link, CODE + 0x2005);
+		rec(&f, SP + 0x40, 0, CODE + 0x3005);
+		int r = fsearch(&f, &o);
+		if (r != cases[i].want) {
+			print_error("link %lx: %d, want %d\n", cases[i].link, r, cases[i].want);
+			fail();
+		}
+	}
+	/* the return address in no executable mapping; a call of a non-executable address */
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, SP + 0x40, 0x900005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -ENOENT);
+	fake_init(&f, "909090");
+	put_call(&f.m, CODE + 0x2005, 0x900000);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -ENOENT);
+	/* the caller's record past the window: read through read() */
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	f.m.stack_hi = SP + 0x2000;
+	unsigned long far[2] = { 0, CODE + 0x3005 };
+	img_put(&f.m, SP + 0x1000, far, sizeof(far));
+	rec(&f, SP + 0x20, SP + 0x1000, CODE + 0x2005);
+	assert_int_equal(fsearch(&f, &o), 0);
+	assert_true(o.rbp == SP + 0x20);
+	/* pc inside the prologue: its frame not made, no bound */
+	fake_init(&f, PRO_SUB20);
+	f.m.pc = F + 4;
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), 0);
+	assert_true(o.bound == SP && !o.bound_exact);
+}
+
+/* Past its budget of reads the search may not have seen the record that disagrees: none. */
+static void test_read_budget(void **state)
+{
+	(void)state;
+	struct fake f;
+	struct fpc_out o;
+	size_t len = 0x9000;
+	unsigned long *w = calloc(len / 8, 8);
+	assert_non_null(w);
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	put_code(&f.m, CODE + 0x4000, "90909090909090909090909090909090");
+	w[0x20 / 8] = SP + 0x40;                 /* F's record, where its prologue puts it */
+	w[0x28 / 8] = CODE + 0x2005;
+	w[0x40 / 8] = 0;
+	w[0x48 / 8] = CODE + 0x3005;
+	for (size_t i = 0x60 / 8; i < len / 8; i++)   /* a chain's end, then code to read */
+		w[i] = i % 2 ? CODE + 0x4010 : 0;    /* with no call before it */
+	struct fpc_in in = {
+		.win = (unsigned char *)w, .len = len, .base = SP, .sp = SP, .pc = f.m.pc,
+		.fn_start = F, .fn_end = F + 0x100, .stack_lo = STK, .stack_hi = SP + len,
+		.exec = f.m.ex, .nexec = 1, .read = img_read, .ctx = &f.m,
+	};
+	int r = fpchain_find(&in, &o);
+	if (r != -EAGAIN || !strstr(o.why, "too much memory"))
+		print_error("%d %s (%u reads)\n", r, o.why ? o.why : "-", f.m.reads);
+	assert_int_equal(r, -EAGAIN);
+	assert_non_null(strstr(o.why, "too much memory"));
+	in.len = 0x1000;                         /* within the budget: found */
+	in.stack_hi = SP + in.len;
+	r = fpchain_find(&in, &o);
+	if (r != 0)
+		print_error("%d %s\n", r, o.why);
+	assert_int_equal(r, 0);
+	assert_true(o.rbp == SP + 0x20);
+	img_free(&f.m);
+	free(w);
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	struct fpc_out o;
+	unsigned char b[64] = { 0 };
+	struct fpc_in in = { .win = b, .len = 8, .base = SP, .sp = SP, .stack_lo = STK,
+	                     .stack_hi = SP + 64 };
+	assert_int_equal(fpchain_find(&in, &o), -ENOENT);       /* too short */
+	in.len = 64;
+	in.sp = SP - 8;
+	assert_int_equal(fpchain_find(&in, &o), -ENOENT);       /* sp below the window */
+	in.sp = SP;
+	in.stack_lo = in.stack_hi;
+	assert_int_equal(fpchain_find(&in, &o), -ENOENT);
+	in.stack_lo = STK;
+	in.win = NULL;
+	assert_int_equal(fpchain_find(&in, &o), -ENOENT);
+	/* every word an executable address, no read(): nothing is a call */
+	unsigned long w[8];
+	for (size_t i = 0; i < 8; i++)
+		w[i] = CODE + 0x10 + 8 * i;
+	struct fpc_range ex = { CODE, CODE + 0x1000 };
+	in = (struct fpc_in){ .win = (unsigned char *)w, .len = sizeof(w), .base = SP, .sp = SP,
+	                      .stack_lo = STK, .stack_hi = SP + sizeof(w), .exec = &ex, .nexec = 1 };
+	assert_int_equal(fpchain_find(&in, &o), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_stacks),
+		cmocka_unit_test(test_decoys_are_there),
+		cmocka_unit_test(test_real_never_wrong),
+		cmocka_unit_test(test_call_of_function),
+		cmocka_unit_test(test_ambiguous),
+		cmocka_unit_test(test_indirect),
+		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_read_budget),
+		cmocka_unit_test(test_bad_input),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
