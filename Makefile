@@ -143,7 +143,8 @@ run: deps
 
 # (tests/fuzz/run.sh builds the fuzz harnesses itself, or skips them without clang-14)
 test: deps
-	$(MAKE) all unit asan asan-unit
+	$(MAKE) -j$$(nproc) all unit
+	$(MAKE) -j$$(nproc) BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" all unit
 	BUILD=$(BUILD) tests/run.sh
 
 install: all

@@ -47,7 +47,7 @@ expected=(
 
 # (a) the layout. Its own build directory: PREFIX=/usr must not change build/cgwatch.
 # A failed install still goes on to the checks below: they say what is missing.
-if ! out=$(make -s install BUILD="$T/build" DESTDIR="$ROOT" PREFIX=/usr 2>&1); then
+if ! out=$(make -s -j"$(nproc)" install BUILD="$T/build" DESTDIR="$ROOT" PREFIX=/usr 2>&1); then
 	fail install-run "make install BUILD=$T/build DESTDIR=$ROOT PREFIX=/usr failed: $(tail -3 <<<"$out" | oneline)"
 	[ -x "$ROOT/usr/sbin/cgwatch" ] || exit 1
 else
@@ -244,7 +244,7 @@ deb_section() {
 	git rev-parse --git-dir >/dev/null 2>&1 && git_before=$(git status --porcelain --ignored=no)
 	# what dpkg-buildpackage writes into the parent of the tree it builds
 	parent_before=$(ls -A .. | grep -E '^cgwatch(-dbgsym)?_')
-	TMPDIR=$T/tmp timeout -k 10 300 make deb BUILD="$T/build" >"$T/deb.log" 2>&1
+	TMPDIR=$T/tmp DEB_BUILD_OPTIONS="parallel=$(nproc)" timeout -k 10 300 make deb BUILD="$T/build" >"$T/deb.log" 2>&1
 	rc=$?
 	git rev-parse --git-dir >/dev/null 2>&1 && git_after=$(git status --porcelain --ignored=no)
 	parent_after=$(ls -A .. | grep -E '^cgwatch(-dbgsym)?_')
