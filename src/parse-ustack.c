@@ -238,7 +238,8 @@ void ustack_format(const struct ustack_file *f, struct strbuf *b)
 	for (size_t i = 0; i < f->mem.cap; i++)
 		if (f->mem.w[i].valid)
 			v[n++] = &f->mem.w[i];
-	qsort(v, n, sizeof(*v), word_cmp);
+	if (n)                            /* qsort takes no NULL, even for nothing */
+		qsort(v, n, sizeof(*v), word_cmp);
 	uint64_t end = 0;                 /* the address after the run being written */
 	size_t run = 0;                   /* its bytes on this line; 0: no line open */
 	for (size_t i = 0; i < n; i++)

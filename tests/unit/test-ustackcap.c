@@ -149,6 +149,10 @@ static void test_bad(void **state)
 	assert_int_equal(ustack_parse(s.s, s.len, &f, &line), -EINVAL);
 	sb_free(&s);
 	assert_int_equal(ustack_parse("cgwatch-ustack 1", 16, &f, &line), 0);   /* no newline */
+	struct strbuf t = { 0 };          /* no memory: written all the same (fuzz-ustack) */
+	ustack_format(&f, &t);
+	assert_string_equal(t.s, "cgwatch-ustack 1\n");
+	sb_free(&t);
 	ustack_file_free(&f);
 }
 
