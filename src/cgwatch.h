@@ -1193,7 +1193,8 @@ void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hin
 struct ucap_set;                      /* one report's: what is recorded, or replayed */
 struct ucap;                          /* one process's unwinds (a worker may hold it) */
 /* A report's set: recording when s is live and a capture records (record_active), replaying
- * when s replays a tree; NULL otherwise (nothing to do) or without memory. */
+ * when s replays a tree holding cgwatch/ustack/; NULL otherwise (nothing to do) or without
+ * memory. */
 struct ucap_set *ucap_begin(const struct cgw_scan *s, unsigned timeout_ms);
 /* Replay: whether t is left as captured (1: its process was not tried live, nothing said; or
  * err filled: not unwound live and why, the file not usable, memory redacted away), or is

@@ -72,6 +72,12 @@ struct ucap_set *ucap_begin(const struct cgw_scan *s, unsigned timeout_ms)
 	bool replay = !s->live && s->replay_root;
 	if (!replay && !(s->live && record_active()))
 		return NULL;
+	if (replay) {                     /* a tree with no such files: nothing to replay */
+		char path[4200], b[8];
+		snprintf(path, sizeof(path), "%s/cgwatch/ustack", s->replay_root);
+		if (dl_read_file(path, b, sizeof(b), timeout_ms) == -ENOENT)
+			return NULL;
+	}
 	struct ucap_set *u = try_calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;

@@ -42,7 +42,7 @@ live_wait_for 5 _blocked || live_fail "setup: $PROG: $(cat "$LIVE_TMP/t.out" "$L
 sleep 1.2
 
 CONF=$LIVE_TMP/c.conf
-printf '[thresholds]\nblocked_warning = 1\n' >"$CONF" || live_fail "setup: $CONF"
+printf '[thresholds]\nblocked_warning = 1\n[scan]\nustack_max = 1000\n' >"$CONF" || live_fail "setup: $CONF"
 CAP=$LIVE_TMP/cap
 live_cgwatch "$LIVE_TMP/live.json" "$LIVE_TMP/live.err" check --config "$CONF" --format json --capture "$CAP"
 live_json_check "$LIVE_TMP/live.json" "check --capture"
