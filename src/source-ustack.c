@@ -796,8 +796,8 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 		proc_drop(u, proc);
 		if (e == -ETIMEDOUT)
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack unreadable: timed "
-			         "out after %g s (its mmap lock is held or waited for)",
-			         timeout_ms / 1000.0);
+			         "out after %g s (%s)", timeout_ms / 1000.0, s->live ? "its mmap lock is "
+			         "held or waited for" : "a replay: reading the files it needs here");
 		else
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: %s",
 			         strerror(-e));
