@@ -1201,6 +1201,10 @@ struct ucap_set *ucap_begin(const struct cgw_scan *s, unsigned timeout_ms);
  * unwound from the file (0). Always 0 when recording. */
 int ucap_replay_task(struct ucap_set *u, struct cgw_scan *s, const struct cgw_task *t,
                      char *err, size_t cap);
+/* Is t's turn in round (0, then 1) of a report's unwinds? Live, round 0 only; a replay takes
+ * the threads its capture unwound in round 0, the others (which share them, or say why not)
+ * in round 1. */
+bool ucap_in_round(struct ucap_set *u, struct cgw_scan *s, const struct cgw_task *t, int round);
 /* A new state for the unwinds of process tgid (empty; a replay's: its file). NULL: no memory. */
 struct ucap *ucap_for(struct ucap_set *u, int tgid);
 void ucap_free(struct ucap *c);

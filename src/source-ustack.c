@@ -819,15 +819,16 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 	unsigned left = max, shared = 0;
 	double t0 = mono_ms();
 	/* the findings' tasks, each once: chains first (their outermost waiter is what the
-	 * report leads with), most severe finding first */
-	for (int pass = 0; pass < 2; pass++)
+	 * report leads with), most severe finding first; in two rounds, of which a replay's
+	 * first takes the threads its capture unwound (the others share them, as live) */
+	for (int pass = 0; pass < 4; pass++)
 		for (size_t k = 0; k < r->nf; k++) {
 			const struct cgw_finding *f = &r->f[k];
-			size_t n = pass == 0 ? f->nchain : f->ntasks;
+			size_t n = pass % 2 == 0 ? f->nchain : f->ntasks;
 			for (size_t i = 0; i < n; i++) {
-				struct cgw_task *t = &s->t[pass == 0 ? f->chain[i] : f->tasks[i]];
+				struct cgw_task *t = &s->t[pass % 2 == 0 ? f->chain[i] : f->tasks[i]];
 				if (t->uframes || t->ustack_error[0] || t->gone || (t->flags & PF_KTHREAD) ||
-				    t->state != 'D')
+				    t->state != 'D' || !ucap_in_round(u.caps, s, t, pass / 2))
 					continue;
 				if (cgw_stop_pending())
 					goto out;

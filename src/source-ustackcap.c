@@ -174,6 +174,18 @@ int ucap_replay_task(struct ucap_set *u, struct cgw_scan *s, const struct cgw_ta
 	return ret;
 }
 
+bool ucap_in_round(struct ucap_set *u, struct cgw_scan *s, const struct cgw_task *t, int round)
+{
+	if (!u || !u->replay)
+		return round == 0;
+	/* the replay's order of tasks may differ from the live one's (durations equal to within
+	 * the clocks' precision): the threads whose memory the capture holds go first, so that
+	 * the others share their unwinds as they did live */
+	struct uproc_rec *r = replay_rec(u, s, t->tgid);
+	bool first = r && !r->err && ustack_was_unwound(&r->f, t->tid);
+	return round == 0 ? first : !first;
+}
+
 struct ucap *ucap_for(struct ucap_set *u, int tgid)
 {
 	struct ucap *c = try_calloc(1, sizeof(*c));

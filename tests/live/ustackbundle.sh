@@ -14,13 +14,12 @@
 #     is not on this machine;
 #   - the redacted bundle holds no memory (its file says "redacted") and its replay says the
 #     memory was left out, with no frames; its report.json keeps the frames.
+# And 5 threads of one process in identical stacks under an uninitialised FUSE mount: one
+# unwind recorded, and the replay shares it as live (the same frames and ustack_same_as);
+# with ustack_max = 1 a thread the live check did not unwind says why, "(as captured)".
 . "$(dirname "$0")/lib.sh"
-live_init ustackbundle
-live_require_root
-live_require_tools jq timeout awk readelf zstd tar
+live_init_fuse ustackbundle jq timeout awk readelf zstd tar
 live_require_helpers ustackhold-O2 ustackhold-fp
-live_require_binary
-live_mktemp
 
 # the program outside /tmp: a bundle's replay mounts a tmpfs over /tmp
 BINDIR=$(mktemp -d /var/tmp/cgwatch-live-ustackbundle.XXXXXX) || live_fail "setup: mktemp in /var/tmp"
@@ -39,6 +38,21 @@ T=$!
 live_on_exit "live_kill_wait $T"
 _blocked() { grep -q '^blocked ' "$LIVE_TMP/t.out" && [ "$(live_task_state "$T")" = D ]; }
 live_wait_for 5 _blocked || live_fail "setup: $PROG: $(cat "$LIVE_TMP/t.out" "$LIVE_TMP/t.err") state $(live_task_state "$T")"
+# the FUSE threads; cleanups (reverse order): the FUSE server first (its death releases the
+# waiters), the unmount, then the process
+MNT=$LIVE_TMP/mnt
+mkdir -p "$MNT" || live_fail "setup: mkdir $MNT"
+SN=
+live_on_exit 'live_kill_wait "$SN" 10'
+live_fusehold fuse "$MNT"
+FUSED=$HELPER
+"$PROG" statn "$MNT/y" 5 >"$LIVE_TMP/sn.out" 2>"$LIVE_TMP/sn.err" 3>&- </dev/null &
+SN=$!
+_sn_all() { [ "$(grep -c '^blocked ' "$LIVE_TMP/sn.out")" = 5 ]; }
+live_wait_for 5 _sn_all || live_fail "setup: statn: $(cat "$LIVE_TMP/sn.out" "$LIVE_TMP/sn.err" | head -c 300)"
+mapfile -t SNT < <(awk '/^blocked /{print $2}' "$LIVE_TMP/sn.out")
+live_wait_for 5 eval 'live_count_state D "${SNT[@]}"; [ "$LIVE_COUNT" = 5 ]' ||
+	live_fail "setup: $LIVE_COUNT of the 5 statn threads in D (first not: $LIVE_NOT)"
 sleep 1.2
 
 CONF=$LIVE_TMP/c.conf
@@ -51,8 +65,14 @@ timeout -k 2 30 "$CGWATCH" bundle --config "$CONF" -o "$B" >"$LIVE_TMP/b.out" 2>
 	live_fail "bundle: $(head -c 300 "$LIVE_TMP/b.err")"
 timeout -k 2 30 "$CGWATCH" bundle --redact --config "$CONF" -o "$R" >"$LIVE_TMP/r.out" 2>"$LIVE_TMP/r.err" 3>&- ||
 	live_fail "bundle --redact: $(head -c 300 "$LIVE_TMP/r.err")"
+CONF1=$LIVE_TMP/c1.conf CAP1=$LIVE_TMP/cap1
+printf '[thresholds]\nblocked_warning = 1\n[scan]\nustack_max = 1\n' >"$CONF1" || live_fail "setup: $CONF1"
+live_cgwatch "$LIVE_TMP/live1.json" "$LIVE_TMP/live1.err" check --config "$CONF1" --format json --capture "$CAP1"
+live_json_check "$LIVE_TMP/live1.json" "check --capture (ustack_max = 1)"
 live_kill_wait "$T"
-[ ! -e "/proc/$T" ] || live_fail "setup: $T still there after its kill"
+live_kill_wait "$FUSED"
+live_kill_wait "$SN" 10
+[ ! -e "/proc/$T" ] && [ ! -e "/proc/$SN" ] || live_fail "setup: $T or $SN still there after its kill"
 
 # "sym@module-basename" per frame, innermost first; a task's ustack and ustack_error
 frames() {
@@ -84,6 +104,32 @@ live_cgwatch "$LIVE_TMP/rb.json" "$LIVE_TMP/rb.err" check --config "$CONF" --for
 live_json_check "$LIVE_TMP/rb.json" "check --root FILE"
 [ "$(ustack "$LIVE_TMP/rb.json")" = "$LIVE" ] && [ -z "$(uerr "$LIVE_TMP/rb.json")" ] ||
 	live_fail "replay of the bundle: frames '$(frames "$LIVE_TMP/rb.json")' error '$(uerr "$LIVE_TMP/rb.json")', want the live '$f'"
+# the FUSE threads: one unwind kept, and the replay shares it alike
+mine() {
+	jq -c --argjson p "$SN" --argjson v "$T" '[.tasks[]? | select(.pid == $p or .pid == $v) |
+		{tid, ustack, ustack_same_as, ustack_error}] | sort_by(.tid)' "$1"
+}
+sn=$(jq -r --argjson p "$SN" '[.tasks[] | select(.pid == $p)] |
+	"\(length) \([.[] | select(.ustack_same_as == null)] | length) \([.[] | .ustack[1].symbol] | unique | join(","))"' "$LIVE_TMP/live.json")
+[ "$sn" = "5 1 middle" ] || live_fail "live: the 5 FUSE threads '$sn' (tasks, unwound, frame 1), want '5 1 middle'"
+[ "$(grep -c '^unwound ' "$CAP/cgwatch/ustack/$SN")" = 1 ] && ! grep -q '^note ' "$CAP/cgwatch/ustack/$SN" ||
+	live_fail "capture of the FUSE threads: $(grep -v '^mem ' "$CAP/cgwatch/ustack/$SN" | head -c 300)"
+[ "$(mine "$LIVE_TMP/rd.json")" = "$(mine "$LIVE_TMP/live.json")" ] ||
+	live_fail "replay of DIR, the FUSE threads: $(mine "$LIVE_TMP/rd.json" | head -c 500), live $(mine "$LIVE_TMP/live.json" | head -c 500)"
+# ustack_max = 1: who was not unwound says so, as captured; who was, the same frames
+live_cgwatch "$LIVE_TMP/rd1.json" "$LIVE_TMP/rd1.err" check --config "$CONF1" --format json --root "$CAP1"
+live_json_check "$LIVE_TMP/rd1.json" "check --root DIR (ustack_max = 1)"
+n1=$(jq -n -r --argjson a "$(mine "$LIVE_TMP/live1.json")" --argjson b "$(mine "$LIVE_TMP/rd1.json")" '
+	if ($a | length) != ($b | length) or ($a | length) != 6 then "tasks \($a | length) \($b | length)"
+	else [range($a | length) | . as $i | $a[$i] as $x | $b[$i] as $y |
+		select($x.tid != $y.tid or $x.ustack != $y.ustack or $x.ustack_same_as != $y.ustack_same_as or
+			($x.ustack_error != $y.ustack_error and
+			 (($x.ustack | length) > 0 or ($x.ustack_error + " (as captured)") != $y.ustack_error))) |
+		"\($x.tid): \($x.ustack_error) / \($y.ustack_error)"] as $bad |
+	if ($bad | length) > 0 then $bad | join("; ")
+	else "\([$b[] | select((.ustack_error // "") | test("ustack_max \\(1\\).* \\(as captured\\)$"))] | length)" end end')
+[[ "$n1" =~ ^[1-6]$ ]] || live_fail "replay with ustack_max = 1: $n1"
+
 zstd -dc "$B" | tar -xOf - report.json >"$LIVE_TMP/brep.json" 2>/dev/null || live_fail "no report.json in the bundle"
 [ "$(ustack "$LIVE_TMP/brep.json")" = "$LIVE" ] ||
 	live_fail "the bundle's report.json: frames '$(frames "$LIVE_TMP/brep.json")', want the live '$f'"
@@ -116,4 +162,4 @@ fr=$(frames "$LIVE_TMP/rr.json") er=$(uerr "$LIVE_TMP/rr.json")
 zstd -dc "$R" | tar -xOf - report.json >"$LIVE_TMP/rrep.json" 2>/dev/null || live_fail "no report.json in the redacted bundle"
 [[ "$(frames "$LIVE_TMP/rrep.json")" == "__vfork@libc.so.6 middle@"*" outer@"*" main@"* ]] ||
 	live_fail "the redacted bundle's report.json: frames '$(frames "$LIVE_TMP/rrep.json")'"
-live_pass "replayed '$f' from the tree and the bundle; another build and an edited build-id said; redacted: memory left out"
+live_pass "replayed '$f' from the tree and the bundle, 5 FUSE threads as one unwind, $n1 not unwound as captured; another build and an edited build-id said; redacted: memory left out"

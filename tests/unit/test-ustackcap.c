@@ -260,10 +260,15 @@ static void test_replay(void **state)
 	err[0] = '\0';
 	t.tid = 40;
 	assert_int_equal(ucap_replay_task(u, &s, &t, err, sizeof(err)), 0);
+	assert_true(ucap_in_round(u, &s, &t, 0));                  /* unwound live: first */
+	assert_false(ucap_in_round(u, &s, &t, 1));
 	t.tid = 42;                               /* not unwound, no note: may share */
 	assert_int_equal(ucap_replay_task(u, &s, &t, err, sizeof(err)), 0);
+	assert_false(ucap_in_round(u, &s, &t, 0));                 /* after those unwound */
+	assert_true(ucap_in_round(u, &s, &t, 1));
 	t.tgid = t.tid = 70;                      /* no file: not tried live, nothing said */
 	assert_int_equal(ucap_replay_task(u, &s, &t, err, sizeof(err)), 1);
+	assert_true(ucap_in_round(u, &s, &t, 1));
 	assert_string_equal(err, "");
 	t.tgid = t.tid = 50;                      /* not a file of ours: said, and named */
 	assert_int_equal(ucap_replay_task(u, &s, &t, err, sizeof(err)), 1);
@@ -314,6 +319,9 @@ static void test_record(void **state)
 	(void)state;
 	struct cgw_scan s = { .live = true };
 	assert_null(ucap_begin(&s, 2000));        /* not recording: nothing to do */
+	struct cgw_task t0 = { .tgid = 1, .tid = 1 };
+	assert_true(ucap_in_round(NULL, &s, &t0, 0));   /* live: one round */
+	assert_false(ucap_in_round(NULL, &s, &t0, 1));
 	record_start();
 	struct ucap_set *u = ucap_begin(&s, 2000);
 	assert_non_null(u);
