@@ -872,6 +872,61 @@ const char *elfsym_from_name(enum elfsym_from f);
  * "MODULE+0xVADDR" (the address addr2line -e MODULE takes). Returns out. */
 char *elfsym_format(const struct elf_sym *s, const char *module, char *out, size_t cap);
 
+/* ---- parse-ustack.c: a capture's cgwatch/ustack/TGID, the inputs of user-stack unwinds (pure) ---- */
+
+#define USTACK_LINE_MAX 4096          /* bytes of memory on one "mem" line read */
+#define USTACK_FILE_MAX_MEM (1u << 20)  /* bytes of memory in one file */
+#define USTACK_FILE_MAX_MODS 256
+#define USTACK_FILE_MAX_TASKS 4096
+/* Bytes of a process's memory by address: 8-byte words (addr a multiple of 8), each with a
+ * mask of the bytes known; an open-addressing table of cap slots (a power of two), n used,
+ * bytes known in all. */
+struct ustack_word { uint64_t addr; uint8_t b[8]; uint8_t valid; };
+struct ustack_mem { struct ustack_word *w; size_t n, cap, bytes; };
+/* Keep n bytes at addr (b). 0, -EINVAL (past the end of the address space) or -ENOMEM. */
+int umem_put(struct ustack_mem *m, uint64_t addr, const void *b, size_t n);
+/* The n bytes at addr into b: true when every one of them is known. */
+bool umem_get(const struct ustack_mem *m, uint64_t addr, void *b, size_t n);
+void umem_free(struct ustack_mem *m);
+/* A file the unwinds used: its path as maps names it, its build-id (hex, "-" none known). */
+struct ustack_mod { char *path; char build_id[2 * ELF_BUILD_ID_MAX + 1]; };
+struct ustack_note { int tid; char *text; };
+/* One process's file: the threads unwound from its memory, those not unwound and why, the
+ * files used, the memory read; cut: more was read than kept; redacted: memory dropped. */
+struct ustack_file {
+	struct ustack_mem mem;
+	struct ustack_mod *mods; size_t nmods;
+	struct ustack_note *notes; size_t nnotes;
+	int *unwound; size_t nunwound;
+	bool cut, redacted;
+};
+/* Parse text (len bytes). 0 with out filled; -EINVAL (*line: the first bad line; a line not
+ * understood, a number out of range, more than the USTACK_FILE_MAX_* limits) or -ENOMEM,
+ * out empty. Free out with ustack_file_free. */
+int ustack_parse(const char *text, size_t len, struct ustack_file *out, size_t *line);
+/* f as the file's text (what ustack_parse reads back to the same). */
+void ustack_format(const struct ustack_file *f, struct strbuf *b);
+void ustack_file_free(struct ustack_file *f);
+/* The module of path, or NULL. */
+const struct ustack_mod *ustack_module(const struct ustack_file *f, const char *path);
+/* Add a module (a path already there keeps its first build-id). 0, -EINVAL (an empty path,
+ * a newline in it, a build-id that is not lowercase hex of whole bytes or "-"), -E2BIG, -ENOMEM. */
+int ustack_add_module(struct ustack_file *f, const char *path, const char *build_id);
+/* tid's note, or NULL. */
+const char *ustack_note(const struct ustack_file *f, int tid);
+/* Note tid with text (n bytes; newlines become spaces; a tid's first note stays). 0,
+ * -EINVAL (tid not positive, empty text), -E2BIG or -ENOMEM. */
+int ustack_add_note(struct ustack_file *f, int tid, const char *text, size_t n);
+bool ustack_was_unwound(const struct ustack_file *f, int tid);
+/* Mark tid unwound. 0, -EINVAL, -E2BIG or -ENOMEM. */
+int ustack_add_unwound(struct ustack_file *f, int tid);
+/* from's modules and memory into into (memory past USTACK_FILE_MAX_MEM left out: into->cut).
+ * 0 or an error of ustack_add_module/umem_put. */
+int ustack_merge(struct ustack_file *into, const struct ustack_file *from);
+/* A file's text (n bytes) without its memory lines and marked "redacted", for a redacted
+ * bundle. 0 or -ENOMEM. */
+int ustack_drop_mem(const char *in, size_t n, struct strbuf *out);
+
 /* ---- source-root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
@@ -1167,6 +1222,49 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms);
  * kept only when the unwind info says the function starts there (proc_start_matches). */
 void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hint_off,
                        bool proc_start_matches);
+
+/* ---- source-ustackcap.c: what a capture keeps of the user-stack unwinds; a replay's ---- */
+
+struct ucap_set;                      /* one report's: what is recorded, or replayed */
+struct ucap;                          /* one process's unwinds (a worker may hold it) */
+/* A report's set: recording when s is live and a capture records (record_active), replaying
+ * when s replays a tree holding cgwatch/ustack/; NULL otherwise (nothing to do) or without
+ * memory. */
+struct ucap_set *ucap_begin(const struct cgw_scan *s, unsigned timeout_ms);
+/* Replay: whether t is left as captured (1: its process was not tried live, nothing said; or
+ * err filled: not unwound live and why, the file not usable, memory redacted away), or is
+ * unwound from the file (0). Always 0 when recording. */
+int ucap_replay_task(struct ucap_set *u, struct cgw_scan *s, const struct cgw_task *t,
+                     char *err, size_t cap);
+/* Is t's turn in round (0, then 1) of a report's unwinds? Live, round 0 only; a replay takes
+ * the threads its capture unwound in round 0, the others (which share them, or say why not)
+ * in round 1. */
+bool ucap_in_round(struct ucap_set *u, struct cgw_scan *s, const struct cgw_task *t, int round);
+/* A new state for the unwinds of process tgid (empty; a replay's: its file). NULL: no memory. */
+struct ucap *ucap_for(struct ucap_set *u, int tgid);
+void ucap_free(struct ucap *c);
+/* Does c replay (memory from the file, files checked by build-id)? */
+bool ucap_replaying(const struct ucap *c);
+/* Replay: the n bytes at addr from the file into v: 0, or -1 (not held; said by ucap_explain). */
+int ucap_mem(struct ucap *c, unsigned long addr, void *v, size_t n);
+/* Recording: n bytes read at addr (v), kept up to 64 KiB per unwind. */
+void ucap_saw(struct ucap *c, unsigned long addr, const void *v, size_t n);
+/* Replay: append to err (an unwind's stop, cap bytes) that a read missed the file. */
+void ucap_explain(const struct ucap *c, char *err, size_t cap);
+/* Replay: may the file at path here be used for the unwind (its build-id the recorded one)?
+ * 0, or -1 with why ("replay: PATH build-id X not on this machine (...)"). Opens the file:
+ * call under the deadline. */
+int ucap_module(struct ucap *c, const char *path, char *why, size_t cap);
+/* Recording, in the unwind's thread once it finished: the build-ids of the files of frames
+ * f[0..n) (the mapped files, /proc/TGID/map_files) and /proc/TGID/maps, as read. */
+void ucap_unwound(struct ucap *c, int tgid, const char *maps, const struct cgw_uframe *f,
+                  size_t n);
+/* Recording, once tid's unwind returned: c's reads and files kept for tgid, tid unwound. */
+void ucap_done(struct ucap_set *u, int tgid, int tid, struct ucap *c);
+/* Recording: t, not unwound from memory of its own nor sharing, keeps its ustack_error. */
+void ucap_note(struct ucap_set *u, const struct cgw_task *t);
+/* Recording: cgwatch/ustack/TGID and proc/TGID/maps of each process recorded. Frees u. */
+void ucap_end(struct ucap_set *u);
 
 /* ---- source-capture.c: check --capture DIR, the tree a replay reads ---- */
 

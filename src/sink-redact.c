@@ -738,6 +738,16 @@ int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t
 	}
 	if (starts(name, "cgwatch/mem/"))
 		return redact_path(r, in, n, out);
+	if (starts(name, "cgwatch/ustack/")) {
+		/* the memory user stacks were unwound from (saved registers, whatever the stack
+		 * held) is left out, and the file says so; its paths and notes as text */
+		struct strbuf kept = { 0 };
+		int e = ustack_drop_mem(in, n, &kept);
+		if (e == 0)
+			e = redact_text(r, kept.s ? kept.s : "", kept.len, out);
+		sb_free(&kept);
+		return e;
+	}
 	return redact_text(r, in, n, out);
 as_is:
 	sb_add(out, in, n);

@@ -52,6 +52,8 @@ struct uproc {
 	int memfd;
 	struct { unsigned long addr; bool ok; unsigned char b[4096]; } page[PAGE_CACHE];
 	unsigned next_page;
+	struct ucap *cap;                   /* a capture's record, or a replay's memory and files
+	                                     * (source-ustackcap.c); NULL: neither */
 };
 
 /* The registers of the frame an unwind starts from. */
@@ -75,6 +77,7 @@ struct ujob {
 	struct cgw_uframe f[USTACK_MAX_FRAMES];
 	size_t n;
 	char err[320];
+	char why[300];                      /* a replay's file refused: which, and why */
 	unsigned long stack_end, stack_size;  /* the mapping holding sp: the dedup key */
 	/* where an unwind stopped for want of a register: that frame's sp and function */
 	unsigned long stop_sp, stop_fn_start, stop_fn_end;
@@ -91,10 +94,11 @@ static void uproc_free(struct uproc *p)
 	if (p->memfd >= 0)
 		close(p->memfd);
 	free(p->maps);
+	ucap_free(p->cap);
 	free(p);
 }
 
-static int mem_word(struct uproc *p, unsigned long addr, unsigned long *v)
+static int mem_word_live(struct uproc *p, unsigned long addr, unsigned long *v)
 {
 	unsigned long base = addr & ~4095ul, off = addr - base;
 	if (off > 4096 - sizeof(*v))       /* straddles a page: read it whole */
@@ -113,6 +117,18 @@ static int mem_word(struct uproc *p, unsigned long addr, unsigned long *v)
 		return pread(p->memfd, v, sizeof(*v), (off_t)addr) == (ssize_t)sizeof(*v) ? 0 : -1;
 	memcpy(v, p->page[i].b + off, sizeof(*v));
 	return 0;
+}
+
+/* Every read of the target's memory: from /proc/TID/mem, kept for a capture; or, in a
+ * replay, from what the capture kept. */
+static int mem_word(struct uproc *p, unsigned long addr, unsigned long *v)
+{
+	if (ucap_replaying(p->cap))
+		return ucap_mem(p->cap, addr, v, sizeof(*v));
+	int r = mem_word_live(p, addr, v);
+	if (r == 0 && p->cap)
+		ucap_saw(p->cap, addr, v, sizeof(*v));
+	return r;
 }
 
 /* The unwind this thread runs. libunwind hands the accessors either the argument given to
@@ -235,13 +251,14 @@ void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hin
 
 #define PLACE_NOEXEC (-1)            /* pc in no executable mapping */
 #define PLACE_OTHER_FILE (-2)        /* the path names another file here than the mapped one */
+#define EREPLAY_FILE EBADSLT           /* k->err: a replay's file is not the recorded build */
 
 /* Is pc in an executable mapping of the process? The frame is filled from it (0). libunwind
  * reads unwind info and names from the file at the mapping's path, opened from here: that
  * file must be the mapped one (the same inode; not one replaced since, deleted, or another
  * mount namespace's), else nothing of it is used (PLACE_OTHER_FILE, the frame filled). */
-static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_uframe *f,
-                       struct fkey *k)
+static int frame_place(struct uproc *p, unsigned long pc, struct cgw_uframe *f,
+                       struct fkey *k, char *why, size_t whycap)
 {
 	memset(k, 0, sizeof(*k));
 	struct maps_ent e;
@@ -255,11 +272,14 @@ static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_ufram
 	struct stat st;
 	if (f->module[0] != '/')
 		return 0;
+	bool replay = ucap_replaying(p->cap);  /* the file here must be the recorded build */
 	if (n < e.path_len)
 		k->err = ENAMETOOLONG;
+	else if (replay && ucap_module(p->cap, f->module, why, whycap) < 0)
+		k->err = EREPLAY_FILE;
 	else if (stat(f->module, &st) < 0)
 		k->err = errno;
-	else if (st.st_ino != e.inode)
+	else if (!replay && st.st_ino != e.inode)
 		k->err = ESTALE;              /* said as "not the one mapped" */
 	if (k->err)
 		return PLACE_OTHER_FILE;
@@ -272,14 +292,19 @@ static int frame_place(const struct uproc *p, unsigned long pc, struct cgw_ufram
 }
 
 /* The stop at a frame whose file cannot be used: kept unnamed, and said. */
-static void other_file(struct ujob *j, struct cgw_uframe *f, int err)
+static void other_file(struct ujob *j, struct cgw_uframe *f, int err, const char *why)
 {
 	ustack_name_frame(f, NULL, 0, false);
 	char m[96];
 	size_t n = strnlen(f->module, sizeof(m) - 1);
 	memcpy(m, f->module, n);
 	m[n] = '\0';
-	if (err == ESTALE)
+	if (err == EREPLAY_FILE) {
+		const char *base = strrchr(m, '/');   /* the path is in why */
+		int w = snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: %s; its unwind "
+		                 "info is not used", base ? base + 1 : m, f->offset, why);
+		(void)w;                      /* cut when long: the error's size */
+	} else if (err == ESTALE)
 		snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: the file at that path "
 		         "here is not the one mapped (replaced since, or another mount namespace's), "
 		         "so its unwind info is not used", m, f->offset);
@@ -386,14 +411,16 @@ static const char *reg_name(int r)
 	}
 }
 
-static void job_fn(void *arg)
+static void job_unwind(struct ujob *j)
 {
-	struct ujob *j = arg;
 	struct uproc *p = j->p;
 	char path[64];
 	cur_job = j;
 	if (!p->maps) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", j->tgid, j->tid);
+		if (ucap_replaying(p->cap))   /* the process's, as the capture read it */
+			snprintf(path, sizeof(path), "/proc/%d/maps", j->tgid);
+		else
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", j->tgid, j->tid);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		size_t cap = 64u << 10, len = 0;
 		char *b = fd >= 0 ? malloc(cap) : NULL;
@@ -426,7 +453,7 @@ static void job_fn(void *arg)
 		b[len] = '\0';
 		p->maps = b;
 	}
-	if (p->memfd < 0) {
+	if (p->memfd < 0 && !ucap_replaying(p->cap)) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", j->tgid, j->tid);
 		if ((p->memfd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 			snprintf(j->err, sizeof(j->err), "user stack unreadable: %s: %s", path,
@@ -453,14 +480,14 @@ static void job_fn(void *arg)
 
 	unw_cursor_t c;
 	j->bad_reg = -1;
-	int pl = frame_place(p, j->regs.pc, &j->f[0], &j->key[0]);
+	int pl = frame_place(p, j->regs.pc, &j->f[0], &j->key[0], j->why, sizeof(j->why));
 	if (pl == PLACE_NOEXEC) {
 		snprintf(j->err, sizeof(j->err), "user stack not unwound: pc 0x%lx is in no "
 		         "executable mapping", j->regs.pc);
 		return;
 	}
 	if (pl == PLACE_OTHER_FILE) {
-		other_file(j, &j->f[0], j->key[0].err);
+		other_file(j, &j->f[0], j->key[0].err, j->why);
 		j->n = 1;
 		return;
 	}
@@ -487,10 +514,11 @@ static void job_fn(void *arg)
 			 * address is the word at sp, and the caller's sp the next word */
 			unsigned long ra;
 			if (mem_word(p, j->regs.sp, &ra) < 0 ||
-			    (pl = frame_place(p, ra, &j->f[j->n], &j->key[j->n])) == PLACE_NOEXEC)
+			    (pl = frame_place(p, ra, &j->f[j->n], &j->key[j->n], j->why,
+			                      sizeof(j->why))) == PLACE_NOEXEC)
 				break;
 			if (pl == PLACE_OTHER_FILE) {
-				other_file(j, &j->f[j->n], j->key[j->n].err);
+				other_file(j, &j->f[j->n], j->key[j->n].err, j->why);
 				j->n++;
 				return;
 			}
@@ -542,14 +570,15 @@ static void job_fn(void *arg)
 		}
 		if (pc == 0)
 			return;
-		if ((pl = frame_place(p, pc, &j->f[j->n], &j->key[j->n])) == PLACE_NOEXEC) {
+		if ((pl = frame_place(p, pc, &j->f[j->n], &j->key[j->n], j->why, sizeof(j->why))) ==
+		    PLACE_NOEXEC) {
 			snprintf(j->err, sizeof(j->err), "user stack ends at %s: the next pc 0x%lx is in "
 			         "no executable mapping (a frame that cannot be trusted)", at,
 			         (unsigned long)pc);
 			return;
 		}
 		if (pl == PLACE_OTHER_FILE) {
-			other_file(j, &j->f[j->n], j->key[j->n].err);
+			other_file(j, &j->f[j->n], j->key[j->n].err, j->why);
 			j->n++;
 			return;
 		}
@@ -673,7 +702,7 @@ static void fp_recover(struct ujob *j, const struct uregs *r0)
 	j->n = 0;
 	j->err[0] = '\0';
 	j->stop_sp = 0;
-	job_fn(j);
+	job_unwind(j);
 	bool same = j->n > g + 1 && j->f[g + 1].pc == out.ra;
 	for (size_t i = 0; same && i <= g; i++)
 		same = j->f[i].pc == keep->f[i].pc;
@@ -688,15 +717,18 @@ static void fp_recover(struct ujob *j, const struct uregs *r0)
 	free(keep);
 }
 
-/* An unwind (job_fn), and the frame-pointer recovery when it stopped for rbp. */
-static void job_run(void *arg)
+/* An unwind (job_unwind), the frame-pointer recovery when it stopped for rbp, and what a
+ * capture keeps of it or a replay says of it. */
+static void job_fn(void *arg)
 {
 	struct ujob *j = arg;
-	struct uregs r0 = j->regs;         /* job_fn moves them past a leaf */
+	struct uregs r0 = j->regs;         /* job_unwind moves them past a leaf */
 	j->stop_sp = 0;
-	job_fn(j);
+	job_unwind(j);
 	if (j->bad_reg == UNW_X86_64_RBP && j->stop_sp && j->n && j->err[0] && j->p->maps)
 		fp_recover(j, &r0);
+	ucap_unwound(j->p->cap, j->tgid, j->p->maps, j->f, j->n);   /* a capture's: build-ids */
+	ucap_explain(j->p->cap, j->err, sizeof(j->err));           /* a replay's missing memory */
 }
 
 /* Processes with an unwind in flight, by tgid: one that passed its deadline stays listed
@@ -742,6 +774,7 @@ struct ustate {
 	struct uproc **procs; size_t nprocs;
 	struct { int tgid; unsigned long pc, depth, size; size_t task; bool timed_out; } *done;
 	size_t ndone;
+	struct ucap_set *caps;              /* a capture's record, or a replay's (NULL: neither) */
 };
 
 static struct uproc *proc_get(struct ustate *u, int tgid)
@@ -758,6 +791,10 @@ static struct uproc *proc_get(struct ustate *u, int tgid)
 		return NULL;
 	p->tgid = tgid;
 	p->memfd = -1;
+	if (u->caps && !(p->cap = ucap_for(u->caps, tgid))) {
+		free(p);
+		return NULL;
+	}
 	u->procs[u->nprocs++] = p;
 	return p;
 }
@@ -786,6 +823,8 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 {
 	char p[64], line[256];
 	struct cgw_syscall sc;
+	if (ucap_replay_task(u->caps, s, t, t->ustack_error, sizeof(t->ustack_error)))
+		return;                        /* a replay: as captured */
 	/* a read of this process's memory already passed its deadline this scan (the path a
 	 * thread's syscall names, source-waitfile.c): its mmap lock is held, and another try
 	 * would cost another deadline and leave another thread waiting behind it */
@@ -882,9 +921,11 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 		         "unwinds still wait for memory");
 		return;
 	}
-	int e = dl_call(job_run, j, job_release, timeout_ms);   /* j released unless e == 0 */
-	if (e == 0)
+	int e = dl_call(job_fn, j, job_release, timeout_ms);   /* j released unless e == 0 */
+	if (e == 0) {
 		flight_set(t->tgid, false);
+		ucap_done(u->caps, t->tgid, t->tid, proc->cap);
+	}
 	void *nd = realloc(u->done, (u->ndone + 1) * sizeof(*u->done));
 	if (nd) {
 		u->done = nd;
@@ -902,8 +943,8 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 		proc_drop(u, proc);
 		if (e == -ETIMEDOUT)
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack unreadable: timed "
-			         "out after %g s (its mmap lock is held or waited for)",
-			         timeout_ms / 1000.0);
+			         "out after %g s (%s)", timeout_ms / 1000.0, s->live ? "its mmap lock is "
+			         "held or waited for" : "a replay: reading the files it needs here");
 		else
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: %s",
 			         strerror(-e));
@@ -917,25 +958,29 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 {
 	struct cgw_scan *s = r->scan;
-	if (!s->live || max == 0)
+	if ((!s->live && !s->replay_root) || max == 0)
+		return;                        /* a replay unwinds from what its capture kept */
+	struct ustate u = { .caps = ucap_begin(s, timeout_ms) };
+	if (!s->live && !u.caps)
 		return;
-	struct ustate u = { 0 };
 	unsigned left = max, shared = 0;
 	double t0 = mono_ms();
 	/* the findings' tasks, each once: chains first (their outermost waiter is what the
-	 * report leads with), most severe finding first */
-	for (int pass = 0; pass < 2; pass++)
+	 * report leads with), most severe finding first; in two rounds, of which a replay's
+	 * first takes the threads its capture unwound (the others share them, as live) */
+	for (int pass = 0; pass < 4; pass++)
 		for (size_t k = 0; k < r->nf; k++) {
 			const struct cgw_finding *f = &r->f[k];
-			size_t n = pass == 0 ? f->nchain : f->ntasks;
+			size_t n = pass % 2 == 0 ? f->nchain : f->ntasks;
 			for (size_t i = 0; i < n; i++) {
-				struct cgw_task *t = &s->t[pass == 0 ? f->chain[i] : f->tasks[i]];
+				struct cgw_task *t = &s->t[pass % 2 == 0 ? f->chain[i] : f->tasks[i]];
 				if (t->uframes || t->ustack_error[0] || t->gone || (t->flags & PF_KTHREAD) ||
-				    t->state != 'D')
+				    t->state != 'D' || !ucap_in_round(u.caps, s, t, pass / 2))
 					continue;
 				if (cgw_stop_pending())
 					goto out;
 				unwind_task(s, &u, t, &left, max, timeout_ms);
+				ucap_note(u.caps, t);
 				shared += t->ustack_same_as != 0;
 			}
 		}
@@ -947,4 +992,5 @@ out:
 		uproc_free(u.procs[i]);
 	free(u.procs);
 	free(u.done);
+	ucap_end(u.caps);
 }

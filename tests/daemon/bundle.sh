@@ -11,6 +11,8 @@
 #     task, blocked_s within 0.5 s of the bundle's own report (the scan it captured) and of
 #     the "escalated" message (that scan escalated it), which is what the task had been
 #     blocked then; no capture tree is left in TMPDIR;
+#   - the user stack's inputs in the bundle (tree/cgwatch/ustack/PID), the memory left out
+#     as the bundle is redacted, and the replay says so;
 #   - the kernel's ring in the bundle: tree/dev/kmsg holds a line written to /dev/kmsg before
 #     the incident, the hung-task sysctls are there, the replay's kmsg object names it with
 #     its records, as a check of the
@@ -114,6 +116,16 @@ dmn_fcmp "$b_replay" '>=' "$(dmn_fcalc "$b_cap - 0.5")" && dmn_fcmp "$b_replay" 
 b_esc=$(jq -r .CGWATCH_BLOCKED_SEC <<<"$ESC")        # the escalating scan is the one captured
 dmn_fcmp "$b_replay" '>=' "$(dmn_fcalc "$b_esc - 0.5")" && dmn_fcmp "$b_replay" '<=' "$(dmn_fcalc "$b_esc + 0.5")" ||
 	live_fail "replay: pid $C_a blocked_s $b_replay, the \"escalated\" message said $b_esc (want within 0.5 s)"
+# the user stack's inputs: the scan's unwind of the task is in the tree, its memory left out
+# (redacted), and the replay says so rather than unwinding nothing
+tar -xOf "$want" "tree/cgwatch/ustack/$C_a" >"$LIVE_TMP/bustack" 2>"$LIVE_TMP/tar.err" ||
+	live_fail "the bundle has no tree/cgwatch/ustack/$C_a: $(head -c 300 "$LIVE_TMP/tar.err")"
+grep -qx redacted "$LIVE_TMP/bustack" && ! grep -q '^mem ' "$LIVE_TMP/bustack" &&
+	grep -qE "^(unwound|note) $C_a( |\$)" "$LIVE_TMP/bustack" ||
+	live_fail "tree/cgwatch/ustack/$C_a: $(head -c 300 "$LIVE_TMP/bustack")"
+ue=$(jq -r --argjson p "$C_a" '.tasks[] | select(.tid == $p) | .ustack_error // ""' "$LIVE_TMP/replay.json")
+[[ "$ue" == "user stack not replayed: the bundle was redacted"* || "$ue" == *" (as captured)" ]] ||
+	live_fail "replay: pid $C_a ustack_error '$ue', want the redaction (or the capture's note) said"
 # the kernel's ring, read whole on the bundles lane: tree/dev/kmsg holds it, marker included,
 # and the replay links it as a check of that ring does
 tar -xOf "$want" tree/dev/kmsg >"$LIVE_TMP/bkmsg" 2>"$LIVE_TMP/tar.err" ||
