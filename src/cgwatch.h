@@ -818,11 +818,14 @@ struct elf_info {
 	struct elf_xsect xsect[ELF_MAX_XSECT];
 	size_t nxsect;
 	struct elf_table symtab, dynsym;
+	struct elf_load eh_hdr;           /* PT_GNU_EH_FRAME: .eh_frame_hdr (have_eh_hdr) */
+	bool have_eh_hdr;
 	size_t bytes;                     /* memory held by the tables */
 	char why[160];                    /* why it was refused; or a table left out, and why */
 };
 /* The headers of an ELF64 little-endian ET_EXEC or ET_DYN file of file_size bytes: its
- * PT_LOAD segments, build-id, .gnu_debuglink and where its .symtab and .dynsym are. 0, or
+ * PT_LOAD segments, PT_GNU_EH_FRAME (unchecked: parse_eh_frame_hdr checks what it names),
+ * build-id, .gnu_debuglink and where its .symtab and .dynsym are. 0, or
  * -ENOEXEC (not such a file), -EINVAL (malformed or truncated: out->why says what),
  * -E2BIG (more segments or sections than kept), -ENOMEM, or rd's error. */
 int elf_parse_head(elf_read_fn rd, void *ctx, uint64_t file_size, struct elf_info *out);
@@ -926,6 +929,21 @@ int ustack_merge(struct ustack_file *into, const struct ustack_file *from);
 /* A file's text (n bytes) without its memory lines and marked "redacted", for a redacted
  * bundle. 0 or -ENOMEM. */
 int ustack_drop_mem(const char *in, size_t n, struct strbuf *out);
+/* ---- parse-ehframe.c: .eh_frame_hdr, the index of a binary's unwind info (pure) ---- */
+
+/* Where .eh_frame and the header's search table are (link-time addresses), and how many
+ * pairs (initial location, FDE), each two int32 relative to the header, the table holds. */
+struct eh_frame_hdr { uint64_t eh_frame, table, fde_count; };
+/* The n bytes b of .eh_frame_hdr, at link-time address vaddr: version 1, eh_frame_ptr and
+ * fde_count in a fixed-size encoding (absolute, pc- or header-relative), a table of
+ * (datarel, sdata4) pairs wholly in the n bytes. 0; -EINVAL (cut short, the table past the
+ * end), -ENOTSUP (another version or encoding, no table: what libunwind cannot search). */
+int parse_eh_frame_hdr(const uint8_t *b, size_t n, uint64_t vaddr, struct eh_frame_hdr *out);
+/* The file bytes to keep of e's unwind info (e->have_eh_hdr, h parsed from it): from the
+ * header (or .eh_frame, when it comes first) to the end of the PT_LOAD holding both, as a file
+ * offset, link-time address and length. 0, or -ERANGE (not in one loadable segment). */
+int eh_frame_span(const struct elf_info *e, const struct eh_frame_hdr *h, uint64_t *off,
+                  uint64_t *vaddr, uint64_t *len);
 
 /* ---- source-root.c ---- */
 
