@@ -1214,6 +1214,45 @@ void elfsym_set_debug_root(const char *root);
 /* Cap the cache at bytes (0: ELFSYM_CACHE_BYTES; tests). */
 void elfsym_set_cache_bytes(size_t bytes);
 
+/* ---- source-mapfile.c: the file a mapping of another process maps, opened from here ---- */
+
+/* Open the file mapped at e (a line of /proc/TGID/maps): /proc/TGID/map_files/START-END, else
+ * /proc/TGID/root/PATH if it is still the mapped device and inode. An fd (read-only, regular
+ * file) with *st its fstat, or -errno (-ESTALE: another file at the path) with why saying it. */
+struct stat;
+int mapfile_open(int tgid, const struct maps_ent *e, struct stat *st, char *why, size_t cap);
+
+/* ---- source-ehframe.c: unwind tables of mapped files for libunwind, cached by binary ---- */
+
+/* The mappings of one process whose tables were looked for (opaque; one unwind at a time). */
+struct ehtab_proc;
+/* A new, empty list for process tgid (here: a replay's, whose files are those at the maps
+ * paths here, already checked to be the recorded builds); NULL: no memory. */
+struct ehtab_proc *ehtab_proc_new(int tgid, bool here);
+/* Release p and its references to cached tables (NULL: nothing). */
+void ehtab_proc_free(struct ehtab_proc *p);
+/* libunwind's find_proc_info for pc ip of process p, whose /proc/TGID/maps text is maps: the
+ * mapped file (mapfile_open) parsed once per binary, its .eh_frame_hdr searched with libunwind's
+ * dwarf_search_unwind_table (as, pi, need_unwind_info, arg as libunwind passes them). 0, or
+ * libunwind's -UNW_E* (-UNW_ENOINFO with why saying why: no file, no table, no entry). */
+struct unw_addr_space;
+struct unw_proc_info;
+int ehtab_find_proc_info(struct ehtab_proc *p, const char *maps, struct unw_addr_space *as,
+                         uint64_t ip, struct unw_proc_info *pi, int need_unwind_info, void *arg,
+                         char *why, size_t cap);
+/* The 8 bytes at addr of p's memory, when they are in a copy of a table found for p (true):
+ * the unwinder's access_mem asks here before it reads the target's memory. */
+bool ehtab_mem(struct ehtab_proc *p, uint64_t addr, uint64_t *val);
+/* The cache: at most EHTAB_CACHE_FILES binaries and EHTAB_CACHE_BYTES (a table larger than a
+ * quarter of that is not copied: read from the target's memory), least recently used first
+ * out; lookups (a process's mapping looked for), hits (found cached), parses (files read). */
+#define EHTAB_CACHE_BYTES (4u << 20)
+#define EHTAB_CACHE_FILES 256
+struct ehtab_stats { uint64_t lookups, hits, parses; size_t files, bytes; };
+void ehtab_stats(struct ehtab_stats *out);
+/* Drop every cached binary (those a process's list holds are freed with it). */
+void ehtab_cache_clear(void);
+
 /* ---- source-ustack.c: user-space stacks of blocked tasks, without stopping them ---- */
 
 #define USTACK_MAX_FRAMES 48

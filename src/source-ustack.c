@@ -3,9 +3,12 @@
  * argument registers (rdi, rsi, rdx, r10, r8, r9 as they entered the kernel); /proc/TID/mem
  * its memory (root reads it without attaching). libunwind's remote API walks the frames
  * with accessors of ours over those two: access_mem is a pread of /proc/TID/mem,
- * access_reg knows only those registers; the unwind tables are found by libunwind-ptrace's
- * _UPT_find_proc_info over /proc/PID/maps (_UPT_create attaches nothing: only _UPT's own
- * access_mem/access_reg would use ptrace, and they are not used).
+ * access_reg knows only those registers; the unwind tables are found by source-ehframe.c in
+ * the mapped files themselves (/proc/TGID/map_files: the process's own, whatever its mount
+ * namespace), cached by binary, and read from that cache rather than the task's memory.
+ * Names still come from libunwind-ptrace's _UPT_get_proc_name (/proc/PID/root/PATH; _UPT_create
+ * attaches nothing: only _UPT's own access_mem/access_reg would use ptrace, and they are not
+ * used).
  *
  * Known gaps, each said rather than guessed: a leaf with no unwind info (a syscall stub) is
  * stepped over through the return address at sp; a frame whose caller needs a register
@@ -49,6 +52,7 @@ struct uproc {
 	char *maps;
 	unw_addr_space_t as;
 	void *upt;
+	struct ehtab_proc *eh;              /* the tables of its mappings found so far */
 	int memfd;
 	struct { unsigned long addr; bool ok; unsigned char b[4096]; } page[PAGE_CACHE];
 	unsigned next_page;
@@ -74,6 +78,7 @@ struct ujob {
 	struct uproc *p;
 	struct uregs regs;
 	int bad_reg;                        /* a register libunwind asked for and we lack; -1 */
+	char tab_why[200];                  /* why the last pc looked up has no unwind info */
 	struct cgw_uframe f[USTACK_MAX_FRAMES];
 	size_t n;
 	char err[320];
@@ -91,6 +96,7 @@ static void uproc_free(struct uproc *p)
 		unw_destroy_addr_space(p->as);
 	if (p->upt)
 		_UPT_destroy(p->upt);
+	ehtab_proc_free(p->eh);
 	if (p->memfd >= 0)
 		close(p->memfd);
 	free(p->maps);
@@ -142,6 +148,8 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int wr
 	unsigned long v;
 	if (write)
 		return -UNW_EREADONLYREG;     /* never written */
+	if (j->p->eh && ehtab_mem(j->p->eh, addr, val))
+		return 0;                     /* a table's bytes, from the file's cached copy */
 	if (mem_word(j->p, addr, &v) < 0)
 		return -UNW_EINVAL;
 	*val = v;
@@ -193,24 +201,31 @@ static int acc_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 	return -UNW_EINVAL;                /* never: the task is not ours to resume */
 }
 
-/* The unwind tables and names come from the files /proc/PID/maps names (_UPT's lookups,
- * which read files, never the task through ptrace); the handle is the process's. */
+/* The unwind tables come from the mapped files (source-ehframe.c); names from the files
+ * /proc/PID/maps names under /proc/PID/root (_UPT's lookup, which reads files, never the task
+ * through ptrace); the handle is the process's. */
 static int acc_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need, void *arg)
 {
-	(void)arg;
-	return _UPT_find_proc_info(as, ip, pi, need, cur_job->p->upt);
+	struct ujob *j = cur_job;
+	int r = ehtab_find_proc_info(j->p->eh, j->p->maps, as, ip, pi, need, arg, j->tab_why,
+	                             sizeof(j->tab_why));
+	if (r == 0)
+		j->tab_why[0] = '\0';
+	return r;
 }
 
 static void acc_put(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
 {
-	(void)arg;
-	_UPT_put_unwind_info(as, pi, cur_job->p->upt);
+	/* libunwind frees the DWARF info it made itself (as _UPT_put_unwind_info would) */
+	(void)as; (void)pi; (void)arg;
 }
 
 static int acc_dyn(unw_addr_space_t as, unw_word_t *dil, void *arg)
 {
-	(void)arg;
-	return _UPT_get_dyn_info_list_addr(as, dil, cur_job->p->upt);
+	/* no list of dynamically registered unwind info (JIT code) is looked for: libunwind-ptrace
+	 * finds none on x86_64 either */
+	(void)as; (void)dil; (void)arg;
+	return -UNW_ENOINFO;
 }
 
 static int acc_name(unw_addr_space_t as, unw_word_t ip, char *buf, size_t len, unw_word_t *off,
@@ -250,13 +265,16 @@ void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hin
 }
 
 #define PLACE_NOEXEC (-1)            /* pc in no executable mapping */
-#define PLACE_OTHER_FILE (-2)        /* the path names another file here than the mapped one */
+#define PLACE_OTHER_FILE (-2)        /* a replay's file is not the recorded build */
 #define EREPLAY_FILE EBADSLT           /* k->err: a replay's file is not the recorded build */
 
-/* Is pc in an executable mapping of the process? The frame is filled from it (0). libunwind
- * reads unwind info and names from the file at the mapping's path, opened from here: that
- * file must be the mapped one (the same inode; not one replaced since, deleted, or another
- * mount namespace's), else nothing of it is used (PLACE_OTHER_FILE, the frame filled). */
+/* Is pc in an executable mapping of the process? The frame is filled from it (0). Live, its
+ * unwind info comes from the mapped file itself (source-ehframe.c); its name from the file at
+ * the mapping's path in the process's mount namespace (_UPT_get_proc_name: /proc/PID/root/
+ * PATH), which must be the mapped one (the same inode; not one replaced since or deleted),
+ * else the frame is left unnamed (k->err set). In a replay both come from the file at the
+ * path here, which must be the recorded build, else nothing of it is used (PLACE_OTHER_FILE,
+ * the frame filled). */
 static int frame_place(struct uproc *p, unsigned long pc, struct cgw_uframe *f,
                        struct fkey *k, char *why, size_t whycap)
 {
@@ -270,19 +288,26 @@ static int frame_place(struct uproc *p, unsigned long pc, struct cgw_uframe *f,
 	memcpy(f->module, e.path, n);
 	f->module[n] = '\0';
 	struct stat st;
+	char rp[sizeof(f->module) + 32];
 	if (f->module[0] != '/')
 		return 0;
 	bool replay = ucap_replaying(p->cap);  /* the file here must be the recorded build */
+	if (replay)
+		snprintf(rp, sizeof(rp), "%s", f->module);
+	else
+		snprintf(rp, sizeof(rp), "/proc/%d/root%s", p->tgid, f->module);
 	if (n < e.path_len)
 		k->err = ENAMETOOLONG;
 	else if (replay && ucap_module(p->cap, f->module, why, whycap) < 0)
 		k->err = EREPLAY_FILE;
-	else if (stat(f->module, &st) < 0)
+	else if (stat(rp, &st) < 0)
 		k->err = errno;
 	else if (!replay && st.st_ino != e.inode)
-		k->err = ESTALE;              /* said as "not the one mapped" */
-	if (k->err)
+		k->err = ESTALE;              /* another file at the path: not named from it */
+	if (k->err == EREPLAY_FILE)
 		return PLACE_OTHER_FILE;
+	if (k->err)
+		return 0;
 	k->dev = st.st_dev;
 	k->ino = st.st_ino;
 	k->size = (unsigned long)st.st_size;
@@ -347,6 +372,10 @@ static void uframe_name(struct ujob *j, unw_cursor_t *c, size_t i, bool innermos
 	struct cgw_uframe *f = &j->f[i];
 	const struct fkey *k = &j->key[i];
 	unsigned long look = innermost ? f->pc : f->pc - 1, lookoff = f->offset - (f->pc - look);
+	if (k->err) {                      /* the file at its path is not the mapped one */
+		ustack_name_frame(f, NULL, 0, false);
+		return;
+	}
 	if (k->ino) {                      /* named before, from the same file? */
 		bool hit = false;
 		pthread_mutex_lock(&name_lock);
@@ -461,7 +490,8 @@ static void job_unwind(struct ujob *j)
 			return;
 		}
 	}
-	if (!p->upt && !(p->upt = _UPT_create(j->tgid))) {
+	if ((!p->eh && !(p->eh = ehtab_proc_new(j->tgid, ucap_replaying(p->cap)))) ||
+	    (!p->upt && !(p->upt = _UPT_create(j->tgid)))) {
 		snprintf(j->err, sizeof(j->err), "user stack not unwound: out of memory");
 		return;
 	}
@@ -548,7 +578,10 @@ static void job_unwind(struct ujob *j)
 			j->stop_sp = sp;           /* for fp_recover */
 			j->stop_fn_start = info ? pi.start_ip : 0;
 			j->stop_fn_end = info ? pi.end_ip : 0;
-			if (!info)
+			if (!info && j->tab_why[0])
+				snprintf(j->err, sizeof(j->err), "user stack ends at %s: no unwind info for "
+				         "it: %.170s", at, j->tab_why);
+			else if (!info)
 				snprintf(j->err, sizeof(j->err), "user stack ends at %s: no unwind info for "
 				         "it", at);
 			else if (j->bad_reg >= 0)
@@ -965,6 +998,8 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 		return;
 	unsigned left = max, shared = 0;
 	double t0 = mono_ms();
+	struct ehtab_stats e0, e1;
+	ehtab_stats(&e0);
 	/* the findings' tasks, each once: chains first (their outermost waiter is what the
 	 * report leads with), most severe finding first; in two rounds, of which a replay's
 	 * first takes the threads its capture unwound (the others share them, as live) */
@@ -985,9 +1020,12 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 			}
 		}
 out:
+	ehtab_stats(&e1);
 	if (u.ndone || shared)
-		log_debug("user stacks: %zu unwound (%zu processes), %u shared, in %.2f ms", u.ndone,
-		          u.nprocs, shared, mono_ms() - t0);
+		log_debug("user stacks: %zu unwound (%zu processes), %u shared, in %.2f ms; unwind "
+		          "tables: %llu files parsed, %llu found cached", u.ndone, u.nprocs, shared,
+		          mono_ms() - t0, (unsigned long long)(e1.parses - e0.parses),
+		          (unsigned long long)(e1.hits - e0.hits));
 	for (size_t i = 0; i < u.nprocs; i++)
 		uproc_free(u.procs[i]);
 	free(u.procs);

@@ -14,8 +14,8 @@
 #     that is not in the real chain; the same below 1 KiB of alloca (decoya: the prologue's
 #     frame no longer keeps the scan above the locals), where the stop says why;
 #   stripped: the same module offsets as -O2, and no symbol in the program's own frames;
-#   a copy of -O2 replaced by another build while it runs: its frame unnamed, and the stop
-#     said (the file at its path is not the one mapped);
+#   a copy of -O2 replaced by another build while it runs: unwound from the file it maps
+#     (the -O2 build's offsets, all its frames), never from the new one; its frames unnamed;
 #   the FUSE thread: fstatat < middle < outer < stater (its thread function); the -O0
 #     build's too, from outer on fp_recovered;
 #   20 threads of one process in identical stacks: one unwind, the 19 others share it;
@@ -181,8 +181,10 @@ f=$(frames "$FT")
 
 f=$(frames "${TID[repl]}")
 e=$(uerr "${TID[repl]}")
-[ "$f" = "__vfork@libc.so.6 -@repl (deleted)" ] && [[ "$e" == *"(No such file or directory: deleted, or hidden from cgwatch"*"so its unwind info is not used" ]] ||
-	live_fail "replaced binary: user frames '$f', error '$e'; want __vfork then the unnamed deleted file and the stop"
+got=$(jq -r --argjson t "${TID[repl]}" '[.tasks[] | select(.tid == $t)][0] | [.ustack[] | .offset] | join(" ")' "$OUT")
+[[ "$f" == "__vfork@libc.so.6 -@repl (deleted) -@repl (deleted) -@repl (deleted) "* ]] && [ "$got" = "$want" ] &&
+	[ -z "$e" ] ||
+	live_fail "replaced binary: user frames '$f' at '$got', error '$e'; want __vfork then its own frames unnamed, at the -O2 build's offsets '$want'"
 # the 20 identical threads: one unwound, 19 sharing it, all with its frames
 sn=$(jq -r --argjson p "$SN" '[.tasks[] | select(.pid == $p)] |
 	"\(length) \([.[] | select(.ustack_same_as == null)] | length) \([.[] | .ustack_same_as // empty] | unique | length) \([.[] | [.ustack[] | .offset] | join(",")] | unique | length) \(.[0].ustack[1].symbol)"' "$OUT")
