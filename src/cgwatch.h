@@ -1234,7 +1234,8 @@ void ehtab_proc_free(struct ehtab_proc *p);
 /* libunwind's find_proc_info for pc ip of process p, whose /proc/TGID/maps text is maps: the
  * mapped file (mapfile_open) parsed once per binary, its .eh_frame_hdr searched with libunwind's
  * dwarf_search_unwind_table (as, pi, need_unwind_info, arg as libunwind passes them). 0, or
- * libunwind's -UNW_E* (-UNW_ENOINFO with why saying why: no file, no table, no entry). */
+ * libunwind's -UNW_E*: -UNW_ENOINFO with why set when its file or table could not be had
+ * (why left as it was when the table has no entry for ip). */
 struct unw_addr_space;
 struct unw_proc_info;
 int ehtab_find_proc_info(struct ehtab_proc *p, const char *maps, struct unw_addr_space *as,

@@ -373,10 +373,9 @@ int ehtab_find_proc_info(struct ehtab_proc *p, const char *maps, struct unw_addr
 	di.u.rti.table_data = m->bias + e->hdr.table;
 	di.u.rti.table_len = e->hdr.fde_count * 8 / sizeof(unw_word_t);
 	memset(pi, 0, sizeof(*pi));
-	int r = _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
-	if (r < 0)
-		snprintf(why, cap, "its file's unwind table has no entry for it");
-	return r;
+	/* no entry (code without CFI, as _start in some files): why stays empty, and libunwind
+	 * tries what it does without unwind info */
+	return _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
 }
 
 bool ehtab_mem(struct ehtab_proc *p, uint64_t addr, uint64_t *val)

@@ -2,7 +2,8 @@
  * /proc/TGID/maps is a path in that process's mount namespace, as it was when mapped: in
  * cgwatch's own namespace it may be another file (a container's, a service's PrivateTmp), or
  * none (deleted or replaced since). /proc/TGID/map_files/START-END is the mapped file itself
- * whatever its name (root with CAP_SYS_ADMIN opens it); without it, the path under the
+ * whatever its name (opened with CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE); without it, the
+ * path under the
  * process's root (/proc/TGID/root/PATH) is taken only when it is still the mapped inode. */
 #include <errno.h>
 #include <fcntl.h>

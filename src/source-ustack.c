@@ -207,11 +207,9 @@ static int acc_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 static int acc_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need, void *arg)
 {
 	struct ujob *j = cur_job;
-	int r = ehtab_find_proc_info(j->p->eh, j->p->maps, as, ip, pi, need, arg, j->tab_why,
-	                             sizeof(j->tab_why));
-	if (r == 0)
-		j->tab_why[0] = '\0';
-	return r;
+	j->tab_why[0] = '\0';
+	return ehtab_find_proc_info(j->p->eh, j->p->maps, as, ip, pi, need, arg, j->tab_why,
+	                            sizeof(j->tab_why));
 }
 
 static void acc_put(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
@@ -533,7 +531,10 @@ static void job_unwind(struct ujob *j)
 	while (j->n < USTACK_MAX_FRAMES) {
 		j->bad_reg = -1;
 		unw_proc_info_t pi;
-		bool info = unw_get_proc_info(&c, &pi) == 0;
+		/* x86_64's unw_get_proc_info says 0 for a pc with no unwind info too (and unw_step
+		 * then follows rbp): a frame whose file's unwind info could not be had is one with
+		 * none, said as such */
+		bool info = unw_get_proc_info(&c, &pi) == 0 && !j->tab_why[0];
 		int r = info ? unw_step(&c) : -UNW_ENOINFO;
 		unw_word_t pc = 0, nsp = 0;
 		if (r > 0 && (unw_get_reg(&c, UNW_REG_IP, &pc) < 0 ||
