@@ -3,8 +3,8 @@
  * cgwatch's own namespace it may be another file (a container's, a service's PrivateTmp), or
  * none (deleted or replaced since). /proc/TGID/map_files/START-END is the mapped file itself
  * whatever its name (opened with CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE); without it, the
- * path under the
- * process's root (/proc/TGID/root/PATH) is taken only when it is still the mapped inode. */
+ * path under the process's root (/proc/TGID/root/PATH) is taken only when it is still the
+ * mapped inode. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
