@@ -136,6 +136,8 @@ static void test_builtin(void **state)
 		assert_non_null(set.v[i].seed);
 	}
 	assert_non_null(hazard_find(&set, "hung-task-warnings-used-up"));
+	assert_non_null(hazard_find(&set, "rt-spinner-unthrottled"));
+	assert_non_null(hazard_find(&set, "rt-spinner"));
 	hazset_free(&set);
 	free(errs);
 }
