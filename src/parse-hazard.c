@@ -44,6 +44,8 @@ static const struct { const char *name, *meaning; } facts[HF_NFACT] = {
 	                       "cpu.task_groups times cpu.possible: per-CPU scheduler entities" },
 	[HF_CPUS_OFFLINE] = { "cpu.offline", "possible CPUs that are offline (hotplug)" },
 	[HF_PARTITIONS] = { "cpuset.partitions", "cgroup v2 cpuset partitions (root or isolated)" },
+	[HF_RSTAT_READERS] = { "cgroup.memory_stat_readers",
+	                       "processes holding a memory.stat open (periodic readers)" },
 };
 
 const char *hazard_fact_name(enum haz_fact f)

@@ -576,11 +576,32 @@ static void cgroup_facts(struct cgw_facts *f, const struct cgw_scan *s, struct v
 	free(off);
 }
 
-/* Processes holding a v1 cgroup.procs or tasks open (their /proc/PID/fd links). */
-static void pidlist_readers(struct cgw_facts *f, int procfd, const struct v1_mounts *v1)
+/* Is path under mount point mnt? */
+static bool under(const char *path, const char *mnt)
 {
-	if (v1->n == 0) {
+	size_t ml = strlen(mnt);
+	return ml && strncmp(path, mnt, ml) == 0 && path[ml] == '/';
+}
+
+/* The comm of pid, for an evidence line. */
+static void comm_of(int procfd, long pid, char *out, size_t cap)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "%ld/comm", pid);
+	snprintf(out, cap, "?");
+	if (read_once_at(procfd, path, -1, out, cap) > 0)
+		out[strcspn(out, "\n")] = '\0';
+}
+
+/* Processes holding a v1 cgroup.procs or tasks open, and processes holding a memory.stat
+ * open in any cgroup hierarchy (their /proc/PID/fd links): the pid-list readers of seed 000,
+ * the rstat readers of seed 001. Open files only: how often each reads needs tracing. */
+static void cgroup_readers(struct cgw_facts *f, int procfd, const struct v1_mounts *v1,
+                           const char *cg2)
+{
+	if (v1->n == 0 && !*cg2) {
 		fact_set(f, HF_V1_PROCS_OPEN, 0);
+		fact_set(f, HF_RSTAT_READERS, 0);
 		return;
 	}
 	int dfd = dup(procfd);
@@ -589,12 +610,13 @@ static void pidlist_readers(struct cgw_facts *f, int procfd, const struct v1_mou
 		if (dfd >= 0)
 			close(dfd);
 		fact_unknown(f, HF_V1_PROCS_OPEN, "/proc unreadable");
+		fact_unknown(f, HF_RSTAT_READERS, "/proc unreadable");
 		return;
 	}
 	rewinddir(d);                     /* the dup shares procfd's offset */
-	size_t readers = 0;
+	size_t readers = 0, rstat = 0;
 	struct dirent *de;
-	char path[96], link[4096];
+	char path[96], link[4096], comm[64];
 	while ((de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
@@ -609,31 +631,36 @@ static void pidlist_readers(struct cgw_facts *f, int procfd, const struct v1_mou
 			continue;
 		}
 		struct dirent *fe;
-		bool counted = false;
-		while ((fe = readdir(fd)) && !counted) {
+		bool is_reader = false, is_rstat = false;
+		while ((fe = readdir(fd)) && !(is_reader && is_rstat)) {
 			if (fe->d_name[0] == '.')
 				continue;
 			ssize_t n = readlinkat(ffd, fe->d_name, link, sizeof(link) - 1);
-			if (n <= 0)
+			if (n <= 0 || link[0] != '/')
 				continue;
 			link[n] = '\0';
 			size_t l = (size_t)n;
 			bool list = (l > 13 && strcmp(link + l - 13, "/cgroup.procs") == 0) ||
 			            (l > 6 && strcmp(link + l - 6, "/tasks") == 0);
-			if (!list)
-				continue;
-			for (size_t i = 0; i < v1->n && i < 32 && !counted; i++) {
-				size_t ml = strlen(v1->mnt[i]);
-				if (strncmp(link, v1->mnt[i], ml) == 0 && link[ml] == '/') {
-					counted = true;
-					readers++;
-					char comm[64] = "?";
-					snprintf(path, sizeof(path), "%ld/comm", pid);
-					if (read_once_at(procfd, path, -1, comm, sizeof(comm)) > 0)
-						comm[strcspn(comm, "\n")] = '\0';
-					if (readers <= 16)
-						EV(f, HF_V1_PROCS_OPEN, "PID %ld (%s) holds %s open (fd %s)\n", pid,
-						   comm, link, fe->d_name);
+			bool stat = l > 12 && strcmp(link + l - 12, "/memory.stat") == 0;
+			bool in_v1 = false;
+			for (size_t i = 0; i < v1->n && i < 32 && !in_v1; i++)
+				in_v1 = under(link, v1->mnt[i]);
+			if (list && in_v1 && !is_reader) {
+				is_reader = true;
+				if (++readers <= 16) {
+					comm_of(procfd, pid, comm, sizeof(comm));
+					EV(f, HF_V1_PROCS_OPEN, "PID %ld (%s) holds %s open (fd %s)\n", pid,
+					   comm, link, fe->d_name);
+				}
+			}
+			if (stat && (in_v1 || under(link, cg2)) && !is_rstat) {
+				is_rstat = true;
+				if (++rstat <= 16) {
+					comm_of(procfd, pid, comm, sizeof(comm));
+					EV(f, HF_RSTAT_READERS, "PID %ld (%s) holds %s open (fd %s): a "
+					   "periodic reader (how often it reads needs tracing)\n", pid, comm,
+					   link, fe->d_name);
 				}
 			}
 		}
@@ -641,8 +668,11 @@ static void pidlist_readers(struct cgw_facts *f, int procfd, const struct v1_mou
 	}
 	closedir(d);
 	fact_set(f, HF_V1_PROCS_OPEN, (double)readers);
+	fact_set(f, HF_RSTAT_READERS, (double)rstat);
 	if (readers > 16)
 		EV(f, HF_V1_PROCS_OPEN, "... and %zu more processes\n", readers - 16);
+	if (rstat > 16)
+		EV(f, HF_RSTAT_READERS, "... and %zu more processes\n", rstat - 16);
 }
 
 /* cgroups created and removed per second: the counts of source-rates.c over the window (a
@@ -727,7 +757,7 @@ int audit_gather(struct cgw_facts *f, const struct audit_opts *o)
 	struct v1_mounts *v1 = try_calloc(1, sizeof(*v1));
 	if (v1) {
 		cgroup_facts(f, s, v1);
-		pidlist_readers(f, procfd, v1);
+		cgroup_readers(f, procfd, v1, s->cgroup2_mnt);
 		churn_fact(f, v1, o);
 		free(v1);
 	}
