@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -105,6 +106,7 @@ struct rt_thread {
 	char state;
 	char comm[CGW_COMM_MAX];
 	double run_ms;                    /* CPU time at the first read (schedstat or sched) */
+	double read_ms;                   /* CLOCK_MONOTONIC of that read */
 	double share;                     /* of its CPU: over the window, or since it started */
 	bool measured;
 };
@@ -214,6 +216,7 @@ static int walk_proc(int procfd, struct walk *w, bool live)
 			r->state = st.state;
 			snprintf(r->comm, sizeof(r->comm), "%.*s", (int)st.comm_len, st.comm);
 			r->run_ms = thread_runtime(procfd, (int)pid, (int)tid);
+			r->read_ms = mono_ms();
 			if (!live && r->run_ms >= 0 && w->uptime_s > 0) {
 				/* one snapshot: the share since the thread started */
 				double age = w->uptime_s - (double)st.start_ticks / 100.0;
@@ -255,20 +258,38 @@ static void fair_server_line(struct cgw_facts *f, int cpu)
 static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const struct cgw_topology *t,
                      const struct audit_opts *o)
 {
-	if (f->live && w->nrt) {          /* the share over a short window */
-		double t0 = mono_ms();
-		struct timespec ts = { (time_t)(o->window_ms / 1000), (long)(o->window_ms % 1000) * 1000000L };
-		nanosleep(&ts, NULL);
-		double dt = mono_ms() - t0;
-		f->window_s = dt / 1000.0;
-		char path[96], buf[1024];
+	if (f->live) {
+		/* The share over a short window, of the threads running (R) at the first read: a
+		 * spinner runs. One asleep then is no spinner (share 0), and a host whose real-time
+		 * threads all sleep (the kernel's migration/N, watchdogs) is not waited for. */
+		double last = -1;
 		for (size_t i = 0; i < w->nrt; i++) {
 			struct rt_thread *r = &w->rt[i];
-			double now = thread_runtime(procfd, r->tgid, r->tid);
-			if (r->run_ms < 0 || now < 0)
+			r->measured = true;       /* share 0 unless sampled below */
+			if (r->state == 'R' && r->run_ms >= 0 && r->read_ms > last)
+				last = r->read_ms;
+		}
+		if (last >= 0) {              /* each sampled thread gets the whole window */
+			double wait = last + o->window_ms - mono_ms();
+			if (wait > 0) {
+				struct timespec ts = { (time_t)(wait / 1000),
+				                       (long)(fmod(wait, 1000) * 1e6) };
+				nanosleep(&ts, NULL);
+			}
+			f->window_s = o->window_ms / 1000.0;
+		}
+		char path[96], buf[1024];
+		for (size_t i = 0; i < w->nrt && last >= 0; i++) {
+			struct rt_thread *r = &w->rt[i];
+			if (r->state != 'R' || r->run_ms < 0)
 				continue;
+			double now = thread_runtime(procfd, r->tgid, r->tid);
+			double dt = mono_ms() - r->read_ms;
+			if (now < 0 || dt <= 0) {
+				r->measured = false;
+				continue;
+			}
 			r->share = (now - r->run_ms) / dt;
-			r->measured = true;
 			snprintf(path, sizeof(path), "%d/task/%d/stat", r->tgid, r->tid);
 			struct cgw_stat st;
 			ssize_t n = read_once_at(procfd, path, -1, buf, sizeof(buf));
@@ -677,7 +698,8 @@ static void cgroup_readers(struct cgw_facts *f, int procfd, const struct v1_moun
 
 /* cgroups created and removed per second: the counts of source-rates.c over the window (a
  * replay: the live run's captured counts, when its capture has them). */
-static void churn_fact(struct cgw_facts *f, const struct v1_mounts *v1, const struct audit_opts *o)
+static void churn_fact(struct cgw_facts *f, const struct v1_mounts *v1, const struct audit_opts *o,
+                       struct cgw_rates_src *src)
 {
 	if (v1->n == 0) {                 /* nothing a v1 pid-list sweep could meet */
 		fact_unknown(f, HF_CGROUP_CHURN, "not counted: no cgroup v1 hierarchy");
@@ -686,11 +708,14 @@ static void churn_fact(struct cgw_facts *f, const struct v1_mounts *v1, const st
 	struct cgw_rates *rt = try_calloc(1, sizeof(*rt));
 	if (!rt)
 		return;
-	if (f->live) {
-		struct cgw_rates_src *src = rates_open(true, o->timeout_ms);
+	if (f->live && src) {             /* opened before the walk: its window is mostly past */
 		rates_wait(src, o->window_ms < 250 ? 250 : o->window_ms);
 		rates_sample(src, rt);
-		rates_close(src);
+	} else if (f->live) {
+		fact_unknown(f, HF_CGROUP_CHURN, "not counted: no process holds a cgroup v1 pid list "
+		             "open (counting costs ~0.5 s)");
+		free(rt);
+		return;
 	} else {                          /* a replay: the live run's counts, when it kept them */
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/cgwatch/rates", o->tree ? o->tree : "");
@@ -739,12 +764,28 @@ int audit_gather(struct cgw_facts *f, const struct audit_opts *o)
 	snprintf(f->kernel, sizeof(f->kernel), "%s", s->kernel);
 
 	safety_nets(f);
+	struct v1_mounts *v1 = try_calloc(1, sizeof(*v1));
+	if (!v1) {
+		scan_free(s);
+		free(s);
+		close(procfd);
+		return -ENOMEM;
+	}
+	cgroup_facts(f, s, v1);
+	cgroup_readers(f, procfd, v1, s->cgroup2_mnt);
+	/* The churn is counted only where a v1 pid list is held open (all the rule needs): the
+	 * counters cost ~0.1 s to open and ~0.3 s to close (RCU). They count while the threads
+	 * are read, so their window is mostly past when the walk is done. */
+	bool count = f->live && v1->n && f->known[HF_V1_PROCS_OPEN] && f->v[HF_V1_PROCS_OPEN] > 0;
+	struct cgw_rates_src *src = count ? rates_open(true, o->timeout_ms) : NULL;
 	struct walk w = { 0 };
 	char buf[128];
 	if (read_small_file("/proc/uptime", buf, sizeof(buf)) > 0)
 		parse_uptime(buf, &w.uptime_s);
 	int r = walk_proc(procfd, &w, f->live);
 	if (r < 0) {
+		rates_close(src);
+		free(v1);
 		free(w.rt);
 		scan_free(s);
 		free(s);
@@ -754,13 +795,9 @@ int audit_gather(struct cgw_facts *f, const struct audit_opts *o)
 	f->threads = w.threads;
 	rt_facts(f, &w, procfd, &s->topo, o);
 	self_facts(f, procfd, w.daemon_pid, &s->topo, o);
-	struct v1_mounts *v1 = try_calloc(1, sizeof(*v1));
-	if (v1) {
-		cgroup_facts(f, s, v1);
-		cgroup_readers(f, procfd, v1, s->cgroup2_mnt);
-		churn_fact(f, v1, o);
-		free(v1);
-	}
+	churn_fact(f, v1, o, src);
+	rates_close(src);
+	free(v1);
 	free(w.rt);
 	scan_free(s);
 	free(s);
