@@ -461,11 +461,11 @@ static int cmd_hazards(int argc, char **argv)
 				}
 			}
 		} else {
-			printf("%-28s %-9s %-22s %s\n", "ID", "SEVERITY", "SIGNATURE", "TITLE (SOURCE)");
+			printf("%-30s %-9s %-22s %s\n", "ID", "SEVERITY", "SIGNATURE", "TITLE (SOURCE)");
 			for (size_t i = 0; i < set.n; i++) {
 				const struct cgw_hazard *h = &set.v[i];
 				struct strbuf b = { 0 };
-				sb_printf(&b, "%-28s %-9s %-22s %s (%s", h->id, sev_name(h->severity),
+				sb_printf(&b, "%-30s %-9s %-22s %s (%s", h->id, sev_name(h->severity),
 				          h->signature ? h->signature : "-", h->title,
 				          h->builtin ? "built in" : cesc(h->file));
 				if (h->replaced)
