@@ -244,15 +244,19 @@ static const char *cpu_kind(const struct cgw_topology *t, int cpu, char *out, si
 static void fair_server_line(struct cgw_facts *f, int cpu)
 {
 	char p1[96], p2[96];
-	long rt, per;
+	long rt = 0, per = 0;
 	snprintf(p1, sizeof(p1), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpu);
 	snprintf(p2, sizeof(p2), "/sys/kernel/debug/sched/fair_server/cpu%d/period", cpu);
-	if (read_long(p1, &rt) == 0 && read_long(p2, &per) == 0 && per > 0)
+	int r = read_long(p1, &rt);
+	if (r == 0)
+		r = read_long(p2, &per);
+	if (r == 0 && per > 0)
 		EV(f, HF_RT_SPINNERS, "CPU %d: fair server %ld ns every %ld ns (%.0f %% for "
-		   "SCHED_OTHER tasks, %s)\n", cpu, rt, per, 100.0 * (double)rt / (double)per, p1);
+		   "SCHED_OTHER threads, %s)\n", cpu, rt, per, 100.0 * (double)rt / (double)per, p1);
 	else
 		EV(f, HF_RT_SPINNERS, "CPU %d: the fair server's settings are not readable here "
-		   "(%s; debugfs not mounted, or a kernel without it)\n", cpu, p1);
+		   "(%s: %s)\n", cpu, p1, r == -ENOENT ? "no such file: debugfs not mounted, or a "
+		   "kernel without it" : r < 0 ? strerror(-r) : "period 0");
 }
 
 static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const struct cgw_topology *t,
