@@ -974,6 +974,17 @@ int hazard_parse(struct cgw_hazset *out, const char *name, const char *text, siz
 void hazard_clear(struct cgw_hazard *h);
 void hazset_free(struct cgw_hazset *set);
 
+/* ---- parse-unit.c: a systemd unit's CPU settings, for the daemon's placement (pure) ---- */
+
+struct unit_cpus {
+	struct cgw_cpus affinity, allowed;   /* CPUAffinity=, AllowedCPUs= of [Service] */
+	bool affinity_set, allowed_set;
+};
+/* Apply one unit file or drop-in (text, len bytes) on top of u, as systemd does: repeated
+ * assignments merge, an empty one resets. Returns the number of values it could not use
+ * ("numa", a bad list: systemd ignores those lines too). */
+int parse_unit_cpus(const char *text, size_t len, struct unit_cpus *u);
+
 /* ---- source-root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount

@@ -352,7 +352,134 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 		   "of a CPU since it started\n", w->nrt);
 }
 
-/* ---- cgwatch itself: the daemon's process when one runs, else this one ---- */
+/* ---- cgwatch itself: the daemon's process when one runs, else its unit, else this one ---- */
+
+static const char *const unit_dirs[] = { "/etc/systemd/system", "/run/systemd/system",
+	"/usr/local/lib/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system", NULL };
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Apply one file to u; its name to files. */
+static void unit_file(const char *path, struct unit_cpus *u, struct strbuf *files)
+{
+	char *text = try_malloc(1 << 16);
+	ssize_t n = text ? read_small_file(path, text, 1 << 16) : -ENOMEM;
+	if (n >= 0) {
+		parse_unit_cpus(text, (size_t)n, u);
+		sb_printf(files, "%s%s", files->len ? ", " : "", path);
+	}
+	free(text);
+}
+
+/* cgwatch.service as systemd would read it: the first unit file of the search path, then the
+ * drop-ins (*.conf of cgwatch.service.d in those directories, by name; a name in an earlier
+ * directory hides the same name in a later one). Returns false when there is no unit file. */
+static bool unit_read(struct unit_cpus *u, struct strbuf *files)
+{
+	char path[512];
+	bool found = false;
+	for (const char *const *d = unit_dirs; *d && !found; d++) {
+		snprintf(path, sizeof(path), "%s/cgwatch.service", *d);
+		if (access(path, R_OK) == 0) {
+			unit_file(path, u, files);
+			found = true;
+		}
+	}
+	if (!found)
+		return false;
+	char *names[64], *paths[64];
+	size_t n = 0;
+	for (const char *const *d = unit_dirs; *d; d++) {
+		snprintf(path, sizeof(path), "%s/cgwatch.service.d", *d);
+		DIR *dir = opendir(path);
+		if (!dir)
+			continue;
+		struct dirent *de;
+		while ((de = readdir(dir)) && n < 64) {
+			size_t l = strlen(de->d_name);
+			if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".conf"))
+				continue;
+			bool seen = false;
+			for (size_t i = 0; i < n && !seen; i++)
+				seen = strcmp(names[i], de->d_name) == 0;
+			if (seen)
+				continue;
+			char full[1024];
+			snprintf(full, sizeof(full), "%s/%s", path, de->d_name);
+			names[n] = xstrdup(de->d_name);
+			paths[n] = xstrdup(full);
+			n++;
+		}
+		closedir(dir);
+	}
+	/* by name, the path following its name */
+	char *pairs[64];
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(names[i]) + strlen(paths[i]) + 2;
+		pairs[i] = xmalloc(l);
+		snprintf(pairs[i], l, "%s%c%s", names[i], '\x01', paths[i]);
+		free(names[i]);
+		free(paths[i]);
+	}
+	qsort(pairs, n, sizeof(*pairs), name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		unit_file(strchr(pairs[i], '\x01') + 1, u, files);
+		free(pairs[i]);
+	}
+	return true;
+}
+
+static int count_cpus(const struct cgw_cpus *c)
+{
+	int k = 0;
+	for (unsigned i = 0; i < CGW_MAX_CPUS; i++)
+		k += cpus_test(c, i);
+	return k;
+}
+
+/* The daemon's CPUs from its unit, when no daemon runs: true when the unit sets them. */
+static bool unit_housekeeping(struct cgw_facts *f, const struct cgw_topology *t)
+{
+	struct unit_cpus *u = try_calloc(1, sizeof(*u));
+	struct cgw_cpus *eff = try_calloc(1, sizeof(*eff)), *tmp = try_calloc(1, sizeof(*tmp));
+	struct strbuf files = { 0 };
+	bool r = false;
+	if (u && eff && tmp && unit_read(u, &files) && (u->affinity_set || u->allowed_set)) {
+		*eff = u->affinity_set ? u->affinity : u->allowed;
+		if (u->affinity_set && u->allowed_set) {       /* both: the intersection */
+			*tmp = u->affinity;
+			cpus_andnot(tmp, &u->allowed);
+			cpus_andnot(eff, tmp);
+		}
+		*tmp = *eff;                  /* its housekeeping CPUs */
+		struct cgw_cpus *not_hk = try_calloc(1, sizeof(*not_hk));
+		if (not_hk) {
+			*not_hk = t->online;
+			cpus_andnot(not_hk, &t->housekeeping);
+			cpus_andnot(tmp, not_hk);
+			free(not_hk);
+			int hk = count_cpus(tmp);
+			char list[256];
+			fact_set(f, HF_SELF_HOUSEKEEPING, hk);
+			EV(f, HF_SELF_HOUSEKEEPING, "cgwatch.service (no daemon running; %s) lets it run "
+			   "on CPUs %s (%s%s%s): %d of them housekeeping%s\n", files.s,
+			   cpulist_format(eff, list, sizeof(list)), u->affinity_set ? "CPUAffinity=" : "",
+			   u->affinity_set && u->allowed_set ? " and " : "",
+			   u->allowed_set ? "AllowedCPUs=" : "", hk,
+			   hk == 0 ? "; on an isolated CPU it is starved by the spinners it should report" :
+			   "");
+			r = true;
+		}
+	}
+	sb_free(&files);
+	free(u);
+	free(eff);
+	free(tmp);
+	return r;
+}
 
 static void self_facts(struct cgw_facts *f, int procfd, int daemon_pid,
                        const struct cgw_topology *t, const struct audit_opts *o)
@@ -374,7 +501,9 @@ static void self_facts(struct cgw_facts *f, int procfd, int daemon_pid,
 		return;
 	}
 	struct cgw_cpus *allowed = try_calloc(1, sizeof(*allowed));
-	if (allowed && cpulist_parse(st.cpus_allowed, allowed) == 0) {
+	if (!daemon_pid && f->live && unit_housekeeping(f, t)) {
+		/* said from the unit */
+	} else if (allowed && cpulist_parse(st.cpus_allowed, allowed) == 0) {
 		int hk = 0, all = 0;
 		for (unsigned c = 0; c < CGW_MAX_CPUS; c++)
 			if (cpus_test(allowed, c)) {
