@@ -295,24 +295,17 @@ static int cmd_audit(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "window", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *root = NULL, *config = NULL, *format = "text";
-	double window = 0.25;
+	const double window = 0.25;       /* the RT threads' sampling window (README 6a) */
 	int o;
 	while ((o = getopt_long(argc, argv, "r:c:f:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'r': root = optarg; break;
 		case 'c': config = optarg; break;
 		case 'f': format = optarg; break;
-		case 'w':
-			if (parse_seconds(optarg, 0.05, 10, &window) < 0) {
-				log_warnx("--window: expected seconds (0.05..10), got \"%s\"", cesc(optarg));
-				return EXIT_USAGE;
-			}
-			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}

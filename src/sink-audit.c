@@ -125,7 +125,10 @@ int audit_json(const struct cgw_audit *a, FILE *out)
 	struct json_object *fa = json_object_new_object();
 	for (int k = 0; k < HF_NFACT; k++) {
 		struct json_object *x = json_object_new_object();
-		json_object_object_add(x, "value", f->known[k] ? json_object_new_double(f->v[k]) : NULL);
+		double v = f->v[k];
+		json_object_object_add(x, "value", !f->known[k] ? NULL :
+		                       v == (double)(int64_t)v ? json_object_new_int64((int64_t)v) :
+		                       jround(v, 2));
 		if (!f->known[k])
 			json_object_object_add(x, "why_unknown", jstr(f->why[k]));
 		json_object_object_add(x, "evidence", lines(f->ev[k].s));
