@@ -1,6 +1,7 @@
 /* sink-audit.c: the audit's reports — text for a person, the cgwatch.audit/1 JSON document. */
 #include <errno.h>
 #include <json-c/json.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgwatch.h"
@@ -25,12 +26,16 @@ void audit_text(const struct cgw_audit *a, FILE *out)
 		if (h->explanation)
 			sb_printf(&b, "  %s\n", h->explanation);
 		sb_printf(&b, "  Evidence:\n");
-		const char *e = a->hits[i].evidence;
+		/* alike lines as one ("x149 CPUs 18-95,108-178: ..."), as check's report does; the
+		 * JSON has every line */
+		char *grouped = lines_group(a->hits[i].evidence ? a->hits[i].evidence : "");
+		const char *e = grouped ? grouped : a->hits[i].evidence;
 		while (e && *e) {
 			size_t l = strcspn(e, "\n");
 			sb_printf(&b, "    - %.*s\n", (int)l, e);
 			e += l + (e[l] == '\n');
 		}
+		free(grouped);
 		if (h->signature)
 			sb_printf(&b, "  Leads to: %s (the signature of the hang it sets up)\n",
 			          h->signature);

@@ -259,6 +259,17 @@ static void fair_server_line(struct cgw_facts *f, int cpu)
 		   "kernel without it" : r < 0 ? strerror(-r) : "period 0");
 }
 
+/* By CPU, the highest priority first: the evidence reads CPU by CPU. */
+static int rt_cmp(const void *a, const void *b)
+{
+	const struct rt_thread *x = a, *y = b;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
 static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const struct cgw_topology *t,
                      const struct audit_opts *o)
 {
@@ -303,6 +314,8 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 			}
 		}
 	}
+	if (w->nrt > 1)
+		qsort(w->rt, w->nrt, sizeof(*w->rt), rt_cmp);
 	size_t spinners = 0, isolated = 0;
 	struct cgw_cpus *seen = try_calloc(1, sizeof(*seen));
 	for (size_t i = 0; i < w->nrt; i++) {
