@@ -37,7 +37,10 @@ LIBS       := $(shell pkg-config --libs $(filter-out libarchive,$(PKGS)) 2>/dev/
 SRCS       := $(sort $(wildcard src/*.c))
 # the shipped signature library, compiled in: $(BUILD)/gen/sigs-builtin.c holds these files
 SIG_FILES  := $(sort $(wildcard conf/signatures.d/*.conf))
-OBJS       := $(SRCS:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sigs-builtin.o
+# the shipped hazard rules, compiled in the same way: $(BUILD)/gen/hazards-builtin.c
+HAZ_FILES  := $(sort $(wildcard conf/hazards.d/*.conf))
+OBJS       := $(SRCS:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sigs-builtin.o \
+              $(BUILD)/obj/hazards-builtin.o
 LIBOBJS    := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -82,8 +85,8 @@ deps:
 # Installation paths compiled in; rewritten only when PREFIX or SYSCONFDIR change, so that
 # `make install PREFIX=/usr` after a plain `make` rebuilds what depends on them.
 $(BUILD)/config.h: FORCE | $(BUILD)/obj
-	@printf '#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_CONFFILE "%s"\n#define CGW_STATEDIR "%s"\n#define CGW_REPORTDIR "%s"\n#define CGW_VERSION "%s"\n' \
-		"$(SYSCONFDIR)/cgwatch/signatures.d" \
+	@printf '#define CGW_LOCAL_SIGDIR "%s"\n#define CGW_LOCAL_HAZDIR "%s"\n#define CGW_CONFFILE "%s"\n#define CGW_STATEDIR "%s"\n#define CGW_REPORTDIR "%s"\n#define CGW_VERSION "%s"\n' \
+		"$(SYSCONFDIR)/cgwatch/signatures.d" "$(SYSCONFDIR)/cgwatch/hazards.d" \
 		"$(SYSCONFDIR)/cgwatch/cgwatch.conf" "$(LOCALSTATEDIR)/lib/cgwatch" \
 		"$(LOCALSTATEDIR)/log/cgwatch" "$(VERSION)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
@@ -94,6 +97,12 @@ $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/obj
 # conf/signatures.d itself is a prerequisite: a file added or removed changes its mtime
 $(BUILD)/gen/sigs-builtin.c: src/sigs-builtin.sh conf/signatures.d $(SIG_FILES) | $(BUILD)/gen
 	sh src/sigs-builtin.sh $(SIG_FILES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/hazards-builtin.c: src/sigs-builtin.sh conf/hazards.d $(HAZ_FILES) | $(BUILD)/gen
+	sh src/sigs-builtin.sh -n hazard_builtin_files $(HAZ_FILES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/hazards-builtin.o: $(BUILD)/gen/hazards-builtin.c src/cgwatch.h $(BUILD)/config.h | $(BUILD)/obj
+	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
 
 $(BUILD)/obj/sigs-builtin.o: $(BUILD)/gen/sigs-builtin.c src/cgwatch.h $(BUILD)/config.h | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<

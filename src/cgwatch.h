@@ -239,6 +239,7 @@ struct cgw_conf {
 	double update_interval_s;      /* [incidents] update_interval */
 	char *signatures_dir;          /* [signatures] shipped, "" = none */
 	char *local_signatures_dir;    /* [signatures] local, "" = none */
+	char *local_hazards_dir;       /* [hazards] local, "" = none */
 	char *state_dir;               /* [run] state_dir */
 	char *report_dir;              /* [reports] dir */
 	double report_keep;            /* [reports] keep: files, both formats counted */
@@ -945,6 +946,63 @@ int parse_eh_frame_hdr(const uint8_t *b, size_t n, uint64_t vaddr, struct eh_fra
 int eh_frame_span(const struct elf_info *e, const struct eh_frame_hdr *h, uint64_t *off,
                   uint64_t *vaddr, uint64_t *len);
 
+/* ---- parse-hazard.c: hazard rule files, conf/hazards.d (pure) ---- */
+
+/* The facts of a host a hazard rule may test (source-audit.c gathers them). */
+enum haz_fact {
+	HF_HUNG_TIMEOUT, HF_HUNG_WARNINGS, HF_HUNG_PANIC, HF_SOFTLOCKUP_PANIC, HF_WATCHDOG,
+	HF_SOFT_WATCHDOG, HF_WQ_WATCHDOG, HF_RT_RUNTIME, HF_RT_SPINNERS, HF_RT_SPINNERS_ISOLATED,
+	HF_SELF_HOUSEKEEPING, HF_SELF_STACKS, HF_SELF_KMSG, HF_SELF_PERF, HF_V1_HIERARCHIES,
+	HF_CGROUP_CHURN, HF_V1_PROCS_OPEN, HF_CPU_GROUPS, HF_POSSIBLE_CPUS, HF_GROUPS_X_CPUS,
+	HF_CPUS_OFFLINE, HF_PARTITIONS, HF_RSTAT_READERS, HF_NFACT
+};
+enum haz_op { HOP_EQ, HOP_NE, HOP_LE, HOP_GE, HOP_LT, HOP_GT };
+#define HAZ_MAX_WHEN 16
+struct haz_cond { enum haz_fact fact; enum haz_op op; double value; };
+struct cgw_hazard {
+	char *id, *title, *summary, *explanation;
+	char *signature;                /* the signature id the hang it leads to matches, or NULL */
+	char *seed;                     /* where the hang was seen (seed, thread) */
+	enum cgw_sev severity;
+	struct haz_cond *when; size_t nwhen;        /* all must hold */
+	enum haz_fact *evidence; size_t nevidence;  /* facts whose evidence lines it shows */
+	char **remedies; size_t nremedies;          /* safest first */
+	char **references; size_t nreferences;
+	char *file; int line;           /* where it was defined */
+	bool builtin;                   /* file is one of hazard_builtin_files */
+	char *replaced;                 /* the source it replaced by id, or NULL */
+};
+struct cgw_hazset { struct cgw_hazard *v; size_t n; };
+
+/* A fact's name as rules write it ("rt.spinners"), and what it means. */
+const char *hazard_fact_name(enum haz_fact f);
+const char *hazard_fact_meaning(enum haz_fact f);
+/* The fact named by name[0..n-1], or -1. */
+int hazard_fact_index(const char *name, size_t n);
+/* "==", "<=", ... */
+const char *hazard_op_name(enum haz_op op);
+/* Does condition c hold for the value v of its fact? */
+bool hazard_cond_holds(const struct haz_cond *c, double v);
+/* Parse one rule file (text, len bytes, named name in messages) and append its rules to out;
+ * errors go to err as "name:line: message" and a file with any error adds nothing. Returns
+ * the error count. */
+int hazard_parse(struct cgw_hazset *out, const char *name, const char *text, size_t len,
+                 FILE *err);
+/* Free one rule's fields (zeroed), and a whole set. */
+void hazard_clear(struct cgw_hazard *h);
+void hazset_free(struct cgw_hazset *set);
+
+/* ---- parse-unit.c: a systemd unit's CPU settings, for the daemon's placement (pure) ---- */
+
+struct unit_cpus {
+	struct cgw_cpus affinity, allowed;   /* CPUAffinity=, AllowedCPUs= of [Service] */
+	bool affinity_set, allowed_set;
+};
+/* Apply one unit file or drop-in (text, len bytes) on top of u, as systemd does: repeated
+ * assignments merge, an empty one resets. Returns the number of values it could not use
+ * ("numa", a bad list: systemd ignores those lines too). */
+int parse_unit_cpus(const char *text, size_t len, struct unit_cpus *u);
+
 /* ---- source-root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
@@ -997,6 +1055,33 @@ int parse_cpumask_hex(const char *s, struct cgw_cpus *out);
  * of the cgroup2 hierarchy at s->cgroup2_mnt ("" when none). Missing files leave sets empty;
  * unparsable ones too, and they are named (scan_unreadable). */
 void topology_read(struct cgw_scan *s);
+
+/* ---- source-audit.c: the facts of a host (or a replayed tree) that hazard rules test ---- */
+
+struct cgw_facts {
+	double v[HF_NFACT];
+	bool known[HF_NFACT];             /* false: not measured here (why[] says why) */
+	char why[HF_NFACT][128];
+	struct strbuf ev[HF_NFACT];       /* evidence lines of each fact, '\n'-ended */
+	char host[128], kernel[128];
+	bool live;                        /* the host itself, not a replayed tree */
+	double window_s;                  /* the sampling window of rt.spinners; 0 one snapshot */
+	size_t threads;                   /* threads read */
+	uint64_t usec;                    /* time the gathering took */
+};
+struct audit_opts {
+	unsigned window_ms;               /* live: the two samples of RT threads this far apart */
+	unsigned timeout_ms;              /* each risky read */
+	const char *tree;                 /* a replay's tree (its cgwatch/ files), or NULL */
+	bool pin_housekeeping;            /* [run] pin_housekeeping: the daemon leaves isolated CPUs */
+};
+/* Read every fact from /proc and /sys (a replay's, once root_enter ran): sysctls, the CPU
+ * layout, RT threads and their share of the CPU over the window (live; one snapshot in a
+ * replay: those running there), cgwatch's own CPUs and rights, cgroup hierarchies. Read-only.
+ * Returns 0, or -errno when /proc cannot be read at all. */
+int audit_gather(struct cgw_facts *f, const struct audit_opts *o);
+/* Free the evidence lines of f. */
+void facts_free(struct cgw_facts *f);
 
 /* ---- source-cpuclock.c: "now" on each CPU's scheduler clock ---- */
 
@@ -1510,6 +1595,43 @@ const struct cgw_sig *sig_best(const struct cgw_sigset *set, char state,
  * when the library lacks a built-in id. */
 int signatures_load(struct cgw_sigset *set, const struct cgw_conf *c);
 
+/* ---- hazards-builtin.c: generated from conf/hazards.d by src/sigs-builtin.sh ---- */
+
+/* The shipped hazard rules' files, sorted by name; the last entry has name NULL. */
+extern const struct cgw_sigfile hazard_builtin_files[];
+
+/* ---- diagnose-hazard.c: the hazard library, and the rules evaluated on a host's facts ---- */
+
+/* Load every *.conf of dir (sorted), each rule replacing a loaded one by id. Errors go to err
+ * as "file:line: message"; a bad file is skipped whole. Returns the error count, or -errno
+ * when dir cannot be read. */
+int hazard_load_dir(struct cgw_hazset *set, const char *dir, FILE *err);
+/* The built-in rules, as hazard_load_dir loads a directory. Returns the error count. */
+int hazard_load_builtin(struct cgw_hazset *set, FILE *err);
+/* Built in, then [hazards] local (absent: skipped; bad files reported and skipped). 0. */
+int hazards_load(struct cgw_hazset *set, const struct cgw_conf *c);
+/* Where h came from: "built in" or its file. */
+const char *hazard_source(const struct cgw_hazard *h);
+/* The text of the built-in file name (conf/hazards.d/NAME.conf), or NULL. */
+const struct cgw_sigfile *hazard_builtin_file(const char *name);
+const struct cgw_hazard *hazard_find(const struct cgw_hazset *set, const char *id);
+
+/* One rule that holds on a host: the rule and the evidence lines of its facts. */
+struct cgw_hazard_hit { const struct cgw_hazard *h; char *evidence; };
+/* One rule that could not be decided: a fact it tests is unknown here. */
+struct cgw_hazard_open { const struct cgw_hazard *h; enum haz_fact fact; };
+/* An audit's result: what the daemon diffs between two audits is the ids of hits. */
+struct cgw_audit {
+	struct cgw_hazard_hit *hits; size_t nhits;      /* most severe first, then by id */
+	struct cgw_hazard_open *open; size_t nopen;
+	const struct cgw_facts *facts;
+};
+/* Evaluate every rule of set on f into out (which points at f). 0 or -ENOMEM. */
+int hazard_eval(const struct cgw_hazset *set, const struct cgw_facts *f, struct cgw_audit *out);
+/* The highest severity of out's hits (SEV_NONE when none). */
+enum cgw_sev audit_max_severity(const struct cgw_audit *a);
+void audit_free(struct cgw_audit *a);
+
 /* ---- diagnose-classify.c ---- */
 
 #define CGW_CAUSE_MAX 1056            /* "mount " and a mount point, with room to spare */
@@ -1902,6 +2024,13 @@ struct cgw_redact *bundle_redact_map(const char *dir, unsigned timeout_ms, char 
                                      size_t cap);
 /* Write the map of r to path, mode 0600, atomically (atomic_write_new). 0 or -errno, why. */
 int bundle_redact_write_map(const struct cgw_redact *r, const char *path, char *why, size_t cap);
+
+/* ---- sink-audit.c: the audit's reports ---- */
+
+/* The text report of a: each hazard with its evidence, remedies and seed; a summary last. */
+void audit_text(const struct cgw_audit *a, FILE *out);
+/* The cgwatch.audit/1 JSON document of a. 0, or -ENOMEM / -EIO. */
+int audit_json(const struct cgw_audit *a, FILE *out);
 
 /* ---- sink-check.c: one check, as `cgwatch check` and a bundle's check of its tree run it ---- */
 

@@ -31,6 +31,7 @@ static const struct conf_key conf_keys[] = {
 	SEC("thresholds", "starved", starved_s, 0, 86400),
 	KEY("signatures", "shipped", CT_PATH_OR_EMPTY, signatures_dir),
 	KEY("signatures", "local", CT_PATH_OR_EMPTY, local_signatures_dir),
+	KEY("hazards", "local", CT_PATH_OR_EMPTY, local_hazards_dir),
 	SEC("incidents", "update_interval", update_interval_s, 1, 86400),
 	PATH("reports", "dir", report_dir),
 	NUM("reports", "keep", report_keep, 2, 100000),
@@ -63,6 +64,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->update_interval_s = 300;
 	c->signatures_dir = xstrdup("");    /* the library is built in; this adds to it */
 	c->local_signatures_dir = xstrdup(CGW_LOCAL_SIGDIR);
+	c->local_hazards_dir = xstrdup(CGW_LOCAL_HAZDIR);
 	c->state_dir = xstrdup(CGW_STATEDIR);
 	c->report_dir = xstrdup(CGW_REPORTDIR);
 	c->report_keep = 200;
@@ -123,11 +125,13 @@ int conf_copy(struct cgw_conf *dst, const struct cgw_conf *src)
 	*dst = *src;
 	dst->signatures_dir = try_strdup(src->signatures_dir);
 	dst->local_signatures_dir = try_strdup(src->local_signatures_dir);
+	dst->local_hazards_dir = try_strdup(src->local_hazards_dir);
 	dst->state_dir = try_strdup(src->state_dir);
 	dst->report_dir = try_strdup(src->report_dir);
 	dst->metrics_file = try_strdup(src->metrics_file);
 	dst->bundle_dir = try_strdup(src->bundle_dir);
-	if (!dst->signatures_dir || !dst->local_signatures_dir || !dst->state_dir ||
+	if (!dst->signatures_dir || !dst->local_signatures_dir || !dst->local_hazards_dir ||
+	    !dst->state_dir ||
 	    !dst->report_dir || !dst->metrics_file || !dst->bundle_dir) {
 		conf_free(dst);
 		return -ENOMEM;
@@ -139,6 +143,8 @@ void conf_free(struct cgw_conf *c)
 {
 	free(c->signatures_dir);
 	free(c->local_signatures_dir);
+	free(c->local_hazards_dir);
+	c->local_hazards_dir = NULL;
 	free(c->state_dir);
 	free(c->report_dir);
 	free(c->metrics_file);

@@ -18,8 +18,11 @@ static void usage(FILE *out)
 	      "       cgwatch run [--config FILE]\n"
 	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
 	      "       cgwatch bundle [--root DIR] [-o FILE] [--redact] | --verify FILE [--config FILE]\n"
+	      "       cgwatch audit [--root DIR|FILE] [--format text|json] [--config FILE]\n"
+	      "       cgwatch hazards [--check DIR | --show ID | --facts] [--config FILE]\n"
 	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
-	      "2 usage or configuration error, 3 the system could not be read\n", out);
+	      "2 usage or configuration error, 3 the system could not be read\n"
+	      "exit codes of audit: 0 no hazard, 1 hazards, 2 and 3 as check\n", out);
 }
 
 static double watchdog_s;
@@ -284,6 +287,193 @@ static int cmd_signatures(int argc, char **argv)
 	return rc;
 }
 
+/* `cgwatch audit`: the facts of this host (or of a replayed tree or bundle), the hazard rules
+ * evaluated on them, the report. Read-only; one pass; exit 0 no hazard, 1 hazards. */
+static int cmd_audit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *root = NULL, *config = NULL, *format = "text";
+	const double window = 0.25;       /* the RT threads' sampling window (README 6a) */
+	int o;
+	while ((o = getopt_long(argc, argv, "r:c:f:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'r': root = optarg; break;
+		case 'c': config = optarg; break;
+		case 'f': format = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (strcmp(format, "html") == 0) {
+		log_warnx("audit --format html is not available yet: use text or json");
+		return EXIT_USAGE;
+	}
+	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json"))) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	struct cgw_conf conf;
+	int rc = config_load(&conf, config);
+	if (rc) {
+		conf_free(&conf);
+		return rc;
+	}
+	struct cgw_hazset set = { 0 };
+	hazards_load(&set, &conf);
+	watchdog_s = conf.check_timeout_s;
+	pthread_t wd;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_create(&wd, &attr, watchdog, NULL);
+	pthread_attr_destroy(&attr);
+	unsigned timeout_ms = (unsigned)(conf.read_timeout_s * 1000);
+	char msg[8192];
+	if (root) {
+		archive_read_caps = bundle_caps_of(&conf);
+		if (root_enter(root, timeout_ms, msg, sizeof(msg)) < 0) {
+			log_warnx("%s", msg);
+			rc = EXIT_UNREADABLE;
+			goto out;
+		}
+	}
+	struct audit_opts ao = { .window_ms = (unsigned)(window * 1000), .timeout_ms = timeout_ms,
+	                         .tree = root ? root_tree(root) : NULL,
+	                         .pin_housekeeping = conf.pin_housekeeping };
+	struct cgw_facts *f = try_calloc(1, sizeof(*f));
+	int r = f ? audit_gather(f, &ao) : -ENOMEM;
+	if (r < 0) {
+		log_warnx("cannot read %s/proc: %s", root ? cesc(root) : "", strerror(-r));
+		free(f);
+		rc = EXIT_UNREADABLE;
+		goto out;
+	}
+	struct cgw_audit a;
+	if (hazard_eval(&set, f, &a) < 0) {
+		log_warnx("no memory for the audit");
+		rc = EXIT_UNREADABLE;
+	} else {
+		if (strcmp(format, "json") == 0)
+			audit_json(&a, stdout);
+		else
+			audit_text(&a, stdout);
+		fflush(stdout);
+		rc = audit_max_severity(&a) >= SEV_WARNING ? EXIT_FINDINGS : EXIT_NOTHING;
+		audit_free(&a);
+	}
+	facts_free(f);
+	free(f);
+out:
+	hazset_free(&set);
+	conf_free(&conf);
+	return rc;
+}
+
+/* `cgwatch hazards`: list the rules, --show ID one rule's file, --check DIR validate a
+ * directory ("file:line:" errors, exit 2), --facts the facts rules may test. */
+static int cmd_hazards(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "check", required_argument, NULL, 'k' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "show", required_argument, NULL, 's' },
+		{ "facts", no_argument, NULL, 'F' },
+		{ 0 }
+	};
+	const char *dir = NULL, *config = NULL, *show = NULL;
+	bool facts = false;
+	int o;
+	while ((o = getopt_long(argc, argv, "k:c:", opts, NULL)) != -1) {
+		if (o == 'k')
+			dir = optarg;
+		else if (o == 'c')
+			config = optarg;
+		else if (o == 's')
+			show = optarg;
+		else if (o == 'F')
+			facts = true;
+		else {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (facts) {
+		for (int k = 0; k < HF_NFACT; k++)
+			printf("%-30s %s\n", hazard_fact_name((enum haz_fact)k),
+			       hazard_fact_meaning((enum haz_fact)k));
+		return 0;
+	}
+	struct cgw_hazset set = { 0 };
+	int rc = 0;
+	if (dir) {
+		int r = hazard_load_dir(&set, dir, stderr);
+		if (r < 0) {
+			log_warnx("%s: %s", cesc(dir), strerror(-r));
+			rc = EXIT_USAGE;
+		} else if (r > 0) {
+			log_warnx("%s: %d error%s", cesc(dir), r, r == 1 ? "" : "s");
+			rc = EXIT_USAGE;
+		} else {
+			printf("%s: %zu hazard rules OK\n", cesc(dir), set.n);
+		}
+		hazset_free(&set);
+		return rc;
+	}
+	struct cgw_conf conf;
+	if ((rc = config_load(&conf, config)) == 0 && (rc = hazards_load(&set, &conf)) == 0) {
+		if (show) {
+			const struct cgw_hazard *h = hazard_find(&set, show);
+			const struct cgw_sigfile *b = h && h->builtin ? hazard_builtin_file(h->file) : NULL;
+			if (!h) {
+				log_warnx("no hazard \"%s\" (`cgwatch hazards` lists them)", cesc(show));
+				rc = EXIT_USAGE;
+			} else if (b) {
+				fwrite(b->text, 1, b->len, stdout);
+			} else {
+				int e;
+				FILE *in = fopen_regular(h->file, &e);
+				if (!in) {
+					log_warnx("%s: %s", cesc(h->file), cgw_strerror(e));
+					rc = EXIT_USAGE;
+				} else {
+					char buf[8192];
+					size_t n;
+					while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+						fwrite(buf, 1, n, stdout);
+					fclose(in);
+				}
+			}
+		} else {
+			printf("%-30s %-9s %-22s %s\n", "ID", "SEVERITY", "SIGNATURE", "TITLE (SOURCE)");
+			for (size_t i = 0; i < set.n; i++) {
+				const struct cgw_hazard *h = &set.v[i];
+				struct strbuf b = { 0 };
+				sb_printf(&b, "%-30s %-9s %-22s %s (%s", h->id, sev_name(h->severity),
+				          h->signature ? h->signature : "-", h->title,
+				          h->builtin ? "built in" : cesc(h->file));
+				if (h->replaced)
+					sb_printf(&b, ", replacing %s", h->replaced);
+				sb_add(&b, ")\n", 2);
+				term_write(stdout, b.s, b.len, true);
+				sb_free(&b);
+			}
+		}
+	}
+	hazset_free(&set);
+	conf_free(&conf);
+	return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -332,6 +522,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "audit") == 0)
+		return cmd_audit(argc - 1, argv + 1);
+	if (strcmp(cmd, "hazards") == 0)
+		return cmd_hazards(argc - 1, argv + 1);
 	if (strcmp(cmd, "bundle") == 0)
 		return cmd_bundle(argc - 1, argv + 1, capture_host);
 	log_warnx("unknown command \"%s\"", cesc(cmd));

@@ -1,8 +1,15 @@
 #!/bin/sh
-# sigs-builtin.sh FILE...: print the C source of the built-in signature library: the bytes of
-# each FILE, named as given (conf/signatures.d/NAME.conf), in argument order. Only od and sed,
-# so any POSIX system can build it; the Makefile writes it to $(BUILD)/gen/sigs-builtin.c.
+# sigs-builtin.sh [-n ARRAY] FILE...: print the C source of the built-in signature library (or,
+# with -n hazard_builtin_files, of the hazard rules): the bytes of each FILE, named as given
+# (conf/signatures.d/NAME.conf), in argument order, in the array ARRAY (sig_builtin_files).
+# Only od and sed, so any POSIX system can build it; the Makefile writes it to
+# $(BUILD)/gen/sigs-builtin.c (and hazards-builtin.c).
 set -e
+array=sig_builtin_files
+if [ "${1:-}" = -n ]; then
+	array=$2
+	shift 2
+fi
 for f in "$@"; do
 	case $f in *[\"\\]*) echo "sigs-builtin.sh: unusable file name: $f" >&2; exit 1 ;; esac
 	if [ ! -f "$f" ] || [ ! -r "$f" ]; then
@@ -10,7 +17,7 @@ for f in "$@"; do
 		exit 1
 	fi
 done
-echo '/* Generated from conf/signatures.d by src/sigs-builtin.sh: do not edit. */'
+echo "/* Generated from $(dirname "${1:-conf/x.d/}") by src/sigs-builtin.sh: do not edit. */"
 echo '#include "cgwatch.h"'
 i=0
 for f in "$@"; do
@@ -21,7 +28,7 @@ for f in "$@"; do
 	i=$((i + 1))
 done
 echo
-echo 'const struct cgw_sigfile sig_builtin_files[] = {'
+echo "const struct cgw_sigfile ${array}[] = {"
 i=0
 for f in "$@"; do
 	printf '\t{ "%s", (const char *)f%d, sizeof(f%d) - 1 },\n' "$f" $i $i

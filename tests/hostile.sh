@@ -58,6 +58,26 @@ else
 	pass config-fifo
 fi
 
+# (2b) the same for hazard rules: --check names the FIFO at once; as [hazards] local the audit
+# skips it with a warning and lists the good rule
+mkdir "$T/hazfifo"
+mkfifo "$T/hazfifo/a.conf"
+printf '[hazard]\nid = b-good\nseverity = info\ntitle = B\nsummary = Fine.\nseed = none\nwhen = cpu.offline >= 0\n[remedies]\nremedy = none\n' >"$T/hazfifo/b.conf"
+t0=$(ms)
+timeout 5 "$CGW" hazards --check "$T/hazfifo" >"$T/out" 2>"$T/err"
+rc=$? t=$(($(ms) - t0))
+printf '[hazards]\nlocal = %s/hazfifo\n' "$T" >"$T/hlocal.conf"
+if [ $rc = 124 ]; then
+	fail hazards-fifo "hazards --check DIR with a FIFO a.conf hung (killed after 5 s)"
+elif [ $rc != 2 ] || [ $t -gt 1000 ] || ! grep -qF "$T/hazfifo/a.conf: not a regular file" "$T/err"; then
+	fail hazards-fifo "exit $rc after $t ms, want 2 within 1 s naming a.conf; stderr: $(show "$T/err")"
+elif ! timeout 5 "$CGW" hazards --config "$T/hlocal.conf" >"$T/out" 2>"$T/err" ||
+     ! grep -q '^b-good ' "$T/out" || ! grep -qF "a.conf: not a regular file" "$T/err"; then
+	fail hazards-fifo "as [hazards] local: stdout: $(show "$T/out") stderr: $(show "$T/err")"
+else
+	pass hazards-fifo
+fi
+
 # (2) a FIFO named a.conf in a signature directory: that file is an error, the rest loads
 mkdir "$T/sigfifo"
 mkfifo "$T/sigfifo/a.conf"

@@ -123,6 +123,15 @@ golden() {
 	got=$("$CGW" signatures --check conf/signatures.d 2>&1)
 	[ $? = 0 ] && echo "PASS signatures-shipped" ||
 		echo "FAIL signatures-shipped: $got"
+	got=$("$CGW" hazards --check conf/hazards.d 2>&1)
+	[ $? = 0 ] && echo "PASS hazards-shipped" || echo "FAIL hazards-shipped: $got"
+	got=$({ "$CGW" hazards --check tests/hazards/bad 2>&1; echo "exit $?"; })
+	if [ "$got" = "$(cat tests/hazards/bad.ok)" ]; then
+		echo "PASS hazards-broken"
+	else
+		echo "FAIL hazards-broken: output differs:"
+		diff <(echo "$got") tests/hazards/bad.ok | sed 's/^/    /'
+	fi
 	got=$({ "$CGW" signatures --check tests/sigs/bad 2>&1; echo "exit $?"; })
 	if [ "$got" = "$(cat tests/sigs/bad.ok)" ]; then
 		echo "PASS signatures-broken"
@@ -183,10 +192,12 @@ valgrind_replay_one() {
 		fi
 		root=$gen/$name
 	fi
+	local cmd=check
+	grep -qx 'mode audit' "$dir/expect" && cmd=audit
 	for fmt in json text; do
 		out=$(timeout 120 valgrind -q --error-exitcode=99 --leak-check=full \
 			--errors-for-leak-kinds=definite --suppressions=tests/valgrind.supp \
-			"$CGW" check --root "$root" --format $fmt \
+			"$CGW" "$cmd" --root "$root" --format $fmt \
 			2>&1 >/dev/null)
 		rc=$?
 		[ $rc = 99 ] || [ $rc -gt 3 ] && break

@@ -209,6 +209,7 @@ SEEDS = {
     "ratesfile": rates_files,
     "conf": lambda: files("tests/conf/*.in", "cgwatch.conf"),
     "sig": lambda: files("conf/signatures.d/*.conf", "tests/sigs/**/*.conf"),
+    "hazard": lambda: files("conf/hazards.d/*.conf"),
     "state": lambda: iter(()),
     "manifest": lambda: iter(()),
     "passwd": lambda: files(FIX + "proc/*/status"),
