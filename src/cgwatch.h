@@ -678,8 +678,12 @@ const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
 bool task_has_frame(const struct cgw_task *t, const char *name);
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
-/* t's innermost user frame as "SYMBOL+0xOFF (MODULE+0xOFFSET)" or "MODULE+0xOFFSET", raw
- * bytes (escape on output), into buf; "" when its user stack was not unwound. Returns buf. */
+/* What a user frame's name is, to print after its MODULE+0xOFFSET: "; nearest exported
+ * symbol" (from .dynsym), "; size unknown" (a symbol of unknown size), else "". */
+const char *ustack_sym_note(const struct cgw_uframe *f);
+/* t's innermost user frame as "SYMBOL+0xOFF (MODULE+0xOFFSET[NOTE])" (ustack_sym_note) or
+ * "MODULE+0xOFFSET", raw bytes (escape on output), into buf; "" when its user stack was not
+ * unwound. Returns buf. */
 const char *ustack_top(const struct cgw_task *t, char *buf, size_t cap);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
@@ -1156,6 +1160,16 @@ const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
  * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
 
+/* ---- source-mapfile.c: the file a task has mapped, as it sees it ---- */
+
+/* Open the file of mapping e (from /proc/TGID/maps) as task tgid sees it: /proc/TGID/root/PATH
+ * when its device and inode are e's, else /proc/TGID/map_files/START-END when its inode is
+ * e's. Returns the fd (O_RDONLY, regular file) with the path opened in path (cap bytes), or
+ * -errno with why (-ESTALE: the file there is another one). Blocks on a stuck mount: call it
+ * under a deadline. */
+int mapfile_open(int tgid, const struct maps_ent *e, char *path, size_t cap, char *why,
+                 size_t wcap);
+
 /* ---- source-elf.c: naming user-space frames from ELF files, with the deadline ---- */
 
 /* Name the code at file_off of the ELF file at path (as /proc/TID/maps names it, opened as
@@ -1176,6 +1190,10 @@ int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsign
  * out[i].why says it). */
 int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct elf_sym *out,
                  unsigned timeout_ms);
+/* elfsym_names of the file mapped at e in task tgid, opened with mapfile_open (the task's
+ * mount namespace; the mapped file or none: -ESTALE, why says so). */
+int elfsym_names_mapped(int tgid, const struct maps_ent *e, const uint64_t *file_off, size_t n,
+                        struct elf_sym *out, unsigned timeout_ms);
 
 /* The cache of parsed files, keyed by build-id and size (a copy of the binary elsewhere, in
  * a container, is the same entry; its stripped copy is not), else device, inode, mtime and
@@ -1200,15 +1218,23 @@ void elfsym_set_cache_bytes(size_t bytes);
 
 #define USTACK_MAX_FRAMES 48
 /* One user frame: pc, the file mapped there (maps path, "" anonymous) and pc's offset in
- * that file; the symbol naming it ("" when none), pc's offset from it and where the name
- * came from (a static string, NULL when not named); fp_recovered: reached through a frame
- * pointer found by a stack scan (parse-fpchain.c), not given by the task's registers. */
+ * that file; pc_exact: pc is where the code is (the innermost frame, or one a signal
+ * interrupted), else a return address (the call is at pc - 1); fp_recovered: reached through
+ * a frame pointer found by a stack scan (parse-fpchain.c), not given by the task's registers.
+ * Its name (source-ustackname.c): the symbol ("" when none; a cut name ends in "..."), pc's
+ * offset from it, where it came from ("symtab", "debug", "dynsym": a static string, NULL
+ * when not named), whether the symbol's size covers it (sym_exact), the module's build-id
+ * (hex, "" unknown), pc's link-time address in the module (vaddr, have_vaddr: what
+ * addr2line -e takes) and, when not named, why (symbol_why, "" when nothing to say). */
 struct cgw_uframe {
-	unsigned long pc, offset, sym_off;
+	unsigned long pc, offset, sym_off, vaddr;
+	bool pc_exact, sym_exact, have_vaddr;
 	char module[200];
-	char symbol[128];
+	char symbol[256];
 	const char *symbol_from;
 	bool fp_recovered;
+	char build_id[2 * ELF_BUILD_ID_MAX + 1];
+	char symbol_why[256];
 };
 /* Unwind the user stacks of the tasks the findings of r list (chains first), at most max
  * unwinds (0: none) each under the read deadline, off the calling thread, with libunwind's
@@ -1217,11 +1243,21 @@ struct cgw_uframe {
  * stack layout share one unwind (ustack_same_as). Fills uframes or ustack_error. */
 struct cgw_report;
 void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms);
-/* Name f (its module and file offset set) into symbol, sym_off and symbol_from. The seam for
- * an ELF symbolizer: now the name libunwind gave (hint, at hint_off from pc; NULL: none),
- * kept only when the unwind info says the function starts there (proc_start_matches). */
-void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hint_off,
-                       bool proc_start_matches);
+
+/* ---- source-ustackname.c: naming an unwound user stack's frames from the mapped files ---- */
+
+/* Fill f's name fields from s, the name of the address adj bytes before f's pc (1 for a
+ * return address: its call; 0 when pc_exact): sym_off and vaddr are pc's. */
+void ustack_name_frame(struct cgw_uframe *f, const struct elf_sym *s, unsigned long adj);
+/* Name frames f[0..n-1] of task tgid (its maps text, as the unwind read it): one elfsym
+ * lookup per file mapped, opened as the task sees it (elfsym_names_mapped; tgid 0, a replay:
+ * the files at the frames' module paths here, elfsym_names), each under
+ * timeout_ms; a timed-out lookup counts in s->timeouts, and once SCAN_MAX_TIMEOUTS are
+ * spent no more are tried (symbol_why says so). err (errcap bytes; NULL: none), the
+ * unwind's "user stack ends at MODULE+0xOFF: ..." of the last frame, then names it by its
+ * symbol when it has one. Sets s->nomem on no memory. */
+void ustack_name_frames(struct cgw_scan *s, int tgid, const char *maps, struct cgw_uframe *f,
+                        size_t n, char *err, size_t errcap, unsigned timeout_ms);
 
 /* ---- source-ustackcap.c: what a capture keeps of the user-stack unwinds; a replay's ---- */
 

@@ -5,7 +5,9 @@
  * with accessors of ours over those two: access_mem is a pread of /proc/TID/mem,
  * access_reg knows only those registers; the unwind tables are found by libunwind-ptrace's
  * _UPT_find_proc_info over /proc/PID/maps (_UPT_create attaches nothing: only _UPT's own
- * access_mem/access_reg would use ptrace, and they are not used).
+ * access_mem/access_reg would use ptrace, and they are not used). The frames are named once
+ * the unwind is done, in the calling thread, from the mapped files (source-ustackname.c):
+ * libunwind's names are not asked for (they would read the files again in the unwind).
  *
  * Known gaps, each said rather than guessed: a leaf with no unwind info (a syscall stub) is
  * stepped over through the return address at sp; a frame whose caller needs a register
@@ -64,8 +66,8 @@ struct uregs {
 	bool have_rbp;
 };
 
-/* The file a frame is in, as stat gave it (0s: no file to name it from). */
-struct fkey { unsigned long dev, ino, size, mtime_ns; int err; };
+/* Why the file a frame is in cannot give its unwind info (0: it can). */
+struct fkey { int err; };
 
 /* One unwind: the task, its process's state, and what came of it. */
 struct ujob {
@@ -216,8 +218,8 @@ static int acc_dyn(unw_addr_space_t as, unw_word_t *dil, void *arg)
 static int acc_name(unw_addr_space_t as, unw_word_t ip, char *buf, size_t len, unw_word_t *off,
                     void *arg)
 {
-	(void)arg;
-	return _UPT_get_proc_name(as, ip, buf, len, off, cur_job->p->upt);
+	(void)as; (void)ip; (void)buf; (void)len; (void)off; (void)arg;
+	return -UNW_ENOINFO;               /* names come from source-ustackname.c */
 }
 
 static unw_accessors_t accessors = {
@@ -230,24 +232,6 @@ static unw_accessors_t accessors = {
 	.resume = acc_resume,
 	.get_proc_name = acc_name,
 };
-
-void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hint_off,
-                       bool proc_start_matches)
-{
-	/* The seam for an ELF symbolizer: it names (f->module, f->offset) from the file's symbol
-	 * tables and its build-id debug file. Until then, libunwind's name: the nearest function
-	 * symbol (.symtab, else .dynsym) at or below pc, whatever its size, so in a stripped file
-	 * it may be another function's. It is kept only when the unwind info says this pc's
-	 * function starts at that symbol; otherwise the frame is module + offset, unnamed. */
-	f->symbol[0] = '\0';
-	f->sym_off = 0;
-	f->symbol_from = NULL;
-	if (!hint || !hint[0] || !proc_start_matches)
-		return;
-	snprintf(f->symbol, sizeof(f->symbol), "%s", hint);
-	f->sym_off = hint_off;
-	f->symbol_from = "libunwind";
-}
 
 #define PLACE_NOEXEC (-1)            /* pc in no executable mapping */
 #define PLACE_OTHER_FILE (-2)        /* the path names another file here than the mapped one */
@@ -281,20 +265,13 @@ static int frame_place(struct uproc *p, unsigned long pc, struct cgw_uframe *f,
 		k->err = errno;
 	else if (!replay && st.st_ino != e.inode)
 		k->err = ESTALE;              /* said as "not the one mapped" */
-	if (k->err)
-		return PLACE_OTHER_FILE;
-	k->dev = st.st_dev;
-	k->ino = st.st_ino;
-	k->size = (unsigned long)st.st_size;
-	k->mtime_ns = (unsigned long)st.st_mtim.tv_sec * 1000000000ul +
-	              (unsigned long)st.st_mtim.tv_nsec;
-	return 0;
+	return k->err ? PLACE_OTHER_FILE : 0;
 }
 
-/* The stop at a frame whose file cannot be used: kept unnamed, and said. */
+/* The stop at a frame whose file's unwind info cannot be used: said (it is named later, from
+ * the file mapped, if that can be opened). */
 static void other_file(struct ujob *j, struct cgw_uframe *f, int err, const char *why)
 {
-	ustack_name_frame(f, NULL, 0, false);
 	char m[96];
 	size_t n = strnlen(f->module, sizeof(m) - 1);
 	memcpy(m, f->module, n);
@@ -312,82 +289,6 @@ static void other_file(struct ujob *j, struct cgw_uframe *f, int err, const char
 		snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: its file cannot be "
 		         "opened here (%.40s: deleted, or hidden from cgwatch, as the service's /home "
 		         "and /tmp), so its unwind info is not used", m, f->offset, strerror(err));
-}
-
-/* Names found, by file (device, inode, size, mtime) and offset in it: the same code of the
- * same file has the same name in every process that maps it, so a second unwind of a binary
- * does not look its names up again. Shared by every unwind (a worker thread abandoned at
- * its deadline may still be using it), kept for the process's life; a full slot is reused. */
-#define NAME_SLOTS 1024
-struct name_slot {
-	struct fkey k;
-	unsigned long off;                  /* the looked-up pc's offset in the file */
-	bool used, named, start_ok;
-	unsigned long dist;                 /* from the symbol to the looked-up pc */
-	char name[sizeof(((struct cgw_uframe *)0)->symbol)];
-};
-static pthread_mutex_t name_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct name_slot *name_cache;
-
-static struct name_slot *name_find(const struct fkey *k, unsigned long off, bool *hit)
-{
-	if (!name_cache && !(name_cache = calloc(NAME_SLOTS, sizeof(*name_cache))))
-		return NULL;
-	size_t h = (size_t)((k->ino * 0x9e3779b97f4a7c15ul) ^ (off * 0xff51afd7ed558ccdul) ^
-	                    k->dev) % NAME_SLOTS;
-	struct name_slot *e = &name_cache[h];
-	*hit = e->used && e->off == off && !memcmp(&e->k, k, sizeof(*k));
-	return e;
-}
-
-/* Name frame i of cursor c (innermost: pc is where it is; a caller: pc is a return address,
- * so the call is at pc - 1). */
-static void uframe_name(struct ujob *j, unw_cursor_t *c, size_t i, bool innermost)
-{
-	struct cgw_uframe *f = &j->f[i];
-	const struct fkey *k = &j->key[i];
-	unsigned long look = innermost ? f->pc : f->pc - 1, lookoff = f->offset - (f->pc - look);
-	if (k->ino) {                      /* named before, from the same file? */
-		bool hit = false;
-		pthread_mutex_lock(&name_lock);
-		struct name_slot *e = name_find(k, lookoff, &hit);
-		if (hit) {
-			if (e->named)
-				ustack_name_frame(f, e->name, e->dist + (f->pc - look), e->start_ok);
-			else
-				ustack_name_frame(f, NULL, 0, false);
-		}
-		pthread_mutex_unlock(&name_lock);
-		if (hit)
-			return;
-	}
-	char name[128] = "";
-	unw_word_t off = 0;
-	unw_proc_info_t pi;
-	bool start_ok = unw_get_proc_info(c, &pi) == 0 && pi.start_ip <= look && look < pi.end_ip;
-	int r = _UPT_get_proc_name(j->p->as, look, name, sizeof(name), &off, j->p->upt);
-	bool named = (r == 0 || r == -UNW_ENOMEM) && name[0];   /* ENOMEM: cut to fit */
-	name[sizeof(name) - 1] = '\0';
-	start_ok = named && start_ok && look - off == pi.start_ip;
-	if (named)
-		ustack_name_frame(f, name, f->pc - (look - off), start_ok);
-	else
-		ustack_name_frame(f, NULL, 0, false);
-	if (!k->ino)
-		return;
-	bool hit;
-	pthread_mutex_lock(&name_lock);
-	struct name_slot *e = name_find(k, lookoff, &hit);
-	if (e) {
-		e->k = *k;
-		e->off = lookoff;
-		e->used = true;
-		e->named = named;
-		e->start_ok = start_ok;
-		e->dist = named ? (unsigned long)off : 0;
-		snprintf(e->name, sizeof(e->name), "%s", name);
-	}
-	pthread_mutex_unlock(&name_lock);
 }
 
 static int cursor_at(struct ujob *j, unw_cursor_t *c)
@@ -486,6 +387,7 @@ static void job_unwind(struct ujob *j)
 		         "executable mapping", j->regs.pc);
 		return;
 	}
+	j->f[0].pc_exact = true;            /* where it is, not a return address */
 	if (pl == PLACE_OTHER_FILE) {
 		other_file(j, &j->f[0], j->key[0].err, j->why);
 		j->n = 1;
@@ -496,7 +398,6 @@ static void job_unwind(struct ujob *j)
 		         "at pc 0x%lx", j->regs.pc);
 		return;
 	}
-	uframe_name(j, &c, 0, true);
 	j->n = 1;
 	unsigned long sp = j->regs.sp;
 	bool leaf = true;
@@ -504,6 +405,7 @@ static void job_unwind(struct ujob *j)
 		j->bad_reg = -1;
 		unw_proc_info_t pi;
 		bool info = unw_get_proc_info(&c, &pi) == 0;
+		bool sig = info && unw_is_signal_frame(&c) > 0;   /* its caller was interrupted */
 		int r = info ? unw_step(&c) : -UNW_ENOINFO;
 		unw_word_t pc = 0, nsp = 0;
 		if (r > 0 && (unw_get_reg(&c, UNW_REG_IP, &pc) < 0 ||
@@ -527,7 +429,6 @@ static void job_unwind(struct ujob *j)
 			j->regs.args = false;      /* the callee may have changed them */
 			if (cursor_at(j, &c) < 0)
 				break;
-			uframe_name(j, &c, j->n, false);
 			j->n++;
 			sp = j->regs.sp;
 			leaf = false;
@@ -577,12 +478,12 @@ static void job_unwind(struct ujob *j)
 			         (unsigned long)pc);
 			return;
 		}
+		j->f[j->n].pc_exact = sig;
 		if (pl == PLACE_OTHER_FILE) {
 			other_file(j, &j->f[j->n], j->key[j->n].err, j->why);
 			j->n++;
 			return;
 		}
-		uframe_name(j, &c, j->n, false);
 		j->n++;
 		sp = nsp;
 	}
@@ -950,6 +851,12 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 			         strerror(-e));
 		return;
 	}
+	/* named here, not in the unwind's deadline: each file's lookup has its own. A replay
+	 * names from the files here that are the recorded builds (frame_place checked them: a
+	 * stop at one that is not is its last frame) */
+	size_t nn = j->n - (!s->live && j->n && j->key[j->n - 1].err);
+	ustack_name_frames(s, s->live ? t->tgid : 0, proc->maps, j->f, nn, j->err, sizeof(j->err),
+	                   timeout_ms);
 	frames_set(t, j->f, j->n);
 	snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", j->err);
 	free(j);
