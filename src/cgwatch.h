@@ -233,6 +233,7 @@ struct cgw_conf {
 	double read_timeout_s;         /* [scan] read_timeout */
 	double check_timeout_s;        /* [scan] check_timeout */
 	double ustack_max;             /* [scan] ustack_max: user stacks unwound per scan, 0 off */
+	double symbol_cache_mib;       /* [scan] symbol_cache: the ELF symbol cache's cap, MiB */
 	double blocked_warning_s;      /* [thresholds] blocked_warning */
 	double blocked_critical_s;     /* [thresholds] blocked_critical */
 	double starved_s;              /* [thresholds] starved */
@@ -1211,7 +1212,7 @@ void elfsym_cache_clear(void);
 /* Look for debug files under root in place of /usr/lib/debug (NULL: the default; tests).
  * Empties the cache: what was found under the old root is not kept. */
 void elfsym_set_debug_root(const char *root);
-/* Cap the cache at bytes (0: ELFSYM_CACHE_BYTES; tests). */
+/* Cap the cache at bytes (0: ELFSYM_CACHE_BYTES), evicting down to it: [scan] symbol_cache. */
 void elfsym_set_cache_bytes(size_t bytes);
 
 /* ---- source-ustack.c: user-space stacks of blocked tasks, without stopping them ---- */

@@ -871,6 +871,8 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 	if (!s->live && !u.caps)
 		return;
 	unsigned left = max, shared = 0;
+	if (r->conf)                        /* the frames' names: [scan] symbol_cache */
+		elfsym_set_cache_bytes((size_t)r->conf->symbol_cache_mib << 20);
 	double t0 = mono_ms();
 	/* the findings' tasks, each once: chains first (their outermost waiter is what the
 	 * report leads with), most severe finding first; in two rounds, of which a replay's
