@@ -508,7 +508,7 @@ static void test_report_ustack_fp_recovered(void **state)
 	for (size_t i = 0; i < 4; i++) {
 		t->uframes[i] = (struct cgw_uframe){ .pc = 0x1000 + i, .offset = 0x100 + i,
 		                                     .sym_off = i, .module = "/opt/p",
-		                                     .symbol_from = "libunwind",
+		                                     .symbol_from = "symtab", .sym_exact = true,
 		                                     .fp_recovered = i >= 2 };
 		snprintf(t->uframes[i].symbol, sizeof(t->uframes[i].symbol), "%s", sym[i]);
 	}
