@@ -35,13 +35,12 @@ void ustack_name_frame(struct cgw_uframe *f, const struct elf_sym *s, unsigned l
 	f->symbol_from = elfsym_from_name(s->from);
 }
 
-/* Is frame j in the same file as entry e (the same path, device and inode)? */
-static bool same_file(const char *maps, const struct cgw_uframe *f, const struct maps_ent *e)
+/* Are a and b mappings of the same file (the same path, device and inode)? */
+static bool same_file(const struct maps_ent *a, const struct maps_ent *b)
 {
-	struct maps_ent o;
-	return maps_find(maps, f->pc, &o) == 0 && o.inode == e->inode &&
-	       o.dev_major == e->dev_major && o.dev_minor == e->dev_minor &&
-	       o.path_len == e->path_len && memcmp(o.path, e->path, e->path_len) == 0;
+	return a->inode == b->inode && a->dev_major == b->dev_major &&
+	       a->dev_minor == b->dev_minor && a->path_len == b->path_len &&
+	       memcmp(a->path, b->path, a->path_len) == 0;
 }
 
 /* The unwind said where the stack ends by the last frame's module and offset (it runs before
@@ -77,20 +76,24 @@ void ustack_name_frames(struct cgw_scan *s, int tgid, const char *maps, struct c
 	size_t *idx = calloc(n, sizeof(*idx));
 	uint64_t *off = calloc(n, sizeof(*off));
 	struct elf_sym *out = calloc(n, sizeof(*out));
-	if (!done || !idx || !off || !out) {
+	struct maps_ent *me = calloc(n, sizeof(*me));
+	if (!done || !idx || !off || !out || !me) {
 		s->nomem = true;
 		goto out;
 	}
+	for (size_t i = 0; i < n; i++)        /* each frame's mapping, looked up once */
+		done[i] = f[i].module[0] != '/' || maps_find(maps, f[i].pc, &me[i]) < 0 ||
+		          !me[i].inode;
 	for (size_t i = 0; i < n; i++) {
-		struct maps_ent e;
-		if (done[i] || f[i].module[0] != '/' || maps_find(maps, f[i].pc, &e) < 0 || !e.inode)
+		if (done[i])
 			continue;
+		const struct maps_ent e = me[i];
 		/* every frame in this file, named in one lookup; a return address is named by
 		 * the call before it (pc - 1), the innermost frame's pc (and one a signal
 		 * interrupted) by itself */
 		size_t k = 0;
 		for (size_t j = i; j < n; j++)
-			if (!done[j] && (j == i || same_file(maps, &f[j], &e))) {
+			if (!done[j] && (j == i || same_file(&me[j], &e))) {
 				done[j] = true;
 				idx[k] = j;
 				off[k++] = f[j].offset - !f[j].pc_exact;
@@ -117,4 +120,5 @@ out:
 	free(idx);
 	free(off);
 	free(out);
+	free(me);
 }
