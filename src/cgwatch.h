@@ -823,11 +823,14 @@ struct elf_info {
 	struct elf_xsect xsect[ELF_MAX_XSECT];
 	size_t nxsect;
 	struct elf_table symtab, dynsym;
+	struct elf_load eh_hdr;           /* PT_GNU_EH_FRAME: .eh_frame_hdr (have_eh_hdr) */
+	bool have_eh_hdr;
 	size_t bytes;                     /* memory held by the tables */
 	char why[160];                    /* why it was refused; or a table left out, and why */
 };
 /* The headers of an ELF64 little-endian ET_EXEC or ET_DYN file of file_size bytes: its
- * PT_LOAD segments, build-id, .gnu_debuglink and where its .symtab and .dynsym are. 0, or
+ * PT_LOAD segments, PT_GNU_EH_FRAME (unchecked: parse_eh_frame_hdr checks what it names),
+ * build-id, .gnu_debuglink and where its .symtab and .dynsym are. 0, or
  * -ENOEXEC (not such a file), -EINVAL (malformed or truncated: out->why says what),
  * -E2BIG (more segments or sections than kept), -ENOMEM, or rd's error. */
 int elf_parse_head(elf_read_fn rd, void *ctx, uint64_t file_size, struct elf_info *out);
@@ -931,6 +934,21 @@ int ustack_merge(struct ustack_file *into, const struct ustack_file *from);
 /* A file's text (n bytes) without its memory lines and marked "redacted", for a redacted
  * bundle. 0 or -ENOMEM. */
 int ustack_drop_mem(const char *in, size_t n, struct strbuf *out);
+/* ---- parse-ehframe.c: .eh_frame_hdr, the index of a binary's unwind info (pure) ---- */
+
+/* Where .eh_frame and the header's search table are (link-time addresses), and how many
+ * pairs (initial location, FDE), each two int32 relative to the header, the table holds. */
+struct eh_frame_hdr { uint64_t eh_frame, table, fde_count; };
+/* The n bytes b of .eh_frame_hdr, at link-time address vaddr: version 1, eh_frame_ptr and
+ * fde_count in a fixed-size encoding (absolute, pc- or header-relative), a table of
+ * (datarel, sdata4) pairs wholly in the n bytes. 0; -EINVAL (cut short, the table past the
+ * end), -ENOTSUP (another version or encoding, no table: what libunwind cannot search). */
+int parse_eh_frame_hdr(const uint8_t *b, size_t n, uint64_t vaddr, struct eh_frame_hdr *out);
+/* The file bytes to keep of e's unwind info (e->have_eh_hdr, h parsed from it): from the
+ * header (or .eh_frame, when it comes first) to the end of the PT_LOAD holding both, as a file
+ * offset, link-time address and length. 0, or -ERANGE (not in one loadable segment). */
+int eh_frame_span(const struct elf_info *e, const struct eh_frame_hdr *h, uint64_t *off,
+                  uint64_t *vaddr, uint64_t *len);
 
 /* ---- source-root.c ---- */
 
@@ -1161,16 +1179,6 @@ const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
  * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
 
-/* ---- source-mapfile.c: the file a task has mapped, as it sees it ---- */
-
-/* Open the file of mapping e (from /proc/TGID/maps) as task tgid sees it: /proc/TGID/root/PATH
- * when its device and inode are e's, else /proc/TGID/map_files/START-END when its inode is
- * e's. Returns the fd (O_RDONLY, regular file) with the path opened in path (cap bytes), or
- * -errno with why (-ESTALE: the file there is another one). Blocks on a stuck mount: call it
- * under a deadline. */
-int mapfile_open(int tgid, const struct maps_ent *e, char *path, size_t cap, char *why,
-                 size_t wcap);
-
 /* ---- source-elf.c: naming user-space frames from ELF files, with the deadline ---- */
 
 /* Name the code at file_off of the ELF file at path (as /proc/TID/maps names it, opened as
@@ -1191,8 +1199,9 @@ int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsign
  * out[i].why says it). */
 int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct elf_sym *out,
                  unsigned timeout_ms);
-/* elfsym_names of the file mapped at e in task tgid, opened with mapfile_open (the task's
- * mount namespace; the mapped file or none: -ESTALE, why says so). */
+/* elfsym_names of the file mapped at e in task tgid, opened with mapfile_open (the mapped
+ * file or none: -ESTALE, why says so); its debug file looked for as for the path under
+ * /proc/TGID/root (the task's mount namespace). */
 int elfsym_names_mapped(int tgid, const struct maps_ent *e, const uint64_t *file_off, size_t n,
                         struct elf_sym *out, unsigned timeout_ms);
 
@@ -1214,6 +1223,46 @@ void elfsym_cache_clear(void);
 void elfsym_set_debug_root(const char *root);
 /* Cap the cache at bytes (0: ELFSYM_CACHE_BYTES), evicting down to it: [scan] symbol_cache. */
 void elfsym_set_cache_bytes(size_t bytes);
+
+/* ---- source-mapfile.c: the file a mapping of another process maps, opened from here ---- */
+
+/* Open the file mapped at e (a line of /proc/TGID/maps): /proc/TGID/map_files/START-END, else
+ * /proc/TGID/root/PATH if it is still the mapped device and inode. An fd (read-only, regular
+ * file) with *st its fstat, or -errno (-ESTALE: another file at the path) with why saying it. */
+struct stat;
+int mapfile_open(int tgid, const struct maps_ent *e, struct stat *st, char *why, size_t cap);
+
+/* ---- source-ehframe.c: unwind tables of mapped files for libunwind, cached by binary ---- */
+
+/* The mappings of one process whose tables were looked for (opaque; one unwind at a time). */
+struct ehtab_proc;
+/* A new, empty list for process tgid (here: a replay's, whose files are those at the maps
+ * paths here, already checked to be the recorded builds); NULL: no memory. */
+struct ehtab_proc *ehtab_proc_new(int tgid, bool here);
+/* Release p and its references to cached tables (NULL: nothing). */
+void ehtab_proc_free(struct ehtab_proc *p);
+/* libunwind's find_proc_info for pc ip of process p, whose /proc/TGID/maps text is maps: the
+ * mapped file (mapfile_open) parsed once per binary, its .eh_frame_hdr searched with libunwind's
+ * dwarf_search_unwind_table (as, pi, need_unwind_info, arg as libunwind passes them). 0, or
+ * libunwind's -UNW_E*: -UNW_ENOINFO with why set when its file or table could not be had
+ * (why left as it was when the table has no entry for ip). */
+struct unw_addr_space;
+struct unw_proc_info;
+int ehtab_find_proc_info(struct ehtab_proc *p, const char *maps, struct unw_addr_space *as,
+                         uint64_t ip, struct unw_proc_info *pi, int need_unwind_info, void *arg,
+                         char *why, size_t cap);
+/* The 8 bytes at addr of p's memory, when they are in a copy of a table found for p (true):
+ * the unwinder's access_mem asks here before it reads the target's memory. */
+bool ehtab_mem(struct ehtab_proc *p, uint64_t addr, uint64_t *val);
+/* The cache: at most EHTAB_CACHE_FILES binaries and EHTAB_CACHE_BYTES (a table larger than a
+ * quarter of that is not copied: read from the target's memory), least recently used first
+ * out; lookups (a process's mapping looked for), hits (found cached), parses (files read). */
+#define EHTAB_CACHE_BYTES (4u << 20)
+#define EHTAB_CACHE_FILES 256
+struct ehtab_stats { uint64_t lookups, hits, parses; size_t files, bytes; };
+void ehtab_stats(struct ehtab_stats *out);
+/* Drop every cached binary (those a process's list holds are freed with it). */
+void ehtab_cache_clear(void);
 
 /* ---- source-ustack.c: user-space stacks of blocked tasks, without stopping them ---- */
 

@@ -295,7 +295,7 @@ int elf_parse_head(elf_read_fn rd, void *ctx, uint64_t file_size, struct elf_inf
 		return -EINVAL;
 	}
 
-	/* PT_LOAD and PT_NOTE */
+	/* PT_LOAD, PT_NOTE and PT_GNU_EH_FRAME */
 	uint64_t notes[NOTES_MAX][3];
 	size_t nnotes = 0;
 	if (phnum) {
@@ -309,6 +309,10 @@ int elf_parse_head(elf_read_fn rd, void *ctx, uint64_t file_size, struct elf_inf
 			const uint8_t *p = ph + i * 56;
 			uint32_t type = le32(p);
 			uint64_t off = le64(p + 8), vaddr = le64(p + 16), filesz = le64(p + 32);
+			if (type == PT_GNU_EH_FRAME && !e->have_eh_hdr) {
+				e->eh_hdr = (struct elf_load){ off, vaddr, filesz, le64(p + 40), le32(p + 4) };
+				e->have_eh_hdr = true;
+			}
 			if (type == PT_NOTE && nnotes < NOTES_MAX) {
 				notes[nnotes][0] = off;
 				notes[nnotes][1] = filesz;

@@ -342,8 +342,8 @@ static void debug_find(struct job *j, const struct stat *bst, struct entry *e)
 			return (void)(e->have_dbg = true);
 }
 
-/* Open j's file: its path, or the file task j->tgid has mapped (j->path then becomes the
- * path opened, where its debug file is looked for). */
+/* Open j's file: its path, or the file task j->tgid has mapped (j->path then becomes its path
+ * under /proc/TGID/root, where its debug file is looked for: the task's mount namespace). */
 static int job_open(struct job *j)
 {
 	if (j->tgid <= 0) {
@@ -352,9 +352,15 @@ static int job_open(struct job *j)
 			snprintf(j->why, sizeof(j->why), "cannot open it: %s", cgw_strerror(-fd));
 		return fd;
 	}
+	static const char del[] = " (deleted)";
+	size_t len = j->map.path_len, dl = sizeof(del) - 1;
+	if (len > dl && !memcmp(j->map.path + len - dl, del, dl))
+		len -= dl;                     /* its directory may still hold its debug file */
 	char used[PATH_MAX + 64];
-	int fd = mapfile_open(j->tgid, &j->map, used, sizeof(used), j->why, sizeof(j->why));
-	char *np = fd >= 0 ? try_strdup(used) : NULL;
+	struct stat mst;
+	int fd = mapfile_open(j->tgid, &j->map, &mst, j->why, sizeof(j->why));
+	int n = snprintf(used, sizeof(used), "/proc/%d/root%.*s", j->tgid, (int)len, j->map.path);
+	char *np = fd >= 0 && n > 0 && (size_t)n < sizeof(used) ? try_strdup(used) : NULL;
 	if (fd >= 0 && !np) {
 		close(fd);
 		snprintf(j->why, sizeof(j->why), "no memory");

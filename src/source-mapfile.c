@@ -1,14 +1,12 @@
-/* source-mapfile.c: open the file a task has mapped, as that task sees it, and make sure it
- * is the file mapped. /proc/PID/maps names a mapping's file by its path in the task's mount
- * namespace (a container's root, a service's PrivateTmp), with " (deleted)" when it was
- * removed or renamed over since (an upgrade): the path opened from here may be another
- * file, or none. So: the path under /proc/TGID/root (the task's own root and mounts), kept
- * when its device and inode are the mapping's; else /proc/TGID/map_files/START-END, the
- * mapping's own file (root only), kept when its inode is the mapping's. The path is
- * preferred: a debug file is looked for in its directory. Every open may block (a binary
- * on a stuck mount): callers run this under a deadline. */
+/* source-mapfile.c: the file a mapping of another process maps, opened from here. Its path in
+ * /proc/TGID/maps is a path in that process's mount namespace, as it was when mapped: in
+ * cgwatch's own namespace it may be another file (a container's, a service's PrivateTmp), or
+ * none (deleted or replaced since). /proc/TGID/map_files/START-END is the mapped file itself
+ * whatever its name (opened with CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE); without it, the
+ * path under the process's root (/proc/TGID/root/PATH) is taken only when it is still the
+ * mapped inode. */
 #include <errno.h>
-#include <limits.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,69 +15,45 @@
 
 #include "cgwatch.h"
 
-#define DELETED " (deleted)"
-
-int mapfile_open(int tgid, const struct maps_ent *e, char *path, size_t cap, char *why,
-                 size_t wcap)
+int mapfile_open(int tgid, const struct maps_ent *e, struct stat *st, char *why, size_t cap)
 {
-	char rp[PATH_MAX + 64], mp[96];
-	size_t dl = sizeof(DELETED) - 1;
-	bool deleted = e->path_len > dl && memcmp(e->path + e->path_len - dl, DELETED, dl) == 0;
-	why[0] = '\0';
-	if (!e->path_len || e->path[0] != '/') {
-		snprintf(why, wcap, "not a file");
-		return -ENOENT;
+	char p[4096];
+	snprintf(p, sizeof(p), "/proc/%d/map_files/%lx-%lx", tgid, e->start, e->end);
+	int fd = open_regular(p);
+	if (fd >= 0 && fstat(fd, st) == 0)
+		return fd;                             /* the mapped file, by construction */
+	int mf = fd >= 0 ? errno : -fd;
+	if (fd >= 0)
+		close(fd);
+	if (e->path_len == 0 || e->path[0] != '/') {
+		snprintf(why, cap, "its file cannot be opened here (map_files: %s; no path)",
+		         cgw_strerror(mf));
+		return -mf;
 	}
-	dev_t mdev = makedev(e->dev_major, e->dev_minor);
-	int rfd = -ENOENT, n = snprintf(rp, sizeof(rp), "/proc/%d/root%.*s", tgid,
-	                                (int)e->path_len, e->path);
-	struct stat rs = { 0 }, ms = { 0 };
-	if (n < 0 || (size_t)n >= sizeof(rp))
-		rfd = -ENAMETOOLONG;
-	else if (!deleted && (rfd = open_regular(rp)) >= 0 && fstat(rfd, &rs) < 0) {
-		close(rfd);
-		rfd = -errno;
+	int n = snprintf(p, sizeof(p), "/proc/%d/root%.*s", tgid, (int)e->path_len, e->path);
+	if (n < 0 || (size_t)n >= sizeof(p)) {
+		snprintf(why, cap, "its file cannot be opened here (map_files: %s; path too long)",
+		         cgw_strerror(mf));
+		return -ENAMETOOLONG;
 	}
-	if (rfd >= 0 && rs.st_ino == e->inode && rs.st_dev == mdev)
-		goto use_root;
-	snprintf(mp, sizeof(mp), "/proc/%d/map_files/%lx-%lx", tgid, e->start, e->end);
-	int mfd = open_regular(mp);
-	if (mfd >= 0 && fstat(mfd, &ms) < 0) {
-		close(mfd);
-		mfd = -errno;
+	if ((fd = open_regular(p)) < 0) {
+		snprintf(why, cap, "its file cannot be opened here (map_files: %s; by its path in "
+		         "its mount namespace: %s: deleted or replaced since)", cgw_strerror(mf),
+		         cgw_strerror(-fd));
+		return fd;
 	}
-	if (mfd >= 0 && ms.st_ino == e->inode) {
-		/* the same file as at the path, its device only numbered otherwise there (btrfs
-		 * subvolumes, an overlay's upper file): the path, for its directory */
-		if (rfd >= 0 && rs.st_ino == ms.st_ino && rs.st_dev == ms.st_dev) {
-			close(mfd);
-			goto use_root;
-		}
-		if (rfd >= 0)
-			close(rfd);
-		snprintf(path, cap, "%s", mp);
-		return mfd;
+	if (fstat(fd, st) < 0) {
+		int err = errno;
+		close(fd);
+		snprintf(why, cap, "its file cannot be read here (fstat: %s)", strerror(err));
+		return -err;
 	}
-	if (mfd >= 0) {
-		close(mfd);
-		mfd = -ESTALE;                 /* another mapping there since maps was read */
-	}
-	if (rfd >= 0) {
-		close(rfd);
-		snprintf(why, wcap, "the file at its path is not the one mapped (device %u:%u inode "
-		         "%llu there, %u:%u inode %lu mapped: replaced since, or another file mounted "
-		         "over it), and %s: %s", major(rs.st_dev), minor(rs.st_dev),
-		         (unsigned long long)rs.st_ino, e->dev_major, e->dev_minor, e->inode, mp,
-		         cgw_strerror(-mfd));
+	if (st->st_ino != e->inode || major(st->st_dev) != e->dev_major ||
+	    minor(st->st_dev) != e->dev_minor) {
+		close(fd);
+		snprintf(why, cap, "the file at its path is not the one mapped (replaced since; "
+		         "map_files: %s), so it is not used", cgw_strerror(mf));
 		return -ESTALE;
 	}
-	if (deleted)
-		snprintf(why, wcap, "deleted since it was mapped, and %s: %s", mp, cgw_strerror(-mfd));
-	else
-		snprintf(why, wcap, "cannot open it: %s: %s; %s: %s", rp, cgw_strerror(-rfd), mp,
-		         cgw_strerror(-mfd));
-	return mfd;
-use_root:
-	snprintf(path, cap, "%s", rp);
-	return rfd;
+	return fd;
 }

@@ -3,11 +3,12 @@
  * argument registers (rdi, rsi, rdx, r10, r8, r9 as they entered the kernel); /proc/TID/mem
  * its memory (root reads it without attaching). libunwind's remote API walks the frames
  * with accessors of ours over those two: access_mem is a pread of /proc/TID/mem,
- * access_reg knows only those registers; the unwind tables are found by libunwind-ptrace's
- * _UPT_find_proc_info over /proc/PID/maps (_UPT_create attaches nothing: only _UPT's own
- * access_mem/access_reg would use ptrace, and they are not used). The frames are named once
- * the unwind is done, in the calling thread, from the mapped files (source-ustackname.c):
- * libunwind's names are not asked for (they would read the files again in the unwind).
+ * access_reg knows only those registers; the unwind tables are found by source-ehframe.c in
+ * the mapped files themselves (/proc/TGID/map_files: the process's own, whatever its mount
+ * namespace), cached by binary, and read from that cache rather than the task's memory.
+ * The frames are named once the unwind is done, in the calling thread, from the mapped files
+ * (source-ustackname.c): libunwind's names are not asked for, and nothing of libunwind-ptrace
+ * is used (it would read the files again in the unwind).
  *
  * Known gaps, each said rather than guessed: a leaf with no unwind info (a syscall stub) is
  * stepped over through the return address at sp; a frame whose caller needs a register
@@ -29,7 +30,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libunwind.h>
-#include <libunwind-ptrace.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +43,14 @@
 #define PAGE_CACHE 16                  /* pages of the target's memory kept per process */
 
 /* What one process shares between the unwinds of its threads within one report: its maps,
- * libunwind's address space (which caches the unwind info it found: UNW_CACHE_GLOBAL) and
- * the _UPT handle, and the pages of its memory read so far (text and tables are read many
+ * libunwind's address space (which caches the unwind info it found: UNW_CACHE_GLOBAL), the
+ * tables of its mappings, and the pages of its memory read so far (text and tables are read many
  * times over). Owned by one unwind at a time; an unwind that times out keeps it. */
 struct uproc {
 	int tgid;
 	char *maps;
 	unw_addr_space_t as;
-	void *upt;
+	struct ehtab_proc *eh;              /* the tables of its mappings found so far */
 	int memfd;
 	struct { unsigned long addr; bool ok; unsigned char b[4096]; } page[PAGE_CACHE];
 	unsigned next_page;
@@ -66,7 +66,7 @@ struct uregs {
 	bool have_rbp;
 };
 
-/* Why the file a frame is in cannot give its unwind info (0: it can). */
+/* Why a replay's file at a frame's path cannot be used (0: it can). */
 struct fkey { int err; };
 
 /* One unwind: the task, its process's state, and what came of it. */
@@ -76,6 +76,7 @@ struct ujob {
 	struct uproc *p;
 	struct uregs regs;
 	int bad_reg;                        /* a register libunwind asked for and we lack; -1 */
+	char tab_why[200];                  /* why the last pc looked up has no unwind info */
 	struct cgw_uframe f[USTACK_MAX_FRAMES];
 	size_t n;
 	char err[320];
@@ -91,8 +92,7 @@ static void uproc_free(struct uproc *p)
 		return;
 	if (p->as)
 		unw_destroy_addr_space(p->as);
-	if (p->upt)
-		_UPT_destroy(p->upt);
+	ehtab_proc_free(p->eh);
 	if (p->memfd >= 0)
 		close(p->memfd);
 	free(p->maps);
@@ -133,8 +133,7 @@ static int mem_word(struct uproc *p, unsigned long addr, unsigned long *v)
 	return r;
 }
 
-/* The unwind this thread runs. libunwind hands the accessors either the argument given to
- * unw_init_remote or, below _UPT_find_proc_info, the _UPT handle: so they look here. */
+/* The unwind this thread runs: the accessors look here. */
 static _Thread_local struct ujob *cur_job;
 
 static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
@@ -144,6 +143,8 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int wr
 	unsigned long v;
 	if (write)
 		return -UNW_EREADONLYREG;     /* never written */
+	if (j->p->eh && ehtab_mem(j->p->eh, addr, val))
+		return 0;                     /* a table's bytes, from the file's cached copy */
 	if (mem_word(j->p, addr, &v) < 0)
 		return -UNW_EINVAL;
 	*val = v;
@@ -195,24 +196,27 @@ static int acc_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 	return -UNW_EINVAL;                /* never: the task is not ours to resume */
 }
 
-/* The unwind tables and names come from the files /proc/PID/maps names (_UPT's lookups,
- * which read files, never the task through ptrace); the handle is the process's. */
+/* The unwind tables come from the mapped files (source-ehframe.c). */
 static int acc_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need, void *arg)
 {
-	(void)arg;
-	return _UPT_find_proc_info(as, ip, pi, need, cur_job->p->upt);
+	struct ujob *j = cur_job;
+	j->tab_why[0] = '\0';
+	return ehtab_find_proc_info(j->p->eh, j->p->maps, as, ip, pi, need, arg, j->tab_why,
+	                            sizeof(j->tab_why));
 }
 
 static void acc_put(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
 {
-	(void)arg;
-	_UPT_put_unwind_info(as, pi, cur_job->p->upt);
+	/* libunwind frees the DWARF info it made itself (as _UPT_put_unwind_info would) */
+	(void)as; (void)pi; (void)arg;
 }
 
 static int acc_dyn(unw_addr_space_t as, unw_word_t *dil, void *arg)
 {
-	(void)arg;
-	return _UPT_get_dyn_info_list_addr(as, dil, cur_job->p->upt);
+	/* no list of dynamically registered unwind info (JIT code) is looked for: libunwind-ptrace
+	 * finds none on x86_64 either */
+	(void)as; (void)dil; (void)arg;
+	return -UNW_ENOINFO;
 }
 
 static int acc_name(unw_addr_space_t as, unw_word_t ip, char *buf, size_t len, unw_word_t *off,
@@ -234,13 +238,13 @@ static unw_accessors_t accessors = {
 };
 
 #define PLACE_NOEXEC (-1)            /* pc in no executable mapping */
-#define PLACE_OTHER_FILE (-2)        /* the path names another file here than the mapped one */
+#define PLACE_OTHER_FILE (-2)        /* a replay's file is not the recorded build */
 #define EREPLAY_FILE EBADSLT           /* k->err: a replay's file is not the recorded build */
 
-/* Is pc in an executable mapping of the process? The frame is filled from it (0). libunwind
- * reads unwind info and names from the file at the mapping's path, opened from here: that
- * file must be the mapped one (the same inode; not one replaced since, deleted, or another
- * mount namespace's), else nothing of it is used (PLACE_OTHER_FILE, the frame filled). */
+/* Is pc in an executable mapping of the process? The frame is filled from it (0). Live, its
+ * unwind info comes from the mapped file itself (source-ehframe.c), its name too, later
+ * (source-ustackname.c). In a replay both come from the file at the path here, which must be
+ * the recorded build, else nothing of it is used (PLACE_OTHER_FILE, the frame filled). */
 static int frame_place(struct uproc *p, unsigned long pc, struct cgw_uframe *f,
                        struct fkey *k, char *why, size_t whycap)
 {
@@ -253,23 +257,16 @@ static int frame_place(struct uproc *p, unsigned long pc, struct cgw_uframe *f,
 	size_t n = e.path_len < sizeof(f->module) - 1 ? e.path_len : sizeof(f->module) - 1;
 	memcpy(f->module, e.path, n);
 	f->module[n] = '\0';
-	struct stat st;
-	if (f->module[0] != '/')
+	if (f->module[0] != '/' || !ucap_replaying(p->cap))
 		return 0;
-	bool replay = ucap_replaying(p->cap);  /* the file here must be the recorded build */
-	if (n < e.path_len)
+	if (n < e.path_len)                /* the file here must be the recorded build */
 		k->err = ENAMETOOLONG;
-	else if (replay && ucap_module(p->cap, f->module, why, whycap) < 0)
+	else if (ucap_module(p->cap, f->module, why, whycap) < 0)
 		k->err = EREPLAY_FILE;
-	else if (stat(f->module, &st) < 0)
-		k->err = errno;
-	else if (!replay && st.st_ino != e.inode)
-		k->err = ESTALE;              /* said as "not the one mapped" */
 	return k->err ? PLACE_OTHER_FILE : 0;
 }
 
-/* The stop at a frame whose file's unwind info cannot be used: said (it is named later, from
- * the file mapped, if that can be opened). */
+/* The stop at a frame whose file cannot be used (a replay's): kept unnamed, and said. */
 static void other_file(struct ujob *j, struct cgw_uframe *f, int err, const char *why)
 {
 	char m[96];
@@ -362,7 +359,7 @@ static void job_unwind(struct ujob *j)
 			return;
 		}
 	}
-	if (!p->upt && !(p->upt = _UPT_create(j->tgid))) {
+	if (!p->eh && !(p->eh = ehtab_proc_new(j->tgid, ucap_replaying(p->cap)))) {
 		snprintf(j->err, sizeof(j->err), "user stack not unwound: out of memory");
 		return;
 	}
@@ -404,7 +401,10 @@ static void job_unwind(struct ujob *j)
 	while (j->n < USTACK_MAX_FRAMES) {
 		j->bad_reg = -1;
 		unw_proc_info_t pi;
-		bool info = unw_get_proc_info(&c, &pi) == 0;
+		/* x86_64's unw_get_proc_info says 0 for a pc with no unwind info too (and unw_step
+		 * then follows rbp): a frame whose file's unwind info could not be had is one with
+		 * none, said as such */
+		bool info = unw_get_proc_info(&c, &pi) == 0 && !j->tab_why[0];
 		bool sig = info && unw_is_signal_frame(&c) > 0;   /* its caller was interrupted */
 		int r = info ? unw_step(&c) : -UNW_ENOINFO;
 		unw_word_t pc = 0, nsp = 0;
@@ -449,7 +449,10 @@ static void job_unwind(struct ujob *j)
 			j->stop_sp = sp;           /* for fp_recover */
 			j->stop_fn_start = info ? pi.start_ip : 0;
 			j->stop_fn_end = info ? pi.end_ip : 0;
-			if (!info)
+			if (!info && j->tab_why[0])
+				snprintf(j->err, sizeof(j->err), "user stack ends at %s: no unwind info for "
+				         "it: %.170s", at, j->tab_why);
+			else if (!info)
 				snprintf(j->err, sizeof(j->err), "user stack ends at %s: no unwind info for "
 				         "it", at);
 			else if (j->bad_reg >= 0)
@@ -874,6 +877,8 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 	if (r->conf)                        /* the frames' names: [scan] symbol_cache */
 		elfsym_set_cache_bytes((size_t)r->conf->symbol_cache_mib << 20);
 	double t0 = mono_ms();
+	struct ehtab_stats e0, e1;
+	ehtab_stats(&e0);
 	/* the findings' tasks, each once: chains first (their outermost waiter is what the
 	 * report leads with), most severe finding first; in two rounds, of which a replay's
 	 * first takes the threads its capture unwound (the others share them, as live) */
@@ -894,9 +899,12 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 			}
 		}
 out:
+	ehtab_stats(&e1);
 	if (u.ndone || shared)
-		log_debug("user stacks: %zu unwound (%zu processes), %u shared, in %.2f ms", u.ndone,
-		          u.nprocs, shared, mono_ms() - t0);
+		log_debug("user stacks: %zu unwound (%zu processes), %u shared, in %.2f ms; unwind "
+		          "tables: %llu files parsed, %llu found cached", u.ndone, u.nprocs, shared,
+		          mono_ms() - t0, (unsigned long long)(e1.parses - e0.parses),
+		          (unsigned long long)(e1.hits - e0.hits));
 	for (size_t i = 0; i < u.nprocs; i++)
 		uproc_free(u.procs[i]);
 	free(u.procs);

@@ -214,6 +214,7 @@ SEEDS = {
     "passwd": lambda: files(FIX + "proc/*/status"),
     "elf": elf_images,
     "fpchain": fpchain_seeds,
+    "ehframe": elf_images,
     "group": lambda: iter([b"root:x:0:\nalice:x:1000:\ndevs:x:5001:alice,bob\n",
                            b"127.0.0.1 localhost\n127.0.1.1 web-01.corp.example web-01\n"
                            b"10.0.0.7 web-01.lan mail # here\n2001:db8::7 web-01\n"]),

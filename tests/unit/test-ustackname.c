@@ -1,11 +1,8 @@
-/* test-ustackname.c: opening the file a task has mapped as it sees it (mapfile_open: the
- * path under /proc/TGID/root when it is the mapped file, else /proc/TGID/map_files/, else
- * said) and naming user frames from it (ustack_name_frames, ustack_name_frame), on this
- * test's own process. */
+/* test-ustackname.c: naming user frames from the files a task maps (ustack_name_frames,
+ * ustack_name_frame), on this test's own process (mapfile_open: test-ehframe.c). */
 #include "unit.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 
 static char *maps_text(void)
 {
@@ -35,56 +32,6 @@ static void frame_at(const char *maps, unsigned long pc, struct cgw_uframe *f, s
 	f->pc = pc;
 	f->offset = pc - e->start + e->off;
 	snprintf(f->module, sizeof(f->module), "%.*s", (int)e->path_len, e->path);
-}
-
-static void test_mapfile_open(void **state)
-{
-	(void)state;
-	char *maps = maps_text(), path[PATH_MAX + 64], why[256];
-	struct cgw_uframe f;
-	struct maps_ent e;
-	frame_at(maps, (unsigned long)(uintptr_t)&un_named_fn, &f, &e);
-	int fd = mapfile_open(getpid(), &e, path, sizeof(path), why, sizeof(why));
-	assert_true(fd >= 0);
-	close(fd);
-	char want[PATH_MAX + 64];
-	snprintf(want, sizeof(want), "/proc/%d/root%s", getpid(), f.module);
-	assert_string_equal(path, want);       /* the path, as this task sees it */
-	/* another inode mapped than the file there: not used, and said */
-	e.inode++;
-	assert_int_equal(mapfile_open(getpid(), &e, path, sizeof(path), why, sizeof(why)), -ESTALE);
-	assert_non_null(strstr(why, "not the one mapped"));
-	e.inode--;
-	e.path = "relative";
-	e.path_len = 8;
-	assert_true(mapfile_open(getpid(), &e, path, sizeof(path), why, sizeof(why)) < 0);
-
-	/* a file mapped, then deleted: its path names nothing; as root, map_files opens it */
-	char tmp[] = "/tmp/cgw-unit-mapfile-XXXXXX";
-	int t = mkstemp(tmp);
-	assert_true(t >= 0);
-	assert_int_equal(write(t, "\177ELF", 4), 4);
-	void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, t, 0);
-	assert_true(m != MAP_FAILED);
-	close(t);
-	unlink(tmp);
-	maps = maps_text();
-	assert_int_equal(maps_find(maps, (unsigned long)(uintptr_t)m, &e), 0);
-	assert_true(e.path_len > 10 && !memcmp(e.path + e.path_len - 10, " (deleted)", 10));
-	fd = mapfile_open(getpid(), &e, path, sizeof(path), why, sizeof(why));
-	if (geteuid() == 0) {
-		assert_true(fd >= 0);
-		snprintf(want, sizeof(want), "/proc/%d/map_files/%lx-%lx", getpid(), e.start, e.end);
-		assert_string_equal(path, want);
-		char b[4];
-		assert_int_equal(pread(fd, b, 4, 0), 4);
-		assert_memory_equal(b, "\177ELF", 4);
-		close(fd);
-	} else {
-		assert_true(fd < 0);
-		assert_non_null(strstr(why, "deleted"));
-	}
-	munmap(m, 4096);
 }
 
 /* This test's own function named from its own .symtab: the innermost frame by its pc, a
@@ -155,7 +102,6 @@ static void test_name_frame(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mapfile_open),
 		cmocka_unit_test(test_name_frames),
 		cmocka_unit_test(test_name_frame),
 	};
