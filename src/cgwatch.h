@@ -233,6 +233,7 @@ struct cgw_conf {
 	double read_timeout_s;         /* [scan] read_timeout */
 	double check_timeout_s;        /* [scan] check_timeout */
 	double ustack_max;             /* [scan] ustack_max: user stacks unwound per scan, 0 off */
+	double symbol_cache_mib;       /* [scan] symbol_cache: the ELF symbol cache's cap, MiB */
 	double blocked_warning_s;      /* [thresholds] blocked_warning */
 	double blocked_critical_s;     /* [thresholds] blocked_critical */
 	double starved_s;              /* [thresholds] starved */
@@ -679,8 +680,12 @@ const char *task_name(const struct cgw_task *t, char *buf, size_t cap);
 bool task_has_frame(const struct cgw_task *t, const char *name);
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
-/* t's innermost user frame as "SYMBOL+0xOFF (MODULE+0xOFFSET)" or "MODULE+0xOFFSET", raw
- * bytes (escape on output), into buf; "" when its user stack was not unwound. Returns buf. */
+/* What a user frame's name is, to print after its MODULE+0xOFFSET: "; nearest exported
+ * symbol" (from .dynsym), "; size unknown" (a symbol of unknown size), else "". */
+const char *ustack_sym_note(const struct cgw_uframe *f);
+/* t's innermost user frame as "SYMBOL+0xOFF (MODULE+0xOFFSET[NOTE])" (ustack_sym_note) or
+ * "MODULE+0xOFFSET", raw bytes (escape on output), into buf; "" when its user stack was not
+ * unwound. Returns buf. */
 const char *ustack_top(const struct cgw_task *t, char *buf, size_t cap);
 /* Name of a scheduling policy number ("SCHED_FIFO"), "SCHED_?" when unknown. */
 const char *policy_name(unsigned p);
@@ -1279,6 +1284,11 @@ int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsign
  * out[i].why says it). */
 int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct elf_sym *out,
                  unsigned timeout_ms);
+/* elfsym_names of the file mapped at e in task tgid, opened with mapfile_open (the mapped
+ * file or none: -ESTALE, why says so); its debug file looked for as for the path under
+ * /proc/TGID/root (the task's mount namespace). */
+int elfsym_names_mapped(int tgid, const struct maps_ent *e, const uint64_t *file_off, size_t n,
+                        struct elf_sym *out, unsigned timeout_ms);
 
 /* The cache of parsed files, keyed by build-id and size (a copy of the binary elsewhere, in
  * a container, is the same entry; its stripped copy is not), else device, inode, mtime and
@@ -1296,7 +1306,7 @@ void elfsym_cache_clear(void);
 /* Look for debug files under root in place of /usr/lib/debug (NULL: the default; tests).
  * Empties the cache: what was found under the old root is not kept. */
 void elfsym_set_debug_root(const char *root);
-/* Cap the cache at bytes (0: ELFSYM_CACHE_BYTES; tests). */
+/* Cap the cache at bytes (0: ELFSYM_CACHE_BYTES), evicting down to it: [scan] symbol_cache. */
 void elfsym_set_cache_bytes(size_t bytes);
 
 /* ---- source-mapfile.c: the file a mapping of another process maps, opened from here ---- */
@@ -1343,15 +1353,23 @@ void ehtab_cache_clear(void);
 
 #define USTACK_MAX_FRAMES 48
 /* One user frame: pc, the file mapped there (maps path, "" anonymous) and pc's offset in
- * that file; the symbol naming it ("" when none), pc's offset from it and where the name
- * came from (a static string, NULL when not named); fp_recovered: reached through a frame
- * pointer found by a stack scan (parse-fpchain.c), not given by the task's registers. */
+ * that file; pc_exact: pc is where the code is (the innermost frame, or one a signal
+ * interrupted), else a return address (the call is at pc - 1); fp_recovered: reached through
+ * a frame pointer found by a stack scan (parse-fpchain.c), not given by the task's registers.
+ * Its name (source-ustackname.c): the symbol ("" when none; a cut name ends in "..."), pc's
+ * offset from it, where it came from ("symtab", "debug", "dynsym": a static string, NULL
+ * when not named), whether the symbol's size covers it (sym_exact), the module's build-id
+ * (hex, "" unknown), pc's link-time address in the module (vaddr, have_vaddr: what
+ * addr2line -e takes) and, when not named, why (symbol_why, "" when nothing to say). */
 struct cgw_uframe {
-	unsigned long pc, offset, sym_off;
+	unsigned long pc, offset, sym_off, vaddr;
+	bool pc_exact, sym_exact, have_vaddr;
 	char module[200];
-	char symbol[128];
+	char symbol[256];
 	const char *symbol_from;
 	bool fp_recovered;
+	char build_id[2 * ELF_BUILD_ID_MAX + 1];
+	char symbol_why[256];
 };
 /* Unwind the user stacks of the tasks the findings of r list (chains first), at most max
  * unwinds (0: none) each under the read deadline, off the calling thread, with libunwind's
@@ -1360,11 +1378,21 @@ struct cgw_uframe {
  * stack layout share one unwind (ustack_same_as). Fills uframes or ustack_error. */
 struct cgw_report;
 void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms);
-/* Name f (its module and file offset set) into symbol, sym_off and symbol_from. The seam for
- * an ELF symbolizer: now the name libunwind gave (hint, at hint_off from pc; NULL: none),
- * kept only when the unwind info says the function starts there (proc_start_matches). */
-void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hint_off,
-                       bool proc_start_matches);
+
+/* ---- source-ustackname.c: naming an unwound user stack's frames from the mapped files ---- */
+
+/* Fill f's name fields from s, the name of the address adj bytes before f's pc (1 for a
+ * return address: its call; 0 when pc_exact): sym_off and vaddr are pc's. */
+void ustack_name_frame(struct cgw_uframe *f, const struct elf_sym *s, unsigned long adj);
+/* Name frames f[0..n-1] of task tgid (its maps text, as the unwind read it): one elfsym
+ * lookup per file mapped, opened as the task sees it (elfsym_names_mapped; tgid 0, a replay:
+ * the files at the frames' module paths here, elfsym_names), each under
+ * timeout_ms; a timed-out lookup counts in s->timeouts, and once SCAN_MAX_TIMEOUTS are
+ * spent no more are tried (symbol_why says so). err (errcap bytes; NULL: none), the
+ * unwind's "user stack ends at MODULE+0xOFF: ..." of the last frame, then names it by its
+ * symbol when it has one. Sets s->nomem on no memory. */
+void ustack_name_frames(struct cgw_scan *s, int tgid, const char *maps, struct cgw_uframe *f,
+                        size_t n, char *err, size_t errcap, unsigned timeout_ms);
 
 /* ---- source-ustackcap.c: what a capture keeps of the user-stack unwinds; a replay's ---- */
 

@@ -26,6 +26,7 @@ static const struct conf_key conf_keys[] = {
 	SEC("scan", "read_timeout", read_timeout_s, 0.05, 60),
 	SEC("scan", "check_timeout", check_timeout_s, 1, 3600),
 	NUM("scan", "ustack_max", ustack_max, 0, 1000),
+	NUM("scan", "symbol_cache", symbol_cache_mib, 1, 1024),
 	SEC("thresholds", "blocked_warning", blocked_warning_s, 0, 86400),
 	SEC("thresholds", "blocked_critical", blocked_critical_s, 0, 86400),
 	SEC("thresholds", "starved", starved_s, 0, 86400),
@@ -58,6 +59,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->read_timeout_s = 2;
 	c->check_timeout_s = 30;
 	c->ustack_max = 8;
+	c->symbol_cache_mib = ELFSYM_CACHE_BYTES >> 20;
 	c->blocked_warning_s = 20;
 	c->blocked_critical_s = 60;
 	c->starved_s = 10;

@@ -72,6 +72,15 @@ static json_object *task_json(const struct cgw_task *t)
 			                       json_object_new_int64((int64_t)f->sym_off) : NULL);
 			json_object_object_add(fo, "symbol_from", f->symbol_from ?
 			                       json_object_new_string(f->symbol_from) : NULL);
+			json_object_object_add(fo, "symbol_exact", f->symbol[0] ?
+			                       json_object_new_boolean(f->sym_exact) : NULL);
+			json_object_object_add(fo, "symbol_why", !f->symbol[0] && f->symbol_why[0] ?
+			                       jstr(f->symbol_why) : NULL);
+			json_object_object_add(fo, "build_id", f->build_id[0] ?
+			                       json_object_new_string(f->build_id) : NULL);
+			snprintf(hex, sizeof(hex), "0x%lx", f->vaddr);
+			json_object_object_add(fo, "vaddr", f->have_vaddr ?
+			                       json_object_new_string(hex) : NULL);
 			if (f->fp_recovered)       /* reached through a frame pointer a stack scan found */
 				json_object_object_add(fo, "fp_recovered", json_object_new_boolean(1));
 			json_object_array_add(us, fo);

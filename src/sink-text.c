@@ -83,7 +83,7 @@ static char *duration_text(const struct cgw_scan *s, const size_t *m, size_t n, 
  * "#N SYMBOL+0xOFF (MODULE+0xOFFSET)", innermost first, then why it ends, if it says. */
 static void ustack_lines(const struct cgw_task *t, FILE *out, const char *indent)
 {
-	char m[512], sym[256];
+	char m[512], sym[1100];
 	if (!t->nuframes && !t->ustack_error[0])
 		return;
 	if (t->nuframes) {
@@ -100,12 +100,22 @@ static void ustack_lines(const struct cgw_task *t, FILE *out, const char *indent
 			        "on rest on it)\n", indent);
 		cescape(f->module[0] ? f->module : "[anonymous]", strlen(f->module[0] ? f->module :
 		        "[anonymous]"), m, sizeof(m));
-		if (f->symbol[0])
-			fprintf(out, "%s      #%zu %s+0x%lx (%s+0x%lx)\n", indent, i,
+		if (f->symbol[0]) {
+			fprintf(out, "%s      #%zu %s+0x%lx (%s+0x%lx%s)\n", indent, i,
 			        cescape(f->symbol, strlen(f->symbol), sym, sizeof(sym)), f->sym_off, m,
-			        f->offset);
-		else
+			        f->offset, ustack_sym_note(f));
+			continue;
+		}
+		/* why it has no name, at the first frame of its file that says it */
+		bool said = !f->symbol_why[0];
+		for (size_t k = 0; k < i && !said; k++)
+			said = !t->uframes[k].symbol[0] && !strcmp(t->uframes[k].module, f->module) &&
+			       !strcmp(t->uframes[k].symbol_why, f->symbol_why);
+		if (said)
 			fprintf(out, "%s      #%zu %s+0x%lx\n", indent, i, m, f->offset);
+		else
+			fprintf(out, "%s      #%zu %s+0x%lx (no name: %s)\n", indent, i, m, f->offset,
+			        cescape(f->symbol_why, strlen(f->symbol_why), sym, sizeof(sym)));
 	}
 	if (t->ustack_error[0])
 		fprintf(out, "%s    %s\n", indent,

@@ -199,6 +199,8 @@ static struct key key_of(const struct stat *s)
 /* What the deadline worker does for one lookup, and what it leaves for the caller. */
 struct job {
 	char *path, *root;                /* root: the debug root, NULL for the default */
+	int tgid;                         /* > 0: path is a mapping's in this task's maps */
+	struct maps_ent map;              /* that mapping (map.path is path) */
 	size_t max_bytes;                 /* per symbol table */
 	int err;
 	char why[256];
@@ -340,13 +342,43 @@ static void debug_find(struct job *j, const struct stat *bst, struct entry *e)
 			return (void)(e->have_dbg = true);
 }
 
+/* Open j's file: its path, or the file task j->tgid has mapped (j->path then becomes its path
+ * under /proc/TGID/root, where its debug file is looked for: the task's mount namespace). */
+static int job_open(struct job *j)
+{
+	if (j->tgid <= 0) {
+		int fd = open_regular(j->path);
+		if (fd < 0)
+			snprintf(j->why, sizeof(j->why), "cannot open it: %s", cgw_strerror(-fd));
+		return fd;
+	}
+	static const char del[] = " (deleted)";
+	size_t len = j->map.path_len, dl = sizeof(del) - 1;
+	if (len > dl && !memcmp(j->map.path + len - dl, del, dl))
+		len -= dl;                     /* its directory may still hold its debug file */
+	char used[PATH_MAX + 64];
+	struct stat mst;
+	int fd = mapfile_open(j->tgid, &j->map, &mst, j->why, sizeof(j->why));
+	int n = snprintf(used, sizeof(used), "/proc/%d/root%.*s", j->tgid, (int)len, j->map.path);
+	char *np = fd >= 0 && n > 0 && (size_t)n < sizeof(used) ? try_strdup(used) : NULL;
+	if (fd >= 0 && !np) {
+		close(fd);
+		snprintf(j->why, sizeof(j->why), "no memory");
+		return -ENOMEM;
+	}
+	if (np) {
+		free(j->path);
+		j->path = np;
+	}
+	return fd;
+}
+
 static void job_fn(void *arg)
 {
 	struct job *j = arg;
-	int fd = open_regular(j->path);
+	int fd = job_open(j);
 	if (fd < 0) {
 		j->err = fd;
-		snprintf(j->why, sizeof(j->why), "cannot open it: %s", cgw_strerror(-fd));
 		return;
 	}
 	struct stat s;
@@ -437,13 +469,22 @@ static int name_one(const struct entry *e, uint64_t file_off, struct elf_sym *ou
 	return 0;
 }
 
-int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct elf_sym *out,
-                 unsigned timeout_ms)
+/* elfsym_names of path, or (tgid > 0) of the file tgid maps at *map, its path path; key: the
+ * file's name for dl_call_path (one reader per file). */
+static int names(const char *path, int tgid, const struct maps_ent *map, const char *key,
+                 const uint64_t *file_off, size_t n, struct elf_sym *out, unsigned timeout_ms)
 {
 	memset(out, 0, n * sizeof(*out));
 	struct job *j = try_calloc(1, sizeof(*j));
-	if (j)
+	if (j) {
 		j->path = try_strdup(path);
+		j->tgid = tgid;
+		if (map && j->path) {
+			j->map = *map;
+			j->map.path = j->path;
+			j->map.path_len = strlen(j->path);
+		}
+	}
 	pthread_mutex_lock(&lock);
 	st.lookups += n;
 	if (j) {
@@ -453,7 +494,7 @@ int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct el
 	bool nomem = !j || !j->path || (debug_root && !j->root);
 	pthread_mutex_unlock(&lock);
 	char why[sizeof(out->why)];
-	int r = nomem ? -ENOMEM : dl_call_path(path, job_fn, j, job_release, timeout_ms);
+	int r = nomem ? -ENOMEM : dl_call_path(key, job_fn, j, job_release, timeout_ms);
 	if (nomem) {
 		if (j)
 			job_free(j);
@@ -479,6 +520,25 @@ int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct el
 		name_one(j->e, file_off[i], &out[i]);
 	job_free(j);
 	return 0;
+}
+
+int elfsym_names(const char *path, const uint64_t *file_off, size_t n, struct elf_sym *out,
+                 unsigned timeout_ms)
+{
+	return names(path, 0, NULL, path, file_off, n, out, timeout_ms);
+}
+
+int elfsym_names_mapped(int tgid, const struct maps_ent *e, const uint64_t *file_off, size_t n,
+                        struct elf_sym *out, unsigned timeout_ms)
+{
+	/* the file by its identity: the same binary in every process that maps it, so one
+	 * that does not answer is read by one thread, not one per process */
+	char path[PATH_MAX], key[64];
+	size_t len = e->path_len < sizeof(path) - 1 ? e->path_len : sizeof(path) - 1;
+	memcpy(path, e->path, len);
+	path[len] = '\0';
+	snprintf(key, sizeof(key), "mapped %u:%u %lu", e->dev_major, e->dev_minor, e->inode);
+	return names(path, tgid, e, key, file_off, n, out, timeout_ms);
 }
 
 int elfsym_name(const char *path, uint64_t file_off, struct elf_sym *out, unsigned timeout_ms)

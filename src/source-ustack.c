@@ -6,9 +6,9 @@
  * access_reg knows only those registers; the unwind tables are found by source-ehframe.c in
  * the mapped files themselves (/proc/TGID/map_files: the process's own, whatever its mount
  * namespace), cached by binary, and read from that cache rather than the task's memory.
- * Names still come from libunwind-ptrace's _UPT_get_proc_name (/proc/PID/root/PATH; _UPT_create
- * attaches nothing: only _UPT's own access_mem/access_reg would use ptrace, and they are not
- * used).
+ * The frames are named once the unwind is done, in the calling thread, from the mapped files
+ * (source-ustackname.c): libunwind's names are not asked for, and nothing of libunwind-ptrace
+ * is used (it would read the files again in the unwind).
  *
  * Known gaps, each said rather than guessed: a leaf with no unwind info (a syscall stub) is
  * stepped over through the return address at sp; a frame whose caller needs a register
@@ -30,7 +30,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libunwind.h>
-#include <libunwind-ptrace.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,14 +43,13 @@
 #define PAGE_CACHE 16                  /* pages of the target's memory kept per process */
 
 /* What one process shares between the unwinds of its threads within one report: its maps,
- * libunwind's address space (which caches the unwind info it found: UNW_CACHE_GLOBAL) and
- * the _UPT handle, and the pages of its memory read so far (text and tables are read many
+ * libunwind's address space (which caches the unwind info it found: UNW_CACHE_GLOBAL), the
+ * tables of its mappings, and the pages of its memory read so far (text and tables are read many
  * times over). Owned by one unwind at a time; an unwind that times out keeps it. */
 struct uproc {
 	int tgid;
 	char *maps;
 	unw_addr_space_t as;
-	void *upt;
 	struct ehtab_proc *eh;              /* the tables of its mappings found so far */
 	int memfd;
 	struct { unsigned long addr; bool ok; unsigned char b[4096]; } page[PAGE_CACHE];
@@ -68,8 +66,8 @@ struct uregs {
 	bool have_rbp;
 };
 
-/* The file a frame is in, as stat gave it (0s: no file to name it from). */
-struct fkey { unsigned long dev, ino, size, mtime_ns; int err; };
+/* Why a replay's file at a frame's path cannot be used (0: it can). */
+struct fkey { int err; };
 
 /* One unwind: the task, its process's state, and what came of it. */
 struct ujob {
@@ -94,8 +92,6 @@ static void uproc_free(struct uproc *p)
 		return;
 	if (p->as)
 		unw_destroy_addr_space(p->as);
-	if (p->upt)
-		_UPT_destroy(p->upt);
 	ehtab_proc_free(p->eh);
 	if (p->memfd >= 0)
 		close(p->memfd);
@@ -137,8 +133,7 @@ static int mem_word(struct uproc *p, unsigned long addr, unsigned long *v)
 	return r;
 }
 
-/* The unwind this thread runs. libunwind hands the accessors either the argument given to
- * unw_init_remote or, below _UPT_find_proc_info, the _UPT handle: so they look here. */
+/* The unwind this thread runs: the accessors look here. */
 static _Thread_local struct ujob *cur_job;
 
 static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
@@ -201,9 +196,7 @@ static int acc_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 	return -UNW_EINVAL;                /* never: the task is not ours to resume */
 }
 
-/* The unwind tables come from the mapped files (source-ehframe.c); names from the files
- * /proc/PID/maps names under /proc/PID/root (_UPT's lookup, which reads files, never the task
- * through ptrace); the handle is the process's. */
+/* The unwind tables come from the mapped files (source-ehframe.c). */
 static int acc_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need, void *arg)
 {
 	struct ujob *j = cur_job;
@@ -229,8 +222,8 @@ static int acc_dyn(unw_addr_space_t as, unw_word_t *dil, void *arg)
 static int acc_name(unw_addr_space_t as, unw_word_t ip, char *buf, size_t len, unw_word_t *off,
                     void *arg)
 {
-	(void)arg;
-	return _UPT_get_proc_name(as, ip, buf, len, off, cur_job->p->upt);
+	(void)as; (void)ip; (void)buf; (void)len; (void)off; (void)arg;
+	return -UNW_ENOINFO;               /* names come from source-ustackname.c */
 }
 
 static unw_accessors_t accessors = {
@@ -244,35 +237,14 @@ static unw_accessors_t accessors = {
 	.get_proc_name = acc_name,
 };
 
-void ustack_name_frame(struct cgw_uframe *f, const char *hint, unsigned long hint_off,
-                       bool proc_start_matches)
-{
-	/* The seam for an ELF symbolizer: it names (f->module, f->offset) from the file's symbol
-	 * tables and its build-id debug file. Until then, libunwind's name: the nearest function
-	 * symbol (.symtab, else .dynsym) at or below pc, whatever its size, so in a stripped file
-	 * it may be another function's. It is kept only when the unwind info says this pc's
-	 * function starts at that symbol; otherwise the frame is module + offset, unnamed. */
-	f->symbol[0] = '\0';
-	f->sym_off = 0;
-	f->symbol_from = NULL;
-	if (!hint || !hint[0] || !proc_start_matches)
-		return;
-	snprintf(f->symbol, sizeof(f->symbol), "%s", hint);
-	f->sym_off = hint_off;
-	f->symbol_from = "libunwind";
-}
-
 #define PLACE_NOEXEC (-1)            /* pc in no executable mapping */
 #define PLACE_OTHER_FILE (-2)        /* a replay's file is not the recorded build */
 #define EREPLAY_FILE EBADSLT           /* k->err: a replay's file is not the recorded build */
 
 /* Is pc in an executable mapping of the process? The frame is filled from it (0). Live, its
- * unwind info comes from the mapped file itself (source-ehframe.c); its name from the file at
- * the mapping's path in the process's mount namespace (_UPT_get_proc_name: /proc/PID/root/
- * PATH), which must be the mapped one (the same inode; not one replaced since or deleted),
- * else the frame is left unnamed (k->err set). In a replay both come from the file at the
- * path here, which must be the recorded build, else nothing of it is used (PLACE_OTHER_FILE,
- * the frame filled). */
+ * unwind info comes from the mapped file itself (source-ehframe.c), its name too, later
+ * (source-ustackname.c). In a replay both come from the file at the path here, which must be
+ * the recorded build, else nothing of it is used (PLACE_OTHER_FILE, the frame filled). */
 static int frame_place(struct uproc *p, unsigned long pc, struct cgw_uframe *f,
                        struct fkey *k, char *why, size_t whycap)
 {
@@ -285,39 +257,18 @@ static int frame_place(struct uproc *p, unsigned long pc, struct cgw_uframe *f,
 	size_t n = e.path_len < sizeof(f->module) - 1 ? e.path_len : sizeof(f->module) - 1;
 	memcpy(f->module, e.path, n);
 	f->module[n] = '\0';
-	struct stat st;
-	char rp[sizeof(f->module) + 32];
-	if (f->module[0] != '/')
+	if (f->module[0] != '/' || !ucap_replaying(p->cap))
 		return 0;
-	bool replay = ucap_replaying(p->cap);  /* the file here must be the recorded build */
-	if (replay)
-		snprintf(rp, sizeof(rp), "%s", f->module);
-	else
-		snprintf(rp, sizeof(rp), "/proc/%d/root%s", p->tgid, f->module);
-	if (n < e.path_len)
+	if (n < e.path_len)                /* the file here must be the recorded build */
 		k->err = ENAMETOOLONG;
-	else if (replay && ucap_module(p->cap, f->module, why, whycap) < 0)
+	else if (ucap_module(p->cap, f->module, why, whycap) < 0)
 		k->err = EREPLAY_FILE;
-	else if (stat(rp, &st) < 0)
-		k->err = errno;
-	else if (!replay && st.st_ino != e.inode)
-		k->err = ESTALE;              /* another file at the path: not named from it */
-	if (k->err == EREPLAY_FILE)
-		return PLACE_OTHER_FILE;
-	if (k->err)
-		return 0;
-	k->dev = st.st_dev;
-	k->ino = st.st_ino;
-	k->size = (unsigned long)st.st_size;
-	k->mtime_ns = (unsigned long)st.st_mtim.tv_sec * 1000000000ul +
-	              (unsigned long)st.st_mtim.tv_nsec;
-	return 0;
+	return k->err ? PLACE_OTHER_FILE : 0;
 }
 
-/* The stop at a frame whose file cannot be used: kept unnamed, and said. */
+/* The stop at a frame whose file cannot be used (a replay's): kept unnamed, and said. */
 static void other_file(struct ujob *j, struct cgw_uframe *f, int err, const char *why)
 {
-	ustack_name_frame(f, NULL, 0, false);
 	char m[96];
 	size_t n = strnlen(f->module, sizeof(m) - 1);
 	memcpy(m, f->module, n);
@@ -335,86 +286,6 @@ static void other_file(struct ujob *j, struct cgw_uframe *f, int err, const char
 		snprintf(j->err, sizeof(j->err), "user stack ends at %s+0x%lx: its file cannot be "
 		         "opened here (%.40s: deleted, or hidden from cgwatch, as the service's /home "
 		         "and /tmp), so its unwind info is not used", m, f->offset, strerror(err));
-}
-
-/* Names found, by file (device, inode, size, mtime) and offset in it: the same code of the
- * same file has the same name in every process that maps it, so a second unwind of a binary
- * does not look its names up again. Shared by every unwind (a worker thread abandoned at
- * its deadline may still be using it), kept for the process's life; a full slot is reused. */
-#define NAME_SLOTS 1024
-struct name_slot {
-	struct fkey k;
-	unsigned long off;                  /* the looked-up pc's offset in the file */
-	bool used, named, start_ok;
-	unsigned long dist;                 /* from the symbol to the looked-up pc */
-	char name[sizeof(((struct cgw_uframe *)0)->symbol)];
-};
-static pthread_mutex_t name_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct name_slot *name_cache;
-
-static struct name_slot *name_find(const struct fkey *k, unsigned long off, bool *hit)
-{
-	if (!name_cache && !(name_cache = calloc(NAME_SLOTS, sizeof(*name_cache))))
-		return NULL;
-	size_t h = (size_t)((k->ino * 0x9e3779b97f4a7c15ul) ^ (off * 0xff51afd7ed558ccdul) ^
-	                    k->dev) % NAME_SLOTS;
-	struct name_slot *e = &name_cache[h];
-	*hit = e->used && e->off == off && !memcmp(&e->k, k, sizeof(*k));
-	return e;
-}
-
-/* Name frame i of cursor c (innermost: pc is where it is; a caller: pc is a return address,
- * so the call is at pc - 1). */
-static void uframe_name(struct ujob *j, unw_cursor_t *c, size_t i, bool innermost)
-{
-	struct cgw_uframe *f = &j->f[i];
-	const struct fkey *k = &j->key[i];
-	unsigned long look = innermost ? f->pc : f->pc - 1, lookoff = f->offset - (f->pc - look);
-	if (k->err) {                      /* the file at its path is not the mapped one */
-		ustack_name_frame(f, NULL, 0, false);
-		return;
-	}
-	if (k->ino) {                      /* named before, from the same file? */
-		bool hit = false;
-		pthread_mutex_lock(&name_lock);
-		struct name_slot *e = name_find(k, lookoff, &hit);
-		if (hit) {
-			if (e->named)
-				ustack_name_frame(f, e->name, e->dist + (f->pc - look), e->start_ok);
-			else
-				ustack_name_frame(f, NULL, 0, false);
-		}
-		pthread_mutex_unlock(&name_lock);
-		if (hit)
-			return;
-	}
-	char name[128] = "";
-	unw_word_t off = 0;
-	unw_proc_info_t pi;
-	bool start_ok = unw_get_proc_info(c, &pi) == 0 && pi.start_ip <= look && look < pi.end_ip;
-	int r = _UPT_get_proc_name(j->p->as, look, name, sizeof(name), &off, j->p->upt);
-	bool named = (r == 0 || r == -UNW_ENOMEM) && name[0];   /* ENOMEM: cut to fit */
-	name[sizeof(name) - 1] = '\0';
-	start_ok = named && start_ok && look - off == pi.start_ip;
-	if (named)
-		ustack_name_frame(f, name, f->pc - (look - off), start_ok);
-	else
-		ustack_name_frame(f, NULL, 0, false);
-	if (!k->ino)
-		return;
-	bool hit;
-	pthread_mutex_lock(&name_lock);
-	struct name_slot *e = name_find(k, lookoff, &hit);
-	if (e) {
-		e->k = *k;
-		e->off = lookoff;
-		e->used = true;
-		e->named = named;
-		e->start_ok = start_ok;
-		e->dist = named ? (unsigned long)off : 0;
-		snprintf(e->name, sizeof(e->name), "%s", name);
-	}
-	pthread_mutex_unlock(&name_lock);
 }
 
 static int cursor_at(struct ujob *j, unw_cursor_t *c)
@@ -488,8 +359,7 @@ static void job_unwind(struct ujob *j)
 			return;
 		}
 	}
-	if ((!p->eh && !(p->eh = ehtab_proc_new(j->tgid, ucap_replaying(p->cap)))) ||
-	    (!p->upt && !(p->upt = _UPT_create(j->tgid)))) {
+	if (!p->eh && !(p->eh = ehtab_proc_new(j->tgid, ucap_replaying(p->cap)))) {
 		snprintf(j->err, sizeof(j->err), "user stack not unwound: out of memory");
 		return;
 	}
@@ -514,6 +384,7 @@ static void job_unwind(struct ujob *j)
 		         "executable mapping", j->regs.pc);
 		return;
 	}
+	j->f[0].pc_exact = true;            /* where it is, not a return address */
 	if (pl == PLACE_OTHER_FILE) {
 		other_file(j, &j->f[0], j->key[0].err, j->why);
 		j->n = 1;
@@ -524,7 +395,6 @@ static void job_unwind(struct ujob *j)
 		         "at pc 0x%lx", j->regs.pc);
 		return;
 	}
-	uframe_name(j, &c, 0, true);
 	j->n = 1;
 	unsigned long sp = j->regs.sp;
 	bool leaf = true;
@@ -535,6 +405,7 @@ static void job_unwind(struct ujob *j)
 		 * then follows rbp): a frame whose file's unwind info could not be had is one with
 		 * none, said as such */
 		bool info = unw_get_proc_info(&c, &pi) == 0 && !j->tab_why[0];
+		bool sig = info && unw_is_signal_frame(&c) > 0;   /* its caller was interrupted */
 		int r = info ? unw_step(&c) : -UNW_ENOINFO;
 		unw_word_t pc = 0, nsp = 0;
 		if (r > 0 && (unw_get_reg(&c, UNW_REG_IP, &pc) < 0 ||
@@ -558,7 +429,6 @@ static void job_unwind(struct ujob *j)
 			j->regs.args = false;      /* the callee may have changed them */
 			if (cursor_at(j, &c) < 0)
 				break;
-			uframe_name(j, &c, j->n, false);
 			j->n++;
 			sp = j->regs.sp;
 			leaf = false;
@@ -611,12 +481,12 @@ static void job_unwind(struct ujob *j)
 			         (unsigned long)pc);
 			return;
 		}
+		j->f[j->n].pc_exact = sig;
 		if (pl == PLACE_OTHER_FILE) {
 			other_file(j, &j->f[j->n], j->key[j->n].err, j->why);
 			j->n++;
 			return;
 		}
-		uframe_name(j, &c, j->n, false);
 		j->n++;
 		sp = nsp;
 	}
@@ -984,6 +854,12 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 			         strerror(-e));
 		return;
 	}
+	/* named here, not in the unwind's deadline: each file's lookup has its own. A replay
+	 * names from the files here that are the recorded builds (frame_place checked them: a
+	 * stop at one that is not is its last frame) */
+	size_t nn = j->n - (!s->live && j->n && j->key[j->n - 1].err);
+	ustack_name_frames(s, s->live ? t->tgid : 0, proc->maps, j->f, nn, j->err, sizeof(j->err),
+	                   timeout_ms);
 	frames_set(t, j->f, j->n);
 	snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", j->err);
 	free(j);
@@ -998,6 +874,8 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 	if (!s->live && !u.caps)
 		return;
 	unsigned left = max, shared = 0;
+	if (r->conf)                        /* the frames' names: [scan] symbol_cache */
+		elfsym_set_cache_bytes((size_t)r->conf->symbol_cache_mib << 20);
 	double t0 = mono_ms();
 	struct ehtab_stats e0, e1;
 	ehtab_stats(&e0);

@@ -13,6 +13,15 @@ const char *task_name(const struct cgw_task *t, char *buf, size_t cap)
 	return buf;
 }
 
+const char *ustack_sym_note(const struct cgw_uframe *f)
+{
+	if (!f->symbol_from)
+		return "";
+	if (!strcmp(f->symbol_from, "dynsym"))
+		return "; nearest exported symbol";
+	return f->sym_exact ? "" : "; size unknown";
+}
+
 const char *ustack_top(const struct cgw_task *t, char *buf, size_t cap)
 {
 	buf[0] = '\0';
@@ -21,7 +30,8 @@ const char *ustack_top(const struct cgw_task *t, char *buf, size_t cap)
 	const struct cgw_uframe *f = &t->uframes[0];
 	const char *m = f->module[0] ? f->module : "[anonymous]";
 	if (f->symbol[0])
-		snprintf(buf, cap, "%s+0x%lx (%s+0x%lx)", f->symbol, f->sym_off, m, f->offset);
+		snprintf(buf, cap, "%s+0x%lx (%s+0x%lx%s)", f->symbol, f->sym_off, m, f->offset,
+		         ustack_sym_note(f));
 	else
 		snprintf(buf, cap, "%s+0x%lx", m, f->offset);
 	return buf;

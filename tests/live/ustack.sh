@@ -4,7 +4,9 @@
 # -O2 -g, -O0 -g, -O2 -g -fno-omit-frame-pointer, and the -O2 one stripped, each a vfork
 # parent in D; and one thread of a 9-thread process (the same -O2 build) blocked in stat
 # under an uninitialised FUSE mount. check --format json and text:
-#   -O2: ustack is __vfork (libc) < middle < outer < main, in order, named by libunwind;
+#   -O2: ustack is __vfork (libc) < middle < outer < main, in order, the program's frames
+#     named from its .symtab (symbol_from symtab, exact, its build_id and vaddr), libc's from
+#     its own symbols;
 #   -O0 and frame pointers: __vfork < middle < outer < main, the frames from outer on marked
 #     fp_recovered (the frame pointer /proc/TID/syscall lacks, found by a stack scan), their
 #     pcs the program's own return addresses ("chain" line), the frame after main its caller's;
@@ -13,16 +15,24 @@
 #     that exact chain, or __vfork < middle_decoy and the frame-pointer stop: never a frame
 #     that is not in the real chain; the same below 1 KiB of alloca (decoya: the prologue's
 #     frame no longer keeps the scan above the locals), where the stop says why;
-#   stripped: the same module offsets as -O2, and no symbol in the program's own frames;
+#   stripped: the same module offsets as -O2, and no symbol in the program's own frames
+#     (symbol_why says why), while libc's frame is still named from libc's symbols;
+#   stripped with a .gnu_debuglink and its debug file in .debug/ beside it: named from the
+#     debug file (symbol_from debug);
 #   a copy of -O2 replaced by another build while it runs: unwound from the file it maps
-#     (the -O2 build's offsets, all its frames), never from the new one; its frames unnamed;
+#     (the -O2 build's offsets, all its frames), never from the new one, and named from it
+#     (the deleted file, through /proc/PID/map_files);
+#   a copy of -O2 with the stripped build bind-mounted over its path while it runs: named
+#     from the file mapped, not from the one at the path;
+#   a copy of -O2 in a tmpfs mounted only in its own mount namespace (unshare -m): its
+#     frames named;
 #   the FUSE thread: fstatat < middle < outer < stater (its thread function); the -O0
 #     build's too, from outer on fp_recovered;
 #   20 threads of one process in identical stacks: one unwind, the 19 others share it;
 #   the text report prints them under the kernel stack;
 #   while cgwatch runs, every target's TracerPid stays 0 and its state is never T or t.
 . "$(dirname "$0")/lib.sh"
-live_init_fuse ustack jq timeout awk
+live_init_fuse ustack jq timeout awk objcopy strip unshare readelf
 live_require_helpers ustackhold-O2 ustackhold-O0 ustackhold-fp ustackhold-strip
 
 # the vfork parents; cleanups kill each (and its child, which dies with it)
@@ -49,6 +59,35 @@ live_wait_for 5 _blocked repl "$pid" || live_fail "setup: repl: $(cat "$LIVE_TMP
 TID[repl]=$pid
 cp "$LIVE_BIN/ustackhold-fp" "$LIVE_TMP/repl.new" && mv -f "$LIVE_TMP/repl.new" "$LIVE_TMP/repl" ||
 	live_fail "setup: replacing $LIVE_TMP/repl"
+# stripped, its debug file found by its .gnu_debuglink in .debug/ beside it
+mkdir -p "$LIVE_TMP/dl/.debug" || live_fail "setup: mkdir dl"
+( cd "$LIVE_TMP/dl" &&
+	objcopy --only-keep-debug "$LIVE_BIN/ustackhold-O2" .debug/ustackhold-dl.debug &&
+	strip -o ustackhold-dl "$LIVE_BIN/ustackhold-O2" &&
+	cd .debug && objcopy --add-gnu-debuglink=ustackhold-dl.debug ../ustackhold-dl ) \
+	>"$LIVE_TMP/dl.log" 2>&1 || live_fail "setup: debug file: $(head -c 300 "$LIVE_TMP/dl.log")"
+# a copy run, then another file bind-mounted over its path: the path names another file now
+cp "$LIVE_BIN/ustackhold-O2" "$LIVE_TMP/bm" || live_fail "setup: cp bm"
+# a copy in a tmpfs that only its own mount namespace has: here the directory is empty
+mkdir -p "$LIVE_TMP/priv" || live_fail "setup: mkdir priv"
+for v in dl bm ns; do
+	case $v in
+	dl) set -- "$LIVE_TMP/dl/ustackhold-dl" vfork 40 ;;
+	bm) set -- "$LIVE_TMP/bm" vfork 40 ;;
+	ns) set -- unshare -m --propagation private sh -c 'mount -t tmpfs cgwtest "$1" &&
+		cp "$2" "$1/ustackhold" && exec "$1/ustackhold" vfork 40' sh "$LIVE_TMP/priv" \
+		"$LIVE_BIN/ustackhold-O2" ;;
+	esac
+	"$@" >"$LIVE_TMP/$v.out" 2>"$LIVE_TMP/$v.err" 3>&- </dev/null &
+	pid=$!
+	live_on_exit "live_kill_wait $pid"
+	live_wait_for 5 _blocked "$v" "$pid" ||
+		live_fail "setup: $v: $(cat "$LIVE_TMP/$v.out" "$LIVE_TMP/$v.err") state $(live_task_state "$pid")"
+	TID[$v]=$pid
+done
+[ -z "$(ls -A "$LIVE_TMP/priv")" ] || live_fail "setup: the private tmpfs is seen here"
+live_on_exit "live_umount $(printf %q "$LIVE_TMP/bm")"
+mount --bind "$LIVE_BIN/ustackhold-strip" "$LIVE_TMP/bm" || live_fail "setup: bind mount over bm"
 # the FUSE thread: its mount, then the process that stats under it. Cleanups (reverse
 # order): the FUSE server first (its death aborts the connection and releases every waiter:
 # threads queued on the directory's lock behind a lookup are not killable), the unmount,
@@ -125,10 +164,27 @@ uerr() { jq -r --argjson t "$1" '[.tasks[]? | select(.tid == $t)][0].ustack_erro
 f=$(frames "${TID[O2]}")
 [[ "$f" == "__vfork@libc.so.6 middle@ustackhold-O2 outer@ustackhold-O2 main@ustackhold-O2 "* ]] ||
 	live_fail "-O2: user frames '$f', want __vfork middle outer main ...; error: $(uerr "${TID[O2]}")"
-jq -e --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[1] |
+# the program's frames from its .symtab, with the build-id readelf gives and the link-time
+# address (vaddr) of the same instruction as in the file (offset); libc's from its own
+bid=$(readelf -n "$LIVE_BIN/ustackhold-O2" | awk '/Build ID:/{print $3}')
+[ -n "$bid" ] || live_fail "setup: no build-id in ustackhold-O2"
+jq -e --argjson t "${TID[O2]}" --arg bid "$bid" '[.tasks[] | select(.tid == $t)][0].ustack[1] |
 	(.pc | test("^0x[0-9a-f]+$")) and (.offset | test("^0x[0-9a-f]+$")) and
-	.symbol_from == "libunwind" and (.symbol_offset | type) == "number"' "$OUT" >/dev/null ||
-	live_fail "-O2: frame 1 keys: $(jq -c --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[1]' "$OUT")"
+	.symbol_from == "symtab" and .symbol_exact == true and (.symbol_offset | type) == "number" and
+	.build_id == $bid and (.vaddr | test("^0x[0-9a-f]+$")) and .symbol_why == null' "$OUT" >/dev/null ||
+	live_fail "-O2: frame 1 keys: $(jq -c --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[1]' "$OUT"), want symbol_from symtab, build_id $bid"
+# libc's names: its .symtab, else its debug file (libc6-dbg) by build-id, else .dynsym
+LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+libc_id=$(readelf -n "$LIBC" | awk '/Build ID:/{print $3}')
+libc_from=dynsym
+if readelf -S -W "$LIBC" 2>/dev/null | grep -q ' \.symtab '; then
+	libc_from=symtab
+elif [ -n "$libc_id" ] && [ -f "/usr/lib/debug/.build-id/${libc_id:0:2}/${libc_id:2}.debug" ]; then
+	libc_from=debug
+fi
+jq -e --argjson t "${TID[O2]}" --arg from "$libc_from" '[.tasks[] | select(.tid == $t)][0].ustack[0] |
+	.symbol == "__vfork" and .symbol_from == $from' "$OUT" >/dev/null ||
+	live_fail "-O2: frame 0 $(jq -c --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0].ustack[0]' "$OUT"), want __vfork from libc's $libc_from"
 # the pcs of frames 2.. ("0x..." each) and which of all frames are marked fp_recovered
 pcs() { jq -r --argjson t "$1" '[.tasks[]? | select(.tid == $t)][0] | [.ustack[2:][]? | .pc] | join(" ")' "$OUT"; }
 marks() { jq -r --argjson t "$1" '[.tasks[]? | select(.tid == $t)][0] | [.ustack[]? | if .fp_recovered == true then "R" else "-" end] | join("")' "$OUT"; }
@@ -175,6 +231,23 @@ got=$(jq -r --argjson t "${TID[strip]}" '[.tasks[] | select(.tid == $t)][0] | [.
 named=$(jq -r --argjson t "${TID[strip]}" '[.tasks[] | select(.tid == $t)][0] |
 	[.ustack[] | select((.module | endswith("/ustackhold-strip")) and .symbol != null) | .symbol] | join(",")' "$OUT")
 [ -z "$named" ] || live_fail "stripped: its frames named '$named' (a name from nowhere)"
+jq -e --argjson t "${TID[strip]}" --argjson o "${TID[O2]}" --arg bid "$bid" --arg from "$libc_from" '
+	([.tasks[] | select(.tid == $o)][0].ustack[1].vaddr) as $v |
+	[.tasks[] | select(.tid == $t)][0].ustack | .[0].symbol == "__vfork" and .[0].symbol_from == $from and
+	.[1].symbol_from == null and .[1].build_id == $bid and .[1].vaddr == $v and
+	(.[1].symbol_why | type) == "string"' "$OUT" >/dev/null ||
+	live_fail "stripped: frames $(jq -c --argjson t "${TID[strip]}" '[.tasks[] | select(.tid == $t)][0].ustack[0:2]' "$OUT"), want libc named, its own unnamed with the -O2 vaddr, build_id and a symbol_why"
+f=$(frames "${TID[dl]}")
+[[ "$f" == "__vfork@libc.so.6 middle@ustackhold-dl outer@ustackhold-dl main@ustackhold-dl "* ]] &&
+	jq -e --argjson t "${TID[dl]}" '[.tasks[] | select(.tid == $t)][0].ustack[1:4] | all(.symbol_from == "debug")' "$OUT" >/dev/null ||
+	live_fail "debug file: frames '$f', want middle outer main from the debug file: $(jq -c --argjson t "${TID[dl]}" '[.tasks[] | select(.tid == $t)][0].ustack[1]' "$OUT"); error: $(uerr "${TID[dl]}")"
+f=$(frames "${TID[bm]}")
+[[ "$f" == "__vfork@libc.so.6 middle@bm"* ]] ||
+	live_fail "bind-mounted over: frames '$f', want middle named from the mapped file; error: $(uerr "${TID[bm]}")"
+# the private tmpfs: unwound and named from the file it maps, which is not here
+f=$(frames "${TID[ns]}")
+[[ "$f" == "__vfork@libc.so.6 middle@ustackhold outer@ustackhold main@ustackhold "* ]] ||
+	live_fail "private tmpfs: frames '$f', want __vfork middle outer main; error: $(uerr "${TID[ns]}")"
 f=$(frames "$FT")
 [[ "$f" == "fstatat@libc.so.6 middle@ustackhold-O2 outer@ustackhold-O2 stater@ustackhold-O2"* ]] ||
 	live_fail "FUSE thread $FT: user frames '$f', want fstatat middle outer stater; error: $(uerr "$FT")"
@@ -182,9 +255,9 @@ f=$(frames "$FT")
 f=$(frames "${TID[repl]}")
 e=$(uerr "${TID[repl]}")
 got=$(jq -r --argjson t "${TID[repl]}" '[.tasks[] | select(.tid == $t)][0] | [.ustack[] | .offset] | join(" ")' "$OUT")
-[[ "$f" == "__vfork@libc.so.6 -@repl (deleted) -@repl (deleted) -@repl (deleted) "* ]] && [ "$got" = "$want" ] &&
+[[ "$f" == "__vfork@libc.so.6 middle@repl (deleted) outer@repl (deleted) main@repl (deleted) "* ]] && [ "$got" = "$want" ] &&
 	[ -z "$e" ] ||
-	live_fail "replaced binary: user frames '$f' at '$got', error '$e'; want __vfork then its own frames unnamed, at the -O2 build's offsets '$want'"
+	live_fail "replaced binary: user frames '$f' at '$got', error '$e'; want __vfork then its own frames named from the deleted file mapped, at the -O2 build's offsets '$want'"
 # the 20 identical threads: one unwound, 19 sharing it, all with its frames
 sn=$(jq -r --argjson p "$SN" '[.tasks[] | select(.pid == $p)] |
 	"\(length) \([.[] | select(.ustack_same_as == null)] | length) \([.[] | .ustack_same_as // empty] | unique | length) \([.[] | [.ustack[] | .offset] | join(",")] | unique | length) \(.[0].ustack[1].symbol)"' "$OUT")
@@ -196,8 +269,12 @@ awk -v t="${TID[O2]}" '$1 == "PID" && $2 == t { on = 1; next } on && /^  [A-Z]/ 
 	on && u && /#2 outer\+0x[0-9a-f]+ \(.*ustackhold-O2\+0x[0-9a-f]+\)/ { ok = 1 }
 	END { exit !ok }' "$TXT" ||
 	live_fail "text: no user stack with '#2 outer+0x...' under PID ${TID[O2]}: $(grep -A12 "PID ${TID[O2]} " "$TXT" | head -c 600)"
+if [ "$libc_from" = dynsym ]; then
+	grep -Eq '#0 __vfork\+0x[0-9a-f]+ \(.*libc\.so\.6\+0x[0-9a-f]+; nearest exported symbol\)' "$TXT" ||
+		live_fail "text: libc's frame not said to be the nearest exported symbol: $(grep -m1 '#0 __vfork' "$TXT")"
+fi
 for t in "${TID[@]}"; do
 	tp=$(awk '/^TracerPid:/{print $2}' "/proc/$t/status")
 	[ "$tp" = 0 ] || live_fail "task $t TracerPid $tp after the checks"
 done
-live_pass "-O2, -O0 and frame pointers (recovered by stack scan, an -O0 thread too), decoys (${DECOY# }), stripped, replaced, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"
+live_pass "-O2, -O0 and frame pointers (recovered by stack scan, an -O0 thread too), decoys (${DECOY# }), stripped, debug file, replaced, bind-mounted over, private tmpfs, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"

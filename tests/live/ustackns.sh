@@ -9,11 +9,11 @@
 #   from the mapped file itself (its unwind info; names from the file its namespace holds);
 #   no ustack_error about its file;
 # and a program whose directory another mount covers since it started (a tmpfs over it here,
-# another build at its path): unwound from the file it maps, its frames unnamed (the file at
-# its path is another). Then again without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE, which
+# another build at its path): unwound from the file it maps and named from it (not from the
+# other build at its path). Then again without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE, which
 # map_files takes: the first still unwound (the path under its root is still the mapped
 # file); the covered one stops at its own frame and says why (the file at its path is not the
-# one mapped), never unwound from the other build.
+# one mapped), never unwound nor named from the other build.
 . "$(dirname "$0")/lib.sh"
 live_init ustackns
 live_require_root
@@ -79,8 +79,8 @@ f=$(frames "$T") e=$(uerr "$T")
 	live_fail "private namespace: offsets '$(offsets "$T")', want the -O2 build's '$(offsets "$R")'"
 [[ "$e" != *"file"* ]] || live_fail "private namespace: ustack_error '$e'"
 f=$(frames "$C") e=$(uerr "$C")
-[[ "$f" == "__vfork@libc.so.6 -@prog -@prog -@prog"* ]] && [ "$(offsets "$C")" = "$(offsets "$R")" ] ||
-	live_fail "covered: user frames '$f' at '$(offsets "$C")', want __vfork then its own frames unnamed at '$(offsets "$R")'; error: $e"
+[[ "$f" == "__vfork@libc.so.6 middle@prog outer@prog main@prog"* ]] && [ "$(offsets "$C")" = "$(offsets "$R")" ] ||
+	live_fail "covered: user frames '$f' at '$(offsets "$C")', want __vfork then its own frames named from the file it maps at '$(offsets "$R")'; error: $e"
 
 # without the capabilities map_files takes
 OUT=$LIVE_TMP/nocap.json
@@ -98,4 +98,4 @@ f=$(frames "$C") e=$(uerr "$C")
 [ "$f" = "__vfork@libc.so.6 -@prog" ] &&
 	[[ "$e" == "user stack ends at $M/prog+0x"*": no unwind info for it: the file at its path is not the one mapped"* ]] ||
 	live_fail "covered, no map_files: user frames '$f', error '$e'; want __vfork, its frame unnamed, and the stop said"
-live_pass "a program in a private tmpfs of its own mount namespace (another file at its path here) unwound from its mapped file; a covered one from its mapped file, unnamed; without map_files the first by its root's path, the covered one stopped and said"
+live_pass "a program in a private tmpfs of its own mount namespace (another file at its path here) unwound from its mapped file; a covered one from its mapped file, named from it; without map_files the first by its root's path, the covered one stopped and said"

@@ -425,9 +425,11 @@ static void test_report_json_real_strings(void **state)
 	us_free(&u);
 }
 
-/* A user stack in JSON (ustack: pc and offset as hex strings, a frame not named has null
- * symbol, symbol_offset and symbol_from; ustack_error) and in the text report, under the
- * kernel stack, its module paths C-escaped. */
+/* A user stack in JSON (ustack: pc, offset and vaddr as hex strings, build_id; a frame not
+ * named has null symbol, symbol_offset, symbol_from and symbol_exact, and its symbol_why;
+ * ustack_error) and in the text report, under the kernel stack, its module paths and why
+ * C-escaped: a name from .dynsym said to be the nearest exported symbol, an unnamed frame's
+ * why once per file. */
 static void test_report_ustack(void **state)
 {
 	(void)state;
@@ -437,14 +439,20 @@ static void test_report_ustack(void **state)
 	struct cgw_task *t = &u.scan.t[k];
 	assert_int_equal(parse_stack_buf("[<0>] kernel_clone+0x1af/0x3e0\n", &t->frames), 1);
 	t->nframes = 1;
-	t->uframes = calloc(2, sizeof(*t->uframes));
+	t->uframes = calloc(3, sizeof(*t->uframes));
 	assert_non_null(t->uframes);
-	t->nuframes = 2;
+	t->nuframes = 3;
 	t->uframes[0] = (struct cgw_uframe){ .pc = 0x7f00000d43b8, .offset = 0xd43b8, .sym_off = 8,
 	                                     .module = "/lib/libc.so.6", .symbol = "__vfork",
-	                                     .symbol_from = "libunwind" };
+	                                     .symbol_from = "dynsym", .sym_exact = true,
+	                                     .build_id = "93ac", .vaddr = 0xd43b8,
+	                                     .have_vaddr = true, .pc_exact = true };
 	t->uframes[1] = (struct cgw_uframe){ .pc = 0x555500001548, .offset = 0x1548,
-	                                     .module = "/opt/\x1b[2Jp\xff" };
+	                                     .module = "/opt/\x1b[2Jp\xff", .vaddr = 0x2548,
+	                                     .have_vaddr = true,
+	                                     .symbol_why = "stripped: \x1b" };
+	t->uframes[2] = t->uframes[1];
+	t->uframes[2].offset = 0x1600;
 	snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack ends at /opt/p+0x1548: x");
 	struct cgw_sig sig = unit_sig("vfork-wait", "vfork", "s", SEV_INFO);
 	us_finding(&u, &sig, SEV_INFO, 1, &k);
@@ -454,10 +462,14 @@ static void test_report_ustack(void **state)
 	                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
 	assert_non_null(strstr(txt, "\"ustack\":[{\"pc\":\"0x7f00000d43b8\",\"module\":"
 	                        "\"/lib/libc.so.6\",\"offset\":\"0xd43b8\",\"symbol\":\"__vfork\","
-	                        "\"symbol_offset\":8,\"symbol_from\":\"libunwind\"},{\"pc\":"
+	                        "\"symbol_offset\":8,\"symbol_from\":\"dynsym\",\"symbol_exact\":"
+	                        "true,\"symbol_why\":null,\"build_id\":\"93ac\",\"vaddr\":"
+	                        "\"0xd43b8\"},{\"pc\":"
 	                        "\"0x555500001548\",\"module\":\"/opt/\\u001b[2Jp\\\\xff\",\"offset\":"
 	                        "\"0x1548\",\"symbol\":null,\"symbol_offset\":null,\"symbol_from\":"
-	                        "null}],\"ustack_error\":\"user stack ends at /opt/p+0x1548: x\""));
+	                        "null,\"symbol_exact\":null,\"symbol_why\":\"stripped: \\u001b\","
+	                        "\"build_id\":null,\"vaddr\":\"0x2548\"},"));
+	assert_non_null(strstr(txt, "}],\"ustack_error\":\"user stack ends at /opt/p+0x1548: x\""));
 	json_object_put(o);
 
 	struct errbuf e;
@@ -467,8 +479,11 @@ static void test_report_ustack(void **state)
 	const char *ks = strstr(text, "kernel_clone+0x1af/0x3e0\n");
 	assert_non_null(ks);
 	const char *us = strstr(text, "    user stack (read without stopping it):\n"
-	                              "        #0 __vfork+0x8 (/lib/libc.so.6+0xd43b8)\n"
-	                              "        #1 /opt/\\x1b[2Jp\\xff+0x1548\n"
+	                              "        #0 __vfork+0x8 (/lib/libc.so.6+0xd43b8; nearest "
+	                              "exported symbol)\n"
+	                              "        #1 /opt/\\x1b[2Jp\\xff+0x1548 (no name: stripped: "
+	                              "\\x1b)\n"
+	                              "        #2 /opt/\\x1b[2Jp\\xff+0x1600\n"
 	                              "      user stack ends at /opt/p+0x1548: x\n");
 	if (!us)
 		print_error("%s", text);
@@ -493,7 +508,7 @@ static void test_report_ustack_fp_recovered(void **state)
 	for (size_t i = 0; i < 4; i++) {
 		t->uframes[i] = (struct cgw_uframe){ .pc = 0x1000 + i, .offset = 0x100 + i,
 		                                     .sym_off = i, .module = "/opt/p",
-		                                     .symbol_from = "libunwind",
+		                                     .symbol_from = "symtab", .sym_exact = true,
 		                                     .fp_recovered = i >= 2 };
 		snprintf(t->uframes[i].symbol, sizeof(t->uframes[i].symbol), "%s", sym[i]);
 	}

@@ -342,7 +342,7 @@ static void test_ustack_top(void **state)
 	struct cgw_task t = { 0 };
 	struct cgw_uframe f[2] = {
 		{ .pc = 0x7f0000d43b8, .offset = 0xd43b8, .sym_off = 8, .module = "/lib/libc.so.6",
-		  .symbol = "__vfork", .symbol_from = "libunwind" },
+		  .symbol = "__vfork", .symbol_from = "symtab", .sym_exact = true },
 		{ .pc = 0x55000001548, .offset = 0x1548, .module = "/opt/p" },
 	};
 	char b[400];
@@ -350,6 +350,13 @@ static void test_ustack_top(void **state)
 	t.uframes = f;
 	t.nuframes = 2;
 	assert_string_equal(ustack_top(&t, b, sizeof(b)), "__vfork+0x8 (/lib/libc.so.6+0xd43b8)");
+	f[0].symbol_from = "dynsym";       /* what the name is, said as in the text report */
+	assert_string_equal(ustack_top(&t, b, sizeof(b)),
+	                    "__vfork+0x8 (/lib/libc.so.6+0xd43b8; nearest exported symbol)");
+	f[0].symbol_from = "symtab";
+	f[0].sym_exact = false;
+	assert_string_equal(ustack_top(&t, b, sizeof(b)),
+	                    "__vfork+0x8 (/lib/libc.so.6+0xd43b8; size unknown)");
 	t.uframes = &f[1];                 /* unnamed: module and offset only */
 	assert_string_equal(ustack_top(&t, b, sizeof(b)), "/opt/p+0x1548");
 	f[1].module[0] = '\0';
