@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 objs=()
 for o in build/obj/*.o; do
 	b=$(basename "$o" .o)
-	[ "$b" != main ] && { [ -f "src/$b.c" ] || [ "$b" = sigs-builtin ]; } && objs+=("$o")
+	[ "$b" != main ] && { [ -f "src/$b.c" ] || [[ "$b" == *-builtin ]]; } && objs+=("$o")
 done
 read -r -a cflags <<<"$(make -s print-cflags)"
 read -r -a libs <<<"$(make -s print-libs)"

@@ -116,7 +116,7 @@ live_cgwatch_objs() {
 	objs=()
 	for o in "$1"/*.o; do
 		n=$(basename "$o" .o)
-		[ "$n" != main ] && { [ -f "$LIVE_REPO/src/$n.c" ] || [ "$n" = sigs-builtin ]; } &&
+		[ "$n" != main ] && { [ -f "$LIVE_REPO/src/$n.c" ] || [[ "$n" == *-builtin ]]; } &&
 			objs+=("$o")
 	done
 	return 0
