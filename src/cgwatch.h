@@ -1641,7 +1641,10 @@ struct haz_item {
 	enum cgw_sev severity;
 	enum haz_verdict verdict;
 };
-struct haz_items { struct haz_item *v; size_t n; };
+struct haz_items {
+	struct haz_item *v; size_t n;
+	bool partial;                   /* some rules could not be read: a rule missing is not gone */
+};
 /* The verdict on every rule of set from its audit a (hazard_eval of set), in set's order.
  * 0, or -ENOMEM (out emptied). */
 int audit_items(const struct cgw_hazset *set, const struct cgw_audit *a, struct haz_items *out);
@@ -1815,8 +1818,8 @@ struct haz_event {
 	enum cgw_sev severity;
 };
 /* Fold one audit's verdicts into st: a rule that holds now and did not (or was never decided)
- * is FOUND, one that held and is now clear, or whose rule is gone, is CLEARED; an undecided
- * rule keeps what it was (no event). The first audit's hazards are each FOUND. The events
+ * is FOUND, one that held and is now clear, or whose rule is gone (now not partial), is
+ * CLEARED; an undecided rule, or one missing from a partial audit, keeps what it was. The first audit's hazards are each FOUND. The events
  * (malloc'd, in items' order, cleared ones of gone rules last) go to *ev. Returns their count,
  * or -ENOMEM (st as it was). */
 ssize_t hazstate_update(struct cgw_hazstate *st, const struct haz_items *now,

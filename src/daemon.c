@@ -97,27 +97,78 @@ static void audit_job_free(struct audit_job *j)
 	free(j);
 }
 
-static void *audit_thread(void *p)
+/* The rules of one audit, read under the read deadline: [hazards] local may be on a disk that
+ * does not answer. */
+struct rules_load {
+	char *dir;
+	struct cgw_hazset set;
+	char *said; size_t saidlen;
+};
+
+static void rules_load_free(void *p)
 {
-	struct audit_job *j = p;
-	uint64_t t0 = now_usec();
-	FILE *err = open_memstream(&j->said, &j->saidlen);
-	struct cgw_hazset set = { 0 };
-	int r = hazard_load_builtin(&set, err ? err : stderr);
-	if (r > 0 && err)
-		fprintf(err, "built-in hazard rules: %d error%s, those files skipped\n", r,
+	struct rules_load *l = p;
+	free(l->dir);
+	hazset_free(&l->set);
+	free(l->said);
+	free(l);
+}
+
+/* Built in, then the directory (as hazards_load), what they say to l->said. */
+static void rules_load_fn(void *p)
+{
+	struct rules_load *l = p;
+	FILE *err = open_memstream(&l->said, &l->saidlen);
+	FILE *to = err ? err : stderr;
+	int r = hazard_load_builtin(&l->set, to);
+	if (r > 0)
+		fprintf(to, "built-in hazard rules: %d error%s, those files skipped\n", r,
 		        r == 1 ? "" : "s");
-	if (j->local_dir[0]) {
-		r = hazard_load_dir(&set, j->local_dir, err ? err : stderr);
-		if (r < 0 && r != -ENOENT && err)
-			fprintf(err, "hazard directory %s: %s, skipping\n", cesc(j->local_dir),
+	if (l->dir[0]) {
+		r = hazard_load_dir(&l->set, l->dir, to);
+		if (r < 0 && r != -ENOENT)
+			fprintf(to, "hazard directory %s: %s, skipping\n", cesc(l->dir),
 			        cgw_strerror(-r));
-		else if (r > 0 && err)
-			fprintf(err, "%s: %d error%s, those files skipped\n", cesc(j->local_dir), r,
+		else if (r > 0)
+			fprintf(to, "%s: %d error%s, those files skipped\n", cesc(l->dir), r,
 			        r == 1 ? "" : "s");
 	}
 	if (err)
 		fclose(err);
+}
+
+static void *audit_thread(void *p)
+{
+	struct audit_job *j = p;
+	uint64_t t0 = now_usec();
+	struct rules_load *l = try_calloc(1, sizeof(*l));
+	struct cgw_hazset set = { 0 };
+	bool partial = false;
+	if (l && (l->dir = try_strdup(j->local_dir))) {
+		int r = dl_call_path(l->dir, rules_load_fn, l, rules_load_free, j->timeout_ms);
+		if (r == 0) {
+			set = l->set;
+			memset(&l->set, 0, sizeof(l->set));
+			j->said = l->said;
+			l->said = NULL;
+			rules_load_free(l);
+		} else {                      /* l is released by dl_call_path */
+			char *msg = NULL;
+			size_t len;
+			FILE *err = open_memstream(&msg, &len);
+			if (err) {
+				hazard_load_builtin(&set, err);
+				fprintf(err, "hazard directory %s does not answer (%s): its rules are "
+				        "left out of the audits until it does\n", cesc(j->local_dir),
+				        cgw_strerror(-r));
+				fclose(err);
+			}
+			j->said = msg;
+			partial = true;
+		}
+	} else {
+		free(l);
+	}
 	struct audit_opts ao = { .window_ms = 250, .timeout_ms = j->timeout_ms,
 	                         .pin_housekeeping = j->pin };
 	struct cgw_facts *f = try_calloc(1, sizeof(*f));
@@ -128,6 +179,7 @@ static void *audit_thread(void *p)
 			j->err = -ENOMEM;
 		} else {
 			j->err = audit_items(&set, &a, &j->items);
+			j->items.partial = partial;
 			audit_free(&a);
 		}
 	}

@@ -74,11 +74,21 @@ ssize_t hazstate_update(struct cgw_hazstate *st, const struct haz_items *now,
 		if (!t->id || !t->title || !t->signature)
 			goto nomem;
 	}
-	for (size_t i = 0; i < st->n; i++)     /* held, and its rule is gone: cleared */
-		if (st->v[i].holds && !in_items(now, st->v[i].id) &&
-		    !event_add(ev, &nev, HAZ_CLEARED, st->v[i].id, st->v[i].title,
-		               st->v[i].signature, "", st->v[i].severity))
+	for (size_t i = 0; i < st->n; i++) {   /* held, and its rule is gone: cleared */
+		const struct haz_tracked *o = &st->v[i];
+		if (in_items(now, o->id))
+			continue;
+		if (now->partial) {              /* not read this time: kept as it was */
+			struct haz_tracked *t = &nv[nn++];
+			*t = (struct haz_tracked){ try_strdup(o->id), try_strdup(o->title),
+			                           try_strdup(o->signature), o->severity, o->holds };
+			if (!t->id || !t->title || !t->signature)
+				goto nomem;
+		} else if (o->holds && !event_add(ev, &nev, HAZ_CLEARED, o->id, o->title,
+		                                  o->signature, "", o->severity)) {
 			goto nomem;
+		}
+	}
 	for (size_t i = 0; i < st->n; i++)
 		tracked_clear(&st->v[i]);
 	free(st->v);

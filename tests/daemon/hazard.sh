@@ -16,11 +16,15 @@
 #   - the daemon's threads do not grow from one audit to the next;
 #   - the scans keep their interval (0.5 s) while the audits run: no gap between STATUS=
 #     lines above interval + 0.5 s; cgwatch_audit_timestamp_seconds advances.
+#   - then, [hazards] local on an uninitialised FUSE mount (tests/live/fusehold), mounted
+#     while the daemon runs: the audit
+#     waits for it up to the read deadline (1 s), the scans keep their interval, "does not
+#     answer" is said once, the built-in rules are still decided, SIGTERM exits at once.
 # Everything made is removed at exit (loop, reader, cgroups, mount), even on failure.
 . "$(dirname "$0")/lib.sh"
 dmn_enter_ns "$@"
 live_init daemon-hazard
-dmn_require nofuse
+dmn_require
 live_require_tools mount umount
 grep -qw cgroup /proc/filesystems || live_skip "no cgroup v1 file system in this kernel"
 dmn_journald optional
@@ -145,4 +149,29 @@ dmn_require_alive "after the audits"
 dmn_stop TERM 3
 [ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
 	live_fail "SIGTERM: exit status $DMN_STOP_RC after $DMN_STOP_SEC s; $(dmn_ctx)"
-live_pass "found $found_after s after the reader came, once; cleared once; longest STATUS gap $mx s"
+gap1=$mx
+
+# ---- [hazards] local on a FUSE mount that does not answer: an audit waits on it (up to the
+# read deadline, 1 s), the scans do not; said once; the built-in rules are still decided ----
+FMNT=$LIVE_TMP/fmnt
+mkdir "$FMNT" || live_fail "mkdir $FMNT"
+rm -f "$PROM"
+dmn_conf audit.interval=1 run.metrics_file="$PROM" hazards.local="$FMNT/hazards.d" scan.read_timeout=1
+dmn_start daemon2 NOTIFY_SOCKET="$NOTIFY_SOCK"
+# audits read the (absent) directory for 2 s, then it is a mount that does not answer: the
+# next audit waits there (a first audit's wait would come before the first STATUS=)
+sleep 2
+live_fusehold fuse "$FMNT"
+sleep 4
+dmn_require_alive "with the rule directory stuck"
+read -r n mx < <(dmn_notify_fields "$DPID" | awk '$3 ~ /^STATUS=/ { if (p) { g = $1 - p; if (g > mx) mx = g; n++ } p = $1 } END { printf "%d %.3f\n", n, mx }')
+[ "$n" -ge 10 ] && dmn_fcmp "$mx" '<=' "$(dmn_fcalc "$DMN_INTERVAL + 0.5")" ||
+	live_fail "rule directory stuck: STATUS= lines: $n gaps, the longest $mx s, want none above $(dmn_fcalc "$DMN_INTERVAL + 0.5") s"
+w="hazard directory $FMNT/hazards.d does not answer"
+c=$(grep -cF "$w" "$LIVE_TMP/daemon2.err")
+[ "$c" = 1 ] || live_fail "\"$w\" said $c times over 4 audits, want once: $(tail -c 500 "$LIVE_TMP/daemon2.err" | tr '\n' '|')"
+[ "$(metric "$HM")" = 0 ] || live_fail "rule directory stuck: the built-in rules are not decided ('$HM' is '$(metric "$HM")'): $(grep -v '^#' "$PROM" 2>/dev/null | tr '\n' '|' | head -c 400)"
+dmn_stop TERM 3
+[ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
+	live_fail "SIGTERM with a rule directory stuck: exit status $DMN_STOP_RC after $DMN_STOP_SEC s; $(dmn_ctx)"
+live_pass "found $found_after s after the reader came, once; cleared once; longest STATUS gap $gap1 s ($mx s with the rule directory stuck)"

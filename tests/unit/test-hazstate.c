@@ -14,7 +14,7 @@ static struct haz_item item(const char *id, enum haz_verdict v)
 static ssize_t step(struct cgw_hazstate *st, const struct haz_item *v, size_t n, char *out,
                     size_t cap)
 {
-	struct haz_items it = { (struct haz_item *)v, n };
+	struct haz_items it = { (struct haz_item *)v, n, false };
 	struct haz_event *ev = NULL;
 	ssize_t k = hazstate_update(st, &it, &ev);
 	out[0] = '\0';
@@ -93,6 +93,30 @@ static void test_gone_rule_cleared(void **state)
 	hazstate_free(&st);
 }
 
+/* A partial audit (a rule directory that did not answer): the rules it lacks are kept. */
+static void test_partial_keeps_missing(void **state)
+{
+	(void)state;
+	struct cgw_hazstate st = { 0 };
+	struct haz_item a[] = { item("a", HV_HOLDS), item("b", HV_HOLDS) };
+	struct haz_item b[] = { item("b", HV_HOLDS) };
+	struct haz_items all = { a, 2, false }, part = { b, 1, true };
+	struct haz_event *ev;
+	assert_int_equal(hazstate_update(&st, &all, &ev), 2);
+	haz_events_free(ev, 2);
+	assert_int_equal(hazstate_update(&st, &part, &ev), 0);
+	haz_events_free(ev, 0);
+	assert_int_equal(st.n, 2);
+	assert_int_equal(hazstate_update(&st, &all, &ev), 0);   /* back: nothing to say */
+	haz_events_free(ev, 0);
+	part.partial = false;                                   /* a is gone for good */
+	assert_int_equal(hazstate_update(&st, &part, &ev), 1);
+	assert_int_equal(ev[0].what, HAZ_CLEARED);
+	assert_string_equal(ev[0].id, "a");
+	haz_events_free(ev, 1);
+	hazstate_free(&st);
+}
+
 static void test_event_fields(void **state)
 {
 	(void)state;
@@ -100,7 +124,7 @@ static void test_event_fields(void **state)
 	struct haz_item a = { .id = (char *)"x", .title = (char *)"Title", .signature = (char *)"sig",
 	                      .evidence = (char *)"one\ntwo\n", .severity = SEV_CRITICAL,
 	                      .verdict = HV_HOLDS };
-	struct haz_items it = { &a, 1 };
+	struct haz_items it = { &a, 1, false };
 	struct haz_event *ev = NULL;
 	assert_int_equal(hazstate_update(&st, &it, &ev), 1);
 	assert_int_equal(ev[0].what, HAZ_FOUND);
@@ -194,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_found_and_cleared),
 		cmocka_unit_test(test_undecided_keeps),
 		cmocka_unit_test(test_gone_rule_cleared),
+		cmocka_unit_test(test_partial_keeps_missing),
 		cmocka_unit_test(test_event_fields),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_audit_items),
