@@ -1056,6 +1056,11 @@ int parse_cpumask_hex(const char *s, struct cgw_cpus *out);
  * of the cgroup2 hierarchy at s->cgroup2_mnt ("" when none). Missing files leave sets empty;
  * unparsable ones too, and they are named (scan_unreadable). */
 void topology_read(struct cgw_scan *s);
+struct cgw_topology;
+/* Do a and b differ in what can change at run time: CPUs online, isolated cpuset partitions,
+ * and the isolated, housekeeping and unbound-workqueue CPUs that follow them? (isolcpus=,
+ * nohz_full=, rcu_nocbs= and irqaffinity= are the boot's.) */
+bool topology_runtime_changed(const struct cgw_topology *a, const struct cgw_topology *b);
 
 /* ---- source-audit.c: the facts of a host (or a replayed tree) that hazard rules test ---- */
 

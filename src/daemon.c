@@ -273,24 +273,12 @@ static void audit_finish(struct cgw_daemon *d, struct audit_job *j)
 	          n == 1 ? "" : "s");
 }
 
-/* Do the scans read another CPU layout than at the last audit's start? Only what can change
- * at run time: CPUs on- and offline, isolated cpuset partitions, the housekeeping and unbound
- * workqueue CPUs that follow them (isolcpus= and nohz_full= are the boot's). */
-static bool layout_changed(const struct cgw_topology *a, const struct cgw_topology *b)
-{
-	return memcmp(&a->online, &b->online, sizeof(a->online)) ||
-	       memcmp(&a->isolated, &b->isolated, sizeof(a->isolated)) ||
-	       memcmp(&a->partitions, &b->partitions, sizeof(a->partitions)) ||
-	       memcmp(&a->housekeeping, &b->housekeeping, sizeof(a->housekeeping)) ||
-	       memcmp(&a->wq_unbound, &b->wq_unbound, sizeof(a->wq_unbound));
-}
-
 /* After each whole scan: take a finished audit; start one when due (the first scan, every
  * [audit] interval after the last start, or at once when the CPU layout changed). Never
  * waits: an audit still running is looked at again by the next scan. */
 static void audit_tick(struct cgw_daemon *d, const struct cgw_topology *topo)
 {
-	if (d->have_layout && layout_changed(&d->layout, topo)) {
+	if (d->have_layout && topology_runtime_changed(&d->layout, topo)) {
 		if (!d->audit_layout)
 			log_debug("the CPU layout changed: auditing again");
 		d->audit_layout = true;

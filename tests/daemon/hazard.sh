@@ -20,6 +20,9 @@
 #     while the daemon runs: the audit
 #     waits for it up to the read deadline (1 s), the scans keep their interval, "does not
 #     answer" is said once, the built-in rules are still decided, SIGTERM exits at once.
+#   - then, with audits every 600 s: a CPU layout change seen only in this namespace (a file
+#     bind-mounted over /sys/devices/system/cpu/isolated) makes an audit within 4 s, only one
+#     while it stays, and another when it is undone (cgwatch_audit_timestamp_seconds).
 # Everything made is removed at exit (loop, reader, cgroups, mount), even on failure.
 . "$(dirname "$0")/lib.sh"
 dmn_enter_ns "$@"
@@ -194,4 +197,30 @@ c=$(grep -cF "$w" "$LIVE_TMP/daemon2.err")
 dmn_stop TERM 3
 [ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
 	live_fail "SIGTERM with a rule directory stuck: exit status $DMN_STOP_RC after $DMN_STOP_SEC s; $(dmn_ctx)"
-live_pass "found $found_after s after the reader came, once; cleared once; longest STATUS gap $gap1 s ($mx s with the rule directory stuck)"
+gap2=$mx
+
+# ---- the CPU layout changes: an audit at once, not at the interval (600 s here). The change
+# is seen only in this mount namespace: a file holding "1" bind-mounted over
+# /sys/devices/system/cpu/isolated (CPU 1 isolated, as a cpuset partition would make it) ----
+ISOL=/sys/devices/system/cpu/isolated
+[ -r "$ISOL" ] && [ "$(cat "$ISOL")" != 1 ] || live_skip "no $ISOL, or CPU 1 is isolated already"
+rm -f "$PROM"
+dmn_conf audit.interval=600 run.metrics_file="$PROM"
+dmn_start daemon3
+_audited() { [ -n "$(metric cgwatch_audit_timestamp_seconds)" ]; }
+live_wait_for 5 _audited || live_fail "no first audit 5 s after the start; $(dmn_ctx)"
+a0=$(metric cgwatch_audit_timestamp_seconds)
+echo 1 >"$LIVE_TMP/isolated" || live_fail "setup: cannot write $LIVE_TMP/isolated"
+live_on_exit "live_umount $ISOL"
+mount --bind "$LIVE_TMP/isolated" "$ISOL" || live_fail "setup: mount --bind over $ISOL"
+_after() { local a; a=$(metric cgwatch_audit_timestamp_seconds); [ -n "$a" ] && dmn_fcmp "$a" '>' "$1"; }
+live_wait_for 4 _after "$a0" || live_fail "CPU layout changed (CPU 1 isolated), no audit within 4 s (last at $a0, interval 600 s); $(dmn_ctx)"
+a1=$(metric cgwatch_audit_timestamp_seconds)
+sleep 2                               # the same layout: no other audit
+[ "$(metric cgwatch_audit_timestamp_seconds)" = "$a1" ] || live_fail "audits go on while the layout stays the same: $a1 -> $(metric cgwatch_audit_timestamp_seconds)"
+live_umount "$ISOL"
+live_wait_for 4 _after "$a1" || live_fail "CPU layout back (no isolated CPU), no audit within 4 s; $(dmn_ctx)"
+dmn_require_alive "after the layout changes"
+dmn_stop TERM 3
+[ "$DMN_STOP_RC" = 0 ] || live_fail "SIGTERM after the layout changes: exit status $DMN_STOP_RC; $(dmn_ctx)"
+live_pass "found $found_after s after the reader came, once; cleared once; longest STATUS gap $gap1 s ($gap2 s with the rule directory stuck); audits on a CPU layout change and back"

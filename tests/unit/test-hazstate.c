@@ -211,6 +211,39 @@ static void test_audit_items(void **state)
 	hazset_free(&set);
 }
 
+/* The daemon audits again when the CPU layout changes at run time, not for what only a boot
+ * changes. */
+static void test_layout_trigger(void **state)
+{
+	(void)state;
+	struct cgw_topology a = { 0 }, b;
+	for (unsigned c = 0; c < 8; c++) {
+		cpus_set(&a.online, c);
+		cpus_set(&a.housekeeping, c);
+	}
+	b = a;
+	assert_false(topology_runtime_changed(&a, &b));
+	b.online = (struct cgw_cpus){ 0 };           /* CPU 7 offline */
+	for (unsigned c = 0; c < 7; c++)
+		cpus_set(&b.online, c);
+	assert_true(topology_runtime_changed(&a, &b));
+	b = a;
+	cpus_set(&b.partitions, 3);                  /* an isolated partition */
+	assert_true(topology_runtime_changed(&a, &b));
+	b = a;
+	cpus_set(&b.isolated, 3);
+	assert_true(topology_runtime_changed(&a, &b));
+	b = a;
+	cpus_set(&b.wq_unbound, 3);
+	assert_true(topology_runtime_changed(&a, &b));
+	b = a;
+	cpus_set(&b.isolcpus, 2);                    /* the command line: not at run time */
+	cpus_set(&b.nohz_full, 2);
+	cpus_set(&b.rcu_nocbs, 2);
+	b.isol_flags = 3;
+	assert_false(topology_runtime_changed(&a, &b));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_event_fields),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_audit_items),
+		cmocka_unit_test(test_layout_trigger),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
