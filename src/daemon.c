@@ -82,7 +82,7 @@ struct audit_job {
 	const char *why;                  /* what started it (a string literal) */
 	double started;                   /* CLOCK_MONOTONIC seconds */
 	int err;                          /* audit_gather's, or -ENOMEM */
-	char *said; size_t saidlen;       /* what loading the rules said */
+	char *said;                       /* what loading the rules said */
 	struct haz_items items;
 	uint64_t usec;
 };
