@@ -238,6 +238,7 @@ struct cgw_conf {
 	double blocked_critical_s;     /* [thresholds] blocked_critical */
 	double starved_s;              /* [thresholds] starved */
 	double update_interval_s;      /* [incidents] update_interval */
+	double audit_interval_s;       /* [audit] interval: the daemon's audits, 0 none */
 	char *signatures_dir;          /* [signatures] shipped, "" = none */
 	char *local_signatures_dir;    /* [signatures] local, "" = none */
 	char *local_hazards_dir;       /* [hazards] local, "" = none */
@@ -1060,6 +1061,11 @@ int parse_cpumask_hex(const char *s, struct cgw_cpus *out);
  * of the cgroup2 hierarchy at s->cgroup2_mnt ("" when none). Missing files leave sets empty;
  * unparsable ones too, and they are named (scan_unreadable). */
 void topology_read(struct cgw_scan *s);
+struct cgw_topology;
+/* Do a and b differ in what can change at run time: CPUs online, isolated cpuset partitions,
+ * and the isolated, housekeeping and unbound-workqueue CPUs that follow them? (isolcpus=,
+ * nohz_full=, rcu_nocbs= and irqaffinity= are the boot's.) */
+bool topology_runtime_changed(const struct cgw_topology *a, const struct cgw_topology *b);
 
 /* ---- source-audit.c: the facts of a host (or a replayed tree) that hazard rules test ---- */
 
@@ -1659,6 +1665,23 @@ int hazard_eval(const struct cgw_hazset *set, const struct cgw_facts *f, struct 
 /* The highest severity of out's hits (SEV_NONE when none). */
 enum cgw_sev audit_max_severity(const struct cgw_audit *a);
 void audit_free(struct cgw_audit *a);
+/* One rule's verdict in one audit, with copies of what a message about it says (no pointer
+ * into the rule set: the daemon's audits run off its loop, each with its own rules). */
+enum haz_verdict { HV_CLEAR, HV_HOLDS, HV_UNDECIDED };
+struct haz_item {
+	char *id, *title, *signature;   /* signature "" when none */
+	char *evidence;                 /* '\n'-ended lines; "" unless it holds */
+	enum cgw_sev severity;
+	enum haz_verdict verdict;
+};
+struct haz_items {
+	struct haz_item *v; size_t n;
+	bool partial;                   /* some rules could not be read: a rule missing is not gone */
+};
+/* The verdict on every rule of set from its audit a (hazard_eval of set), in set's order.
+ * 0, or -ENOMEM (out emptied). */
+int audit_items(const struct cgw_hazset *set, const struct cgw_audit *a, struct haz_items *out);
+void haz_items_free(struct haz_items *it);
 
 /* ---- diagnose-classify.c ---- */
 
@@ -1808,6 +1831,35 @@ const struct inc_task *incident_lead(const struct incident *i);
 /* An incident task's duration as one value and its bound. */
 struct cgw_dur inc_task_dur(const struct inc_task *t);
 
+/* ---- incident-hazard.c: the hazards that hold, from one audit to the next (pure) ---- */
+
+/* A rule the daemon has decided on (held or not), with what a message about it says. */
+struct haz_tracked {
+	char *id, *title, *signature;
+	enum cgw_sev severity;
+	bool holds;
+};
+struct cgw_hazstate {
+	struct haz_tracked *v; size_t n;
+	uint64_t audits;                  /* audits folded in */
+	double last_epoch, last_s;        /* when the last one ended, how long it took */
+};
+enum haz_change { HAZ_FOUND, HAZ_CLEARED };
+struct haz_event {
+	enum haz_change what;
+	char *id, *title, *signature, *evidence;   /* evidence "" for a cleared one */
+	enum cgw_sev severity;
+};
+/* Fold one audit's verdicts into st: a rule that holds now and did not (or was never decided)
+ * is FOUND, one that held and is now clear, or whose rule is gone (now not partial), is
+ * CLEARED; an undecided rule, or one missing from a partial audit, keeps what it was. The first audit's hazards are each FOUND. The events
+ * (malloc'd, in items' order, cleared ones of gone rules last) go to *ev. Returns their count,
+ * or -ENOMEM (st as it was). */
+ssize_t hazstate_update(struct cgw_hazstate *st, const struct haz_items *now,
+                        struct haz_event **ev);
+void haz_events_free(struct haz_event *ev, size_t n);
+void hazstate_free(struct cgw_hazstate *st);
+
 /* ---- incident-state.c: the state file of the open incidents ---- */
 
 /* The state file of the open incidents (malloc'd, *len bytes), at most STATE_MAX_BYTES: the
@@ -1908,12 +1960,21 @@ char *sig_message_id(const char *sig_id, char out[33]);
 int sink_journal(const struct incident *i, enum inc_state st);
 /* Print the journal catalog of every signature (journalctl --update-catalog format). */
 void catalog_print(const struct cgw_sigset *set, FILE *out);
+/* The MESSAGE_ID of every hazard message (found and cleared: CGWATCH_HAZARD_STATE says). */
+#define HAZARD_MESSAGE_ID "6b2f4e0d9c8a4f53a1e7d2c35b90f61e"
+/* One hazard found or cleared, to the journal (fields: docs/daemon.md), or stderr as
+ * sink_journal. Returns 0 (journal) or 1 (stderr). */
+int sink_journal_hazard(const struct haz_event *e);
 /* The Prometheus text of the last scan (malloc'd, *len bytes). */
 char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, uint64_t scans,
                    size_t *len);
 /* Rewrite the Prometheus text file path atomically. Returns 0 or -errno. */
 int metrics_write(const char *path, const struct cgw_report *r, const struct cgw_incidents *in,
                   uint64_t scans);
+/* The daemon's hazard metrics appended to b: cgwatch_hazard{id} 1 or 0 for every rule decided
+ * (an undecided one as it last was), and the last audit's time and duration; nothing before
+ * the first audit. */
+void metrics_hazards(struct strbuf *b, const struct cgw_hazstate *st);
 
 /* ---- sink-writer.c: the daemon's files, written off the main loop ---- */
 

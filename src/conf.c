@@ -34,6 +34,7 @@ static const struct conf_key conf_keys[] = {
 	KEY("signatures", "local", CT_PATH_OR_EMPTY, local_signatures_dir),
 	KEY("hazards", "local", CT_PATH_OR_EMPTY, local_hazards_dir),
 	SEC("incidents", "update_interval", update_interval_s, 1, 86400),
+	SEC("audit", "interval", audit_interval_s, 0, 86400),
 	PATH("reports", "dir", report_dir),
 	NUM("reports", "keep", report_keep, 2, 100000),
 	NUM("reports", "max_size", report_max_mib, 1, 1048576),
@@ -64,6 +65,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->blocked_critical_s = 60;
 	c->starved_s = 10;
 	c->update_interval_s = 300;
+	c->audit_interval_s = 600;
 	c->signatures_dir = xstrdup("");    /* the library is built in; this adds to it */
 	c->local_signatures_dir = xstrdup(CGW_LOCAL_SIGDIR);
 	c->local_hazards_dir = xstrdup(CGW_LOCAL_HAZDIR);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -54,7 +55,259 @@ struct cgw_daemon {
 	struct cgw_capture *capture;
 	double bundle_last;
 	struct warn_once bundle_warn;     /* a capture too big or lost: said once, counted */
+	/* the audits ([audit] interval): one at a time, on their own thread (audit_start) */
+	struct audit_job *audit;          /* the one running or done and not yet taken, or NULL */
+	double audit_next;                /* CLOCK_MONOTONIC seconds the next one is due */
+	bool audit_layout;                /* the CPU layout changed: audit at the next chance */
+	bool have_layout;
+	struct cgw_topology layout;       /* the scans' CPU layout at the last audit's start */
+	struct cgw_hazstate haz;          /* the hazards decided by the audits so far */
+	char *audit_said;                 /* what loading the rules said last (said when it changes) */
+	struct warn_once audit_warn;
 };
+
+static void daemon_unlock(struct cgw_daemon *d);
+
+/* One audit, off the main loop: the rules loaded ([hazards] local may be on any disk), the
+ * host's facts gathered (sampled for ~0.25 s, cgroup churn counted ~0.5 s), the rules
+ * evaluated; the verdicts copied out (haz_items) so that nothing is shared with the loop.
+ * state is AJ_RUNNING until the thread is done; a daemon that stops first abandons the job to
+ * its thread, which frees it. */
+enum { AJ_RUNNING, AJ_DONE, AJ_ABANDONED };
+struct audit_job {
+	int state;                        /* __atomic */
+	char *local_dir;
+	unsigned timeout_ms;
+	bool pin;
+	const char *why;                  /* what started it (a string literal) */
+	double started;                   /* CLOCK_MONOTONIC seconds */
+	int err;                          /* audit_gather's, or -ENOMEM */
+	char *said;                       /* what loading the rules said */
+	struct haz_items items;
+	uint64_t usec;
+};
+
+static void audit_job_free(struct audit_job *j)
+{
+	if (!j)
+		return;
+	free(j->local_dir);
+	free(j->said);
+	haz_items_free(&j->items);
+	free(j);
+}
+
+/* The rules of one audit, read under the read deadline: [hazards] local may be on a disk that
+ * does not answer. */
+struct rules_load {
+	char *dir;
+	struct cgw_hazset set;
+	char *said; size_t saidlen;
+};
+
+static void rules_load_free(void *p)
+{
+	struct rules_load *l = p;
+	free(l->dir);
+	hazset_free(&l->set);
+	free(l->said);
+	free(l);
+}
+
+/* Built in, then the directory (as hazards_load), what they say to l->said. */
+static void rules_load_fn(void *p)
+{
+	struct rules_load *l = p;
+	FILE *err = open_memstream(&l->said, &l->saidlen);
+	FILE *to = err ? err : stderr;
+	int r = hazard_load_builtin(&l->set, to);
+	if (r > 0)
+		fprintf(to, "built-in hazard rules: %d error%s, those files skipped\n", r,
+		        r == 1 ? "" : "s");
+	if (l->dir[0]) {
+		r = hazard_load_dir(&l->set, l->dir, to);
+		if (r < 0 && r != -ENOENT)
+			fprintf(to, "hazard directory %s: %s, skipping\n", cesc(l->dir),
+			        cgw_strerror(-r));
+		else if (r > 0)
+			fprintf(to, "%s: %d error%s, those files skipped\n", cesc(l->dir), r,
+			        r == 1 ? "" : "s");
+	}
+	if (err)
+		fclose(err);
+}
+
+static void *audit_thread(void *p)
+{
+	struct audit_job *j = p;
+	uint64_t t0 = now_usec();
+	struct rules_load *l = try_calloc(1, sizeof(*l));
+	struct cgw_hazset set = { 0 };
+	bool partial = false;
+	if (l && (l->dir = try_strdup(j->local_dir))) {
+		int r = dl_call_path(l->dir, rules_load_fn, l, rules_load_free, j->timeout_ms);
+		if (r == 0) {
+			set = l->set;
+			memset(&l->set, 0, sizeof(l->set));
+			j->said = l->said;
+			l->said = NULL;
+			rules_load_free(l);
+		} else {                      /* l is released by dl_call_path */
+			char *msg = NULL;
+			size_t len;
+			FILE *err = open_memstream(&msg, &len);
+			if (err) {
+				hazard_load_builtin(&set, err);
+				fprintf(err, "hazard directory %s does not answer (%s): its rules are "
+				        "left out of the audits until it does\n", cesc(j->local_dir),
+				        cgw_strerror(-r));
+				fclose(err);
+			}
+			j->said = msg;
+			partial = true;
+		}
+	} else {
+		free(l);
+	}
+	struct audit_opts ao = { .window_ms = 250, .timeout_ms = j->timeout_ms,
+	                         .pin_housekeeping = j->pin };
+	struct cgw_facts *f = try_calloc(1, sizeof(*f));
+	j->err = f ? audit_gather(f, &ao) : -ENOMEM;
+	struct cgw_audit a;
+	if (j->err == 0) {
+		if (hazard_eval(&set, f, &a) < 0) {
+			j->err = -ENOMEM;
+		} else {
+			j->err = audit_items(&set, &a, &j->items);
+			j->items.partial = partial;
+			audit_free(&a);
+		}
+	}
+	if (f)
+		facts_free(f);
+	free(f);
+	hazset_free(&set);
+	dl_reset();                       /* the deadline reads' worker of this thread goes with it */
+	j->usec = now_usec() - t0;
+	if (__atomic_exchange_n(&j->state, AJ_DONE, __ATOMIC_ACQ_REL) == AJ_ABANDONED)
+		audit_job_free(j);
+	return NULL;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Start an audit on its own thread (detached, 256 KiB of stack as the writer's lanes). */
+static void audit_start(struct cgw_daemon *d, const char *why)
+{
+	struct audit_job *j = try_calloc(1, sizeof(*j));
+	if (j)
+		j->local_dir = try_strdup(d->conf.local_hazards_dir ? d->conf.local_hazards_dir : "");
+	if (!j || !j->local_dir) {
+		audit_job_free(j);
+		warn_once(&d->audit_warn, "cannot audit the host: out of memory; trying again in %g s",
+		          d->conf.audit_interval_s);
+		return;
+	}
+	j->timeout_ms = (unsigned)(d->conf.read_timeout_s * 1000);
+	j->pin = d->conf.pin_housekeeping;
+	j->why = why;
+	j->started = mono_s();
+	pthread_attr_t attr;
+	pthread_t t;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	int e = pthread_create(&t, &attr, audit_thread, j);
+	pthread_attr_destroy(&attr);
+	if (e) {
+		audit_job_free(j);
+		warn_once(&d->audit_warn, "cannot audit the host: no thread (%s); trying again in %g s",
+		          strerror(e), d->conf.audit_interval_s);
+		return;
+	}
+	d->audit = j;
+	log_debug("audit started (%s)", why);
+}
+
+/* A finished audit: what loading the rules said (when it changed), then each hazard found or
+ * cleared since the last audit, once, to the journal. */
+static void audit_finish(struct cgw_daemon *d, struct audit_job *j)
+{
+	const char *said = j->said ? j->said : "";
+	if (!d->audit_said || strcmp(d->audit_said, said) != 0) {
+		size_t n;
+		for (const char *p = said; *p; p += n + (p[n] == '\n')) {
+			n = strcspn(p, "\n");
+			log_warnx("%.*s", (int)n, p);
+		}
+		free(d->audit_said);
+		d->audit_said = try_strdup(said);
+	}
+	if (j->err < 0) {
+		warn_once(&d->audit_warn, "audit failed: %s; trying again in %g s", strerror(-j->err),
+		          d->conf.audit_interval_s);
+		if (j->err == -ENOMEM)
+			daemon_unlock(d);
+		return;
+	}
+	struct haz_event *ev;
+	ssize_t n = hazstate_update(&d->haz, &j->items, &ev);
+	if (n < 0) {
+		warn_once(&d->audit_warn, "audit failed: out of memory comparing it with the last; "
+		          "trying again in %g s", d->conf.audit_interval_s);
+		daemon_unlock(d);
+		return;
+	}
+	warn_clear(&d->audit_warn);
+	d->haz.last_epoch = now_epoch();
+	d->haz.last_s = (double)j->usec / 1e6;
+	for (ssize_t k = 0; k < n; k++)
+		sink_journal_hazard(&ev[k]);
+	haz_events_free(ev, (size_t)n);
+	log_debug("audit (%s) done in %.0f ms: %zd change%s", j->why, (double)j->usec / 1000.0, n,
+	          n == 1 ? "" : "s");
+}
+
+/* After each whole scan: take a finished audit; start one when due (the first scan, every
+ * [audit] interval after the last start, or at once when the CPU layout changed). Never
+ * waits: an audit still running is looked at again by the next scan. */
+static void audit_tick(struct cgw_daemon *d, const struct cgw_topology *topo)
+{
+	if (d->have_layout && topology_runtime_changed(&d->layout, topo)) {
+		if (!d->audit_layout)
+			log_debug("the CPU layout changed: auditing again");
+		d->audit_layout = true;
+	}
+	double now = mono_s();
+	if (d->audit) {
+		if (__atomic_load_n(&d->audit->state, __ATOMIC_ACQUIRE) != AJ_DONE) {
+			double ran = now - d->audit->started;
+			if (ran > 60)
+				warn_once(&d->audit_warn, "an audit has been running for %.0f s (a file "
+				          "that does not answer?); no other starts until it ends", ran);
+			return;
+		}
+		audit_finish(d, d->audit);
+		audit_job_free(d->audit);
+		d->audit = NULL;
+	}
+	if (d->conf.audit_interval_s <= 0)
+		return;
+	const char *why = !d->have_layout ? "start" : d->audit_layout ? "CPU layout changed" :
+	                  now >= d->audit_next ? "interval" : NULL;
+	if (!why)
+		return;
+	d->layout = *topo;
+	d->have_layout = true;
+	d->audit_layout = false;
+	d->audit_next = now + d->conf.audit_interval_s;
+	audit_start(d, why);
+}
 
 /* Pin every thread of ours to the housekeeping CPUs; again when they change (hotplug). */
 static void daemon_pin(struct cgw_daemon *d, const struct cgw_topology *t)
@@ -346,6 +599,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 	} else {
 		d->scans++;
 		daemon_pin(d, &scan.topo);
+		audit_tick(d, &scan.topo);
 		int ke = kmsg_poll(&d->kmsg);   /* never blocks; -EBADF: not open, sysctls read */
 		if (ke < 0 && ke != -EBADF)
 			warn_once(&d->kmsg_warn, "cannot read %s: %s, ignoring", d->kmsg.source,
@@ -392,7 +646,14 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		if (d->conf.metrics_file[0]) {
 			size_t len;
 			char *txt = metrics_text(&rep, &d->inc, d->scans, &len);
-			writer_file(d->writer, WR_METRICS, d->conf.metrics_file, txt, len, 0644);
+			struct strbuf b = { .s = txt, .len = len, .cap = txt ? len + 1 : 0 };
+			if (txt)
+				metrics_hazards(&b, &d->haz);
+			if (b.lost) {             /* without the hazards rather than nothing */
+				b.s[len] = '\0';
+				b.len = len;
+			}
+			writer_file(d->writer, WR_METRICS, d->conf.metrics_file, b.s, b.len, 0644);
 		}
 		notify_status(d, scan.threads);
 		report_free(&rep);
@@ -557,6 +818,14 @@ out:
 	bool idle = true;
 	if (d.writer)                     /* a last save finishes; a stuck disk is not waited for */
 		idle = writer_stop(d.writer, 500);
+	/* an audit still running is not waited for: its thread frees it */
+	if (d.audit && __atomic_exchange_n(&d.audit->state, AJ_ABANDONED, __ATOMIC_ACQ_REL) ==
+	               AJ_RUNNING)
+		idle = false;
+	else
+		audit_job_free(d.audit);
+	hazstate_free(&d.haz);
+	free(d.audit_said);
 	sd_event_source_unref(d.scan_timer);
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);

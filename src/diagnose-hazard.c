@@ -242,3 +242,47 @@ void audit_free(struct cgw_audit *a)
 	free(a->open);
 	memset(a, 0, sizeof(*a));
 }
+
+int audit_items(const struct cgw_hazset *set, const struct cgw_audit *a, struct haz_items *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->v = try_calloc(set->n + 1, sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct cgw_hazard *h = &set->v[i];
+		struct haz_item *it = &out->v[out->n++];
+		it->verdict = HV_CLEAR;
+		const char *ev = "";
+		for (size_t k = 0; k < a->nhits; k++)
+			if (a->hits[k].h == h) {
+				it->verdict = HV_HOLDS;
+				ev = a->hits[k].evidence ? a->hits[k].evidence : "";
+			}
+		for (size_t k = 0; k < a->nopen; k++)
+			if (a->open[k].h == h)
+				it->verdict = HV_UNDECIDED;
+		it->severity = h->severity;
+		it->id = try_strdup(h->id);
+		it->title = try_strdup(h->title);
+		it->signature = try_strdup(h->signature ? h->signature : "");
+		it->evidence = try_strdup(ev);
+		if (!it->id || !it->title || !it->signature || !it->evidence) {
+			haz_items_free(out);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void haz_items_free(struct haz_items *it)
+{
+	for (size_t i = 0; it->v && i < it->n; i++) {
+		free(it->v[i].id);
+		free(it->v[i].title);
+		free(it->v[i].signature);
+		free(it->v[i].evidence);
+	}
+	free(it->v);
+	memset(it, 0, sizeof(*it));
+}

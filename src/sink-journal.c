@@ -145,6 +145,63 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	return 1;
 }
 
+/* A hazard is a risk, not a hang: below an incident of its severity. Cleared: a notice. */
+static int hazard_priority(const struct haz_event *e)
+{
+	if (e->what == HAZ_CLEARED)
+		return 5;                                  /* LOG_NOTICE */
+	return e->severity >= SEV_CRITICAL ? 3 : e->severity == SEV_WARNING ? 4 : 6;
+}
+
+int sink_journal_hazard(const struct haz_event *e)
+{
+	bool found = e->what == HAZ_FOUND;
+	const char *state = found ? "found" : "cleared";
+	char raw[1024];
+	if (found)
+		snprintf(raw, sizeof(raw), "hazard %s found (%s): %s%s%s; `cgwatch audit` says what "
+		         "to change", e->id, sev_name(e->severity), e->title,
+		         e->signature[0] ? ", which leads to " : "", e->signature);
+	else
+		snprintf(raw, sizeof(raw), "hazard %s cleared: %s no longer holds", e->id, e->title);
+	struct strbuf m = { 0 }, ev = { 0 };
+	sb_add_term(&m, raw, strlen(raw), false);
+	/* evidence lines come from the host (names of processes, paths): escaped, lines kept */
+	sb_add_term(&ev, e->evidence, strlen(e->evidence), true);
+	const char *msg = m.s ? m.s : "", *evs = ev.s ? ev.s : "";
+	int r = !journal_present() ? -ENOENT : sd_journal_send("MESSAGE=%s", msg,
+	                        "MESSAGE_ID=%s", HAZARD_MESSAGE_ID,
+	                        "PRIORITY=%d", hazard_priority(e),
+	                        "SYSLOG_IDENTIFIER=cgwatch",
+	                        "CGWATCH_HAZARD=%s", e->id,
+	                        "CGWATCH_HAZARD_STATE=%s", state,
+	                        "CGWATCH_SEVERITY=%s", sev_name(e->severity),
+	                        "CGWATCH_SIGNATURE=%s", e->signature,
+	                        "CGWATCH_EVIDENCE=%s", evs,
+	                        NULL);
+	if (r >= 0) {
+		sb_free(&m);
+		sb_free(&ev);
+		return 0;
+	}
+	/* no journald: one line on stderr, as sink_journal's, the evidence lines joined by "; " */
+	for (size_t k = 0; k < ev.len; k++)
+		if (ev.s[k] == '\n')
+			ev.s[k] = k + 1 == ev.len ? ' ' : ';';
+	struct strbuf line = { 0 };
+	sb_printf(&line, "cgwatch: %s [CGWATCH_HAZARD_STATE=%s CGWATCH_HAZARD=%s CGWATCH_SEVERITY=%s "
+	          "CGWATCH_SIGNATURE=%s CGWATCH_EVIDENCE=%s MESSAGE_ID=%s PRIORITY=%d]", msg, state,
+	          e->id, sev_name(e->severity), e->signature, evs, HAZARD_MESSAGE_ID,
+	          hazard_priority(e));
+	term_write(stderr, line.s, line.len, false);
+	fputc('\n', stderr);
+	fflush(stderr);
+	sb_free(&line);
+	sb_free(&m);
+	sb_free(&ev);
+	return 1;
+}
+
 void catalog_print(const struct cgw_sigset *set, FILE *out)
 {
 	fputs("# cgwatch journal catalog: what each cgwatch incident message means.\n"
@@ -167,4 +224,17 @@ void catalog_print(const struct cgw_sigset *set, FILE *out)
 		}
 		fputs("The report: @CGWATCH_REPORT@\n\n", out);
 	}
+	/* the daemon's audits (docs/daemon.md): one id for every hazard, found and cleared */
+	fprintf(out, "-- %s\nSubject: cgwatch hazard @CGWATCH_HAZARD@ @CGWATCH_HAZARD_STATE@\n"
+	        "Defined-By: cgwatch\nSupport: man:cgwatch(8)\n\n", HAZARD_MESSAGE_ID);
+	fputs("@MESSAGE@\n\n"
+	      "cgwatch audits this host at start, every [audit] interval and when its CPU layout "
+	      "changes, as `cgwatch audit` does: the hazard rules test settings and activity that "
+	      "set up a kind of hang before it happens (severity @CGWATCH_SEVERITY@; the hang "
+	      "would match signature @CGWATCH_SIGNATURE@). A hazard is said once when it starts "
+	      "to hold (found) and once when it stops (cleared), never while it stays.\n\n"
+	      "Evidence:\n@CGWATCH_EVIDENCE@\n\n"
+	      "What to do: run `cgwatch audit` for the remedies of each hazard, safest first, and "
+	      "the case it comes from; `cgwatch hazards --show @CGWATCH_HAZARD@` shows the rule.\n\n",
+	      out);
 }

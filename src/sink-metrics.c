@@ -74,3 +74,19 @@ int metrics_write(const char *path, const struct cgw_report *r, const struct cgw
 	free(txt);
 	return e;
 }
+
+void metrics_hazards(struct strbuf *b, const struct cgw_hazstate *st)
+{
+	if (!st->audits)
+		return;
+	sb_printf(b, "# HELP cgwatch_hazard A hazard rule holds (1) or not (0) at the last audit.\n"
+	          "# TYPE cgwatch_hazard gauge\n");
+	for (size_t i = 0; i < st->n; i++)   /* ids are letters, digits, - and _ (parse-hazard.c) */
+		sb_printf(b, "cgwatch_hazard{id=\"%s\"} %d\n", st->v[i].id, st->v[i].holds);
+	sb_printf(b, "# HELP cgwatch_audit_timestamp_seconds When the last audit ended.\n"
+	          "# TYPE cgwatch_audit_timestamp_seconds gauge\n"
+	          "cgwatch_audit_timestamp_seconds %.1f\n", st->last_epoch);
+	sb_printf(b, "# HELP cgwatch_audit_duration_seconds How long the last audit took.\n"
+	          "# TYPE cgwatch_audit_duration_seconds gauge\n"
+	          "cgwatch_audit_duration_seconds %.3f\n", st->last_s);
+}

@@ -100,3 +100,12 @@ void topology_read(struct cgw_scan *s)
 	if (cpus_empty(&t->housekeeping))
 		t->housekeeping = t->online;
 }
+
+bool topology_runtime_changed(const struct cgw_topology *a, const struct cgw_topology *b)
+{
+	return memcmp(&a->online, &b->online, sizeof(a->online)) ||
+	       memcmp(&a->isolated, &b->isolated, sizeof(a->isolated)) ||
+	       memcmp(&a->partitions, &b->partitions, sizeof(a->partitions)) ||
+	       memcmp(&a->housekeeping, &b->housekeeping, sizeof(a->housekeeping)) ||
+	       memcmp(&a->wq_unbound, &b->wq_unbound, sizeof(a->wq_unbound));
+}

@@ -2,7 +2,7 @@
 # Packaging: `make install` into a staging root lays out every file, and the installed binary
 # holds the signature library (nothing of it installed as files); both units pass
 # `systemd-analyze verify` (and the daemon's sandbox stays tight); the installed journal
-# catalog compiles and covers every signature; the installed cgwatch.conf passes
+# catalog compiles and covers every signature and the daemon's hazard messages; the installed cgwatch.conf passes
 # `cgwatch config --check`; a second install keeps an edited cgwatch.conf. (e) `make deb`
 # builds the Debian package, lintian-clean, holding the same files, with the daemon enabled
 # and started by its maintainer scripts and a purge that leaves nothing behind.
@@ -33,6 +33,9 @@ LINTIAN_ALLOWED=(
 )
 
 nsigs=$(ls conf/signatures.d/*.conf | wc -l)
+# catalog entries: one per signature, one for the hazard messages (found and cleared)
+ncat=$((nsigs + 1))
+HAZARD_MID=$(sed -n 's/^#define HAZARD_MESSAGE_ID "\([0-9a-f]\{32\}\)"$/\1/p' src/cgwatch.h)
 expected=(
 	usr/sbin/cgwatch
 	etc/cgwatch/cgwatch.conf
@@ -155,8 +158,8 @@ else
 	fi
 fi
 
-# (c) the catalog: journalctl compiles it offline (--root), lists one entry per signature,
-# each defined by cgwatch with a subject, a support line and a body, and names its signature.
+# (c) the catalog: journalctl compiles it offline (--root), lists one entry per signature and
+# one for the hazard messages (HAZARD_MESSAGE_ID), each defined by cgwatch with a subject, a support line and a body, and names its signature.
 CAT=$ROOT/usr/lib/systemd/catalog/cgwatch.catalog
 if [ ! -s "$CAT" ]; then
 	fail catalog "no $CAT (is \`cgwatch signatures --catalog\` there?)"
@@ -169,9 +172,12 @@ elif ! list=$(journalctl --root="$ROOT" --list-catalog 2>&1); then
 else
 	why=""
 	n=$(grep -c . <<<"$list")
-	[ "$n" = "$nsigs" ] || why="$why $n entries for $nsigs signatures;"
+	[ "$n" = "$ncat" ] || why="$why $n entries for $nsigs signatures and the hazards;"
 	nid=$(grep -c '^-- [0-9a-f]\{32\}$' "$CAT")
-	[ "$nid" = "$nsigs" ] || why="$why $nid '-- <32 hex>' headers;"
+	[ "$nid" = "$ncat" ] || why="$why $nid '-- <32 hex>' headers;"
+	[ -n "$HAZARD_MID" ] && grep -qx -- "-- $HAZARD_MID" "$CAT" &&
+		grep -q "^$HAZARD_MID cgwatch: cgwatch hazard " <<<"$list" ||
+		why="$why no hazard entry (-- ${HAZARD_MID:-no HAZARD_MESSAGE_ID in src/cgwatch.h});"
 	dup=$(grep '^-- ' "$CAT" | sort | uniq -d | oneline)
 	[ -z "$dup" ] || why="$why duplicate ids: $dup;"
 	notours=$(grep -v '^[0-9a-f]\{32\} cgwatch: ' <<<"$list" | head -2 | oneline)
@@ -312,7 +318,7 @@ deb_section() {
 	x=$(grep -c ' (built in)$' <<<"$out")
 	[ "$x" = "$nsigs" ] || why="$why packaged cgwatch lists $x built-in signatures for $nsigs files;"
 	x=$(grep -c '^-- [0-9a-f]\{32\}$' "$T/debroot/usr/lib/systemd/catalog/cgwatch.catalog" 2>/dev/null)
-	[ "$x" = "$nsigs" ] || why="$why catalog: ${x:-no} entries for $nsigs signatures;"
+	[ "$x" = "$ncat" ] || why="$why catalog: ${x:-no} entries for $nsigs signatures and the hazards;"
 	if [ -n "$why" ]; then
 		why=${why# }
 		fail deb-contents "$(cut -c1-400 <<<"${why%;}")"

@@ -417,6 +417,21 @@ static void check_catalog(const struct cgw_sigset *set)
 		}
 		if (strncmp(l, "--", 2) != 0)
 			continue;
+		if (headers == set->n) {          /* last, the hazard messages' entry */
+			static const char want[] = "-- " HAZARD_MESSAGE_ID "\nSubject: cgwatch hazard "
+				"@CGWATCH_HAZARD@ @CGWATCH_HAZARD_STATE@\nDefined-By: cgwatch\n"
+				"Support: man:cgwatch(8)\n\n@MESSAGE@\n";
+			if (strncmp(l, want, strlen(want)) != 0)
+				print_error("hazard entry:\n%.300s\nwant:\n%s", l, want);
+			assert_int_equal(strncmp(l, want, strlen(want)), 0);
+			assert_non_null(strstr(l, "@CGWATCH_EVIDENCE@"));
+			for (size_t k = 0; k < set->n; k++) {
+				char id[33];
+				assert_string_not_equal(sig_message_id(set->v[k].id, id), HAZARD_MESSAGE_ID);
+			}
+			headers++;
+			continue;
+		}
 		assert_true(headers < set->n);
 		const struct cgw_sig *s = &set->v[headers++];
 		char want[64], id[33];
@@ -439,7 +454,7 @@ static void check_catalog(const struct cgw_sigset *set)
 		assert_non_null(found);
 		assert_true(!next || found < next);
 	}
-	assert_int_equal(headers, set->n);
+	assert_int_equal(headers, set->n + 1);   /* the signatures', then the hazards' */
 	errbuf_close(&e);
 }
 
