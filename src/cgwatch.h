@@ -1599,6 +1599,11 @@ struct cgw_sigset { struct cgw_sig *v; size_t n; };
  * Errors go to err as "file:line: msg"; a bad file is skipped whole.
  * Returns the error count, or -errno when dir cannot be read. */
 int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err);
+/* The *.conf files of dir (no dotfiles), sorted, as a malloc'd list of n+1 entries (paths
+ * "dir/NAME", text NULL, the last name NULL) in *out: n, or -errno when dir cannot be read. */
+int sigfile_list_dir(const char *dir, struct cgw_sigfile **out);
+/* Free a sigfile_list_dir list of n files. */
+void sigfile_list_free(struct cgw_sigfile *files, int n);
 /* Load the built-in library (sig_builtin_files) as sig_load_dir loads a directory, errors
  * naming its files as conf/signatures.d/NAME.conf. Returns the error count. */
 int sig_load_builtin(struct cgw_sigset *set, FILE *err);

@@ -558,6 +558,32 @@ static int conf_filter(const struct dirent *d)
 	return d->d_name[0] != '.' && n > 5 && strcmp(d->d_name + n - 5, ".conf") == 0;
 }
 
+int sigfile_list_dir(const char *dir, struct cgw_sigfile **out)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, conf_filter, alphasort);
+	if (n < 0)
+		return -errno;
+	struct cgw_sigfile *files = xcalloc((size_t)n + 1, sizeof(*files));
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(names[i]->d_name) + 2;
+		char *path = xmalloc(len);
+		snprintf(path, len, "%s/%s", dir, names[i]->d_name);
+		files[i].name = path;
+		free(names[i]);
+	}
+	free(names);
+	*out = files;
+	return n;
+}
+
+void sigfile_list_free(struct cgw_sigfile *files, int n)
+{
+	for (int i = 0; i < n; i++)
+		free((char *)files[i].name);
+	free(files);
+}
+
 /* Files of one library, in order; ids are unique within it (a file repeating one is skipped
  * whole), and each replaces a signature of set by id. Returns the error count. */
 static int sig_load_files(struct cgw_sigset *set, const struct cgw_sigfile *files, size_t n,
@@ -596,23 +622,12 @@ static int sig_load_files(struct cgw_sigset *set, const struct cgw_sigfile *file
 
 int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err)
 {
-	struct dirent **names;
-	int n = scandir(dir, &names, conf_filter, alphasort);
+	struct cgw_sigfile *files;
+	int n = sigfile_list_dir(dir, &files);
 	if (n < 0)
-		return -errno;
-	struct cgw_sigfile *files = xcalloc((size_t)n + 1, sizeof(*files));
-	for (int i = 0; i < n; i++) {
-		size_t len = strlen(dir) + strlen(names[i]->d_name) + 2;
-		char *path = xmalloc(len);
-		snprintf(path, len, "%s/%s", dir, names[i]->d_name);
-		files[i].name = path;
-		free(names[i]);
-	}
-	free(names);
+		return n;
 	int errors = sig_load_files(set, files, (size_t)n, false, err);
-	for (int i = 0; i < n; i++)
-		free((char *)files[i].name);
-	free(files);
+	sigfile_list_free(files, n);
 	return errors;
 }
 
