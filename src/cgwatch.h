@@ -63,6 +63,10 @@ void sb_free(struct strbuf *b);
 /* Read a whole (small) file into buf (NUL-terminated, at most cap-1 bytes).
  * Returns bytes read or -errno. Not for files that can block: see deadline.c. */
 ssize_t read_small_file(const char *path, char *buf, size_t cap);
+/* Read the whole of path (a plain blocking read, not recorded: for a dl_call job) into a
+ * malloc'd NUL-terminated buffer, from 64 KiB doubled while below max; its length in *len.
+ * NULL with *err -errno: -EFBIG when it fills max, -ENOMEM (*err 0 on success). */
+char *read_whole_file(const char *path, size_t max, size_t *len, int *err);
 /* One read (off < 0) or one pread at off of name, relative to dirfd (AT_FDCWD), into buf
  * (cap-1 bytes at most, NUL-terminated). Returns bytes read or -errno. */
 ssize_t read_once_at(int dirfd, const char *name, off_t off, char *buf, size_t cap);
