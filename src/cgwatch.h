@@ -290,6 +290,15 @@ int ini_load(const char *path, ini_line_handler h, void *user, FILE *err);
 /* The same for text held in memory (len bytes), named name in messages. */
 int ini_load_text(const char *name, const char *text, size_t len, ini_line_handler h,
                   void *user, FILE *err);
+/* Append a continuation line to the text field *field, one space between (xrealloc). */
+void ini_text_append(char **field, const char *more);
+/* Append a copy of s to the string list *v of *n entries (xrealloc, xstrdup). */
+void ini_strv_push(char ***v, size_t *n, const char *s);
+/* Free a string list of n entries and its array. */
+void ini_strv_free(char **v, size_t n);
+/* Is value an id: a letter, then letters, digits, '-' and '_', at most 64 in all? When not,
+ * says why to err as "path:line: ..." and returns false. */
+bool ini_id_ok(const char *value, const char *path, int line, FILE *err);
 
 /* ---- warnonce.c: a repeated warning said once, counted, said again when it changes ---- */
 

@@ -35,13 +35,6 @@ static void pat_free(struct cgw_pat *p, size_t n)
 	free(p);
 }
 
-static void strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static void sig_clear(struct cgw_sig *s)
 {
 	free(s->id);
@@ -55,8 +48,8 @@ static void sig_clear(struct cgw_sig *s)
 	pat_free(s->frames, s->nframes);
 	pat_free(s->order, s->norder);
 	pat_free(s->optional, s->noptional);
-	strv_free(s->remedies, s->nremedies);
-	strv_free(s->references, s->nreferences);
+	ini_strv_free(s->remedies, s->nremedies);
+	ini_strv_free(s->references, s->nreferences);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -272,22 +265,6 @@ static void pat_push(struct cgw_pat **v, size_t *n, struct cgw_pat p)
 	(*v)[(*n)++] = p;
 }
 
-static void strv_push(char ***v, size_t *n, const char *s)
-{
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = xstrdup(s);
-}
-
-/* Append a continuation to a text field with one space between. */
-static void text_append(char **field, const char *more)
-{
-	size_t a = strlen(*field), b = strlen(more);
-	*field = xrealloc(*field, a + b + 2);
-	if (a)
-		(*field)[a++] = ' ';
-	memcpy(*field + a, more, b + 1);
-}
-
 struct sig_ctx {
 	const char *path;
 	FILE *err;
@@ -303,18 +280,13 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 {
 	struct sig_ctx *x = user;
 	if (cont && x->last) {
-		text_append(x->last, value);
+		ini_text_append(x->last, value);
 		return 1;
 	}
 	x->last = NULL;
 	if (strcmp(section, "signature") == 0 && strcmp(key, "id") == 0) {
-		if (!isalpha((unsigned char)value[0]))
-			return SIGERR("bad id \"%s\": it must start with a letter", cesc(value));
-		if (strlen(value) > 64)
-			return SIGERR("id \"%.20s...\" is longer than 64 characters", cesc(value));
-		for (const char *p = value; *p; p++)
-			if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
-				return SIGERR("bad id \"%s\": use letters, digits and '-'", cesc(value));
+		if (!ini_id_ok(value, x->path, line, x->err))
+			return 0;
 		if (x->n == x->cap) {
 			x->cap = x->cap ? 2 * x->cap : 4;
 			x->v = xrealloc(x->v, x->cap * sizeof(*x->v));
@@ -439,11 +411,11 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 			return 1;
 		}
 	} else if (strcmp(section, "remedies") == 0 && strcmp(key, "remedy") == 0) {
-		strv_push(&s->remedies, &s->nremedies, value);
+		ini_strv_push(&s->remedies, &s->nremedies, value);
 		x->last = &s->remedies[s->nremedies - 1];
 		return 1;
 	} else if (strcmp(section, "references") == 0 && strcmp(key, "reference") == 0) {
-		strv_push(&s->references, &s->nreferences, value);
+		ini_strv_push(&s->references, &s->nreferences, value);
 		x->last = &s->references[s->nreferences - 1];
 		return 1;
 	} else if (strcmp(section, "signature") && strcmp(section, "match") &&
