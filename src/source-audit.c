@@ -219,8 +219,6 @@ static void walk_threads(int tfd, const char *name, void *arg)
 {
 	const struct proc_walk *p = arg;
 	struct walk *w = p->w;
-	int procfd = p->procfd;
-	bool live = p->live;
 	long pid = strtol(name, NULL, 10);
 	DIR *td = list_dir(tfd);
 	if (!td)
@@ -239,8 +237,8 @@ static void walk_threads(int tfd, const char *name, void *arg)
 			continue;
 		w->threads++;
 		if (tid == pid && !w->daemon_pid && st.comm_len == 7 &&
-		    memcmp(st.comm, "cgwatch", 7) == 0 && is_daemon(procfd, (int)pid) &&
-		    (!live || pid != getpid()))
+		    memcmp(st.comm, "cgwatch", 7) == 0 && is_daemon(p->procfd, (int)pid) &&
+		    (!p->live || pid != getpid()))
 			w->daemon_pid = (int)pid;
 		if (st.policy != 1 && st.policy != 2)
 			continue;
@@ -257,9 +255,9 @@ static void walk_threads(int tfd, const char *name, void *arg)
 		r->prio = st.rt_priority;
 		r->state = st.state;
 		snprintf(r->comm, sizeof(r->comm), "%.*s", (int)st.comm_len, st.comm);
-		r->run_ms = thread_runtime(procfd, (int)pid, (int)tid);
+		r->run_ms = thread_runtime(p->procfd, (int)pid, (int)tid);
 		r->read_ms = mono_ms();
-		if (!live && r->run_ms >= 0 && w->uptime_s > 0) {
+		if (!p->live && r->run_ms >= 0 && w->uptime_s > 0) {
 			/* one snapshot: the share since the thread started */
 			double age = w->uptime_s - (double)st.start_ticks / 100.0;
 			if (age > 1) {
