@@ -63,6 +63,10 @@ void sb_free(struct strbuf *b);
 /* Read a whole (small) file into buf (NUL-terminated, at most cap-1 bytes).
  * Returns bytes read or -errno. Not for files that can block: see deadline.c. */
 ssize_t read_small_file(const char *path, char *buf, size_t cap);
+/* Read the whole of path (a plain blocking read, not recorded: for a dl_call job) into a
+ * malloc'd NUL-terminated buffer, from 64 KiB doubled while below max; its length in *len.
+ * NULL with *err -errno: -EFBIG when it fills max, -ENOMEM (*err 0 on success). */
+char *read_whole_file(const char *path, size_t max, size_t *len, int *err);
 /* One read (off < 0) or one pread at off of name, relative to dirfd (AT_FDCWD), into buf
  * (cap-1 bytes at most, NUL-terminated). Returns bytes read or -errno. */
 ssize_t read_once_at(int dirfd, const char *name, off_t off, char *buf, size_t cap);
@@ -287,6 +291,15 @@ int ini_load(const char *path, ini_line_handler h, void *user, FILE *err);
 /* The same for text held in memory (len bytes), named name in messages. */
 int ini_load_text(const char *name, const char *text, size_t len, ini_line_handler h,
                   void *user, FILE *err);
+/* Append a continuation line to the text field *field, one space between (xrealloc). */
+void ini_text_append(char **field, const char *more);
+/* Append a copy of s to the string list *v of *n entries (xrealloc, xstrdup). */
+void ini_strv_push(char ***v, size_t *n, const char *s);
+/* Free a string list of n entries and its array. */
+void ini_strv_free(char **v, size_t n);
+/* Is value an id: a letter, then letters, digits, '-' and '_', at most 64 in all? When not,
+ * says why to err as "path:line: ..." and returns false. */
+bool ini_id_ok(const char *value, const char *path, int line, FILE *err);
 
 /* ---- warnonce.c: a repeated warning said once, counted, said again when it changes ---- */
 
@@ -1605,6 +1618,11 @@ struct cgw_sigset { struct cgw_sig *v; size_t n; };
  * Errors go to err as "file:line: msg"; a bad file is skipped whole.
  * Returns the error count, or -errno when dir cannot be read. */
 int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err);
+/* The *.conf files of dir (no dotfiles), sorted, as a malloc'd list of n+1 entries (paths
+ * "dir/NAME", text NULL, the last name NULL) in *out: n, or -errno when dir cannot be read. */
+int sigfile_list_dir(const char *dir, struct cgw_sigfile **out);
+/* Free a sigfile_list_dir list of n files. */
+void sigfile_list_free(struct cgw_sigfile *files, int n);
 /* Load the built-in library (sig_builtin_files) as sig_load_dir loads a directory, errors
  * naming its files as conf/signatures.d/NAME.conf. Returns the error count. */
 int sig_load_builtin(struct cgw_sigset *set, FILE *err);

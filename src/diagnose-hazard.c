@@ -1,7 +1,6 @@
 /* diagnose-hazard.c: the hazard library (conf/hazards.d built in, then [hazards] local), and
  * the rules evaluated on the facts of a host. hazard_eval is what `cgwatch audit` runs and what
  * a daemon can run again: its result is a list of hazard ids with their evidence. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,31 +104,14 @@ static int hazard_load_files(struct cgw_hazset *set, const struct cgw_sigfile *f
 	return errors;
 }
 
-static int conf_filter(const struct dirent *d)
-{
-	size_t n = strlen(d->d_name);
-	return d->d_name[0] != '.' && n > 5 && strcmp(d->d_name + n - 5, ".conf") == 0;
-}
-
 int hazard_load_dir(struct cgw_hazset *set, const char *dir, FILE *err)
 {
-	struct dirent **names;
-	int n = scandir(dir, &names, conf_filter, alphasort);
+	struct cgw_sigfile *files;
+	int n = sigfile_list_dir(dir, &files);
 	if (n < 0)
-		return -errno;
-	struct cgw_sigfile *files = xcalloc((size_t)n + 1, sizeof(*files));
-	for (int i = 0; i < n; i++) {
-		size_t len = strlen(dir) + strlen(names[i]->d_name) + 2;
-		char *path = xmalloc(len);
-		snprintf(path, len, "%s/%s", dir, names[i]->d_name);
-		files[i].name = path;
-		free(names[i]);
-	}
-	free(names);
+		return n;
 	int errors = hazard_load_files(set, files, (size_t)n, false, err);
-	for (int i = 0; i < n; i++)
-		free((char *)files[i].name);
-	free(files);
+	sigfile_list_free(files, n);
 	return errors;
 }
 

@@ -35,13 +35,6 @@ static void pat_free(struct cgw_pat *p, size_t n)
 	free(p);
 }
 
-static void strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static void sig_clear(struct cgw_sig *s)
 {
 	free(s->id);
@@ -55,8 +48,8 @@ static void sig_clear(struct cgw_sig *s)
 	pat_free(s->frames, s->nframes);
 	pat_free(s->order, s->norder);
 	pat_free(s->optional, s->noptional);
-	strv_free(s->remedies, s->nremedies);
-	strv_free(s->references, s->nreferences);
+	ini_strv_free(s->remedies, s->nremedies);
+	ini_strv_free(s->references, s->nreferences);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -272,22 +265,6 @@ static void pat_push(struct cgw_pat **v, size_t *n, struct cgw_pat p)
 	(*v)[(*n)++] = p;
 }
 
-static void strv_push(char ***v, size_t *n, const char *s)
-{
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = xstrdup(s);
-}
-
-/* Append a continuation to a text field with one space between. */
-static void text_append(char **field, const char *more)
-{
-	size_t a = strlen(*field), b = strlen(more);
-	*field = xrealloc(*field, a + b + 2);
-	if (a)
-		(*field)[a++] = ' ';
-	memcpy(*field + a, more, b + 1);
-}
-
 struct sig_ctx {
 	const char *path;
 	FILE *err;
@@ -303,18 +280,13 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 {
 	struct sig_ctx *x = user;
 	if (cont && x->last) {
-		text_append(x->last, value);
+		ini_text_append(x->last, value);
 		return 1;
 	}
 	x->last = NULL;
 	if (strcmp(section, "signature") == 0 && strcmp(key, "id") == 0) {
-		if (!isalpha((unsigned char)value[0]))
-			return SIGERR("bad id \"%s\": it must start with a letter", cesc(value));
-		if (strlen(value) > 64)
-			return SIGERR("id \"%.20s...\" is longer than 64 characters", cesc(value));
-		for (const char *p = value; *p; p++)
-			if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
-				return SIGERR("bad id \"%s\": use letters, digits and '-'", cesc(value));
+		if (!ini_id_ok(value, x->path, line, x->err))
+			return 0;
 		if (x->n == x->cap) {
 			x->cap = x->cap ? 2 * x->cap : 4;
 			x->v = xrealloc(x->v, x->cap * sizeof(*x->v));
@@ -439,11 +411,11 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 			return 1;
 		}
 	} else if (strcmp(section, "remedies") == 0 && strcmp(key, "remedy") == 0) {
-		strv_push(&s->remedies, &s->nremedies, value);
+		ini_strv_push(&s->remedies, &s->nremedies, value);
 		x->last = &s->remedies[s->nremedies - 1];
 		return 1;
 	} else if (strcmp(section, "references") == 0 && strcmp(key, "reference") == 0) {
-		strv_push(&s->references, &s->nreferences, value);
+		ini_strv_push(&s->references, &s->nreferences, value);
 		x->last = &s->references[s->nreferences - 1];
 		return 1;
 	} else if (strcmp(section, "signature") && strcmp(section, "match") &&
@@ -558,6 +530,32 @@ static int conf_filter(const struct dirent *d)
 	return d->d_name[0] != '.' && n > 5 && strcmp(d->d_name + n - 5, ".conf") == 0;
 }
 
+int sigfile_list_dir(const char *dir, struct cgw_sigfile **out)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, conf_filter, alphasort);
+	if (n < 0)
+		return -errno;
+	struct cgw_sigfile *files = xcalloc((size_t)n + 1, sizeof(*files));
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(names[i]->d_name) + 2;
+		char *path = xmalloc(len);
+		snprintf(path, len, "%s/%s", dir, names[i]->d_name);
+		files[i].name = path;
+		free(names[i]);
+	}
+	free(names);
+	*out = files;
+	return n;
+}
+
+void sigfile_list_free(struct cgw_sigfile *files, int n)
+{
+	for (int i = 0; i < n; i++)
+		free((char *)files[i].name);
+	free(files);
+}
+
 /* Files of one library, in order; ids are unique within it (a file repeating one is skipped
  * whole), and each replaces a signature of set by id. Returns the error count. */
 static int sig_load_files(struct cgw_sigset *set, const struct cgw_sigfile *files, size_t n,
@@ -596,23 +594,12 @@ static int sig_load_files(struct cgw_sigset *set, const struct cgw_sigfile *file
 
 int sig_load_dir(struct cgw_sigset *set, const char *dir, FILE *err)
 {
-	struct dirent **names;
-	int n = scandir(dir, &names, conf_filter, alphasort);
+	struct cgw_sigfile *files;
+	int n = sigfile_list_dir(dir, &files);
 	if (n < 0)
-		return -errno;
-	struct cgw_sigfile *files = xcalloc((size_t)n + 1, sizeof(*files));
-	for (int i = 0; i < n; i++) {
-		size_t len = strlen(dir) + strlen(names[i]->d_name) + 2;
-		char *path = xmalloc(len);
-		snprintf(path, len, "%s/%s", dir, names[i]->d_name);
-		files[i].name = path;
-		free(names[i]);
-	}
-	free(names);
+		return n;
 	int errors = sig_load_files(set, files, (size_t)n, false, err);
-	for (int i = 0; i < n; i++)
-		free((char *)files[i].name);
-	free(files);
+	sigfile_list_free(files, n);
 	return errors;
 }
 

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -140,4 +141,47 @@ int ini_load_text(const char *name, const char *text, size_t len, ini_line_handl
 	if (!f)
 		return -errno;
 	return ini_load_stream(f, name, h, user, err);
+}
+
+void ini_text_append(char **field, const char *more)
+{
+	size_t a = strlen(*field), b = strlen(more);
+	*field = xrealloc(*field, a + b + 2);
+	if (a)
+		(*field)[a++] = ' ';
+	memcpy(*field + a, more, b + 1);
+}
+
+void ini_strv_push(char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+void ini_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+bool ini_id_ok(const char *value, const char *path, int line, FILE *err)
+{
+	if (!isalpha((unsigned char)value[0])) {
+		errorf(err, "%s:%d: bad id \"%s\": it must start with a letter", cesc(path), line,
+		       cesc(value));
+		return false;
+	}
+	if (strlen(value) > 64) {
+		errorf(err, "%s:%d: id \"%.20s...\" is longer than 64 characters", cesc(path), line,
+		       cesc(value));
+		return false;
+	}
+	for (const char *p = value; *p; p++)
+		if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_')) {
+			errorf(err, "%s:%d: bad id \"%s\": use letters, digits and '-'", cesc(path),
+			       line, cesc(value));
+			return false;
+		}
+	return true;
 }

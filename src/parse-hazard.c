@@ -136,13 +136,6 @@ static int cond_parse(const char *s, struct haz_cond *c, char *bad, size_t cap)
 	return 0;
 }
 
-static void strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void hazard_clear(struct cgw_hazard *h)
 {
 	free(h->id);
@@ -155,8 +148,8 @@ void hazard_clear(struct cgw_hazard *h)
 	free(h->replaced);
 	free(h->when);
 	free(h->evidence);
-	strv_free(h->remedies, h->nremedies);
-	strv_free(h->references, h->nreferences);
+	ini_strv_free(h->remedies, h->nremedies);
+	ini_strv_free(h->references, h->nreferences);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -167,21 +160,6 @@ void hazset_free(struct cgw_hazset *set)
 	free(set->v);
 	set->v = NULL;
 	set->n = 0;
-}
-
-static void strv_push(char ***v, size_t *n, const char *s)
-{
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = xstrdup(s);
-}
-
-static void text_append(char **field, const char *more)
-{
-	size_t a = strlen(*field), b = strlen(more);
-	*field = xrealloc(*field, a + b + 2);
-	if (a)
-		(*field)[a++] = ' ';
-	memcpy(*field + a, more, b + 1);
 }
 
 struct haz_ctx {
@@ -199,19 +177,14 @@ static int haz_handler(void *user, const char *section, const char *key, const c
 {
 	struct haz_ctx *x = user;
 	if (cont && x->last) {
-		text_append(x->last, value);
+		ini_text_append(x->last, value);
 		return 1;
 	}
 	x->last = NULL;
 	struct cgw_hazset *set = x->out;
 	if (strcmp(section, "hazard") == 0 && strcmp(key, "id") == 0) {
-		if (!isalpha((unsigned char)value[0]))
-			return HAZERR("bad id \"%s\": it must start with a letter", cesc(value));
-		if (strlen(value) > 64)
-			return HAZERR("id \"%.20s...\" is longer than 64 characters", cesc(value));
-		for (const char *p = value; *p; p++)
-			if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
-				return HAZERR("bad id \"%s\": use letters, digits and '-'", cesc(value));
+		if (!ini_id_ok(value, x->path, line, x->err))
+			return 0;
 		for (size_t i = 0; i < set->n; i++)
 			if (strcmp(set->v[i].id, value) == 0)
 				return HAZERR("duplicate id %s (also at line %d)", value, set->v[i].line);
@@ -300,11 +273,11 @@ static int haz_handler(void *user, const char *section, const char *key, const c
 			return 1;
 		}
 	} else if (strcmp(section, "remedies") == 0 && strcmp(key, "remedy") == 0) {
-		strv_push(&h->remedies, &h->nremedies, value);
+		ini_strv_push(&h->remedies, &h->nremedies, value);
 		x->last = &h->remedies[h->nremedies - 1];
 		return 1;
 	} else if (strcmp(section, "references") == 0 && strcmp(key, "reference") == 0) {
-		strv_push(&h->references, &h->nreferences, value);
+		ini_strv_push(&h->references, &h->nreferences, value);
 		x->last = &h->references[h->nreferences - 1];
 		return 1;
 	} else if (strcmp(section, "remedies") && strcmp(section, "references")) {

@@ -159,77 +159,120 @@ static bool is_daemon(int procfd, int pid)
 	       strcmp(buf + l0 + 1, "run") == 0;
 }
 
-static int walk_proc(int procfd, struct walk *w, bool live)
+/* The directory open at dirfd, listed from its start through a dup (which shares dirfd's
+ * offset, so it is rewound); dirfd stays open. NULL with errno set when it cannot be listed. */
+static DIR *list_dir(int dirfd)
 {
-	int dfd = dup(procfd);
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
 		int e = errno;
-		if (dfd >= 0)
-			close(dfd);
-		return -e;
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return NULL;
 	}
-	rewinddir(d);                     /* the dup shares procfd's offset */
+	rewinddir(d);
+	return d;
+}
+
+/* Each subdirectory of the directory open at dirfd, opened and given to fn(its fd, the entry's
+ * name, arg), then closed: with sub NULL every entry that is a directory (by d_type, or of no
+ * known type) and whose name does not start with '.', not followed when a link; with sub, the
+ * directory sub of every entry named by a process id (/proc's, e.g. "PID/task"). Entries that
+ * cannot be opened are skipped. 0, or -errno when dirfd cannot be listed. */
+static int each_subdir(int dirfd, const char *sub, void (*fn)(int fd, const char *name, void *arg),
+                       void *arg)
+{
+	DIR *d = list_dir(dirfd);
+	if (!d)
+		return -errno;
 	struct dirent *de;
-	char path[96], buf[1024];
+	char path[96];
 	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "%ld/task", pid);
-		int tfd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		DIR *td = tfd >= 0 ? fdopendir(tfd) : NULL;
-		if (!td) {
-			if (tfd >= 0)
-				close(tfd);
-			continue;
+		int c;
+		if (sub) {
+			char *end;
+			long pid = strtol(de->d_name, &end, 10);
+			if (*end || pid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "%ld/%s", pid, sub);
+			c = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		} else {
+			if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+				continue;
+			c = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		}
-		struct dirent *te;
-		while ((te = readdir(td))) {
-			long tid = strtol(te->d_name, &end, 10);
-			if (*end || tid <= 0)
-				continue;
-			snprintf(path, sizeof(path), "%ld/stat", tid);
-			ssize_t n = read_once_at(tfd, path, -1, buf, sizeof(buf));
-			struct cgw_stat st;
-			if (n <= 0 || parse_stat_buf(buf, (size_t)n, &st) < 0)
-				continue;
-			w->threads++;
-			if (tid == pid && !w->daemon_pid && st.comm_len == 7 &&
-			    memcmp(st.comm, "cgwatch", 7) == 0 && is_daemon(procfd, (int)pid) &&
-			    (!live || pid != getpid()))
-				w->daemon_pid = (int)pid;
-			if (st.policy != 1 && st.policy != 2)
-				continue;
-			if (grow((void **)&w->rt, &w->caprt, w->nrt, 16, sizeof(*w->rt)) < 0) {
-				w->nomem = true;
-				continue;
-			}
-			struct rt_thread *r = &w->rt[w->nrt++];
-			memset(r, 0, sizeof(*r));
-			r->tgid = (int)pid;
-			r->tid = (int)tid;
-			r->cpu = st.cpu;
-			r->policy = st.policy;
-			r->prio = st.rt_priority;
-			r->state = st.state;
-			snprintf(r->comm, sizeof(r->comm), "%.*s", (int)st.comm_len, st.comm);
-			r->run_ms = thread_runtime(procfd, (int)pid, (int)tid);
-			r->read_ms = mono_ms();
-			if (!live && r->run_ms >= 0 && w->uptime_s > 0) {
-				/* one snapshot: the share since the thread started */
-				double age = w->uptime_s - (double)st.start_ticks / 100.0;
-				if (age > 1) {
-					r->share = r->run_ms / 1000.0 / age;
-					r->measured = true;
-				}
-			}
-		}
-		closedir(td);
+		if (c < 0)
+			continue;
+		fn(c, de->d_name, arg);
+		close(c);
 	}
 	closedir(d);
 	return 0;
+}
+
+struct proc_walk { int procfd; struct walk *w; bool live; };
+
+/* each_subdir's fn for /proc/PID/task (at tfd): every thread of process name. */
+static void walk_threads(int tfd, const char *name, void *arg)
+{
+	const struct proc_walk *p = arg;
+	struct walk *w = p->w;
+	long pid = strtol(name, NULL, 10);
+	DIR *td = list_dir(tfd);
+	if (!td)
+		return;
+	struct dirent *te;
+	char path[96], buf[1024];
+	while ((te = readdir(td))) {
+		char *end;
+		long tid = strtol(te->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "%ld/stat", tid);
+		ssize_t n = read_once_at(tfd, path, -1, buf, sizeof(buf));
+		struct cgw_stat st;
+		if (n <= 0 || parse_stat_buf(buf, (size_t)n, &st) < 0)
+			continue;
+		w->threads++;
+		if (tid == pid && !w->daemon_pid && st.comm_len == 7 &&
+		    memcmp(st.comm, "cgwatch", 7) == 0 && is_daemon(p->procfd, (int)pid) &&
+		    (!p->live || pid != getpid()))
+			w->daemon_pid = (int)pid;
+		if (st.policy != 1 && st.policy != 2)
+			continue;
+		if (grow((void **)&w->rt, &w->caprt, w->nrt, 16, sizeof(*w->rt)) < 0) {
+			w->nomem = true;
+			continue;
+		}
+		struct rt_thread *r = &w->rt[w->nrt++];
+		memset(r, 0, sizeof(*r));
+		r->tgid = (int)pid;
+		r->tid = (int)tid;
+		r->cpu = st.cpu;
+		r->policy = st.policy;
+		r->prio = st.rt_priority;
+		r->state = st.state;
+		snprintf(r->comm, sizeof(r->comm), "%.*s", (int)st.comm_len, st.comm);
+		r->run_ms = thread_runtime(p->procfd, (int)pid, (int)tid);
+		r->read_ms = mono_ms();
+		if (!p->live && r->run_ms >= 0 && w->uptime_s > 0) {
+			/* one snapshot: the share since the thread started */
+			double age = w->uptime_s - (double)st.start_ticks / 100.0;
+			if (age > 1) {
+				r->share = r->run_ms / 1000.0 / age;
+				r->measured = true;
+			}
+		}
+	}
+	closedir(td);
+}
+
+static int walk_proc(int procfd, struct walk *w, bool live)
+{
+	struct proc_walk p = { procfd, w, live };
+	return each_subdir(procfd, "task", walk_threads, &p);
 }
 
 static const char *cpu_kind(const struct cgw_topology *t, int cpu, char *out, size_t cap)
@@ -574,6 +617,17 @@ static bool opt_has(const char *opts, const char *want)
 	return false;
 }
 
+static size_t count_groups(int dirfd, int depth, bool v2, bool parent_cpu, size_t *visited);
+
+struct groups_walk { int depth; bool v2, cpu; size_t *visited, n; };
+
+static void groups_sub(int fd, const char *name, void *arg)
+{
+	(void)name;
+	struct groups_walk *g = arg;
+	g->n += count_groups(fd, g->depth, g->v2, g->cpu, g->visited);
+}
+
 /* Directories under dirfd (itself counted), at most depth deep. v2: only those whose parent's
  * cgroup.subtree_control enables cpu (the root counts: the root task group). */
 static size_t count_groups(int dirfd, int depth, bool v2, bool parent_cpu, size_t *visited)
@@ -589,26 +643,21 @@ static size_t count_groups(int dirfd, int depth, bool v2, bool parent_cpu, size_
 				cpu_here |= strcmp(tok, "cpu") == 0;
 		}
 	}
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return n;
-	}
-	rewinddir(d);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		int c = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (c < 0)
-			continue;
-		n += count_groups(c, depth - 1, v2, cpu_here, visited);
-		close(c);
-	}
-	closedir(d);
-	return n;
+	struct groups_walk g = { depth - 1, v2, cpu_here, visited, 0 };
+	each_subdir(dirfd, NULL, groups_sub, &g);
+	return n + g.n;
+}
+
+static size_t count_partitions(int dirfd, int depth, const char *rel, struct cgw_facts *f);
+
+struct partitions_walk { int depth; const char *rel; struct cgw_facts *f; size_t n; };
+
+static void partitions_sub(int fd, const char *name, void *arg)
+{
+	struct partitions_walk *p = arg;
+	char sub[1024];
+	snprintf(sub, sizeof(sub), "%s/%s", p->rel, name);
+	p->n += count_partitions(fd, p->depth, sub, p->f);
 }
 
 /* v2 cpuset partitions: cpuset.cpus.partition other than "member", under dirfd. */
@@ -625,28 +674,9 @@ static size_t count_partitions(int dirfd, int depth, const char *rel, struct cgw
 	}
 	if (depth <= 0)
 		return n;
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return n;
-	}
-	rewinddir(d);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		int c = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (c < 0)
-			continue;
-		char sub[1024];
-		snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name);
-		n += count_partitions(c, depth - 1, sub, f);
-		close(c);
-	}
-	closedir(d);
-	return n;
+	struct partitions_walk p = { depth - 1, rel, f, 0 };
+	each_subdir(dirfd, NULL, partitions_sub, &p);
+	return n + p.n;
 }
 
 /* v1 mount points, from mountinfo; "" ends the list. */
@@ -760,6 +790,59 @@ static void comm_of(int procfd, long pid, char *out, size_t cap)
 		out[strcspn(out, "\n")] = '\0';
 }
 
+struct readers_walk {
+	struct cgw_facts *f; int procfd; const struct v1_mounts *v1; const char *cg2;
+	size_t readers, rstat;
+};
+
+/* each_subdir's fn for /proc/PID/fd (at ffd): is process name a reader of either kind? */
+static void fd_readers(int ffd, const char *name, void *arg)
+{
+	struct readers_walk *r = arg;
+	struct cgw_facts *f = r->f;
+	const struct v1_mounts *v1 = r->v1;
+	long pid = strtol(name, NULL, 10);
+	DIR *fd = list_dir(ffd);
+	if (!fd)
+		return;
+	struct dirent *fe;
+	char link[4096], comm[64];
+	bool is_reader = false, is_rstat = false;
+	while ((fe = readdir(fd)) && !(is_reader && is_rstat)) {
+		if (fe->d_name[0] == '.')
+			continue;
+		ssize_t n = readlinkat(ffd, fe->d_name, link, sizeof(link) - 1);
+		if (n <= 0 || link[0] != '/')
+			continue;
+		link[n] = '\0';
+		size_t l = (size_t)n;
+		bool list = (l > 13 && strcmp(link + l - 13, "/cgroup.procs") == 0) ||
+		            (l > 6 && strcmp(link + l - 6, "/tasks") == 0);
+		bool stat = l > 12 && strcmp(link + l - 12, "/memory.stat") == 0;
+		bool in_v1 = false;
+		for (size_t i = 0; i < v1->n && i < 32 && !in_v1; i++)
+			in_v1 = under(link, v1->mnt[i]);
+		if (list && in_v1 && !is_reader) {
+			is_reader = true;
+			if (++r->readers <= 16) {
+				comm_of(r->procfd, pid, comm, sizeof(comm));
+				EV(f, HF_V1_PROCS_OPEN, "PID %ld (%s) holds %s open (fd %s)\n", pid,
+				   comm, link, fe->d_name);
+			}
+		}
+		if (stat && (in_v1 || under(link, r->cg2)) && !is_rstat) {
+			is_rstat = true;
+			if (++r->rstat <= 16) {
+				comm_of(r->procfd, pid, comm, sizeof(comm));
+				EV(f, HF_RSTAT_READERS, "PID %ld (%s) holds %s open (fd %s): a "
+				   "periodic reader (how often it reads needs tracing)\n", pid, comm,
+				   link, fe->d_name);
+			}
+		}
+	}
+	closedir(fd);
+}
+
 /* Processes holding a v1 cgroup.procs or tasks open, and processes holding a memory.stat
  * open in any cgroup hierarchy (their /proc/PID/fd links): the pid-list readers of seed 000,
  * the rstat readers of seed 001. Open files only: how often each reads needs tracing. */
@@ -771,75 +854,18 @@ static void cgroup_readers(struct cgw_facts *f, int procfd, const struct v1_moun
 		fact_set(f, HF_RSTAT_READERS, 0);
 		return;
 	}
-	int dfd = dup(procfd);
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
+	struct readers_walk r = { f, procfd, v1, cg2, 0, 0 };
+	if (each_subdir(procfd, "fd", fd_readers, &r) < 0) {
 		fact_unknown(f, HF_V1_PROCS_OPEN, "/proc unreadable");
 		fact_unknown(f, HF_RSTAT_READERS, "/proc unreadable");
 		return;
 	}
-	rewinddir(d);                     /* the dup shares procfd's offset */
-	size_t readers = 0, rstat = 0;
-	struct dirent *de;
-	char path[96], link[4096], comm[64];
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "%ld/fd", pid);
-		int ffd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		DIR *fd = ffd >= 0 ? fdopendir(ffd) : NULL;
-		if (!fd) {
-			if (ffd >= 0)
-				close(ffd);
-			continue;
-		}
-		struct dirent *fe;
-		bool is_reader = false, is_rstat = false;
-		while ((fe = readdir(fd)) && !(is_reader && is_rstat)) {
-			if (fe->d_name[0] == '.')
-				continue;
-			ssize_t n = readlinkat(ffd, fe->d_name, link, sizeof(link) - 1);
-			if (n <= 0 || link[0] != '/')
-				continue;
-			link[n] = '\0';
-			size_t l = (size_t)n;
-			bool list = (l > 13 && strcmp(link + l - 13, "/cgroup.procs") == 0) ||
-			            (l > 6 && strcmp(link + l - 6, "/tasks") == 0);
-			bool stat = l > 12 && strcmp(link + l - 12, "/memory.stat") == 0;
-			bool in_v1 = false;
-			for (size_t i = 0; i < v1->n && i < 32 && !in_v1; i++)
-				in_v1 = under(link, v1->mnt[i]);
-			if (list && in_v1 && !is_reader) {
-				is_reader = true;
-				if (++readers <= 16) {
-					comm_of(procfd, pid, comm, sizeof(comm));
-					EV(f, HF_V1_PROCS_OPEN, "PID %ld (%s) holds %s open (fd %s)\n", pid,
-					   comm, link, fe->d_name);
-				}
-			}
-			if (stat && (in_v1 || under(link, cg2)) && !is_rstat) {
-				is_rstat = true;
-				if (++rstat <= 16) {
-					comm_of(procfd, pid, comm, sizeof(comm));
-					EV(f, HF_RSTAT_READERS, "PID %ld (%s) holds %s open (fd %s): a "
-					   "periodic reader (how often it reads needs tracing)\n", pid, comm,
-					   link, fe->d_name);
-				}
-			}
-		}
-		closedir(fd);
-	}
-	closedir(d);
-	fact_set(f, HF_V1_PROCS_OPEN, (double)readers);
-	fact_set(f, HF_RSTAT_READERS, (double)rstat);
-	if (readers > 16)
-		EV(f, HF_V1_PROCS_OPEN, "... and %zu more processes\n", readers - 16);
-	if (rstat > 16)
-		EV(f, HF_RSTAT_READERS, "... and %zu more processes\n", rstat - 16);
+	fact_set(f, HF_V1_PROCS_OPEN, (double)r.readers);
+	fact_set(f, HF_RSTAT_READERS, (double)r.rstat);
+	if (r.readers > 16)
+		EV(f, HF_V1_PROCS_OPEN, "... and %zu more processes\n", r.readers - 16);
+	if (r.rstat > 16)
+		EV(f, HF_RSTAT_READERS, "... and %zu more processes\n", r.rstat - 16);
 }
 
 /* cgroups created and removed per second: the counts of source-rates.c over the window (a

@@ -319,37 +319,13 @@ static void job_unwind(struct ujob *j)
 			snprintf(path, sizeof(path), "/proc/%d/maps", j->tgid);
 		else
 			snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", j->tgid, j->tid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		size_t cap = 64u << 10, len = 0;
-		char *b = fd >= 0 ? malloc(cap) : NULL;
-		while (b) {
-			ssize_t r = read(fd, b + len, cap - 1 - len);
-			if (r <= 0) {
-				if (r < 0) {
-					free(b);
-					b = NULL;
-				}
-				break;
-			}
-			len += (size_t)r;
-			if (len == cap - 1) {
-				char *nb = cap < MAPS_MAX ? realloc(b, cap *= 2) : NULL;
-				if (!nb) {
-					free(b);
-					b = NULL;
-				}
-				b = nb;
-			}
-		}
-		if (fd >= 0)
-			close(fd);
-		if (!b) {
+		size_t len;
+		int e;
+		if (!(p->maps = read_whole_file(path, MAPS_MAX, &len, &e))) {
 			snprintf(j->err, sizeof(j->err), "user stack unreadable: %s: %s", path,
-			         strerror(errno ? errno : ENOMEM));
+			         strerror(-e));
 			return;
 		}
-		b[len] = '\0';
-		p->maps = b;
 	}
 	if (p->memfd < 0 && !ucap_replaying(p->cap)) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", j->tgid, j->tid);

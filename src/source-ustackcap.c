@@ -341,47 +341,6 @@ int ucap_module(struct ucap *c, const char *path, char *why, size_t cap)
 
 /* ---- after a recorded unwind ---- */
 
-static char *read_whole(const char *path, size_t max, size_t *len, int *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*err = -errno;
-		return NULL;
-	}
-	size_t cap = 64u << 10, n = 0;
-	char *b = try_malloc(cap);
-	while (b) {
-		ssize_t r = read(fd, b + n, cap - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r < 0) {
-				*err = -errno;
-				free(b);
-				b = NULL;
-			}
-			break;
-		}
-		n += (size_t)r;
-		if (n == cap - 1) {
-			char *nb = cap < max ? realloc(b, cap *= 2) : NULL;
-			if (!nb) {
-				*err = -E2BIG;
-				free(b);
-			}
-			b = nb;
-		}
-	}
-	close(fd);
-	if (!b && !*err)
-		*err = -ENOMEM;
-	if (b) {
-		b[n] = '\0';
-		*len = n;
-	}
-	return b;
-}
-
 void ucap_unwound(struct ucap *c, int tgid, const char *maps, const struct cgw_uframe *f,
                   size_t n)
 {
@@ -390,7 +349,7 @@ void ucap_unwound(struct ucap *c, int tgid, const char *maps, const struct cgw_u
 	char path[96];
 	if (!c->maps && !c->maps_err) {  /* what libunwind's table lookup reads, as read */
 		snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
-		c->maps = read_whole(path, MAPS_MAX, &c->maps_len, &c->maps_err);
+		c->maps = read_whole_file(path, MAPS_MAX, &c->maps_len, &c->maps_err);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (f[i].module[0] != '/' || ustack_module(&c->f, f[i].module))

@@ -198,6 +198,48 @@ ssize_t read_small_file(const char *path, char *buf, size_t cap)
 	return (ssize_t)len;
 }
 
+char *read_whole_file(const char *path, size_t max, size_t *len, int *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	size_t cap = 64u << 10, n = 0;
+	char *b = try_malloc(cap);
+	*err = b ? 0 : -ENOMEM;
+	while (b) {
+		ssize_t r = read(fd, b + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r < 0) {
+				*err = -errno;
+				free(b);
+				b = NULL;
+			}
+			break;
+		}
+		n += (size_t)r;
+		if (n == cap - 1) {             /* full: twice the room, up to max */
+			char *nb = cap < max ? try_reallocarray(b, cap * 2, 1) : NULL;
+			if (nb)
+				cap *= 2;
+			else
+				*err = cap < max ? -ENOMEM : -EFBIG;
+			if (!nb)
+				free(b);
+			b = nb;
+		}
+	}
+	close(fd);
+	if (b) {
+		b[n] = '\0';
+		*len = n;
+	}
+	return b;
+}
+
 ssize_t read_once_at(int dirfd, const char *name, off_t off, char *buf, size_t cap)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);

@@ -1,4 +1,4 @@
-/* test-util.c: strbuf, read_small_file, now_usec, xstrndup. */
+/* test-util.c: strbuf, read_small_file, read_whole_file, now_usec, xstrndup. */
 #include "unit.h"
 
 #include <math.h>
@@ -67,6 +67,66 @@ static void test_read_small_file(void **state)
 
 	assert_int_equal(read_small_file(path, buf, sizeof(buf)), -ENOENT);
 	assert_int_equal(read_small_file("/tmp", buf, sizeof(buf)), -EISDIR);
+}
+
+/* read_whole_file: grows past its first 64 KiB; a file that fills max is -EFBIG */
+static void test_read_whole_file(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/cgw-unit-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	size_t big = (200u << 10) + 7;
+	char *text = xmalloc(big);
+	for (size_t i = 0; i < big; i++)
+		text[i] = (char)('a' + i % 26);
+	assert_int_equal(write(fd, text, big), (ssize_t)big);
+	close(fd);
+
+	size_t len = 0;
+	int err = 1;
+	char *b = read_whole_file(path, 1u << 20, &len, &err);
+	assert_non_null(b);
+	assert_int_equal(err, 0);
+	assert_int_equal(len, big);
+	assert_memory_equal(b, text, big);
+	assert_int_equal(b[len], '\0');
+	free(b);
+	/* 256 KiB is room for 256 KiB - 1 bytes: enough; 128 KiB is not */
+	b = read_whole_file(path, 256u << 10, &len, &err);
+	assert_non_null(b);
+	free(b);
+	assert_null(read_whole_file(path, 128u << 10, &len, &err));
+	assert_int_equal(err, -EFBIG);
+	/* no memory to grow: -ENOMEM, nothing left allocated */
+	cgw_fail_alloc_after = 1;
+	assert_null(read_whole_file(path, 1u << 20, &len, &err));
+	assert_int_equal(err, -ENOMEM);
+	cgw_fail_alloc_after = -1;
+	/* empty */
+	assert_int_equal(truncate(path, 0), 0);
+	b = read_whole_file(path, 1u << 20, &len, &err);
+	assert_non_null(b);
+	assert_int_equal(len, 0);
+	assert_string_equal(b, "");
+	free(b);
+	unlink(path);
+	free(text);
+
+	assert_null(read_whole_file(path, 1u << 20, &len, &err));
+	assert_int_equal(err, -ENOENT);
+	assert_null(read_whole_file("/tmp", 1u << 20, &len, &err));
+	assert_int_equal(err, -EISDIR);
+	/* a /proc file (its size 0 until read) */
+	b = read_whole_file("/proc/self/maps", 8u << 20, &len, &err);
+	assert_non_null(b);
+	assert_true(len > 0 && strlen(b) == len);
+	free(b);
+	/* no memory for the first buffer */
+	cgw_fail_alloc_after = 0;
+	assert_null(read_whole_file("/proc/self/maps", 8u << 20, &len, &err));
+	assert_int_equal(err, -ENOMEM);
+	cgw_fail_alloc_after = -1;
 }
 
 /* a /proc file read whole: its text parses */
@@ -239,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf_grows_and_terminates),
 		cmocka_unit_test(test_read_small_file),
 		cmocka_unit_test(test_read_small_file_proc),
+		cmocka_unit_test(test_read_whole_file),
 		cmocka_unit_test(test_now_usec_monotonic),
 		cmocka_unit_test(test_xstrndup),
 		cmocka_unit_test(test_term_escape),
