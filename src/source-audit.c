@@ -16,7 +16,12 @@
 #include "cgwatch.h"
 #include "rates.h"
 
-#define SPIN_SHARE 0.9                /* a spinner: at least this share of its CPU */
+/* A spinner: at least this share of its CPU since it started (one snapshot), or over the
+ * live window. The window is shorter than RT throttling's period (1 s): a spinner that
+ * throttling (sched_rt_runtime_us 950000) and the fair server (50 ms a second) each stop
+ * for 50 ms once a period still runs 150 ms of any 250 ms, but may run only 60 % of one. */
+#define SPIN_SHARE_LIFE 0.9
+#define SPIN_SHARE_WINDOW 0.5
 
 static void fact_set(struct cgw_facts *f, enum haz_fact k, double v)
 {
@@ -365,7 +370,8 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 		struct rt_thread *r = &w->rt[i];
 		/* in one snapshot a spinner is running there (R) and has used its CPU since it
 		 * started; live, it used the window */
-		if (!r->measured || r->share < SPIN_SHARE || (!f->live && r->state != 'R'))
+		if (!r->measured || r->share < (f->live ? SPIN_SHARE_WINDOW : SPIN_SHARE_LIFE) ||
+		    (!f->live && r->state != 'R'))
 			continue;
 		spinners++;
 		char kind[40];
