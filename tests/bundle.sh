@@ -43,40 +43,43 @@ if [ ${#names[@]} = 0 ]; then
 		names+=("$(basename "$(dirname "$e")")")
 	done
 fi
-for name in "${names[@]}"; do
+# roundtrip NAME: the PASS or FAIL line of one fixture (its files under $tmp/rt-NAME)
+roundtrip() {
+	local name=$1 dir out rc drc brc why man b w=$tmp/rt-$1
+	mkdir -p "$w"
 	dir=$repo/tests/fixtures/$name
 	if [ ! -d "$dir/proc" ]; then
-		rm -rf "$tmp/gen"
-		if ! out=$(python3 "$repo/tests/fixtures/mkfixtures.py" --out "$tmp/gen" "$name" 2>&1); then
+		rm -rf "$w/gen"
+		if ! out=$(python3 "$repo/tests/fixtures/mkfixtures.py" --out "$w/gen" "$name" 2>&1); then
 			echo "FAIL bundle-roundtrip-$name: cannot generate the tree: $(clip "$out")"
-			continue
+			rm -rf "$w"; return
 		fi
-		dir=$tmp/gen/$name
+		dir=$w/gen/$name
 	fi
 	b=$tmp/work/$name.tar.zst
 	out=$(timeout $T "$CGW" bundle --config "$conf" --root "$dir" -o "$b" 2>&1)
 	rc=$?
 	if [ $rc != 0 ] || [ ! -s "$b" ]; then
 		echo "FAIL bundle-roundtrip-$name: bundle exit $rc: $(clip "$out")"
-		continue
+		rm -rf "$w"; return
 	fi
-	timeout $T "$CGW" check --config "$conf" --root "$dir" --format json >"$tmp/d.json" 2>"$tmp/d.err"
+	timeout $T "$CGW" check --config "$conf" --root "$dir" --format json >"$w/d.json" 2>"$w/d.err"
 	drc=$?
-	timeout $T "$CGW" check --config "$conf" --root "$b" --format json >"$tmp/b.json" 2>"$tmp/b.err"
+	timeout $T "$CGW" check --config "$conf" --root "$b" --format json >"$w/b.json" 2>"$w/b.err"
 	brc=$?
 	why=""
 	if [ $drc != $brc ]; then
-		why="exit $brc from the bundle, $drc from the tree ($(clip "$(cat "$tmp/b.err")"))"
+		why="exit $brc from the bundle, $drc from the tree ($(clip "$(cat "$w/b.err")"))"
 	elif [ $drc = 3 ]; then
 		# no report: the same reason, but for the name of the root
-		if [ "$(sed "s|$dir|ROOT|" "$tmp/d.err")" != "$(sed "s|$b|ROOT|" "$tmp/b.err")" ]; then
-			why="stderr differs: $(clip "$(cat "$tmp/b.err")") / $(clip "$(cat "$tmp/d.err")")"
+		if [ "$(sed "s|$dir|ROOT|" "$w/d.err")" != "$(sed "s|$b|ROOT|" "$w/b.err")" ]; then
+			why="stderr differs: $(clip "$(cat "$w/b.err")") / $(clip "$(cat "$w/d.err")")"
 		fi
-	elif ! diff <(norm "$tmp/d.json" "$dir/dev/kmsg") <(norm "$tmp/b.json" "$b:tree/dev/kmsg") \
-	            >"$tmp/diff"; then
-		why="the JSON differs: $(clip "$(head -12 "$tmp/diff")")"
-	elif [ "$(jq -c '[.findings[] | {id, cause, severity, tasks, chain}]' "$tmp/b.json")" = "[]" ] &&
-	     [ "$(jq -c '[.findings[]]' "$tmp/d.json")" != "[]" ]; then
+	elif ! diff <(norm "$w/d.json" "$dir/dev/kmsg") <(norm "$w/b.json" "$b:tree/dev/kmsg") \
+	            >"$w/diff"; then
+		why="the JSON differs: $(clip "$(head -12 "$w/diff")")"
+	elif [ "$(jq -c '[.findings[] | {id, cause, severity, tasks, chain}]' "$w/b.json")" = "[]" ] &&
+	     [ "$(jq -c '[.findings[]]' "$w/d.json")" != "[]" ]; then
 		why="no findings from the bundle"
 	fi
 	if [ -z "$why" ] && command -v zstd >/dev/null; then
@@ -84,7 +87,7 @@ for name in "${names[@]}"; do
 		man=$(zstd -dc "$b" | tar -xOf - manifest.json)
 		if [ "$(jq .check_exit <<<"$man")" != "$drc" ]; then
 			why="manifest check_exit $(jq .check_exit <<<"$man"), the tree's check exits $drc"
-		elif [ $drc != 3 ] && ! diff <(norm "$tmp/d.json" "$dir/dev/kmsg") \
+		elif [ $drc != 3 ] && ! diff <(norm "$w/d.json" "$dir/dev/kmsg") \
 		          <(zstd -dc "$b" | tar -xOf - report.json | norm /dev/stdin "$dir/dev/kmsg") \
 		          >/dev/null; then
 			why="report.json in the bundle differs from check --root DIR"
@@ -95,8 +98,18 @@ for name in "${names[@]}"; do
 	else
 		echo "PASS bundle-roundtrip-$name"
 	fi
-	rm -rf "$tmp/gen"
+	rm -rf "$w"
+}
+# as many at once as there are CPUs, the lines in the fixtures' order
+jobs_max=$(nproc)
+i=0
+for name in "${names[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+	roundtrip "$name" >"$tmp/rt.$i.out" 2>&1 &
+	i=$((i + 1))
 done
+wait
+for ((k = 0; k < i; k++)); do cat "$tmp/rt.$k.out"; rm -f "$tmp/rt.$k.out"; done
 
 src=$repo/tests/fixtures/fuse-mounts   # a small tree with fd links
 good=$tmp/work/fuse-mounts.tar.zst
