@@ -163,6 +163,8 @@ install: all
 	@# the library is built into the binary; /etc/cgwatch/signatures.d is the admin's, for
 	@# signatures that replace built-in ones by id or add new ones
 	install -d $(DESTDIR)$(SYSCONFDIR)/cgwatch/signatures.d
+	@# the same for hazard rules ([hazards] local): the admin's, beside the built-in ones
+	install -d $(DESTDIR)$(SYSCONFDIR)/cgwatch/hazards.d
 	@if ls $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d/*.conf >/dev/null 2>&1; then \
 		echo "make install: $(DESTDIR)$(PREFIX)/share/cgwatch/signatures.d holds the library" \
 		     "of an older install; it is built in now, and that directory is read only if" \

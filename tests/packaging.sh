@@ -40,6 +40,7 @@ expected=(
 	usr/sbin/cgwatch
 	etc/cgwatch/cgwatch.conf
 	etc/cgwatch/signatures.d/
+	etc/cgwatch/hazards.d/
 	usr/share/cgwatch/cgwatch.conf
 	lib/systemd/system/cgwatch.service
 	lib/systemd/system/cgwatch-check.service
@@ -370,7 +371,7 @@ deb_section() {
 	why=""
 	for R in "$T/purge1" "$T/purge2"; do
 		mkdir -p "$R/var/lib/private/cgwatch" "$R/var/log/private/cgwatch" "$R/var/lib/private/other" \
-			"$R/etc/cgwatch/signatures.d"
+			"$R/etc/cgwatch/signatures.d" "$R/etc/cgwatch/hazards.d"
 		echo '{}' >"$R/var/lib/private/cgwatch/incidents.json"
 		echo report >"$R/var/log/private/cgwatch/report.txt"
 		echo keep >"$R/var/lib/private/other/keep"
@@ -378,6 +379,7 @@ deb_section() {
 		ln -s private/cgwatch "$R/var/log/cgwatch"
 	done
 	echo '# the admin'"'"'s' >"$T/purge2/etc/cgwatch/signatures.d/local.conf"
+	echo '# the admin'"'"'s' >"$T/purge2/etc/cgwatch/hazards.d/local.conf"
 	R=$T/purge1
 	DPKG_ROOT=$R sh -e "$T/postrm-own" remove || why="$why postrm remove failed;"
 	[ -f "$R/var/lib/cgwatch/incidents.json" ] && [ -f "$R/var/log/cgwatch/report.txt" ] ||
@@ -389,6 +391,7 @@ deb_section() {
 	R=$T/purge2
 	DPKG_ROOT=$R sh -e "$T/postrm-own" purge || why="$why postrm purge (admin's signature) failed;"
 	[ -f "$R/etc/cgwatch/signatures.d/local.conf" ] || why="$why purge removed an admin's signature;"
+	[ -f "$R/etc/cgwatch/hazards.d/local.conf" ] || why="$why purge removed an admin's hazard rule;"
 	x=$(cd "$R" && find var -path '*cgwatch*' | oneline)
 	[ -z "$x" ] || why="$why purge left: $x;"
 	if [ -n "$why" ]; then
