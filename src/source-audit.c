@@ -654,20 +654,24 @@ static size_t count_groups(int dirfd, int depth, bool v2, bool parent_cpu, size_
 	return n + g.n;
 }
 
-static size_t count_partitions(int dirfd, int depth, const char *rel, struct cgw_facts *f);
+#define PARTITIONS_LISTED 8            /* partitions the evidence names; the rest counted */
+static size_t count_partitions(int dirfd, int depth, const char *rel, struct cgw_facts *f,
+                               size_t *seen);
 
-struct partitions_walk { int depth; const char *rel; struct cgw_facts *f; size_t n; };
+struct partitions_walk { int depth; const char *rel; struct cgw_facts *f; size_t n, *seen; };
 
 static void partitions_sub(int fd, const char *name, void *arg)
 {
 	struct partitions_walk *p = arg;
 	char sub[1024];
 	snprintf(sub, sizeof(sub), "%s/%s", p->rel, name);
-	p->n += count_partitions(fd, p->depth, sub, p->f);
+	p->n += count_partitions(fd, p->depth, sub, p->f, p->seen);
 }
 
-/* v2 cpuset partitions: cpuset.cpus.partition other than "member", under dirfd. */
-static size_t count_partitions(int dirfd, int depth, const char *rel, struct cgw_facts *f)
+/* v2 cpuset partitions: cpuset.cpus.partition other than "member", under dirfd; *seen counts
+ * them over the whole walk, the first PARTITIONS_LISTED named in the evidence. */
+static size_t count_partitions(int dirfd, int depth, const char *rel, struct cgw_facts *f,
+                               size_t *seen)
 {
 	size_t n = 0;
 	char buf[128];
@@ -675,12 +679,12 @@ static size_t count_partitions(int dirfd, int depth, const char *rel, struct cgw
 	    strncmp(buf, "member", 6) != 0 && *rel) {
 		buf[strcspn(buf, "\n")] = '\0';
 		n++;
-		if (n <= 8)
+		if (++*seen <= PARTITIONS_LISTED)
 			EV(f, HF_PARTITIONS, "%s: cpuset.cpus.partition = %s\n", rel, buf);
 	}
 	if (depth <= 0)
 		return n;
-	struct partitions_walk p = { depth - 1, rel, f, 0 };
+	struct partitions_walk p = { depth - 1, rel, f, 0, seen };
 	each_subdir(dirfd, NULL, partitions_sub, &p);
 	return n + p.n;
 }
@@ -740,7 +744,10 @@ static void cgroup_facts(struct cgw_facts *f, const struct cgw_scan *s, struct v
 				EV(f, HF_CPU_GROUPS, "%zu cgroups with the cpu controller in the cgroup2 "
 				   "hierarchy at %s (its root included)\n", g, s->cgroup2_mnt);
 			}
-			size_t p = count_partitions(fd, 64, "", f);
+			size_t seen = 0, p = count_partitions(fd, 64, "", f, &seen);
+			if (p > PARTITIONS_LISTED)
+				EV(f, HF_PARTITIONS, "%zu more cpuset partitions, not listed\n",
+				   p - PARTITIONS_LISTED);
 			fact_set(f, HF_PARTITIONS, (double)p);
 			close(fd);
 		}
