@@ -24,7 +24,8 @@ static const struct { const char *name, *meaning; } facts[HF_NFACT] = {
 	[HF_RT_RUNTIME] = { "kernel.sched_rt_runtime_us",
 	                    "RT throttling: microseconds of each period RT tasks may use (-1: all)" },
 	[HF_RT_SPINNERS] = { "rt.spinners",
-	                     "SCHED_FIFO/RR threads that used at least 90 % of their CPU" },
+	                     "SCHED_FIFO/RR threads that used half their CPU over the window "
+	                     "(90 % since they started, in a snapshot)" },
 	[HF_RT_SPINNERS_ISOLATED] = { "rt.spinners_isolated",
 	                              "rt.spinners on isolated or nohz_full CPUs" },
 	[HF_SELF_HOUSEKEEPING] = { "self.housekeeping_cpus",
@@ -46,6 +47,9 @@ static const struct { const char *name, *meaning; } facts[HF_NFACT] = {
 	[HF_PARTITIONS] = { "cpuset.partitions", "cgroup v2 cpuset partitions (root or isolated)" },
 	[HF_RSTAT_READERS] = { "cgroup.memory_stat_readers",
 	                       "processes holding a memory.stat open (periodic readers)" },
+	[HF_RSTAT_CONTENDED] = { "cgroup.rstat_contended_per_s",
+	                         "rstat lock contentions per second over the window (flushes "
+	                         "meeting flushes)" },
 };
 
 const char *hazard_fact_name(enum haz_fact f)

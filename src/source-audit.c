@@ -881,42 +881,49 @@ static void cgroup_readers(struct cgw_facts *f, int procfd, const struct v1_moun
 		EV(f, HF_RSTAT_READERS, "... and %zu more processes\n", r.rstat - 16);
 }
 
-/* cgroups created and removed per second: the counts of source-rates.c over the window (a
- * replay: the live run's captured counts, when its capture has them). */
-static void churn_fact(struct cgw_facts *f, const struct v1_mounts *v1, const struct audit_opts *o,
-                       struct cgw_rates_src *src)
+/* The counts of source-rates.c over the window, live (src opened before the walk), or a
+ * replay's: the live run's (cgwatch/rates), when its capture kept them. NULL with why when
+ * there are none. */
+static struct cgw_rates *audit_rates(const struct audit_opts *o, struct cgw_rates_src *src,
+                                     bool live, char *why, size_t cap)
+{
+	struct cgw_rates *rt = try_calloc(1, sizeof(*rt));
+	if (!rt) {
+		snprintf(why, cap, "no memory");
+		return NULL;
+	}
+	if (live) {                       /* its window is mostly past */
+		rates_wait(src, o->window_ms < 250 ? 250 : o->window_ms);
+		rates_sample(src, rt);
+		return rt;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/cgwatch/rates", o->tree ? o->tree : "");
+	char *text = try_malloc(1 << 16);
+	ssize_t n = text ? read_small_file(path, text, 1 << 16) : -ENOMEM;
+	size_t line = 0;
+	const char *pwhy = NULL;
+	if (n < 0 || parse_rates_file(text, rt, &line, &pwhy) < 0) {
+		snprintf(why, cap, "cgwatch/rates: %s", n < 0 ? "not in the tree (one snapshot "
+		         "counts nothing)" : pwhy ? pwhy : "unparsable");
+		free(rt);
+		rt = NULL;
+	}
+	free(text);
+	return rt;
+}
+
+/* cgroups created and removed per second, where a v1 pid-list sweep could meet them. */
+static void churn_fact(struct cgw_facts *f, const struct v1_mounts *v1, const struct cgw_rates *rt,
+                       const char *why)
 {
 	if (v1->n == 0) {                 /* nothing a v1 pid-list sweep could meet */
 		fact_unknown(f, HF_CGROUP_CHURN, "not counted: no cgroup v1 hierarchy");
 		return;
 	}
-	struct cgw_rates *rt = try_calloc(1, sizeof(*rt));
-	if (!rt)
+	if (!rt) {
+		fact_unknown(f, HF_CGROUP_CHURN, "%s", why);
 		return;
-	if (f->live && src) {             /* opened before the walk: its window is mostly past */
-		rates_wait(src, o->window_ms < 250 ? 250 : o->window_ms);
-		rates_sample(src, rt);
-	} else if (f->live) {
-		fact_unknown(f, HF_CGROUP_CHURN, "not counted: no process holds a cgroup v1 pid list "
-		             "open (counting costs ~0.5 s)");
-		free(rt);
-		return;
-	} else {                          /* a replay: the live run's counts, when it kept them */
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/cgwatch/rates", o->tree ? o->tree : "");
-		char *text = try_malloc(1 << 16);
-		ssize_t n = text ? read_small_file(path, text, 1 << 16) : -ENOMEM;
-		size_t line = 0;
-		const char *why = NULL;
-		if (n < 0 || parse_rates_file(text, rt, &line, &why) < 0) {
-			fact_unknown(f, HF_CGROUP_CHURN, "%s: %s", "cgwatch/rates",
-			             n < 0 ? "not in the tree (one snapshot counts nothing)" :
-			             why ? why : "unparsable");
-			free(text);
-			free(rt);
-			return;
-		}
-		free(text);
 	}
 	const struct rates_count *mk = &rt->ev[RATE_MKDIR], *rm = &rt->ev[RATE_RMDIR];
 	if (!rates_windowed(rt) || mk->missing || rm->missing || !rates_has_rate(rt)) {
@@ -927,7 +934,29 @@ static void churn_fact(struct cgw_facts *f, const struct v1_mounts *v1, const st
 		EV(f, HF_CGROUP_CHURN, "%.1f cgroup mkdir/s and %.1f rmdir/s over %.2f s (%s)\n",
 		   mk->per_s, rm->per_s, rt->window_s, rates_source_name(rt->source));
 	}
-	free(rt);
+}
+
+/* The rstat lock's contention per second, where memory.stat readers are: flushes that met
+ * another flush (each one a CPU spinning with interrupts off for the other's length). */
+static void rstat_fact(struct cgw_facts *f, const struct cgw_rates *rt, const char *why)
+{
+	if (!f->known[HF_RSTAT_READERS] || f->v[HF_RSTAT_READERS] < 1) {
+		fact_unknown(f, HF_RSTAT_CONTENDED, "not counted: no process holds a memory.stat open");
+		return;
+	}
+	if (!rt) {
+		fact_unknown(f, HF_RSTAT_CONTENDED, "%s", why);
+		return;
+	}
+	const struct rates_count *c = &rt->ev[RATE_RSTAT_CONTENDED];
+	if (!rates_windowed(rt) || c->missing || !rates_has_rate(rt)) {
+		fact_unknown(f, HF_RSTAT_CONTENDED, "%s", c->missing ? c->why :
+		             "no counting window (a replay without the live run's counts)");
+		return;
+	}
+	fact_set(f, HF_RSTAT_CONTENDED, c->per_s);
+	EV(f, HF_RSTAT_CONTENDED, "%.1f rstat lock contentions/s over %.2f s (%s%s)\n", c->per_s,
+	   rt->window_s, rates_source_name(rt->source), f->live ? "" : ", captured");
 }
 
 int audit_gather(struct cgw_facts *f, const struct audit_opts *o)
@@ -958,10 +987,12 @@ int audit_gather(struct cgw_facts *f, const struct audit_opts *o)
 	}
 	cgroup_facts(f, s, v1);
 	cgroup_readers(f, procfd, v1, s->cgroup2_mnt);
-	/* The churn is counted only where a v1 pid list is held open (all the rule needs): the
-	 * counters cost ~0.1 s to open and ~0.3 s to close (RCU). They count while the threads
-	 * are read, so their window is mostly past when the walk is done. */
-	bool count = f->live && v1->n && f->known[HF_V1_PROCS_OPEN] && f->v[HF_V1_PROCS_OPEN] > 0;
+	/* The churn is counted only where a v1 pid list is held open, the rstat contention only
+	 * where a memory.stat is (all the rules need): the counters cost ~0.1 s to open and
+	 * ~0.3 s to close (RCU). They count while the threads are read, so their window is
+	 * mostly past when the walk is done. */
+	bool count = f->live && ((v1->n && f->known[HF_V1_PROCS_OPEN] && f->v[HF_V1_PROCS_OPEN] > 0) ||
+	                         (f->known[HF_RSTAT_READERS] && f->v[HF_RSTAT_READERS] > 0));
 	struct cgw_rates_src *src = count ? rates_open(true, o->timeout_ms) : NULL;
 	struct walk w = { 0 };
 	char buf[128];
@@ -980,7 +1011,16 @@ int audit_gather(struct cgw_facts *f, const struct audit_opts *o)
 	f->threads = w.threads;
 	rt_facts(f, &w, procfd, &s->topo, o);
 	self_facts(f, procfd, w.daemon_pid, &s->topo, o);
-	churn_fact(f, v1, o, src);
+	char why[200] = "not counted: no process holds a cgroup v1 pid list or a memory.stat open "
+	                "(counting costs ~0.5 s)";
+	struct cgw_rates *rt = NULL;
+	if (src || !f->live)
+		rt = audit_rates(o, src, f->live, why, sizeof(why));
+	else if (count)
+		snprintf(why, sizeof(why), "not counted: the counters could not be opened");
+	churn_fact(f, v1, rt, why);
+	rstat_fact(f, rt, why);
+	free(rt);
 	rates_close(src);
 	free(v1);
 	free(w.rt);
