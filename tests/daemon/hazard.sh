@@ -29,31 +29,19 @@ dmn_enter_ns "$@"
 live_init daemon-hazard
 dmn_require
 live_require_tools mount umount
-grep -qw cgroup /proc/filesystems || live_skip "no cgroup v1 file system in this kernel"
 dmn_journald optional
 HAZ=cgroup1-pidlist-churn
 PROM=$LIVE_TMP/cgwatch.prom
 MNT=$LIVE_TMP/hier
 NAME=cgwhaz$$
 READER= CHURN=
-mkdir "$MNT" || live_fail "mkdir $MNT"
-cleanup() {
-	local d
+live_v1_hierarchy "$MNT" "$NAME"
+stop_users() {
 	touch "$LIVE_TMP/stop"
 	[ -n "$CHURN" ] && live_kill_wait "$CHURN"
 	[ -n "$READER" ] && live_kill_wait "$READER"
-	if awk -v d="$MNT" '$5 == d { f = 1 } END { exit !f }' /proc/self/mountinfo; then
-		for d in "$MNT"/c* "$MNT"/keep; do
-			[ -d "$d" ] && { rmdir "$d" 2>/dev/null || live_cleanup_error "rmdir $d failed"; }
-		done
-		live_umount "$MNT"
-	fi
-	grep -q "name=$NAME" /proc/self/mountinfo && live_cleanup_error "hierarchy name=$NAME still mounted"
 }
-live_on_exit cleanup
-timeout 10 mount -t cgroup -o "none,name=$NAME" cgroup "$MNT" 2>"$LIVE_TMP/mount.err" ||
-	live_skip "cannot mount a cgroup v1 named hierarchy: $(head -c 200 "$LIVE_TMP/mount.err")"
-mkdir "$MNT/keep" || live_fail "mkdir $MNT/keep"
+live_on_exit stop_users
 # the churn: mkdir, read tasks, rmdir until told to stop; about 15 a second (the rule wants
 # 1), paced so that it does not take a CPU from the daemon (nice 10) on a small host
 ( i=0; while [ ! -e "$LIVE_TMP/stop" ]; do

@@ -12,27 +12,16 @@ live_require_root
 live_require_tools jq mount umount timeout
 live_require_binary
 live_mktemp
-grep -qw cgroup /proc/filesystems || live_skip "no cgroup v1 file system in this kernel"
 MNT=$LIVE_TMP/hier
 NAME=cgwaudit$$
-mkdir "$MNT" || live_fail "mkdir $MNT"
-cleanup() {
-	local d
+CHURN= READER=
+live_v1_hierarchy "$MNT" "$NAME"
+stop_users() {
 	touch "$LIVE_TMP/stop"
 	live_kill_wait "$CHURN"
 	live_kill_wait "$READER"
-	if awk -v d="$MNT" '$5 == d { f = 1 } END { exit !f }' /proc/self/mountinfo; then
-		for d in "$MNT"/c* "$MNT"/keep; do
-			[ -d "$d" ] && { rmdir "$d" 2>/dev/null || live_cleanup_error "rmdir $d failed"; }
-		done
-		live_umount "$MNT"
-	fi
-	grep -q "name=$NAME" /proc/self/mountinfo && live_cleanup_error "hierarchy name=$NAME still mounted"
 }
-live_on_exit cleanup
-timeout 10 mount -t cgroup -o "none,name=$NAME" cgroup "$MNT" 2>"$LIVE_TMP/mount.err" ||
-	live_skip "cannot mount a cgroup v1 named hierarchy: $(head -c 200 "$LIVE_TMP/mount.err")"
-mkdir "$MNT/keep" || live_fail "mkdir $MNT/keep"
+live_on_exit stop_users
 
 # the reader: cgroup.procs of keep open on fd 7 of a sleeping process
 ( exec 7<"$MNT/keep/cgroup.procs"; exec sleep 30 ) &

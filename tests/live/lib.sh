@@ -54,6 +54,32 @@ _live_start_watchdog() {
 
 live_on_exit() { LIVE_CLEANUPS+=("$*"); }
 
+# live_v1_hierarchy MNT NAME: mount a private cgroup v1 named hierarchy (no controller) at MNT
+# (made here) with one cgroup MNT/keep; on exit (after the cleanups registered later, which
+# stop what uses it) its cgroups MNT/c* and keep are removed and it is unmounted, and a
+# hierarchy left mounted is a cleanup error. Skips when v1 named hierarchies cannot be mounted.
+live_v1_hierarchy() {
+	LIVE_V1_MNT=$1 LIVE_V1_NAME=$2
+	grep -qw cgroup /proc/filesystems || live_skip "no cgroup v1 file system in this kernel"
+	mkdir "$LIVE_V1_MNT" || live_fail "mkdir $LIVE_V1_MNT"
+	live_on_exit _live_v1_cleanup
+	timeout 10 mount -t cgroup -o "none,name=$LIVE_V1_NAME" cgroup "$LIVE_V1_MNT" \
+		2>"$LIVE_TMP/mount.err" ||
+		live_skip "cannot mount a cgroup v1 named hierarchy: $(head -c 200 "$LIVE_TMP/mount.err")"
+	mkdir "$LIVE_V1_MNT/keep" || live_fail "mkdir $LIVE_V1_MNT/keep"
+}
+_live_v1_cleanup() {
+	local d
+	if awk -v d="$LIVE_V1_MNT" '$5 == d { f = 1 } END { exit !f }' /proc/self/mountinfo; then
+		for d in "$LIVE_V1_MNT"/c* "$LIVE_V1_MNT"/keep; do
+			[ -d "$d" ] && { rmdir "$d" 2>/dev/null || live_cleanup_error "rmdir $d failed"; }
+		done
+		live_umount "$LIVE_V1_MNT"
+	fi
+	grep -q "name=$LIVE_V1_NAME" /proc/self/mountinfo &&
+		live_cleanup_error "hierarchy name=$LIVE_V1_NAME still mounted"
+}
+
 live_pass() { LIVE_RESULT=PASS; LIVE_REASON=$*; exit 0; }     # optional: what it showed
 live_fail() { LIVE_RESULT=FAIL; LIVE_REASON=$*; exit 1; }
 live_skip() { LIVE_RESULT=SKIP; LIVE_REASON=$*; exit 0; }
