@@ -2139,6 +2139,45 @@ void audit_text(const struct cgw_audit *a, FILE *out);
 /* The cgwatch.audit/1 JSON document of a. 0, or -ENOMEM / -EIO. */
 int audit_json(const struct cgw_audit *a, FILE *out);
 
+/* ---- sink-html.c: the parts of every HTML page: escaping, the head with its policy, the CPU
+ * map, the time axis ---- */
+
+/* Append s (n bytes) for HTML text or a quoted attribute value: & < > " ' as entities, tab,
+ * newline and carriage return as \t \n \r, other control bytes and bytes that are not valid
+ * UTF-8 (NUL too) as \xNN, as the other sinks escape them; valid UTF-8 kept. */
+void html_esc(struct strbuf *b, const char *s, size_t n);
+/* html_esc of a NUL-terminated s ("" for NULL). */
+void html_s(struct strbuf *b, const char *s);
+/* The page's Content-Security-Policy into out: nothing allowed but its own inline style sheet
+ * (by its sha256), no script. Returns out. */
+const char *html_csp(char *out, size_t cap);
+/* Start a page: doctype, the policy, the style sheet (print rules too), title (escaped). */
+void html_open(struct strbuf *b, const char *title);
+/* End a page: the footer with when it was written. */
+void html_close(struct strbuf *b);
+/* Write the page b to out; a page saying it was lost when b ran out of memory. */
+void html_write(struct strbuf *b, FILE *out);
+/* "critical", "warning", "info", "none": the page's class for a severity. */
+const char *html_sev_class(enum cgw_sev s);
+/* The '\n'-separated lines of text as a list (alike lines as one when group: lines_group). */
+void html_lines(struct strbuf *b, const char *text, bool group);
+/* A "References" list: https addresses as links, the rest as text. Nothing when n is 0. */
+void html_references(struct strbuf *b, char *const *refs, size_t n);
+/* A CPU map: every CPU up to the highest known, housekeeping, isolated, nohz_full, offline,
+ * starved (when starved is not NULL) told apart; a mark's PID on its CPU, its label (raw
+ * bytes, escaped here) in the CPU's title. */
+struct html_cpu_mark { int cpu, pid; char label[96]; };
+struct html_cpumap {
+	const struct cgw_cpus *online, *isolated, *nohz_full, *starved;
+	const struct html_cpu_mark *marks; size_t nmarks;
+};
+void html_cpumap(struct strbuf *b, const struct html_cpumap *m);
+/* One time axis (SVG) of the marks, sorted here by time: at_s seconds relative to the page's
+ * moment (negative before it), label raw bytes (escaped here), kind a class ("blocked",
+ * "starved", "now"; the flight recorder's events come in as more marks of their own kind). */
+struct html_tl_mark { double at_s; const char *label; size_t label_len; const char *kind; };
+void html_timeline(struct strbuf *b, struct html_tl_mark *m, size_t n);
+
 /* ---- sink-check.c: one check, as `cgwatch check` and a bundle's check of its tree run it ---- */
 
 /* What one check is asked for. */
