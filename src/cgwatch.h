@@ -2178,6 +2178,14 @@ void html_cpumap(struct strbuf *b, const struct html_cpumap *m);
 struct html_tl_mark { double at_s; const char *label; size_t label_len; const char *kind; };
 void html_timeline(struct strbuf *b, struct html_tl_mark *m, size_t n);
 
+/* ---- sink-html-check.c: the incident page of a check ---- */
+
+/* The page of r (`check --format html`): verdict and each finding's sentence, its wait chain
+ * as a graph, the CPU map with starved CPUs and their spinners, the timeline, the stacks
+ * (alike tasks as one entry, matched frames marked, user stacks beside), evidence, remedies,
+ * references. One self-contained file: see sink-html.c. */
+void report_html(const struct cgw_report *r, FILE *out);
+
 /* ---- sink-check.c: one check, as `cgwatch check` and a bundle's check of its tree run it ---- */
 
 /* What one check is asked for. */
@@ -2187,7 +2195,7 @@ struct check_spec {
 	bool all, verbose;                /* --all, --verbose */
 	bool rates;                       /* --rates: count even when no finding needs it (a
 	                                     replay reads the captured counts always) */
-	FILE *text, *json;                /* where each report goes, when not NULL */
+	FILE *text, *json, *html;         /* where each report goes, when not NULL */
 };
 /* What it saw. */
 struct check_outcome {

@@ -12,7 +12,7 @@
 static void usage(FILE *out)
 {
 	fputs("usage: cgwatch check [--root DIR|FILE | --capture DIR] [--config FILE]\n"
-	      "                     [--format text|json] [--threshold SECONDS] [--all] [--rates]\n"
+	      "                     [--format text|json|html] [--threshold SECONDS] [--all] [--rates]\n"
 	      "                     [--verbose]\n"
 	      "       cgwatch config --check [--config FILE]\n"
 	      "       cgwatch run [--config FILE]\n"
@@ -85,7 +85,8 @@ static int cmd_check(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json"))) {
+	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json") &&
+	                      strcmp(format, "html"))) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -130,6 +131,8 @@ static int check_run(const struct check_args *a)
 	                        .verbose = a->verbose, .rates = a->want_rates };
 	if (a->format && strcmp(a->format, "json") == 0)
 		s.json = stdout;
+	else if (a->format && strcmp(a->format, "html") == 0)
+		s.html = stdout;
 	else if (a->format)
 		s.text = stdout;
 	struct check_outcome o;
