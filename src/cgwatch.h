@@ -1092,6 +1092,10 @@ struct cgw_facts {
 	double window_s;                  /* the sampling window of rt.spinners; 0 one snapshot */
 	size_t threads;                   /* threads read */
 	uint64_t usec;                    /* time the gathering took */
+	struct cgw_cpus online, isolated, nohz_full;   /* the CPU layout (source-topology.c) */
+	struct audit_spinner {            /* the spinners rt.spinners counts, CPU by CPU */
+		int cpu, tid; unsigned policy, prio; char comm[CGW_COMM_MAX];
+	} *spin; size_t nspin;
 };
 struct audit_opts {
 	unsigned window_ms;               /* live: the two samples of RT threads this far apart */
@@ -1104,7 +1108,7 @@ struct audit_opts {
  * replay: those running there), cgwatch's own CPUs and rights, cgroup hierarchies. Read-only.
  * Returns 0, or -errno when /proc cannot be read at all. */
 int audit_gather(struct cgw_facts *f, const struct audit_opts *o);
-/* Free the evidence lines of f. */
+/* Free the evidence lines and spinners of f. */
 void facts_free(struct cgw_facts *f);
 
 /* ---- source-cpuclock.c: "now" on each CPU's scheduler clock ---- */
@@ -2185,6 +2189,12 @@ void html_timeline(struct strbuf *b, struct html_tl_mark *m, size_t n);
  * (alike tasks as one entry, matched frames marked, user stacks beside), evidence, remedies,
  * references. One self-contained file: see sink-html.c. */
 void report_html(const struct cgw_report *r, FILE *out);
+
+/* ---- sink-html-audit.c: the audit's page ---- */
+
+/* The page of a (`audit --format html`): the verdict, each hazard with its evidence, what it
+ * leads to and its remedies, the CPU map with the spinners, the facts table. */
+void audit_html(const struct cgw_audit *a, FILE *out);
 
 /* ---- sink-check.c: one check, as `cgwatch check` and a bundle's check of its tree run it ---- */
 

@@ -18,7 +18,7 @@ static void usage(FILE *out)
 	      "       cgwatch run [--config FILE]\n"
 	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
 	      "       cgwatch bundle [--root DIR] [-o FILE] [--redact] | --verify FILE [--config FILE]\n"
-	      "       cgwatch audit [--root DIR|FILE] [--format text|json] [--config FILE]\n"
+	      "       cgwatch audit [--root DIR|FILE] [--format text|json|html] [--config FILE]\n"
 	      "       cgwatch hazards [--check DIR | --show ID | --facts] [--config FILE]\n"
 	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
 	      "2 usage or configuration error, 3 the system could not be read\n"
@@ -313,11 +313,8 @@ static int cmd_audit(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (strcmp(format, "html") == 0) {
-		log_warnx("audit --format html is not available yet: use text or json");
-		return EXIT_USAGE;
-	}
-	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json"))) {
+	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json") &&
+	                      strcmp(format, "html"))) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -364,6 +361,8 @@ static int cmd_audit(int argc, char **argv)
 	} else {
 		if (strcmp(format, "json") == 0)
 			audit_json(&a, stdout);
+		else if (strcmp(format, "html") == 0)
+			audit_html(&a, stdout);
 		else
 			audit_text(&a, stdout);
 		fflush(stdout);

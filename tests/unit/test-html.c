@@ -1,7 +1,7 @@
 /* test-html.c: the HTML pages (sink-html*.c) — every host string escaped for text and
  * attributes, control bytes and broken UTF-8 C-escaped; the page one file with a policy that
  * allows its own style sheet (by hash) and no script; the incident page's chain, CPU map,
- * stacks and timeline. */
+ * stacks and timeline; the audit's page. */
 #include "unit.h"
 
 #define HOSTILE "<script>alert(1)</script>\"'&"
@@ -258,12 +258,56 @@ static void test_check_page_empty(void **state)
 	free(page);
 }
 
+static void test_audit_page(void **state)
+{
+	(void)state;
+	struct cgw_facts *f = calloc(1, sizeof(*f));
+	snprintf(f->host, sizeof(f->host), "h");
+	cpulist_parse("0-3", &f->online);
+	cpulist_parse("2-3", &f->isolated);
+	f->spin = calloc(1, sizeof(*f->spin));
+	f->nspin = 1;
+	f->spin[0] = (struct audit_spinner){ .cpu = 2, .tid = 77, .policy = 1, .prio = 80 };
+	memcpy(f->spin[0].comm, "<img src=x>", 11);
+	f->known[HF_RT_SPINNERS] = true;
+	f->v[HF_RT_SPINNERS] = 1;
+	sb_printf(&f->ev[HF_RT_SPINNERS], "CPU 2 (isolated): 77 (<img src=x>) SCHED_FIFO/80\n");
+	snprintf(f->why[HF_WQ_WATCHDOG], sizeof(f->why[0]), "no <file>");
+	char *rem[] = { "Turn it off" };
+	struct cgw_hazard h = { .id = "rt-spinner", .title = "Spinners", .summary = "S",
+	                        .signature = "lru-drain-isolated", .seed = "seed 004",
+	                        .severity = SEV_WARNING, .remedies = rem, .nremedies = 1 };
+	struct cgw_hazard_hit hit = { &h, "CPU 2 (isolated): 77 (<img src=x>) SCHED_FIFO/80\n" };
+	struct cgw_audit a = { .hits = &hit, .nhits = 1, .facts = f };
+	char *page = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&page, &n);
+	audit_html(&a, out);
+	fclose(out);
+	assert_self_contained(page);
+	assert_null(strstr(page, "<img"));
+	assert_non_null(strstr(page, "77 (&lt;img src=x&gt;) SCHED_FIFO/80"));
+	assert_non_null(strstr(page, "<div class=\"verdict warning\" id=\"verdict\">1 hazard "
+	                             "(0 critical, 1 warning)</div>"));
+	assert_non_null(strstr(page, "<div class=\"cpu iso\" id=\"cpu2\" title=\"CPU 2: isolated, "
+	                             "77 (&lt;img src=x&gt;) SCHED_FIFO/80: spinner\"><b>2</b>"
+	                             "<span class=\"pid\">77</span></div>"));
+	assert_non_null(strstr(page, "<tr id=\"fact-rt.spinners\"><td><code>rt.spinners</code></td>"
+	                             "<td>1</td>"));
+	assert_non_null(strstr(page, "unknown: no &lt;file&gt;"));
+	assert_non_null(strstr(page, "Leads to: <code>lru-drain-isolated</code>"));
+	free(page);
+	facts_free(f);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_check_page),
 		cmocka_unit_test(test_check_page_empty),
+		cmocka_unit_test(test_audit_page),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
