@@ -36,6 +36,18 @@ static const struct cgw_runner *spinner_on(const struct cgw_scan *s, int cpu)
 	return best;
 }
 
+/* Does f hold tasks starved of their CPU? Only then are its CPUs where work is starved
+ * (a finding of blocked tasks alone names the CPUs they are on). */
+static bool finding_starves(const struct cgw_scan *s, const struct cgw_finding *f)
+{
+	if (cpus_empty(&f->cpus))
+		return false;
+	for (size_t i = 0; i < f->ntasks; i++)
+		if (s->t[f->tasks[i]].suspect == SUSPECT_STARVED)
+			return true;
+	return false;
+}
+
 /* ---- the wait chain as a graph ---- */
 
 struct node { struct strbuf l[3]; const char *cls; const char *edge; };
@@ -89,7 +101,7 @@ static void chain_svg(struct strbuf *b, const struct cgw_report *r, const struct
 	}
 	if (shown < nchain)
 		sb_printf(&nodes[nn - 1].l[2], " (+%zu more)", nchain - shown);
-	bool cpus = !cpus_empty(&f->cpus);
+	bool cpus = finding_starves(s, f);
 	if (cpus) {
 		char l[4096];
 		struct node *n = &nodes[nn++];
@@ -496,7 +508,8 @@ void report_html(const struct cgw_report *r, FILE *out)
 	struct cgw_cpus starved;
 	memset(&starved, 0, sizeof(starved));
 	for (size_t k = 0; k < r->nf; k++)
-		cpus_or(&starved, &r->f[k].cpus);
+		if (finding_starves(s, &r->f[k]))
+			cpus_or(&starved, &r->f[k].cpus);
 	struct html_cpu_mark *mk = calloc(CGW_MAX_CPUS, sizeof(*mk));
 	size_t nmk = 0;
 	for (unsigned c = 0; mk && c < CGW_MAX_CPUS; c++) {

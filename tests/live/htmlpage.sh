@@ -121,5 +121,9 @@ grep -qF "&lt;script&gt;\"'&amp;x" "$dom" ||
 	live_fail "fuse: the name is not text in the DOM: $(grep -m2 -F 'script' "$dom" | head -c 300)"
 grep -qi '<script' "$dom" && live_fail "fuse: a script element is in the DOM: $(grep -m1 -i '<script' "$dom" | head -c 300)"
 grep -qF 'fuse-wait' "$dom" || live_fail "fuse: no fuse-wait finding on the page"
+# a blocked task starves no CPU: its chain ends at the mount it waits on, no CPU is marked
+grep -qF ">$MNT</text>" "$dom" || live_fail "fuse: the chain does not end at the mount $MNT"
+grep -qE 'class="node (cpus|spin)"|<div class="cpu[a-z ]* starved"' "$dom" &&
+	live_fail "fuse: CPUs marked starved: $(grep -m1 -oE 'class="node (cpus|spin)"[^/]*|class="cpu[a-z ]* starved"[^>]*' "$dom")"
 
 live_pass "screenshots in $ART"

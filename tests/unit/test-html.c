@@ -258,6 +258,41 @@ static void test_check_page_empty(void **state)
 	free(page);
 }
 
+/* A finding of blocked tasks alone (a FUSE wait) names the CPUs they are on: none of them is
+ * starved. Its chain ends at what its tasks wait on. */
+static void test_check_page_blocked(void **state)
+{
+	(void)state;
+	struct cgw_sig sig = unit_sig("fuse-wait", "FUSE", "Waits.", SEV_WARNING);
+	struct cgw_task t;
+	set_task(&t, 42, "stat", 4, 'D', 1, 30);
+	t.sig = &sig;
+	struct cgw_runner run = { .tid = 7, .tgid = 7, .cpu = 1, .comm = "cc1", .comm_len = 3 };
+	struct cgw_scan scan = { .t = &t, .n = 1, .runners = &run, .nrunners = 1 };
+	cpulist_parse("0-1", &scan.topo.online);
+	size_t tasks[] = { 0 };
+	struct cgw_finding f;
+	memset(&f, 0, sizeof(f));
+	f.sig = &sig;
+	f.severity = SEV_WARNING;
+	f.tasks = tasks;
+	f.ntasks = 1;
+	cpulist_parse("1", &f.cpus);
+	snprintf(f.cause, sizeof(f.cause), "mount /mnt/<x>");
+	struct cgw_report r = { .scan = &scan, .f = &f, .nf = 1, .threshold_s = 1 };
+	char *page = render_check(&r);
+	assert_self_contained(page);
+	assert_non_null(strstr(page, ">PID 42</text>"));
+	assert_non_null(strstr(page, "<rect class=\"node cause\""));
+	assert_non_null(strstr(page, ">mount</text><text x=\"282\" y=\"52\">/mnt/&lt;x&gt;</text>"));
+	assert_null(strstr(page, "node cpus"));
+	assert_null(strstr(page, "node spin"));
+	assert_null(strstr(page, "cc1"));
+	assert_null(strstr(page, "<div class=\"cpu starved\""));
+	assert_non_null(strstr(page, "<div class=\"cpu\" id=\"cpu1\""));
+	free(page);
+}
+
 static void test_audit_page(void **state)
 {
 	(void)state;
@@ -307,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_check_page),
 		cmocka_unit_test(test_check_page_empty),
+		cmocka_unit_test(test_check_page_blocked),
 		cmocka_unit_test(test_audit_page),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
