@@ -20,11 +20,12 @@ CC         ?= cc
 # the version a bundle's manifest names: debian/changelog's latest entry
 VERSION    := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
 PKGS       := libsystemd libproc2 inih json-c libarchive nettle libunwind libunwind-generic
+# chromium: the incident page loaded in a real headless browser (tests/live/htmlpage.sh)
 DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-dev \
                libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev nettle-dev jq zstd valgrind \
                fuse3 util-linux procps iproute2 systemd python3 clang-14 libclang-rt-14-dev \
                debhelper dpkg-dev lintian \
-               mmdebstrap systemd-container
+               mmdebstrap systemd-container chromium
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g

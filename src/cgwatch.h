@@ -1092,6 +1092,10 @@ struct cgw_facts {
 	double window_s;                  /* the sampling window of rt.spinners; 0 one snapshot */
 	size_t threads;                   /* threads read */
 	uint64_t usec;                    /* time the gathering took */
+	struct cgw_cpus online, isolated, nohz_full;   /* the CPU layout (source-topology.c) */
+	struct audit_spinner {            /* the spinners rt.spinners counts, CPU by CPU */
+		int cpu, tid; unsigned policy, prio; char comm[CGW_COMM_MAX];
+	} *spin; size_t nspin;
 };
 struct audit_opts {
 	unsigned window_ms;               /* live: the two samples of RT threads this far apart */
@@ -1104,7 +1108,7 @@ struct audit_opts {
  * replay: those running there), cgwatch's own CPUs and rights, cgroup hierarchies. Read-only.
  * Returns 0, or -errno when /proc cannot be read at all. */
 int audit_gather(struct cgw_facts *f, const struct audit_opts *o);
-/* Free the evidence lines of f. */
+/* Free the evidence lines and spinners of f. */
 void facts_free(struct cgw_facts *f);
 
 /* ---- source-cpuclock.c: "now" on each CPU's scheduler clock ---- */
@@ -2139,6 +2143,59 @@ void audit_text(const struct cgw_audit *a, FILE *out);
 /* The cgwatch.audit/1 JSON document of a. 0, or -ENOMEM / -EIO. */
 int audit_json(const struct cgw_audit *a, FILE *out);
 
+/* ---- sink-html.c: the parts of every HTML page: escaping, the head with its policy, the CPU
+ * map, the time axis ---- */
+
+/* Append s (n bytes) for HTML text or a quoted attribute value: & < > " ' as entities, tab,
+ * newline and carriage return as \t \n \r, other control bytes and bytes that are not valid
+ * UTF-8 (NUL too) as \xNN, as the other sinks escape them; valid UTF-8 kept. */
+void html_esc(struct strbuf *b, const char *s, size_t n);
+/* html_esc of a NUL-terminated s ("" for NULL). */
+void html_s(struct strbuf *b, const char *s);
+/* The page's Content-Security-Policy into out: nothing allowed but its own inline style sheet
+ * (by its sha256), no script. Returns out. */
+const char *html_csp(char *out, size_t cap);
+/* Start a page: doctype, the policy, the style sheet (print rules too), title (escaped). */
+void html_open(struct strbuf *b, const char *title);
+/* End a page: the footer with when it was written. */
+void html_close(struct strbuf *b);
+/* Write the page b to out; a page saying it was lost when b ran out of memory. */
+void html_write(struct strbuf *b, FILE *out);
+/* "critical", "warning", "info", "none": the page's class for a severity. */
+const char *html_sev_class(enum cgw_sev s);
+/* The '\n'-separated lines of text as a list (alike lines as one when group: lines_group). */
+void html_lines(struct strbuf *b, const char *text, bool group);
+/* A "References" list: https addresses as links, the rest as text. Nothing when n is 0. */
+void html_references(struct strbuf *b, char *const *refs, size_t n);
+/* A CPU map: every CPU up to the highest known, housekeeping, isolated, nohz_full, offline,
+ * starved (when starved is not NULL) told apart; a mark's PID on its CPU, its label (raw
+ * bytes, escaped here) in the CPU's title. */
+struct html_cpu_mark { int cpu, pid; char label[96]; };
+struct html_cpumap {
+	const struct cgw_cpus *online, *isolated, *nohz_full, *starved;
+	const struct html_cpu_mark *marks; size_t nmarks;
+};
+void html_cpumap(struct strbuf *b, const struct html_cpumap *m);
+/* One time axis (SVG) of the marks, sorted here by time: at_s seconds relative to the page's
+ * moment (negative before it), label raw bytes (escaped here), kind a class ("blocked",
+ * "starved", "now"; the flight recorder's events come in as more marks of their own kind). */
+struct html_tl_mark { double at_s; const char *label; size_t label_len; const char *kind; };
+void html_timeline(struct strbuf *b, struct html_tl_mark *m, size_t n);
+
+/* ---- sink-html-check.c: the incident page of a check ---- */
+
+/* The page of r (`check --format html`): verdict and each finding's sentence, its wait chain
+ * as a graph, the CPU map with starved CPUs and their spinners, the timeline, the stacks
+ * (alike tasks as one entry, matched frames marked, user stacks beside), evidence, remedies,
+ * references. One self-contained file: see sink-html.c. */
+void report_html(const struct cgw_report *r, FILE *out);
+
+/* ---- sink-html-audit.c: the audit's page ---- */
+
+/* The page of a (`audit --format html`): the verdict, each hazard with its evidence, what it
+ * leads to and its remedies, the CPU map with the spinners, the facts table. */
+void audit_html(const struct cgw_audit *a, FILE *out);
+
 /* ---- sink-check.c: one check, as `cgwatch check` and a bundle's check of its tree run it ---- */
 
 /* What one check is asked for. */
@@ -2148,7 +2205,7 @@ struct check_spec {
 	bool all, verbose;                /* --all, --verbose */
 	bool rates;                       /* --rates: count even when no finding needs it (a
 	                                     replay reads the captured counts always) */
-	FILE *text, *json;                /* where each report goes, when not NULL */
+	FILE *text, *json, *html;         /* where each report goes, when not NULL */
 };
 /* What it saw. */
 struct check_outcome {

@@ -12,13 +12,13 @@
 static void usage(FILE *out)
 {
 	fputs("usage: cgwatch check [--root DIR|FILE | --capture DIR] [--config FILE]\n"
-	      "                     [--format text|json] [--threshold SECONDS] [--all] [--rates]\n"
+	      "                     [--format text|json|html] [--threshold SECONDS] [--all] [--rates]\n"
 	      "                     [--verbose]\n"
 	      "       cgwatch config --check [--config FILE]\n"
 	      "       cgwatch run [--config FILE]\n"
 	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
 	      "       cgwatch bundle [--root DIR] [-o FILE] [--redact] | --verify FILE [--config FILE]\n"
-	      "       cgwatch audit [--root DIR|FILE] [--format text|json] [--config FILE]\n"
+	      "       cgwatch audit [--root DIR|FILE] [--format text|json|html] [--config FILE]\n"
 	      "       cgwatch hazards [--check DIR | --show ID | --facts] [--config FILE]\n"
 	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
 	      "2 usage or configuration error, 3 the system could not be read\n"
@@ -85,7 +85,8 @@ static int cmd_check(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json"))) {
+	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json") &&
+	                      strcmp(format, "html"))) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -130,6 +131,8 @@ static int check_run(const struct check_args *a)
 	                        .verbose = a->verbose, .rates = a->want_rates };
 	if (a->format && strcmp(a->format, "json") == 0)
 		s.json = stdout;
+	else if (a->format && strcmp(a->format, "html") == 0)
+		s.html = stdout;
 	else if (a->format)
 		s.text = stdout;
 	struct check_outcome o;
@@ -310,11 +313,8 @@ static int cmd_audit(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (strcmp(format, "html") == 0) {
-		log_warnx("audit --format html is not available yet: use text or json");
-		return EXIT_USAGE;
-	}
-	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json"))) {
+	if (optind < argc || (strcmp(format, "text") && strcmp(format, "json") &&
+	                      strcmp(format, "html"))) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -361,6 +361,8 @@ static int cmd_audit(int argc, char **argv)
 	} else {
 		if (strcmp(format, "json") == 0)
 			audit_json(&a, stdout);
+		else if (strcmp(format, "html") == 0)
+			audit_html(&a, stdout);
 		else
 			audit_text(&a, stdout);
 		fflush(stdout);

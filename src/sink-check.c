@@ -105,6 +105,10 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 			report_text(&rep, s->text);
 			fflush(s->text);
 		}
+		if (s->html) {
+			report_html(&rep, s->html);
+			fflush(s->html);
+		}
 		snprintf(out->host, sizeof(out->host), "%s", scan.host);
 		snprintf(out->kernel, sizeof(out->kernel), "%s", scan.kernel);
 		if (rc == 0)

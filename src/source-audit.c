@@ -374,6 +374,16 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 		    (!f->live && r->state != 'R'))
 			continue;
 		spinners++;
+		struct audit_spinner *sp = realloc(f->spin, (f->nspin + 1) * sizeof(*sp));
+		if (sp) {
+			f->spin = sp;
+			sp += f->nspin++;
+			sp->cpu = r->cpu;
+			sp->tid = r->tid;
+			sp->policy = r->policy;
+			sp->prio = r->prio;
+			memcpy(sp->comm, r->comm, sizeof(sp->comm));
+		}
 		char kind[40];
 		cpu_kind(t, r->cpu, kind, sizeof(kind));
 		if (strcmp(kind, "housekeeping"))
@@ -1009,6 +1019,9 @@ int audit_gather(struct cgw_facts *f, const struct audit_opts *o)
 		return r;
 	}
 	f->threads = w.threads;
+	f->online = s->topo.online;
+	f->isolated = s->topo.isolated;
+	f->nohz_full = s->topo.nohz_full;
 	rt_facts(f, &w, procfd, &s->topo, o);
 	self_facts(f, procfd, w.daemon_pid, &s->topo, o);
 	char why[200] = "not counted: no process holds a cgroup v1 pid list or a memory.stat open "
@@ -1035,4 +1048,7 @@ void facts_free(struct cgw_facts *f)
 {
 	for (int k = 0; k < HF_NFACT; k++)
 		sb_free(&f->ev[k]);
+	free(f->spin);
+	f->spin = NULL;
+	f->nspin = 0;
 }

@@ -5,8 +5,9 @@
 #    regular file" error naming it, within a second (each command bounded by timeout 5);
 #  - escape sequences in a config value, key, section and file name, in a signature file and
 #    its name, in a replayed host's kernel release, host name and kernel command line (root:
-#    mount namespace), and in what the daemon logs at start-up: no raw control byte (C0 but
-#    newline, DEL, C1 U+0080..U+009F) on stdout or stderr, the bytes shown as \xNN;
+#    mount namespace; text, JSON and the HTML page), and in what the daemon logs at start-up:
+#    no raw control byte (C0 but newline, DEL, C1 U+0080..U+009F) on stdout or stderr, the
+#    bytes shown as \xNN;
 #  - a signature file saved with a UTF-8 byte order mark loads;
 #  - 10,000 signature files load, each id found with its own file, and one replaced by id
 #    from a later directory (correctness only: the timing is in BENCHMARKS.md).
@@ -201,7 +202,7 @@ else
 	printf 'web\e[2J\xc2\x9b1m\n' >"$T/tree/proc/sys/kernel/hostname"
 	printf 'BOOT_IMAGE=/vmlinuz nohz_full=1\e[1m isolcpus=\e[5m3 rcu_nocbs=x\x9by irqaffinity=\ec\n' >"$T/tree/proc/cmdline"
 	bad=0
-	for fmt in text json; do
+	for fmt in text json html; do
 		timeout 30 "$CGW" check --root "$T/tree" --format $fmt >"$T/r.$fmt" 2>"$T/r.$fmt.err"
 		rc=$?
 		[ $rc = 1 ] || { fail replay-escapes "--format $fmt: exit $rc, want 1; stderr: $(show "$T/r.$fmt.err")"; bad=1; break; }
@@ -216,6 +217,9 @@ else
 			fail replay-escapes "/proc/cmdline warnings: $(show "$T/r.text.err" 600)"
 		elif [ "$(jq -r .kernel "$T/r.json")" != $'6.18.44\e[31m-evil\e]0;title\a' ]; then
 			fail replay-escapes "JSON .kernel is not the real string: $(jq -c .kernel "$T/r.json")"
+		elif ! grep -qF '<h1>cgwatch check of web\x1b[2J\xc2\x9b1m</h1>' "$T/r.html" ||
+		     ! grep -qF 'Kernel 6.18.44\x1b[31m-evil\x1b]0;title\x07;' "$T/r.html"; then
+			fail replay-escapes "html header: $(grep -a -m2 -E '<h1>|Kernel ' "$T/r.html" | cat -v)"
 		else
 			pass replay-escapes
 		fi

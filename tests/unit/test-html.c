@@ -1,0 +1,349 @@
+/* test-html.c: the HTML pages (sink-html*.c) — every host string escaped for text and
+ * attributes, control bytes and broken UTF-8 C-escaped; the page one file with a policy that
+ * allows its own style sheet (by hash) and no script; the incident page's chain, CPU map,
+ * stacks and timeline; the audit's page. */
+#include "unit.h"
+
+#define HOSTILE "<script>alert(1)</script>\"'&"
+
+static char *esc_of(const char *s, size_t n)
+{
+	struct strbuf b = { 0 };
+	html_esc(&b, s, n);
+	char *r = strdup(b.s ? b.s : "");
+	sb_free(&b);
+	return r;
+}
+
+static void test_escape(void **state)
+{
+	(void)state;
+	char *e = esc_of(HOSTILE, strlen(HOSTILE));
+	assert_string_equal(e, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;");
+	free(e);
+	/* control bytes as the other sinks write them, broken UTF-8 and NUL as \xNN */
+	static const char ctl[] = "a\nb\tc\rd\x1b[2Je\xff\xc3(f\0g\x7f";
+	e = esc_of(ctl, sizeof(ctl) - 1);
+	assert_string_equal(e, "a\\nb\\tc\\rd\\x1b[2Je\\xff\\xc3(f\\x00g\\x7f");
+	free(e);
+	/* valid UTF-8 kept; a C1 control (U+0085) is not text */
+	e = esc_of("caf\xc3\xa9 \xc2\x85", 8);
+	assert_string_equal(e, "caf\xc3\xa9 \\xc2\\x85");
+	free(e);
+	e = esc_of("", 0);
+	assert_string_equal(e, "");
+	free(e);
+}
+
+/* Count of needle in hay. */
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* The page is one file: a policy forbidding everything but its one style sheet, whose hash
+ * matches; no script, no style attribute, nothing fetched. */
+static void assert_self_contained(const char *page)
+{
+	assert_true(!strncmp(page, "<!DOCTYPE html>\n", 16));
+	assert_int_equal(count(page, "<style>"), 1);
+	assert_int_equal(count(page, "</style>"), 1);
+	const char *a = strstr(page, "<style>") + 7, *z = strstr(page, "</style>");
+	char hex[65], want[64];
+	sha256_hex(a, (size_t)(z - a), hex);
+	unsigned char d[33] = { 0 };
+	for (int i = 0; i < 32; i++) {
+		unsigned v;
+		sscanf(hex + 2 * i, "%2x", &v);
+		d[i] = (unsigned char)v;
+	}
+	size_t k = 0;
+	for (int i = 0; i < 33; i += 3) {
+		unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8 | (i + 2 < 33 ? d[i + 2] : 0);
+		want[k++] = b64[v >> 18 & 63];
+		want[k++] = b64[v >> 12 & 63];
+		want[k++] = b64[v >> 6 & 63];
+		want[k++] = b64[v & 63];
+	}
+	want[43] = '=';
+	want[44] = '\0';
+	char csp[512];
+	snprintf(csp, sizeof(csp), "<meta http-equiv=\"Content-Security-Policy\" content=\""
+	         "default-src 'none'; style-src 'sha256-%s'; script-src 'none';", want);
+	if (!strstr(page, csp))
+		print_error("no policy line %s\n", csp);
+	assert_non_null(strstr(page, csp));
+	assert_non_null(strstr(page, "@media print"));
+	for (const char *p = page; *p; p++) {
+		assert_false(!strncasecmp(p, "<script", 7));
+		assert_false(!strncasecmp(p, " style=", 7));
+		assert_false(!strncasecmp(p, " on", 3) && strchr("abcdefghijklmnopqrstuvwxyz", p[3]) &&
+		             strcspn(p + 3, "=> ") < 12 && p[3 + strcspn(p + 3, "=> ")] == '=');
+		assert_false(!strncasecmp(p, "<img", 4) || !strncasecmp(p, "<iframe", 7) ||
+		             !strncasecmp(p, "<link", 5) || !strncasecmp(p, "<object", 7) ||
+		             !strncasecmp(p, "<embed", 6) || !strncasecmp(p, "<image", 6) ||
+		             !strncasecmp(p, "<foreignobject", 14));
+		assert_false(!strncasecmp(p, "http://", 7) && strncmp(p, "http://www.w3.org/2000/svg", 26));
+	}
+	assert_int_equal(count(page, "<section"), count(page, "</section>"));
+	assert_int_equal(count(page, "<svg"), count(page, "</svg>"));
+	assert_non_null(strstr(page, "</html>\n"));
+}
+
+static char *frame_text[] = { "[<0>] __flush_work+0x7d/0xd0", "[<0>] lru_add_drain_all+0x11/0x20",
+                              "[<0>] cpuset_migrate_mm_workfn+0x3a/0x60" };
+
+static void set_task(struct cgw_task *t, int tid, const char *comm, size_t len, char state,
+                     int cpu, double blocked)
+{
+	memset(t, 0, sizeof(*t));
+	t->tid = t->tgid = tid;
+	memcpy(t->comm, comm, len);
+	t->comm_len = len;
+	t->state = state;
+	t->cpu = cpu;
+	t->blocked_s = blocked;
+	t->bound = BOUND_EXACT;
+	t->suspect = state == 'D' ? SUSPECT_BLOCKED : SUSPECT_STARVED;
+	snprintf(t->cgroup, sizeof(t->cgroup), "/");
+}
+
+static char *render_check(struct cgw_report *r)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	report_html(r, f);
+	fclose(f);
+	char *page = strdup(s);
+	free(s);
+	return page;
+}
+
+/* The seed 004 shape: PID 1 waits for the migration worker, which waits for the drain on CPUs
+ * 4-5, where a kworker each is starved by a SCHED_FIFO spinner named to break the page. */
+static void test_check_page(void **state)
+{
+	(void)state;
+	struct cgw_sig sig = unit_sig("lru-drain-isolated", "LRU drain starved <on> isolated CPUs",
+	                              "A & B", SEV_CRITICAL);
+	char *rem[] = { "Move the spinner" };
+	char *refs[] = { "https://example.org/a?b=1&c=2", "seed 004 <thread>" };
+	sig.remedies = rem;
+	sig.nremedies = 1;
+	sig.references = refs;
+	sig.nreferences = 2;
+	struct cgw_task t[4];
+	set_task(&t[0], 1, "systemd", 7, 'D', 0, 122.4);
+	set_task(&t[1], 1765, HOSTILE, strlen(HOSTILE), 'D', 1, 122.3);
+	set_task(&t[2], 2028, "kworker/4:1-mm_percpu_wq", 24, 'R', 4, 122.6);
+	set_task(&t[3], 2035, "kworker/5:1-mm_percpu_wq", 24, 'R', 5, 122.5);
+	struct cgw_frame fr[3];
+	bool marks[3] = { true, true, false };
+	for (int i = 0; i < 3; i++)
+		fr[i] = (struct cgw_frame){ frame_text[i], NULL };
+	for (int i = 0; i < 4; i++) {
+		t[i].frames = fr;
+		t[i].nframes = 3;
+		t[i].marks = i == 1 ? marks : NULL;
+		t[i].sig = &sig;
+	}
+	struct cgw_uframe uf = { 0 };
+	snprintf(uf.module, sizeof(uf.module), "/usr/lib/libc.so.6");
+	snprintf(uf.symbol, sizeof(uf.symbol), "write");
+	uf.offset = 0x1234;
+	t[0].uframes = &uf;
+	t[0].nuframes = 1;
+	struct cgw_runner run[2];
+	memset(run, 0, sizeof(run));
+	for (int i = 0; i < 2; i++) {
+		run[i].tid = run[i].tgid = 5031 + i;
+		run[i].cpu = 4 + i;
+		run[i].policy = 1;
+		run[i].rt_priority = 80;
+		memcpy(run[i].comm, "<b>spin\"", 8);
+		run[i].comm_len = 8;
+		run[i].share = -1;
+	}
+	struct cgw_scan scan = { 0 };
+	scan.t = t;
+	scan.n = 4;
+	scan.runners = run;
+	scan.nrunners = 2;
+	scan.threads = 99;
+	snprintf(scan.host, sizeof(scan.host), "host<1>");
+	snprintf(scan.kernel, sizeof(scan.kernel), "6.18.0");
+	cpulist_parse("0-7", &scan.topo.online);
+	cpulist_parse("4-7", &scan.topo.isolated);
+	cpulist_parse("4-7", &scan.topo.nohz_full);
+	size_t tasks[] = { 0, 1, 2, 3 }, chain[] = { 0, 1 };
+	struct cgw_finding f;
+	memset(&f, 0, sizeof(f));
+	f.sig = &sig;
+	f.severity = SEV_CRITICAL;
+	f.tasks = tasks;
+	f.ntasks = 4;
+	f.chain = chain;
+	f.nchain = 2;
+	cpulist_parse("4-5", &f.cpus);
+	sb_printf(&f.evidence, "CPU 4: 5031 (<b>spin\") SCHED_FIFO/80 is runnable there\n");
+	struct cgw_report r = { .scan = &scan, .f = &f, .nf = 1, .threshold_s = 120 };
+	char *page = render_check(&r);
+	assert_self_contained(page);
+	/* hostile names only as text */
+	assert_non_null(strstr(page, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"));
+	assert_null(strstr(page, "<b>spin"));
+	assert_non_null(strstr(page, "&lt;b&gt;spin&quot;"));
+	assert_null(strstr(page, "host<1>"));
+	assert_null(strstr(page, "<on>"));
+	/* the verdict and the sentence */
+	assert_non_null(strstr(page, "<div class=\"verdict critical\" id=\"verdict\">CRITICAL: 1 "
+	                             "finding</div>"));
+	assert_non_null(strstr(page, "A &amp; B"));
+	/* the chain: both waiters, the starved CPUs, the spinners */
+	const char *svg = strstr(page, "<svg class=\"chain\"");
+	assert_non_null(svg);
+	const char *end = strstr(svg, "</svg>");
+	char *chain_svg = strndup(svg, (size_t)(end - svg));
+	assert_non_null(strstr(chain_svg, ">PID 1</text>"));
+	assert_non_null(strstr(chain_svg, ">PID 1765</text>"));
+	assert_non_null(strstr(chain_svg, ">CPUs 4-5</text>"));
+	assert_non_null(strstr(chain_svg, ">2 starved tasks</text>"));
+	assert_non_null(strstr(chain_svg, ">PIDs 5031-5032</text>"));
+	assert_non_null(strstr(chain_svg, ">2x &lt;b&gt;spin&quot;</text>"));
+	assert_non_null(strstr(chain_svg, ">SCHED_FIFO/80</text>"));
+	assert_int_equal(count(chain_svg, "<g class=\"chain-node\">"), 4);
+	free(chain_svg);
+	/* the CPU map: isolated nohz_full CPUs, 4 and 5 starved with their spinner's PID */
+	assert_non_null(strstr(page, "<div class=\"cpu iso nohz starved\" id=\"cpu4\""));
+	assert_non_null(strstr(page, "<div class=\"cpu iso nohz starved\" id=\"cpu5\""));
+	assert_non_null(strstr(page, "<div class=\"cpu iso nohz\" id=\"cpu6\""));
+	assert_non_null(strstr(page, "<div class=\"cpu\" id=\"cpu0\""));
+	assert_non_null(strstr(page, "<span class=\"pid\">5031</span>"));
+	assert_null(strstr(page, "id=\"cpu8\""));
+	/* stacks: the two kworkers one entry with a count, marked frames highlighted */
+	assert_non_null(strstr(page, "<span class=\"count\">x2</span> PIDs 2028,2035 (<code "
+	                             "class=\"comm\">kworker/N:1-mm_percpu_wq</code>)"));
+	assert_non_null(strstr(page, "Online 0-7; isolated 4-7; nohz_full 4-7; work starved on 4-5."));
+	assert_int_equal(count(page, "<li class=\"hit\""), 2);
+	assert_non_null(strstr(page, "<h4>User stack</h4>"));
+	assert_non_null(strstr(page, "write+0x0 (/usr/lib/libc.so.6+0x1234)"));
+	/* evidence escaped, references: https a link (attribute escaped), the rest text */
+	assert_non_null(strstr(page, "<li>CPU 4: 5031 (&lt;b&gt;spin&quot;) SCHED_FIFO/80"));
+	assert_non_null(strstr(page, "<a href=\"https://example.org/a?b=1&amp;c=2\">"));
+	assert_non_null(strstr(page, "<li>seed 004 &lt;thread&gt;</li>"));
+	/* the timeline, and the flight recorder's place */
+	assert_non_null(strstr(page, "<svg class=\"timeline\""));
+	assert_non_null(strstr(page, "PID 1 (systemd) blocked (-122.4 s)"));
+	assert_non_null(strstr(page, "this check (+0.0 s)"));
+	assert_non_null(strstr(page, "<section id=\"recorder-events\">"));
+	free(page);
+	sb_free(&f.evidence);
+}
+
+static void test_check_page_empty(void **state)
+{
+	(void)state;
+	struct cgw_scan scan = { 0 };
+	struct cgw_report r = { .scan = &scan, .threshold_s = 120 };
+	char *page = render_check(&r);
+	assert_self_contained(page);
+	assert_non_null(strstr(page, "Nothing found"));
+	assert_non_null(strstr(page, "The CPU layout was not read."));
+	free(page);
+}
+
+/* A finding of blocked tasks alone (a FUSE wait) names the CPUs they are on: none of them is
+ * starved. Its chain ends at what its tasks wait on. */
+static void test_check_page_blocked(void **state)
+{
+	(void)state;
+	struct cgw_sig sig = unit_sig("fuse-wait", "FUSE", "Waits.", SEV_WARNING);
+	struct cgw_task t;
+	set_task(&t, 42, "stat", 4, 'D', 1, 30);
+	t.sig = &sig;
+	struct cgw_runner run = { .tid = 7, .tgid = 7, .cpu = 1, .comm = "cc1", .comm_len = 3 };
+	struct cgw_scan scan = { .t = &t, .n = 1, .runners = &run, .nrunners = 1 };
+	cpulist_parse("0-1", &scan.topo.online);
+	size_t tasks[] = { 0 };
+	struct cgw_finding f;
+	memset(&f, 0, sizeof(f));
+	f.sig = &sig;
+	f.severity = SEV_WARNING;
+	f.tasks = tasks;
+	f.ntasks = 1;
+	cpulist_parse("1", &f.cpus);
+	snprintf(f.cause, sizeof(f.cause), "mount /mnt/<x>");
+	struct cgw_report r = { .scan = &scan, .f = &f, .nf = 1, .threshold_s = 1 };
+	char *page = render_check(&r);
+	assert_self_contained(page);
+	assert_non_null(strstr(page, ">PID 42</text>"));
+	assert_non_null(strstr(page, "<rect class=\"node cause\""));
+	assert_non_null(strstr(page, ">mount</text><text x=\"282\" y=\"52\">/mnt/&lt;x&gt;</text>"));
+	assert_null(strstr(page, "node cpus"));
+	assert_null(strstr(page, "node spin"));
+	assert_null(strstr(page, "cc1"));
+	assert_null(strstr(page, "<div class=\"cpu starved\""));
+	assert_non_null(strstr(page, "<div class=\"cpu\" id=\"cpu1\""));
+	free(page);
+}
+
+static void test_audit_page(void **state)
+{
+	(void)state;
+	struct cgw_facts *f = calloc(1, sizeof(*f));
+	snprintf(f->host, sizeof(f->host), "h");
+	cpulist_parse("0-3", &f->online);
+	cpulist_parse("2-3", &f->isolated);
+	f->spin = calloc(1, sizeof(*f->spin));
+	f->nspin = 1;
+	f->spin[0] = (struct audit_spinner){ .cpu = 2, .tid = 77, .policy = 1, .prio = 80 };
+	memcpy(f->spin[0].comm, "<img src=x>", 11);
+	f->known[HF_RT_SPINNERS] = true;
+	f->v[HF_RT_SPINNERS] = 1;
+	sb_printf(&f->ev[HF_RT_SPINNERS], "CPU 2 (isolated): 77 (<img src=x>) SCHED_FIFO/80\n");
+	snprintf(f->why[HF_WQ_WATCHDOG], sizeof(f->why[0]), "no <file>");
+	char *rem[] = { "Turn it off" };
+	struct cgw_hazard h = { .id = "rt-spinner", .title = "Spinners", .summary = "S",
+	                        .signature = "lru-drain-isolated", .seed = "seed 004",
+	                        .severity = SEV_WARNING, .remedies = rem, .nremedies = 1 };
+	struct cgw_hazard_hit hit = { &h, "CPU 2 (isolated): 77 (<img src=x>) SCHED_FIFO/80\n" };
+	struct cgw_audit a = { .hits = &hit, .nhits = 1, .facts = f };
+	char *page = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&page, &n);
+	audit_html(&a, out);
+	fclose(out);
+	assert_self_contained(page);
+	assert_null(strstr(page, "<img"));
+	assert_non_null(strstr(page, "77 (&lt;img src=x&gt;) SCHED_FIFO/80"));
+	assert_non_null(strstr(page, "<div class=\"verdict warning\" id=\"verdict\">1 hazard "
+	                             "(0 critical, 1 warning)</div>"));
+	assert_non_null(strstr(page, "<div class=\"cpu iso\" id=\"cpu2\" title=\"CPU 2: isolated, "
+	                             "77 (&lt;img src=x&gt;) SCHED_FIFO/80: spinner\"><b>2</b>"
+	                             "<span class=\"pid\">77</span></div>"));
+	assert_non_null(strstr(page, "<tr id=\"fact-rt.spinners\"><td><code>rt.spinners</code></td>"
+	                             "<td>1</td>"));
+	assert_non_null(strstr(page, "unknown: no &lt;file&gt;"));
+	assert_non_null(strstr(page, "Leads to: <code>lru-drain-isolated</code>"));
+	free(page);
+	facts_free(f);
+	free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_check_page),
+		cmocka_unit_test(test_check_page_empty),
+		cmocka_unit_test(test_check_page_blocked),
+		cmocka_unit_test(test_audit_page),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
