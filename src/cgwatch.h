@@ -1022,6 +1022,42 @@ struct unit_cpus {
  * ("numa", a bad list: systemd ignores those lines too). */
 int parse_unit_cpus(const char *text, size_t len, struct unit_cpus *u);
 
+/* ---- parse-trace.c: a tracefs instance's text `trace` file, the flight recorder's events (pure) ---- */
+/* One event line, as the kernel prints it (trace_clock mono: seconds of CLOCK_MONOTONIC):
+ *            mkdir-4242    [001] .....  5123.456789: cgroup_mkdir: root=14 id=2 level=1 path=/c0
+ * A syscall event prints "sys_openat(dfd: 0xffffff9c, ..., mode: 0x1b6)": its fields are what
+ * the parentheses hold. "CPU:1 [LOST 17 EVENTS]" lines count lost events; '#' lines and blank
+ * ones are headers. */
+#define CGW_TRACE_NAME_MAX 64
+struct cgw_trace_event {
+	double t;                         /* seconds, the instance's trace clock */
+	int cpu, pid;
+	char comm[CGW_COMM_MAX];          /* as printed ("<idle>", "<...>" when unknown) */
+	char name[CGW_TRACE_NAME_MAX];    /* the event's name without its system: "cgroup_rmdir" */
+	char *fields;                     /* the rest of the line as printed (malloc'd; may be "") */
+};
+struct cgw_trace_events {
+	struct cgw_trace_event *v;
+	size_t n, cap;
+	uint64_t lost;                    /* events the ring dropped, from its LOST lines */
+	size_t bad;                       /* lines that are neither headers nor events */
+	size_t older;                     /* events before the window asked for, not kept */
+};
+/* Parse one line (len bytes, no newline) into *e (e->fields left NULL; *fields_at and
+ * *fields_len say where they are in line). Returns 1 for an event, 0 for a header or blank
+ * line, 2 for a LOST line (*lost its count), -EINVAL for anything else. */
+int trace_parse_line(const char *line, size_t len, struct cgw_trace_event *e,
+                     size_t *fields_at, size_t *fields_len, uint64_t *lost);
+/* Parse a whole `trace` text (len bytes) and append its events at or after since (seconds;
+ * -1: all) to out, in the file's order (oldest first). Returns 0, or -ENOMEM (out keeps the
+ * events parsed before). */
+int trace_parse(const char *text, size_t len, double since, struct cgw_trace_events *out);
+/* The value of key in an event's fields ("path" in "root=1 id=2 path=/a b"): up to the next
+ * " word=" or the end. Returns a pointer into fields and its length in *len, or NULL. */
+const char *trace_field(const char *fields, const char *key, size_t *len);
+/* Free every event's fields and the array; out is empty again. */
+void trace_events_free(struct cgw_trace_events *out);
+
 /* ---- source-root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
