@@ -1539,6 +1539,38 @@ int capture_put_file(int root, const char *path, const char *data, size_t len, b
  * with the line), and the replay goes on without it. */
 void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms);
 
+/* ---- source-recorder.c: the flight recorder, a private tracefs instance ---- */
+
+#define CGW_RECORDER_NAME "cgwatch"    /* instances/cgwatch: the daemon's own ring */
+struct recorder_opts {
+	const char *tracefs;              /* NULL: /sys/kernel/tracing */
+	const char *name;                 /* the instance's name; NULL: CGW_RECORDER_NAME */
+	unsigned buffer_kb;               /* the ring's size per CPU (buffer_size_kb) */
+	bool cpuset_opens;                /* record opens of cpuset.mems for writing (a syscall
+	                                   * tracepoint: every openat pays for its filter) */
+	unsigned timeout_ms;              /* each step's deadline (dl_call) */
+};
+struct cgw_recorder {
+	char dir[512];                    /* TRACEFS/instances/NAME; "" when not started */
+	char enabled[1024];               /* "sys:event" of the events it records, space-separated */
+	char missing[1024];               /* "sys:event (why)" of those it does not, "; "-separated */
+	unsigned buffer_kb;               /* as the kernel took it */
+	unsigned timeout_ms;
+};
+/* Create instances/NAME (one left by a crash is removed first: only that instance, never the
+ * main buffer or another one), size its ring, set its clock to mono, set the kernel-side
+ * filters (workqueue names, work functions, cpuset.mems opens) and enable the events this
+ * kernel has; those it lacks are named in r->missing. Returns 0, or -errno (-ENOENT: no
+ * tracefs; -EBUSY: the old instance is held open; -ETIMEDOUT): then nothing is left behind
+ * when it can be removed. */
+int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
+/* The events of the last window_s seconds (CLOCK_MONOTONIC, as the ring's clock) from the
+ * instance's `trace` file (a read that does not consume them), appended to out. Returns 0 or
+ * -errno (-ETIMEDOUT, -ENOMEM, -EFBIG when the text passes its bound). */
+int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trace_events *out);
+/* Remove the instance (its ring and events with it). Returns 0 or -errno; r->dir is "" after. */
+int recorder_stop(struct cgw_recorder *r);
+
 /* ---- detect-duration.c: a task's time off the CPU, a fact or a bound ---- */
 
 /* Fill next (state, switches, exec_start, since) from one read of a task at read_mono_ms and
