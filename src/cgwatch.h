@@ -1022,6 +1022,42 @@ struct unit_cpus {
  * ("numa", a bad list: systemd ignores those lines too). */
 int parse_unit_cpus(const char *text, size_t len, struct unit_cpus *u);
 
+/* ---- parse-trace.c: a tracefs instance's text `trace` file, the flight recorder's events (pure) ---- */
+/* One event line, as the kernel prints it (trace_clock mono: seconds of CLOCK_MONOTONIC):
+ *            mkdir-4242    [001] .....  5123.456789: cgroup_mkdir: root=14 id=2 level=1 path=/c0
+ * A syscall event prints "sys_openat(dfd: 0xffffff9c, ..., mode: 0x1b6)": its fields are what
+ * the parentheses hold. "CPU:1 [LOST 17 EVENTS]" lines count lost events; '#' lines and blank
+ * ones are headers. */
+#define CGW_TRACE_NAME_MAX 64
+struct cgw_trace_event {
+	double t;                         /* seconds, the instance's trace clock */
+	int cpu, pid;
+	char comm[CGW_COMM_MAX];          /* as printed ("<idle>", "<...>" when unknown) */
+	char name[CGW_TRACE_NAME_MAX];    /* the event's name without its system: "cgroup_rmdir" */
+	char *fields;                     /* the rest of the line as printed (malloc'd; may be "") */
+};
+struct cgw_trace_events {
+	struct cgw_trace_event *v;
+	size_t n, cap;
+	uint64_t lost;                    /* events the ring dropped, from its LOST lines */
+	size_t bad;                       /* lines that are neither headers nor events */
+	size_t older;                     /* events before the window asked for, not kept */
+};
+/* Parse one line (len bytes, no newline) into *e (e->fields left NULL; *fields_at and
+ * *fields_len say where they are in line). Returns 1 for an event, 0 for a header or blank
+ * line, 2 for a LOST line (*lost its count), -EINVAL for anything else. */
+int trace_parse_line(const char *line, size_t len, struct cgw_trace_event *e,
+                     size_t *fields_at, size_t *fields_len, uint64_t *lost);
+/* Parse a whole `trace` text (len bytes) and append its events at or after since (seconds;
+ * -1: all) to out, in the file's order (oldest first). Returns 0, or -ENOMEM (out keeps the
+ * events parsed before). */
+int trace_parse(const char *text, size_t len, double since, struct cgw_trace_events *out);
+/* The value of key in an event's fields ("path" in "root=1 id=2 path=/a b"): up to the next
+ * " word=" or the end. Returns a pointer into fields and its length in *len, or NULL. */
+const char *trace_field(const char *fields, const char *key, size_t *len);
+/* Free every event's fields and the array; out is empty again. */
+void trace_events_free(struct cgw_trace_events *out);
+
 /* ---- source-root.c ---- */
 
 /* Make DIR/proc and DIR/sys appear at /proc and /sys for this process, in a private mount
@@ -1506,6 +1542,38 @@ int capture_put_file(int root, const char *path, const char *data, size_t len, b
  * they were counted, "(captured)"); an unreadable or unparsable one named (scan_unreadable,
  * with the line), and the replay goes on without it. */
 void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms);
+
+/* ---- source-recorder.c: the flight recorder, a private tracefs instance ---- */
+
+#define CGW_RECORDER_NAME "cgwatch"    /* instances/cgwatch: the daemon's own ring */
+struct recorder_opts {
+	const char *tracefs;              /* NULL: /sys/kernel/tracing */
+	const char *name;                 /* the instance's name; NULL: CGW_RECORDER_NAME */
+	unsigned buffer_kb;               /* the ring's size per CPU (buffer_size_kb) */
+	bool cpuset_opens;                /* record opens of cpuset.mems for writing (a syscall
+	                                   * tracepoint: every openat pays for its filter) */
+	unsigned timeout_ms;              /* each step's deadline (dl_call) */
+};
+struct cgw_recorder {
+	char dir[512];                    /* TRACEFS/instances/NAME; "" when not started */
+	char enabled[1024];               /* "sys:event" of the events it records, space-separated */
+	char missing[1024];               /* "sys:event (why)" of those it does not, "; "-separated */
+	unsigned buffer_kb;               /* as the kernel took it */
+	unsigned timeout_ms;
+};
+/* Create instances/NAME (one left by a crash is removed first: only that instance, never the
+ * main buffer or another one), size its ring, set its clock to mono, set the kernel-side
+ * filters (workqueue names, work functions, cpuset.mems opens) and enable the events this
+ * kernel has; those it lacks are named in r->missing. Returns 0, or -errno (-ENOENT: no
+ * tracefs; -EBUSY: the old instance is held open; -ETIMEDOUT): then nothing is left behind
+ * when it can be removed. */
+int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
+/* The events of the last window_s seconds (CLOCK_MONOTONIC, as the ring's clock) from the
+ * instance's `trace` file (a read that does not consume them), appended to out. Returns 0 or
+ * -errno (-ETIMEDOUT, -ENOMEM, -EFBIG when the text passes its bound). */
+int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trace_events *out);
+/* Remove the instance (its ring and events with it). Returns 0 or -errno; r->dir is "" after. */
+int recorder_stop(struct cgw_recorder *r);
 
 /* ---- detect-duration.c: a task's time off the CPU, a fact or a bound ---- */
 

@@ -210,6 +210,7 @@ SEEDS = {
     "conf": lambda: files("tests/conf/*.in", "cgwatch.conf"),
     "sig": lambda: files("conf/signatures.d/*.conf", "tests/sigs/**/*.conf"),
     "hazard": lambda: files("conf/hazards.d/*.conf"),
+    "trace": lambda: c_strings("tests/unit/test-trace.c"),
     "state": lambda: iter(()),
     "manifest": lambda: iter(()),
     "passwd": lambda: files(FIX + "proc/*/status"),

@@ -1,0 +1,240 @@
+/* parse-trace.c: the text `trace` file of a tracefs instance, as the flight recorder reads it
+ * (pure). The kernel prints each event (trace_output.c, the default options: irq-info on,
+ * record-tgid off) as
+ *
+ *            mkdir-4242    [001] .....  5123.456789: cgroup_mkdir: root=14 id=2 level=1 path=/c0
+ *           <idle>-0       [000] d.h2.  5123.456801: workqueue_queue_work: work struct=...
+ *
+ * "%16s-%-7d [%03d] FLAGS %5llu.%06lu: NAME: FIELDS". A comm is any 16 bytes (spaces, '-',
+ * '[' too), so the CPU field is found as the first " [digits] " after which the rest of the
+ * line parses, and the PID as the digits after the last '-' before it. With record-tgid a
+ * " (TGID)" follows the PID; without irq-info there are no flags: both are accepted.
+ * Syscall events print "NAME(FIELDS)" instead: "sys_openat(dfd: 0xffffff9c, ..., mode: 0x1b6)".
+ * Lines of their own: "CPU:1 [LOST 17 EVENTS]", and headers starting with '#'. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_name(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* digits in s[i..e): their value in *v (at most max); false if none, or too large */
+static bool digits(const char *s, size_t i, size_t e, uint64_t max, uint64_t *v)
+{
+	if (i >= e)
+		return false;
+	uint64_t x = 0;
+	for (size_t k = i; k < e; k++) {
+		if (!is_digit(s[k]))
+			return false;
+		x = x * 10 + (uint64_t)(s[k] - '0');
+		if (x > max)
+			return false;
+	}
+	*v = x;
+	return true;
+}
+
+/* "CPU:1 [LOST 17 EVENTS]" */
+static bool lost_line(const char *s, size_t len, uint64_t *lost)
+{
+	static const char pre[] = "CPU:", mid[] = " [LOST ", post[] = " EVENTS]";
+	if (len < sizeof(pre) - 1 || memcmp(s, pre, sizeof(pre) - 1) != 0)
+		return false;
+	size_t i = sizeof(pre) - 1, j = i;
+	while (j < len && is_digit(s[j]))
+		j++;
+	uint64_t cpu;
+	if (!digits(s, i, j, CGW_MAX_CPUS, &cpu) || len - j < sizeof(mid) - 1 ||
+	    memcmp(s + j, mid, sizeof(mid) - 1) != 0)
+		return false;
+	i = j + sizeof(mid) - 1;
+	j = i;
+	while (j < len && is_digit(s[j]))
+		j++;
+	return digits(s, i, j, CGW_MAX_COUNT, lost) && len - j == sizeof(post) - 1 &&
+	       memcmp(s + j, post, sizeof(post) - 1) == 0;
+}
+
+/* The part after the CPU field, from i: [FLAGS] TIME ": " NAME ": " FIELDS, or for a syscall
+ * NAME "(" FIELDS ")". fat[0], fat[1]: where the fields start and how long they are. */
+static bool tail(const char *s, size_t len, size_t i, struct cgw_trace_event *e, size_t fat[2])
+{
+	for (int tok = 0; tok < 2; tok++) {
+		while (i < len && s[i] == ' ')
+			i++;
+		size_t j = i;
+		while (j < len && s[j] != ' ')
+			j++;
+		/* TIME: digits '.' digits ':' (a fixed-point decimal in a bounded token) */
+		if (j - i >= 4 && j - i < 32 && s[j - 1] == ':' && is_digit(s[i])) {
+			char num[32];
+			memcpy(num, s + i, j - i - 1);
+			num[j - i - 1] = 0;
+			const char *p = num;
+			double t;
+			if (strchr(num, '.') && parse_decimal(&p, 0, CGW_MAX_SECONDS, &t) == 0 && !*p) {
+				e->t = t;
+				i = j;
+				goto name;
+			}
+		}
+		if (tok == 1 || j == i)
+			return false;
+		i = j;                       /* that was FLAGS */
+	}
+	return false;
+name:
+	if (i >= len || s[i] != ' ')
+		return false;
+	i++;
+	size_t j = i;
+	while (j < len && is_name(s[j]))
+		j++;
+	if (j == i || j - i >= sizeof(e->name) || j >= len || (s[j] != ':' && s[j] != '('))
+		return false;
+	memcpy(e->name, s + i, j - i);
+	e->name[j - i] = 0;
+	if (s[j] == '(') {                   /* a syscall: "sys_openat(dfd: 0x..., mode: 0x1b6)" */
+		if (s[len - 1] != ')')
+			return false;
+		fat[0] = j + 1;
+		fat[1] = len - 1 - (j + 1);
+		return true;
+	}
+	j++;
+	if (j < len && s[j] == ' ')
+		j++;
+	fat[0] = j;
+	fat[1] = len - j;
+	return true;
+}
+
+int trace_parse_line(const char *line, size_t len, struct cgw_trace_event *e,
+                     size_t *fields_at, size_t *fields_len, uint64_t *lost)
+{
+	memset(e, 0, sizeof(*e));
+	size_t k = 0;
+	while (k < len && (line[k] == ' ' || line[k] == '\t'))
+		k++;
+	if (k == len || line[k] == '#')
+		return 0;
+	if (lost_line(line, len, lost))
+		return 2;
+	/* each " [digits] " is a candidate CPU field */
+	for (size_t b = 1; b + 3 < len; b++) {
+		if (line[b] != '[' || line[b - 1] != ' ')
+			continue;
+		size_t c = b + 1;
+		while (c < len && is_digit(line[c]))
+			c++;
+		uint64_t cpu, pid;
+		if (c >= len || line[c] != ']' || !digits(line, b + 1, c, CGW_MAX_CPUS - 1, &cpu))
+			continue;
+		if (c + 1 < len && line[c + 1] != ' ')
+			continue;
+		/* before it: COMM-PID[ (TGID)], then spaces */
+		size_t p = b - 1;
+		while (p > 0 && line[p - 1] == ' ')
+			p--;
+		if (p > 0 && line[p - 1] == ')') {          /* record-tgid: " (  123)" or "(-----)" */
+			size_t q = p - 1;
+			while (q > 0 && line[q - 1] != '(')
+				q--;
+			if (q == 0)
+				continue;
+			p = q - 1;
+			while (p > 0 && line[p - 1] == ' ')
+				p--;
+		}
+		size_t d = p;
+		while (d > 0 && is_digit(line[d - 1]))
+			d--;
+		if (d == p || d == 0 || line[d - 1] != '-' || !digits(line, d, p, 0x7fffffff, &pid))
+			continue;
+		size_t cs = k, ce = d - 1;                    /* the comm, leading blanks cut */
+		if (ce < cs || ce - cs >= sizeof(e->comm))
+			continue;
+		size_t fat[2];
+		if (!tail(line, len, c + 1, e, fat))
+			continue;
+		memcpy(e->comm, line + cs, ce - cs);
+		e->comm[ce - cs] = 0;
+		e->cpu = (int)cpu;
+		e->pid = (int)pid;
+		*fields_at = fat[0];
+		*fields_len = fat[1];
+		return 1;
+	}
+	memset(e, 0, sizeof(*e));
+	return -EINVAL;
+}
+
+int trace_parse(const char *text, size_t len, double since, struct cgw_trace_events *out)
+{
+	size_t i = 0;
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t e = nl ? (size_t)(nl - text) : len;
+		struct cgw_trace_event ev;
+		size_t fat = 0, flen = 0;
+		uint64_t lost = 0;
+		int r = trace_parse_line(text + i, e - i, &ev, &fat, &flen, &lost);
+		if (r == 2) {
+			out->lost = out->lost + lost > CGW_MAX_COUNT ? CGW_MAX_COUNT : out->lost + lost;
+		} else if (r < 0) {
+			out->bad++;
+		} else if (r == 1 && ev.t < since) {
+			out->older++;
+		} else if (r == 1) {
+			if (grow((void **)&out->v, &out->cap, out->n, 256, sizeof(*out->v)) < 0 ||
+			    !(ev.fields = try_strndup(text + i + fat, flen)))
+				return -ENOMEM;
+			out->v[out->n++] = ev;
+		}
+		i = e + 1;
+	}
+	return 0;
+}
+
+const char *trace_field(const char *fields, const char *key, size_t *len)
+{
+	size_t kl = strlen(key);
+	if (!fields || !kl)
+		return NULL;
+	for (const char *s = fields; (s = strstr(s, key)); s++) {
+		if ((s != fields && s[-1] != ' ') || s[kl] != '=')
+			continue;
+		const char *v = s + kl + 1, *end = v + strlen(v);
+		/* the value ends before the next " word=" */
+		for (const char *q = strchr(v, ' '); q; q = strchr(q + 1, ' ')) {
+			const char *w = q + 1;
+			while (is_name(*w))
+				w++;
+			if (w > q + 1 && *w == '=') {
+				end = q;
+				break;
+			}
+		}
+		*len = (size_t)(end - v);
+		return v;
+	}
+	return NULL;
+}
+
+void trace_events_free(struct cgw_trace_events *out)
+{
+	for (size_t i = 0; i < out->n; i++)
+		free(out->v[i].fields);
+	free(out->v);
+	memset(out, 0, sizeof(*out));
+}

@@ -1,0 +1,323 @@
+/* source-recorder.c: the flight recorder. A private tracefs instance (instances/cgwatch) keeps
+ * the last minutes of the kernel events behind the shipped signatures in a bounded per-CPU
+ * ring; the daemon reads them out when an incident opens. Only files under the instance are
+ * written: the main buffer, its settings and other instances are never touched.
+ *
+ * Why the text `trace` file and not the raw per-CPU pages (libtracefs/libtraceevent): reading
+ * trace_pipe_raw consumes the pages, so a second incident would not see what the first read;
+ * `trace` is read without consuming, and its lines are merged across CPUs in time order. The
+ * ring's clock is set to mono, so its times are CLOCK_MONOTONIC seconds, comparable with the
+ * daemon's own.
+ *
+ * Events on a 6.18 kernel (checked): cgroup:cgroup_mkdir, cgroup_rmdir, cgroup_attach_task,
+ * cgroup_rstat_lock_contended; cpuhp:cpuhp_enter, cpuhp_multi_enter, cpuhp_exit;
+ * sched:sched_process_hang; workqueue:workqueue_queue_work filtered by its `workqueue` string
+ * field, workqueue_execute_start (which has no workqueue field there) by its work function.
+ * There is no cpuset tracepoint: a write to cpuset.mems is seen as an openat of a file named
+ * cpuset.mems for writing (syscalls:sys_enter_openat, filtered on the user-space name).
+ * Every access to tracefs runs under a deadline (dl_call): creating an instance and enabling
+ * events take cpus_read_lock and event_mutex, which the hangs watched for can hold. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define TRACEFS_DEFAULT "/sys/kernel/tracing"
+#define REC_TEXT_MAX (256u << 20)       /* the `trace` text read at most */
+
+/* Work items on these queues and in these functions are the ones the signatures name
+ * (kernel/cgroup/cgroup-v1.c, kernel/cgroup/cpuset.c, mm/vmstat.c, mm/swap.c). */
+static const char *const wq_terms[] = {
+	"workqueue == \"cgroup_pidlist_destroy\"", "workqueue == \"cpuset_migrate_mm\"",
+	"workqueue == \"mm_percpu_wq\"", NULL,
+};
+static const char *const fn_terms[] = {
+	"function.function == cgroup_pidlist_destroy_work_fn",
+	"function.function == cpuset_migrate_mm_workfn", "function.function == vmstat_update",
+	"function.function == lru_add_drain_per_cpu", NULL,
+};
+/* alternatives, first accepted wins: flags & 3 is O_WRONLY or O_RDWR */
+static const char *const mems_alts[] = {
+	"filename.ustring ~ \"*cpuset.mems\" && flags & 3", "filename.ustring ~ \"*cpuset.mems\"",
+	NULL,
+};
+
+enum filt_mode { F_NONE, F_ANY, F_FIRST };   /* no filter; the OR of those accepted; one of */
+static const struct rec_event {
+	const char *sys, *name;
+	enum filt_mode mode;
+	const char *const *terms;
+	bool cpuset_opens;                    /* only with recorder_opts.cpuset_opens */
+} rec_events[] = {
+	{ "cgroup", "cgroup_mkdir", F_NONE, NULL, false },
+	{ "cgroup", "cgroup_rmdir", F_NONE, NULL, false },
+	{ "cgroup", "cgroup_attach_task", F_NONE, NULL, false },
+	{ "cgroup", "cgroup_rstat_lock_contended", F_NONE, NULL, false },
+	{ "cpuhp", "cpuhp_enter", F_NONE, NULL, false },
+	{ "cpuhp", "cpuhp_multi_enter", F_NONE, NULL, false },
+	{ "cpuhp", "cpuhp_exit", F_NONE, NULL, false },
+	{ "sched", "sched_process_hang", F_NONE, NULL, false },
+	{ "workqueue", "workqueue_queue_work", F_ANY, wq_terms, false },
+	{ "workqueue", "workqueue_execute_start", F_ANY, fn_terms, false },
+	{ "syscalls", "sys_enter_openat", F_FIRST, mems_alts, true },
+};
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(s);
+	ssize_t w = write(fd, s, n);
+	int e = w < 0 ? -errno : (size_t)w != n ? -EIO : 0;
+	if (close(fd) < 0 && !e)
+		e = -errno;
+	return e;
+}
+
+static bool name_ok(const char *n)
+{
+	if (!*n || strlen(n) > 63 || !strcmp(n, ".") || !strcmp(n, ".."))
+		return false;
+	for (const char *p = n; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.'))
+			return false;
+	return true;
+}
+
+static void add_word(char *buf, size_t cap, const char *sep, const char *fmt, const char *a,
+                     const char *b, const char *c)
+{
+	size_t l = strlen(buf);
+	if (l >= cap)
+		return;
+	snprintf(buf + l, cap - l, "%s", l ? sep : "");
+	l = strlen(buf);
+	snprintf(buf + l, cap - l, fmt, a, b, c);
+}
+
+/* The filter of e written to path; 0, or -errno of the last refusal. */
+static int set_filter(const struct rec_event *e, const char *path)
+{
+	char f[1024] = "";
+	int r = -EINVAL;
+	if (e->mode == F_FIRST) {
+		for (size_t i = 0; e->terms[i]; i++)
+			if ((r = write_str(path, e->terms[i])) == 0)
+				return 0;
+		return r;
+	}
+	for (size_t i = 0; e->terms[i]; i++)
+		add_word(f, sizeof(f), " || ", "%s%s%s", e->terms[i], "", "");
+	if ((r = write_str(path, f)) == 0)
+		return 0;
+	/* one term refused (a function this kernel does not have): those accepted alone */
+	f[0] = 0;
+	for (size_t i = 0; e->terms[i]; i++) {
+		int t = write_str(path, e->terms[i]);
+		if (t == 0)
+			add_word(f, sizeof(f), " || ", "%s%s%s", e->terms[i], "", "");
+		else
+			r = t;
+	}
+	return f[0] ? write_str(path, f) : r;
+}
+
+struct start_job {
+	char tracefs[256], name[64];
+	unsigned buffer_kb;
+	bool cpuset_opens;
+	struct cgw_recorder r;
+	int rc;
+};
+
+static void start_fn(void *arg)
+{
+	struct start_job *j = arg;
+	struct cgw_recorder *r = &j->r;
+	char inst[400], p[600];
+	struct stat st;
+	snprintf(inst, sizeof(inst), "%s/instances", j->tracefs);
+	if (stat(inst, &st) < 0) {
+		j->rc = -errno;
+		return;
+	}
+	snprintf(r->dir, sizeof(r->dir), "%s/%s", inst, j->name);
+	if (mkdir(r->dir, 0700) < 0) {
+		if (errno != EEXIST) {
+			j->rc = -errno;
+			r->dir[0] = 0;
+			return;
+		}
+		/* left by a daemon that did not stop: its ring is stale, start afresh */
+		if (rmdir(r->dir) < 0 || mkdir(r->dir, 0700) < 0) {
+			j->rc = -errno;
+			r->dir[0] = 0;
+			return;
+		}
+	}
+	int e;
+	snprintf(p, sizeof(p), "%s/tracing_on", r->dir);
+	if ((e = write_str(p, "0")) < 0)
+		goto fail;
+	char num[32];
+	snprintf(num, sizeof(num), "%u", j->buffer_kb);
+	snprintf(p, sizeof(p), "%s/buffer_size_kb", r->dir);
+	if ((e = write_str(p, num)) < 0)
+		goto fail;
+	if (read_small_file(p, num, sizeof(num)) > 0)
+		r->buffer_kb = (unsigned)strtoul(num, NULL, 10);
+	snprintf(p, sizeof(p), "%s/trace_clock", r->dir);
+	if ((e = write_str(p, "mono")) < 0)
+		goto fail;
+	for (size_t i = 0; i < sizeof(rec_events) / sizeof(rec_events[0]); i++) {
+		const struct rec_event *ev = &rec_events[i];
+		if (ev->cpuset_opens && !j->cpuset_opens)
+			continue;
+		snprintf(p, sizeof(p), "%s/events/%s/%s", r->dir, ev->sys, ev->name);
+		if (stat(p, &st) < 0) {
+			add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys,
+			         ev->name, errno == ENOENT ? "not in this kernel" : strerror(errno));
+			continue;
+		}
+		if (ev->mode != F_NONE) {
+			snprintf(p, sizeof(p), "%s/events/%s/%s/filter", r->dir, ev->sys, ev->name);
+			if ((e = set_filter(ev, p)) < 0) {
+				char why[96];
+				snprintf(why, sizeof(why), "filter refused: %s", strerror(-e));
+				add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys,
+				         ev->name, why);
+				continue;
+			}
+		}
+		snprintf(p, sizeof(p), "%s/events/%s/%s/enable", r->dir, ev->sys, ev->name);
+		if ((e = write_str(p, "1")) < 0) {
+			add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys, ev->name,
+			         strerror(-e));
+			continue;
+		}
+		add_word(r->enabled, sizeof(r->enabled), " ", "%s:%s%s", ev->sys, ev->name, "");
+	}
+	snprintf(p, sizeof(p), "%s/tracing_on", r->dir);
+	if ((e = write_str(p, "1")) < 0)
+		goto fail;
+	j->rc = 0;
+	return;
+fail:
+	j->rc = e;
+	if (rmdir(r->dir) == 0)
+		r->dir[0] = 0;
+}
+
+int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r)
+{
+	memset(r, 0, sizeof(*r));
+	const char *name = o->name ? o->name : CGW_RECORDER_NAME;
+	const char *tfs = o->tracefs ? o->tracefs : TRACEFS_DEFAULT;
+	if (!name_ok(name) || strlen(tfs) >= sizeof(((struct start_job *)0)->tracefs))
+		return -EINVAL;
+	struct start_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	snprintf(j->tracefs, sizeof(j->tracefs), "%s", tfs);
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	j->buffer_kb = o->buffer_kb ? o->buffer_kb : 256;
+	j->cpuset_opens = o->cpuset_opens;
+	int rc = dl_call(start_fn, j, free, o->timeout_ms);
+	if (rc < 0)
+		return rc;
+	*r = j->r;
+	r->timeout_ms = o->timeout_ms;
+	rc = j->rc;
+	free(j);
+	return rc;
+}
+
+struct read_job {
+	char path[600];
+	size_t max, len;
+	char *buf;
+	int err;
+};
+
+static void read_fn(void *arg)
+{
+	struct read_job *j = arg;
+	j->buf = read_whole_file(j->path, j->max, &j->len, &j->err);
+}
+
+static void read_release(void *arg)
+{
+	struct read_job *j = arg;
+	free(j->buf);
+	free(j);
+}
+
+int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trace_events *out)
+{
+	if (!r->dir[0])
+		return -ENOENT;
+	struct read_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	snprintf(j->path, sizeof(j->path), "%s/trace", r->dir);
+	/* the text is about three times the ring's bytes: room for that, within a bound */
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t max = (uint64_t)(r->buffer_kb ? r->buffer_kb : 256) * 1024u *
+	               (uint64_t)(ncpu > 0 ? ncpu : 1) * 4u + (1u << 20);
+	j->max = max > REC_TEXT_MAX ? REC_TEXT_MAX : (size_t)max;
+	double since = now_usec() / 1e6 - window_s;
+	int rc = dl_call(read_fn, j, read_release, r->timeout_ms);
+	if (rc < 0)
+		return rc;
+	if (!j->buf) {
+		rc = j->err ? j->err : -EIO;
+		read_release(j);
+		return rc;
+	}
+	rc = trace_parse(j->buf, j->len, window_s < 0 ? -1 : since, out);
+	read_release(j);
+	return rc;
+}
+
+struct stop_job {
+	char dir[512];
+	int rc;
+};
+
+static void stop_fn(void *arg)
+{
+	struct stop_job *j = arg;
+	char p[600];
+	if (rmdir(j->dir) == 0) {
+		j->rc = 0;
+		return;
+	}
+	j->rc = -errno;
+	/* held open by a reader: at least stop recording until it is removed */
+	snprintf(p, sizeof(p), "%s/tracing_on", j->dir);
+	write_str(p, "0");
+}
+
+int recorder_stop(struct cgw_recorder *r)
+{
+	if (!r->dir[0])
+		return 0;
+	struct stop_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	snprintf(j->dir, sizeof(j->dir), "%s", r->dir);
+	int rc = dl_call(stop_fn, j, free, r->timeout_ms);
+	if (rc < 0)
+		return rc;
+	rc = j->rc;
+	free(j);
+	if (rc == 0 || rc == -ENOENT)
+		r->dir[0] = 0;
+	return rc == -ENOENT ? 0 : rc;
+}

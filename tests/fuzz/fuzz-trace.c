@@ -1,0 +1,43 @@
+/* fuzz-trace.c: a tracefs `trace` text (trace_parse), as the flight recorder reads it: every
+ * event has a name of identifier characters, a comm that fits, a CPU, PID and time that are
+ * not negative, fields within one line; a window keeps the events at or after its start and
+ * counts the others; trace_field's value lies inside the fields. */
+#include "fuzz.h"
+
+static void check_field(const char *f, const char *key)
+{
+	size_t len;
+	const char *v = trace_field(f, key, &len);
+	if (v)
+		FUZZ_CHECK(v >= f && v + len <= f + strlen(f) && v[-1] == '=');
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = fuzz_bytes(data, size);
+	struct cgw_trace_events all = { 0 }, win = { 0 };
+	FUZZ_CHECK(trace_parse(text, size, -1, &all) == 0);
+	FUZZ_CHECK(all.older == 0);
+	for (size_t i = 0; i < all.n; i++) {
+		const struct cgw_trace_event *e = &all.v[i];
+		FUZZ_CHECK(e->name[0] && strlen(e->name) < sizeof(e->name));
+		for (const char *p = e->name; *p; p++)
+			FUZZ_CHECK((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			           (*p >= '0' && *p <= '9') || *p == '_');
+		FUZZ_CHECK(strlen(e->comm) < sizeof(e->comm));
+		FUZZ_CHECK(e->cpu >= 0 && e->cpu < CGW_MAX_CPUS && e->pid >= 0 && e->t >= 0);
+		FUZZ_CHECK(e->fields && !strchr(e->fields, '\n'));
+		check_field(e->fields, "path");
+		check_field(e->fields, "workqueue");
+	}
+	double since = all.n ? all.v[all.n / 2].t : 1.0;
+	FUZZ_CHECK(trace_parse(text, size, since, &win) == 0);
+	FUZZ_CHECK(win.n + win.older == all.n && win.bad == all.bad && win.lost == all.lost);
+	for (size_t i = 0; i < win.n; i++)
+		FUZZ_CHECK(win.v[i].t >= since);
+	trace_events_free(&all);
+	trace_events_free(&win);
+	FUZZ_CHECK(all.n == 0 && all.v == NULL);
+	free(text);
+	return 0;
+}
