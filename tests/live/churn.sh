@@ -34,27 +34,9 @@ timeout 30 cc -std=gnu11 -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
 	live_fail "could not build $LIVE_DIR/rates/ratecount.c against $OBJDIR"
 
 # ---- the private hierarchy
-grep -qw cgroup /proc/filesystems || live_skip "no cgroup v1 file system in this kernel"
 MNT=$LIVE_TMP/hier
 NAME=cgwtest$$
-mkdir "$MNT" || live_fail "mkdir $MNT"
-churn_cleanup() {
-	local d
-	if awk -v d="$MNT" '$5 == d { f = 1 } END { exit !f }' /proc/self/mountinfo; then
-		# children first: a hierarchy with cgroups left lingers after the unmount
-		for d in "$MNT"/c*; do
-			[ -d "$d" ] && { rmdir "$d" 2>/dev/null || live_cleanup_error "rmdir $d failed"; }
-		done
-		live_umount "$MNT"
-	fi
-	if grep -q "name=$NAME" /proc/self/mountinfo; then
-		live_cleanup_error "hierarchy name=$NAME still mounted"
-	fi
-}
-live_on_exit churn_cleanup
-if ! timeout 10 mount -t cgroup -o "none,name=$NAME" cgroup "$MNT" 2>"$LIVE_TMP/mount.err"; then
-	live_skip "cannot mount a cgroup v1 named hierarchy: $(head -c 200 "$LIVE_TMP/mount.err")"
-fi
+live_v1_hierarchy "$MNT" "$NAME" nokeep
 
 # mkdir, read tasks, rmdir: N times (or, with "forever", until the file stop exists);
 # fork-heavy on purpose: every command is a new process

@@ -54,10 +54,12 @@ _live_start_watchdog() {
 
 live_on_exit() { LIVE_CLEANUPS+=("$*"); }
 
-# live_v1_hierarchy MNT NAME: mount a private cgroup v1 named hierarchy (no controller) at MNT
-# (made here) with one cgroup MNT/keep; on exit (after the cleanups registered later, which
-# stop what uses it) its cgroups MNT/c* and keep are removed and it is unmounted, and a
-# hierarchy left mounted is a cleanup error. Skips when v1 named hierarchies cannot be mounted.
+# live_v1_hierarchy MNT NAME [nokeep]: mount a private cgroup v1 named hierarchy (no
+# controller) at MNT (made here) with one cgroup MNT/keep (none with nokeep); on exit (after
+# the cleanups registered later, which stop what uses it) its cgroups MNT/c* and keep are
+# removed (children first: a hierarchy with cgroups left lingers after the unmount) and it is
+# unmounted, and a hierarchy left mounted is a cleanup error. Skips when v1 named
+# hierarchies cannot be mounted.
 live_v1_hierarchy() {
 	LIVE_V1_MNT=$1 LIVE_V1_NAME=$2
 	grep -qw cgroup /proc/filesystems || live_skip "no cgroup v1 file system in this kernel"
@@ -66,7 +68,7 @@ live_v1_hierarchy() {
 	timeout 10 mount -t cgroup -o "none,name=$LIVE_V1_NAME" cgroup "$LIVE_V1_MNT" \
 		2>"$LIVE_TMP/mount.err" ||
 		live_skip "cannot mount a cgroup v1 named hierarchy: $(head -c 200 "$LIVE_TMP/mount.err")"
-	mkdir "$LIVE_V1_MNT/keep" || live_fail "mkdir $LIVE_V1_MNT/keep"
+	[ "${3:-}" = nokeep ] || mkdir "$LIVE_V1_MNT/keep" || live_fail "mkdir $LIVE_V1_MNT/keep"
 }
 _live_v1_cleanup() {
 	local d

@@ -70,23 +70,14 @@ CS=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpuset(,|$)/ { print $5; exit }' /proc/s
 CG=$CS/$NAME
 MNT=$LIVE_TMP/hier
 HNAME=cgwrec$$
-mkdir "$MNT" || live_fail "mkdir $MNT"
 cg_cleanup() {
-	local d
-	if awk -v d="$MNT" '$5 == d { f = 1 } END { exit !f }' /proc/self/mountinfo; then
-		for d in "$MNT"/c*; do
-			[ -d "$d" ] && { rmdir "$d" 2>/dev/null || live_cleanup_error "rmdir $d failed"; }
-		done
-		live_umount "$MNT"
-	fi
 	[ -d "$CG" ] && { rmdir "$CG" || live_cleanup_error "rmdir $CG failed"; }
 	return 0
 }
 live_on_exit cg_cleanup
 mkdir "$CG" || live_fail "mkdir $CG"
 cat "$CS/cpuset.cpus" >"$CG/cpuset.cpus" || live_fail "setup: cpuset.cpus of $CG"
-timeout 10 mount -t cgroup -o "none,name=$HNAME" cgroup "$MNT" 2>"$LIVE_TMP/mount.err" ||
-	live_skip "cannot mount a cgroup v1 named hierarchy: $(head -c 200 "$LIVE_TMP/mount.err")"
+live_v1_hierarchy "$MNT" "$HNAME" nokeep
 HID=$(awk -F: -v n="name=$HNAME" '$2 == n { print $1 }' /proc/self/cgroup)
 [ -n "$HID" ] || live_fail "no hierarchy id for name=$HNAME in /proc/self/cgroup"
 
