@@ -47,6 +47,8 @@ static const struct { const char *name, *meaning; } facts[HF_NFACT] = {
 	[HF_PARTITIONS] = { "cpuset.partitions", "cgroup v2 cpuset partitions (root or isolated)" },
 	[HF_RSTAT_READERS] = { "cgroup.memory_stat_readers",
 	                       "processes holding a memory.stat open (periodic readers)" },
+	[HF_SELF_UNSPUN] = { "self.cpus_without_spinner",
+	                     "CPUs cgwatch may run on where no real-time spinner runs" },
 	[HF_RSTAT_CONTENDED] = { "cgroup.rstat_contended_per_s",
 	                         "rstat lock contentions per second over the window (flushes "
 	                         "meeting flushes)" },

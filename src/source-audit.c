@@ -513,6 +513,30 @@ static int count_cpus(const struct cgw_cpus *c)
 }
 
 /* The daemon's CPUs from its unit, when no daemon runs: true when the unit sets them. */
+/* Of the CPUs cgwatch may run on (cpus, whose: who says), those with no real-time spinner
+ * (rt.spinners, gathered before): where none is left, the daemon (SCHED_OTHER) runs only
+ * when RT throttling or the fair server lets it, late in the very hang it should report. */
+static void unspun_fact(struct cgw_facts *f, const struct cgw_cpus *cpus, const char *who)
+{
+	if (!f->known[HF_RT_SPINNERS]) {
+		fact_unknown(f, HF_SELF_UNSPUN, "rt.spinners unknown: %s", f->why[HF_RT_SPINNERS]);
+		return;
+	}
+	int free_ = 0, all = 0;
+	for (unsigned c = 0; c < CGW_MAX_CPUS; c++) {
+		if (!cpus_test(cpus, c) || !cpus_test(&f->online, c))
+			continue;
+		all++;
+		bool spun = false;
+		for (size_t i = 0; i < f->nspin && !spun; i++)
+			spun = f->spin[i].cpu == (int)c;
+		free_ += !spun;
+	}
+	fact_set(f, HF_SELF_UNSPUN, free_);
+	EV(f, HF_SELF_UNSPUN, "%d of the %d online CPUs %s may run on have no real-time spinner%s\n",
+	   free_, all, who, free_ == 0 && all ? ": a spinner runs on each of them" : "");
+}
+
 static bool unit_housekeeping(struct cgw_facts *f, const struct cgw_topology *t)
 {
 	struct unit_cpus *u = try_calloc(1, sizeof(*u));
@@ -543,6 +567,7 @@ static bool unit_housekeeping(struct cgw_facts *f, const struct cgw_topology *t)
 			   u->allowed_set ? "AllowedCPUs=" : "", hk,
 			   hk == 0 ? "; on an isolated CPU it is starved by the spinners it should report" :
 			   "");
+			unspun_fact(f, eff, "cgwatch.service");
 			r = true;
 		}
 	}
@@ -570,6 +595,7 @@ static void self_facts(struct cgw_facts *f, int procfd, int daemon_pid,
 	if (n <= 0 || parse_status_buf(buf, &st) < 0) {
 		for (int k = HF_SELF_HOUSEKEEPING; k <= HF_SELF_PERF; k++)
 			fact_unknown(f, (enum haz_fact)k, "/proc/%s unreadable", path);
+		fact_unknown(f, HF_SELF_UNSPUN, "/proc/%s unreadable", path);
 		return;
 	}
 	struct cgw_cpus *allowed = try_calloc(1, sizeof(*allowed));
@@ -589,8 +615,10 @@ static void self_facts(struct cgw_facts *f, int procfd, int daemon_pid,
 		   hk == 0 ? "; on an isolated CPU it is starved by the spinners it should report" :
 		   hk < all && o->pin_housekeeping ? "; the daemon pins itself to them "
 		                                     "(pin_housekeeping)" : "");
+		unspun_fact(f, allowed, who);
 	} else {
 		fact_unknown(f, HF_SELF_HOUSEKEEPING, "Cpus_allowed_list of %s unreadable", who);
+		fact_unknown(f, HF_SELF_UNSPUN, "Cpus_allowed_list of %s unreadable", who);
 	}
 	free(allowed);
 	const char *c = strstr(buf, "\nCapEff:\t");
