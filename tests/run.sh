@@ -241,19 +241,10 @@ tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=
 section "redacted bundles: no host, user or home path left; the same findings from the archive"
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/redact.sh)
-# The fuzzers run beside the live tests, one at a time at nice 10: the live tests mostly
-# wait on the kernel (half of two CPUs is idle then), and they pass under two `yes` hogs at
-# nice 0, a heavier load than one nice-10 fuzzer. Their lines come after the live tests'.
-FUZZ_OUT=$(mktemp)
-BUILD=$BUILD FUZZ_SECONDS=${FUZZ_SECONDS:-2} FUZZ_JOBS=${FUZZ_JOBS:-1} nice -n 10 \
-	tests/fuzz/run.sh >"$FUZZ_OUT" 2>&1 &
-FUZZ_PID=$!
-section "live tests on this kernel (the fuzzers run beside them)"
-tally < <(CGWATCH=$CGW tests/live/run.sh)
 section "fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan)"
-wait "$FUZZ_PID" || true
-tally <"$FUZZ_OUT"
-rm -f "$FUZZ_OUT"
+tally < <(BUILD=$BUILD FUZZ_SECONDS=${FUZZ_SECONDS:-2} tests/fuzz/run.sh)
+section "live tests on this kernel"
+tally < <(CGWATCH=$CGW tests/live/run.sh)
 section "the daemon, live: journald, notify, restart, full disk, storm"
 tally < <(CGWATCH=$CGW tests/daemon/run.sh)
 section "under a real systemd: a Debian 12 container booted with systemd-nspawn"
