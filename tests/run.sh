@@ -242,7 +242,7 @@ section "redacted bundles: no host, user or home path left; the same findings fr
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/redact.sh)
 section "fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan)"
-tally < <(BUILD=$BUILD FUZZ_SECONDS=${FUZZ_SECONDS:-2} tests/fuzz/run.sh)
+tally < <(BUILD=$BUILD FUZZ_SECONDS=${FUZZ_SECONDS:-1} tests/fuzz/run.sh)
 section "live tests on this kernel"
 tally < <(CGWATCH=$CGW tests/live/run.sh)
 section "the daemon, live: journald, notify, restart, full disk, storm"
