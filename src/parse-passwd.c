@@ -92,37 +92,33 @@ static int passwd_line(const char *s, size_t n, struct passwd_ent *e)
 	return 0;
 }
 
+struct passwd_acc { struct passwd_list *out; size_t cap; };
+
+/* One line of etc_each_line: kept, -EINVAL (counted bad) or -ENOMEM. */
+static int passwd_one(void *ctx, const char *line, size_t len)
+{
+	struct passwd_acc *a = ctx;
+	struct passwd_ent e = { 0 };
+	int r = passwd_line(line, len, &e);
+	if (r < 0)
+		return r;
+	if (grow((void **)&a->out->v, &a->cap, a->out->n, 32, sizeof(*a->out->v)) < 0) {
+		free(e.name);
+		free(e.home);
+		return -ENOMEM;
+	}
+	a->out->v[a->out->n++] = e;
+	return 0;
+}
+
 int passwd_parse(const char *text, size_t n, struct passwd_list *out, size_t *bad)
 {
 	memset(out, 0, sizeof(*out));
-	size_t nbad = 0, cap = 0;
-	for (size_t i = 0; i < n;) {
-		const char *nl = memchr(text + i, '\n', n - i);
-		size_t len = nl ? (size_t)(nl - (text + i)) : n - i;
-		const char *line = text + i;
-		i += len + (nl ? 1 : 0);
-		if (len && line[len - 1] == '\r')
-			len--;
-		size_t lead = 0;
-		while (lead < len && (line[lead] == ' ' || line[lead] == '\t'))
-			lead++;
-		if (lead == len || line[lead] == '#')
-			continue;                     /* blank, or a comment */
-		struct passwd_ent e = { 0 };
-		int r = passwd_line(line, len, &e);
-		if (r == -ENOMEM || (r == 0 && grow((void **)&out->v, &cap, out->n, 32,
-		                                      sizeof(*out->v)) < 0)) {
-			if (r == 0) {
-				free(e.name);
-				free(e.home);
-			}
-			passwd_free(out);
-			return -ENOMEM;
-		}
-		if (r < 0)
-			nbad++;
-		else
-			out->v[out->n++] = e;
+	size_t nbad = 0;
+	struct passwd_acc a = { out, 0 };
+	if (etc_each_line(text, n, &nbad, &a, passwd_one) < 0) {
+		passwd_free(out);
+		return -ENOMEM;
 	}
 	if (bad)
 		*bad = nbad;
