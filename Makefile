@@ -19,11 +19,12 @@ PATH_SED   := -e 's|/usr/local/share/cgwatch|$(PREFIX)/share/cgwatch|g' \
 CC         ?= cc
 # the version a bundle's manifest names: debian/changelog's latest entry
 VERSION    := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
-PKGS       := libsystemd libproc2 inih json-c libarchive nettle libunwind libunwind-generic
+PKGS       := libsystemd libproc2 inih json-c libarchive nettle libunwind libunwind-generic libbpf
 # chromium: the incident page loaded in a real headless browser (tests/live/htmlpage.sh)
 DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-dev \
                libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev nettle-dev jq zstd valgrind \
                fuse3 util-linux procps iproute2 systemd python3 clang-14 libclang-rt-14-dev \
+               libbpf-dev bpftool libcap2-bin \
                debhelper dpkg-dev lintian \
                mmdebstrap systemd-container chromium
 
@@ -40,6 +41,12 @@ SRCS       := $(sort $(wildcard src/*.c))
 SIG_FILES  := $(sort $(wildcard conf/signatures.d/*.conf))
 # the shipped hazard rules, compiled in the same way: $(BUILD)/gen/hazards-builtin.c
 HAZ_FILES  := $(sort $(wildcard conf/hazards.d/*.conf))
+# The BPF task iterator (src/bpf/): compiled with clang's BPF target, then a libbpf skeleton
+# that embeds the object in source-bpf.o. clang-14 first (make deps installs it), else clang.
+BPF_CLANG  ?= $(firstword $(shell command -v clang-14 clang 2>/dev/null) clang-14)
+BPFTOOL    ?= $(firstword $(shell command -v bpftool /usr/sbin/bpftool 2>/dev/null) bpftool)
+BPF_CFLAGS := -g -O2 -target bpf -Wall -Werror \
+              -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) -Isrc/bpf
 OBJS       := $(SRCS:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/sigs-builtin.o \
               $(BUILD)/obj/hazards-builtin.o
 LIBOBJS    := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
@@ -92,8 +99,27 @@ $(BUILD)/config.h: FORCE | $(BUILD)/obj
 		"$(LOCALSTATEDIR)/log/cgwatch" "$(VERSION)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(BUILD)/config.h | $(BUILD)/obj
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(wildcard src/bpf/*.h) $(BUILD)/config.h | $(BUILD)/obj
+	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+
+# the skeleton, generated before source-bpf.c is compiled; without the tools make stops here
+# and names the Debian package
+$(BUILD)/gen/taskiter.bpf.o: src/bpf/taskiter.bpf.c src/bpf/taskrec.h | $(BUILD)/gen
+	@command -v $(BPF_CLANG) >/dev/null || { echo "make: $(BPF_CLANG) not found: the BPF task" \
+		"iterator (src/bpf/taskiter.bpf.c) is compiled with clang's BPF target; install the" \
+		"Debian package clang-14 (or clang), or run make deps" >&2; exit 1; }
+	@[ -f /usr/include/bpf/bpf_helpers.h ] || { echo "make: /usr/include/bpf/bpf_helpers.h" \
+		"not found: install the Debian package libbpf-dev, or run make deps" >&2; exit 1; }
+	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/taskiter.skel.h: $(BUILD)/gen/taskiter.bpf.o
+	@command -v $(BPFTOOL) >/dev/null || { echo "make: $(BPFTOOL) not found: the BPF task" \
+		"iterator is embedded through a skeleton that bpftool generates; install the Debian" \
+		"package bpftool, or run make deps" >&2; exit 1; }
+	$(BPFTOOL) gen skeleton $< name taskiter > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/source-bpf.o: $(BUILD)/gen/taskiter.skel.h
+$(BUILD)/obj/source-bpf.o: ALL_CFLAGS += -I$(BUILD)/gen -Isrc
 
 # conf/signatures.d itself is a prerequisite: a file added or removed changes its mtime
 $(BUILD)/gen/sigs-builtin.c: src/sigs-builtin.sh conf/signatures.d $(SIG_FILES) | $(BUILD)/gen

@@ -232,12 +232,16 @@ void record_free(struct rec_entry *list);
 
 /* ---- conf.c ---- */
 
+/* [scan] source: the task iterator where the kernel allows it, else /proc; or /proc always */
+enum cgw_scan_source { SCAN_SOURCE_AUTO = 0, SCAN_SOURCE_PROC };
+
 struct cgw_conf {
 	double scan_interval_s;        /* [scan] interval */
 	double read_timeout_s;         /* [scan] read_timeout */
 	double check_timeout_s;        /* [scan] check_timeout */
 	double ustack_max;             /* [scan] ustack_max: user stacks unwound per scan, 0 off */
 	double symbol_cache_mib;       /* [scan] symbol_cache: the ELF symbol cache's cap, MiB */
+	int scan_source;               /* [scan] source: enum cgw_scan_source */
 	double blocked_warning_s;      /* [thresholds] blocked_warning */
 	double blocked_critical_s;     /* [thresholds] blocked_critical */
 	double starved_s;              /* [thresholds] starved */
@@ -481,6 +485,40 @@ int mountinfo_next(const char **pos, struct mountinfo_ent *out);
  * options (or "name=x"), or of cgroup2 when controller is NULL. Returns 0 or -ENOENT. */
 int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, size_t cap);
 
+/* ---- parse-bpfrec.c: the task iterator's records, /proc/kallsyms lines (pure) ---- */
+
+/* One record of the task iterator (src/bpf/taskrec.h), its values checked. */
+struct cgw_bpfrec {
+	int kind;                         /* TASKREC_TASK, _LEADER or _END */
+	unsigned threads;                 /* _END: the threads the walk counted */
+	char state;                       /* the letter /proc prints */
+	unsigned rflags;                  /* TASKREC_HAVE_STACK, _ON_CPU, _HAVE_SCHED_INFO */
+	int tid, tgid, ppid, cpu;
+	unsigned long flags;
+	unsigned policy, rt_priority;
+	int prio, stack_err;              /* stack_err: bpf_get_task_stack's -errno, or 0 */
+	uint64_t start_boottime, exec_start, sum_exec_runtime, last_arrival, last_queued;
+	unsigned long long nvcsw, nivcsw;
+	char comm[17]; size_t comm_len;
+	const unsigned char *frames; size_t nframes;   /* into the buffer: bpfrec_frame() */
+};
+/* The record at buf + *off (len bytes in all): 1 with *off past it, 0 at the end, -EINVAL
+ * (torn, not a record, an unknown kind or state) or -ERANGE (tid 1..INT_MAX, ppid >= 0, cpu
+ * below CGW_MAX_CPUS, rt_priority 0..99, times within CGW_MAX_SECONDS, counts within
+ * CGW_MAX_COUNT). */
+int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out);
+/* The i-th kernel address of r's stack (0 past the end). */
+uint64_t bpfrec_frame(const struct cgw_bpfrec *r, size_t i);
+/* r as /proc/TID/stat and /proc/TID/sched would have shown it (start time in clk_tck ticks,
+ * times in ms: the same doubles the text parses to). */
+void bpfrec_stat(const struct cgw_bpfrec *r, long clk_tck, struct cgw_stat *st,
+                 struct cgw_sched *sc);
+/* One /proc/kallsyms line, "ffffffff81000000 T _stext" or "... t name\t[module]": name and
+ * mod point into line (mod NULL for the kernel's own). 0 or -EINVAL. */
+struct cgw_ksym { uint64_t addr; char type; const char *name; size_t name_len;
+                  const char *mod; size_t mod_len; };
+int kallsyms_line(const char *line, size_t len, struct cgw_ksym *out);
+
 /* ---- parse-syscall.c: which file a blocked task waits on (pure) ---- */
 
 /* /proc/TID/syscall: the syscall number and its six arguments. */
@@ -664,6 +702,8 @@ struct cgw_task {
 	/* read only for suspects */
 	struct cgw_frame *frames; size_t nframes;
 	char stack_error[128];            /* why the stack is missing, "" when read */
+	bool stack_given;                 /* frames or stack_error came with the scan's own
+	                                     read (source-bpf.c): /proc/TID/stack is not read */
 	char wchan[64];
 	char cgroup[256], unit[128], user[64];
 	double started_at;                /* seconds since the epoch, from libproc2 */
@@ -1227,6 +1267,8 @@ struct cgw_scan {
 	struct cap_clocks *replay_clocks;
 	struct cgw_rates *replay_rates;
 	char *replay_root;
+	char source[8];                   /* what the walk read: "bpf" or "proc" */
+	char source_why[320];             /* and why */
 };
 
 struct cgw_scan_opts {
@@ -1240,6 +1282,8 @@ struct cgw_scan_opts {
 	size_t nprev_runners;                    /* whole interval, not only the second look */
 	struct cgw_history *history;      /* the daemon's sightings; NULL: one snapshot (check) */
 	const char *root;                 /* a replay's tree (--root), or NULL */
+	struct cgw_bpfscan *bpf;          /* the task iterator (source-bpf.c); NULL: /proc */
+	const char *source_why;           /* why that source (the report's scan.source_why) */
 };
 
 /* A D or R thread as the walk read it, handed to the detector. */
@@ -1260,6 +1304,8 @@ int scan_begin(struct cgw_scan *s, const struct cgw_scan_opts *o);
  * ones, handed to judge; status of those judge keeps. Returns 0, -errno (no /proc) or
  * -ECANCELED (SIGTERM/SIGINT pending). */
 int scan_walk(struct cgw_scan *s, const struct cgw_scan_opts *o, cgw_judge_fn judge);
+/* The walk of one process's threads (pid's task directory), as scan_walk does for each. */
+void scan_walk_pid(struct cgw_scan *s, const struct cgw_scan_opts *o, int pid, cgw_judge_fn judge);
 /* Read thread tid of tgid once more as the walk does (s->relook set meanwhile). */
 void scan_thread_again(struct cgw_scan *s, const struct cgw_scan_opts *o, int tgid, int tid,
                        cgw_judge_fn judge);
@@ -1268,7 +1314,33 @@ void scan_thread_again(struct cgw_scan *s, const struct cgw_scan_opts *o, int tg
 int scan_suspects(struct cgw_scan *s, const struct cgw_scan_opts *o);
 /* A new zeroed task at the end of s->t, or NULL with s->nomem set. */
 struct cgw_task *scan_push(struct cgw_scan *s);
+/* A process (its main thread's stat) into s->procs; s->nomem when it cannot grow. */
+void scan_proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long start);
+/* A runnable thread into s->runners, its share not measured yet; s->nomem as above. */
+void scan_runner_push(struct cgw_scan *s, const struct cgw_stat *st, const struct cgw_sched *sc,
+                      int tgid);
+/* Forget what a walk found (tasks, processes, runners, counts) to walk again. */
+void scan_discard_walk(struct cgw_scan *s);
 void scan_free(struct cgw_scan *s);
+
+/* ---- source-bpf.c: the scan as one read of a BPF task iterator ---- */
+
+struct cgw_bpfscan;
+/* Load the task iterator once, leaving skip_tgid (the reader's process; 0 none) out of every
+ * walk. NULL when it cannot be used, why (cap bytes) saying so: no BTF, not permitted, refused
+ * by the verifier; else why says it loaded. */
+struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap);
+void bpfscan_free(struct cgw_bpfscan *b);
+/* The walk of scan_walk through one read of the iterator: threads counted, processes listed,
+ * every D and R thread handed to judge as /proc would show it; status (and a workqueue
+ * worker's full name) read from /proc for the tasks kept. 0, -ECANCELED, -ENOMEM or -errno
+ * of the read; -EIO when the output is not whole records (s->fatal says why). */
+int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_scan_opts *o,
+                 cgw_judge_fn judge);
+/* The kernel stacks of the tasks still kept, from their records of the last walk, named from
+ * /proc/kallsyms (read only for addresses not named before); stack_given set on each. A task
+ * on its CPU when read has none: /proc/TID/stack is read for it as before. */
+void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s);
 
 /* ---- source-read.c: the scan's reads that can fail ---- */
 

@@ -5,7 +5,7 @@
 
 #include "cgwatch.h"
 
-enum conf_type { CT_SECONDS, CT_NUMBER, CT_PATH, CT_PATH_OR_EMPTY, CT_BOOL, CT_IOCLASS };
+enum conf_type { CT_SECONDS, CT_NUMBER, CT_PATH, CT_PATH_OR_EMPTY, CT_BOOL, CT_IOCLASS, CT_SOURCE };
 
 struct conf_key {
 	const char *section, *key;
@@ -20,6 +20,7 @@ struct conf_key {
 #define PATH(s, k, field) KEY(s, k, CT_PATH, field)
 
 static const char *const io_classes[] = { "none", "realtime", "best-effort", "idle" };
+static const char *const scan_sources[] = { "auto", "proc" };   /* enum cgw_scan_source */
 
 static const struct conf_key conf_keys[] = {
 	SEC("scan", "interval", scan_interval_s, 0.1, 3600),
@@ -27,6 +28,7 @@ static const struct conf_key conf_keys[] = {
 	SEC("scan", "check_timeout", check_timeout_s, 1, 3600),
 	NUM("scan", "ustack_max", ustack_max, 0, 1000),
 	NUM("scan", "symbol_cache", symbol_cache_mib, 1, 1024),
+	KEY("scan", "source", CT_SOURCE, scan_source),
 	SEC("thresholds", "blocked_warning", blocked_warning_s, 0, 86400),
 	SEC("thresholds", "blocked_critical", blocked_critical_s, 0, 86400),
 	SEC("thresholds", "starved", starved_s, 0, 86400),
@@ -113,6 +115,9 @@ char *conf_dump(const struct cgw_conf *c, size_t *len)
 			break;
 		case CT_IOCLASS:
 			sb_printf(&b, "%s\n", io_classes[*(const int *)field & 3]);
+			break;
+		case CT_SOURCE:
+			sb_printf(&b, "%s\n", scan_sources[*(const int *)field & 1]);
 			break;
 		}
 	}
@@ -219,6 +224,18 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 			if (c == 4 || c == 1) {     /* realtime I/O for a watchdog: never */
 				errorf(x->err, "%s:%d: %s must be idle, best-effort or none, ignoring: "
 				       "%s", cesc(x->path), line, key, cesc(value));
+				return 0;
+			}
+			*(int *)field = c;
+			break;
+		}
+		case CT_SOURCE: {
+			int c;
+			for (c = 0; c < 2 && strcmp(value, scan_sources[c]); c++)
+				;
+			if (c == 2) {
+				errorf(x->err, "%s:%d: %s must be auto or proc, ignoring: %s",
+				       cesc(x->path), line, key, cesc(value));
 				return 0;
 			}
 			*(int *)field = c;

@@ -31,6 +31,9 @@ struct cgw_daemon {
 	struct cgw_sigset sigs;
 	struct cgw_incidents inc;
 	struct cgw_fdcache *fdcache;      /* stat fds kept open between scans */
+	struct cgw_bpfscan *bpf;          /* the task iterator, loaded once; NULL: /proc */
+	bool bpf_tried;                   /* loading it was tried (said once in the log) */
+	char bpf_why[320];                /* why it is used or not */
 	struct cgw_history *history;      /* D and R tasks of the last scan: their durations */
 	struct cgw_runner *runners;       /* the last scan's runnable threads: CPU shares */
 	size_t nrunners;
@@ -574,10 +577,26 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		.prev_runners = d->runners,
 		.nprev_runners = d->nrunners,
 	};
+	if (d->conf.scan_source == SCAN_SOURCE_AUTO && !d->bpf_tried) {
+		d->bpf_tried = true;
+		d->bpf = bpfscan_open(getpid(), d->bpf_why, sizeof(d->bpf_why));
+		if (d->bpf)
+			log_warnx("scan source: bpf (%s)", d->bpf_why);
+		else
+			log_warnx("scan source: /proc: %s", d->bpf_why);
+	}
+	const char *why = d->conf.scan_source == SCAN_SOURCE_PROC ? "[scan] source = proc" :
+	                  d->bpf_why;
+	so.bpf = d->conf.scan_source == SCAN_SOURCE_AUTO ? d->bpf : NULL;
 	writer_poll(d->writer, so.read_timeout_ms);   /* what the disk did since the last scan */
 	scan.warns = d->scan_warns;
 	if (!d->capture && bundle_recording(d))   /* this scan may make a bundle: recorded */
 		d->capture = capture_recording(so.read_timeout_ms);
+	if (d->capture && so.bpf) {               /* a capture keeps the /proc files it reads */
+		so.bpf = NULL;
+		why = "recording a bundle's capture, which keeps the /proc files it reads";
+	}
+	so.source_why = why;
 	int r = scan_run(&scan, &so);
 	if (r < 0 && d->capture) {            /* recorded again by the next scan */
 		capture_free(d->capture);
@@ -830,6 +849,7 @@ out:
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);
 	fdcache_free(d.fdcache);
+	bpfscan_free(d.bpf);
 	warn_set_free(d.scan_warns);
 	history_free(d.history);
 	free(d.runners);

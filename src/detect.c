@@ -368,7 +368,17 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		fdcache_begin(o->fdcache);
 	if (o->history)
 		history_begin(o->history);
-	r = scan_walk(s, o, detect_thread);
+	r = o->bpf ? bpfscan_walk(o->bpf, s, o, detect_thread) : scan_walk(s, o, detect_thread);
+	if (r == -EIO && o->bpf) {            /* not the iterator's records: /proc, this once */
+		snprintf(s->source, sizeof(s->source), "proc");
+		snprintf(s->source_why, sizeof(s->source_why), "%s", s->fatal);
+		s->fatal[0] = '\0';
+		log_warnx("%s; this scan reads /proc", s->source_why);
+		scan_discard_walk(s);
+		if (o->history)
+			history_begin(o->history);
+		r = scan_walk(s, o, detect_thread);
+	}
 	if (r == 0 && !s->nomem)
 		relook_runners(s, o);
 	if (o->fdcache)
@@ -385,6 +395,8 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 
 	detect_clocks(s, o);
 	detect_confirm_starved(s, o);
+	if (o->bpf && !strcmp(s->source, "bpf"))
+		bpfscan_stacks(o->bpf, s);
 	if ((r = scan_suspects(s, o)) < 0)
 		return r;
 	detect_recheck(s, SUSPECT_NONE);

@@ -52,8 +52,23 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 			return e == -EEXIST || e == -ENOTDIR || e == -ELOOP || e == -EPERM ? EXIT_USAGE :
 			       EXIT_UNREADABLE;
 	}
+	/* the walk: one read of the task iterator where it loads, else /proc (and always for a
+	 * replay, which reads files, or a capture, which keeps the files it reads) */
+	char why[320];
+	struct cgw_bpfscan *bpf = NULL;
+	if (root)
+		snprintf(why, sizeof(why), "--root replays read the captured files");
+	else if (capture)
+		snprintf(why, sizeof(why), "--capture keeps the /proc files it reads");
+	else if (conf->scan_source == SCAN_SOURCE_PROC)
+		snprintf(why, sizeof(why), "[scan] source = proc");
+	else
+		bpf = bpfscan_open(getpid(), why, sizeof(why));
+	log_debug("scan source: %s (%s)", bpf ? "bpf" : "/proc", why);
 	struct cgw_scan scan = { 0 };
 	struct cgw_scan_opts so = {
+		.bpf = bpf,
+		.source_why = why,
 		.blocked_s = conf->blocked_warning_s,
 		.starved_s = conf->starved_s,
 		.read_timeout_ms = timeout_ms,
@@ -62,6 +77,7 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 		.root = root ? root_tree(root) : NULL,   /* a bundle: its private tree */
 	};
 	int r = scan_run(&scan, &so);
+	bpfscan_free(bpf);                /* the stacks are copied out */
 	if (capture && r == 0)
 		capture_mark(capture, &scan);
 	if (r < 0) {

@@ -43,7 +43,7 @@ struct cgw_task *scan_push(struct cgw_scan *s)
 	return t;
 }
 
-static void proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long start)
+void scan_proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long start)
 {
 	if (grow((void **)&s->procs, &s->procs_cap, s->nprocs, 256, sizeof(*s->procs)) < 0) {
 		s->nomem = true;
@@ -52,8 +52,8 @@ static void proc_push(struct cgw_scan *s, int pid, int ppid, unsigned long long 
 	s->procs[s->nprocs++] = (struct cgw_proc){ pid, ppid, start };
 }
 
-static void runner_push(struct cgw_scan *s, const struct cgw_stat *st,
-                        const struct cgw_sched *sc, int tgid)
+void scan_runner_push(struct cgw_scan *s, const struct cgw_stat *st, const struct cgw_sched *sc,
+                      int tgid)
 {
 	if (grow((void **)&s->runners, &s->runners_cap, s->nrunners, 64, sizeof(*s->runners)) < 0) {
 		s->nomem = true;
@@ -115,7 +115,7 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	if (!s->relook) {                 /* counted, listed and remembered once */
 		s->threads++;
 		if (st.tid == tgid)
-			proc_push(s, tgid, st.ppid, st.start_ticks);
+			scan_proc_push(s, tgid, st.ppid, st.start_ticks);
 	}
 	if (st.state != 'D' && st.state != 'R') {
 		if (st.tid != tgid)           /* a capture keeps only what it may need */
@@ -140,7 +140,7 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 		if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
 		    sc.exec_start_ms > s->rq_latest[st.cpu].exec_start_ms)
 			s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
-		runner_push(s, &st, &sc, tgid);
+		scan_runner_push(s, &st, &sc, tgid);
 	}
 	struct cgw_sighting g = { &st, &sc, tgid, mono, why };
 	struct cgw_task *t = judge(s, o, &g);
@@ -169,14 +169,21 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 {
 	char path[128], *buf = malloc(STACK_BUF);
+	if (!buf && t->stack_given) {
+		s->nomem = true;
+		return;
+	}
 	if (!buf) {
 		snprintf(t->stack_error, sizeof(t->stack_error), "stack not read: out of memory");
 		s->nomem = true;
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", t->tgid, t->tid);
-	ssize_t r = scan_read(s, path, buf, STACK_BUF, timeout_ms);
-	if (r == -ETIMEDOUT)
+	/* the scan's own read of it (source-bpf.c) */
+	ssize_t r = t->stack_given ? 0 : scan_read(s, path, buf, STACK_BUF, timeout_ms);
+	if (t->stack_given)
+		;
+	else if (r == -ETIMEDOUT)
 		snprintf(t->stack_error, sizeof(t->stack_error),
 		         "stack unreadable: timed out after %g s", timeout_ms / 1000.0);
 	else if (r == -ETIME)
@@ -239,6 +246,8 @@ int scan_begin(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	char buf[FILE_BUF];
 	s->live = o->self_tgid != 0;
+	snprintf(s->source, sizeof(s->source), "%s", o->bpf ? "bpf" : "proc");
+	snprintf(s->source_why, sizeof(s->source_why), "%s", o->source_why ? o->source_why : "");
 	ssize_t r = read_small_file("/proc/self/sched", buf, sizeof(buf));
 	struct cgw_sched self;
 	if (r < 0)
@@ -297,24 +306,29 @@ int scan_walk(struct cgw_scan *s, const struct cgw_scan_opts *o, cgw_judge_fn ju
 			continue;
 		if (o->self_tgid && pid == o->self_tgid)
 			continue;
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
-		int taskfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (taskfd < 0)
-			continue;                 /* gone */
-		DIR *task = fdopendir(taskfd);
-		if (!task) {
-			close(taskfd);
-			continue;
-		}
-		struct dirent *te;
-		while ((te = readdir(task)))
-			if (te->d_name[0] >= '0' && te->d_name[0] <= '9')
-				scan_thread(s, o, dirfd(task), (int)pid, te->d_name, judge);
-		closedir(task);
+		scan_walk_pid(s, o, (int)pid, judge);
 	}
 	closedir(proc);
 	return 0;
+}
+
+void scan_walk_pid(struct cgw_scan *s, const struct cgw_scan_opts *o, int pid, cgw_judge_fn judge)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	int taskfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (taskfd < 0)
+		return;                       /* gone */
+	DIR *task = fdopendir(taskfd);
+	if (!task) {
+		close(taskfd);
+		return;
+	}
+	struct dirent *te;
+	while ((te = readdir(task)))
+		if (te->d_name[0] >= '0' && te->d_name[0] <= '9')
+			scan_thread(s, o, dirfd(task), pid, te->d_name, judge);
+	closedir(task);
 }
 
 void scan_thread_again(struct cgw_scan *s, const struct cgw_scan_opts *o, int tgid, int tid,
@@ -341,6 +355,15 @@ int scan_suspects(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	}
 	procdetail_fill(s, o->read_timeout_ms);
 	return 0;
+}
+
+void scan_discard_walk(struct cgw_scan *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		frames_free(s->t[i].frames, s->t[i].nframes);
+	s->n = s->nprocs = s->nrunners = s->threads = s->untimed = 0;
+	if (s->rq_latest)
+		memset(s->rq_latest, 0, CGW_MAX_CPUS * sizeof(*s->rq_latest));
 }
 
 void scan_free(struct cgw_scan *s)

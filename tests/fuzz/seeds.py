@@ -7,6 +7,7 @@ import glob
 import hashlib
 import os
 import re
+import struct
 import sys
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -191,7 +192,27 @@ def fpchain_seeds():
         yield bytes(b)
 
 
+def bpfrecs():
+    """fuzz-bpfrec inputs: records as src/bpf/taskrec.h lays them out (first byte even), and
+    /proc/kallsyms lines (first byte odd)"""
+    def rec(kind, state, tid, frames=(), rflags=0):
+        head = struct.pack("<HHBcHIiiiiIIIiiII", 0x6377, 1, kind, state, len(frames),
+                           rflags | (1 if frames else 0), tid, tid, 1, 1, 0x20, 0, 0, 120,
+                           0, 0, 0)
+        head += struct.pack("<QQQQQQQ", 4489812345678, 99786458684, 12345678, 99786000000,
+                            0, 3, 4) + b"kworker/0:1\0\0\0\0\0"
+        return head + b"".join(struct.pack("<Q", f) for f in frames)
+    end = struct.pack("<HHBcHIiiiiIIIiiII", 0x6377, 1, 3, b"\0", 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                      0, 0, 7, 0) + bytes(56 + 16)
+    yield b"\0" + rec(1, b"D", 5501, (0xffffffff81380e3d, 0xffffffffc0a01234)) + \
+        rec(2, b"S", 5500) + end
+    yield b"\0" + rec(1, b"R", 77, rflags=2) + end
+    yield (b"\1ffffffff81380db0 t __pfx___flush_work\nffffffff81380dc0 t __flush_work\n"
+           b"ffffffffc0a01230 t fuse_dev_do_read\t[fuse]\n")
+
+
 SEEDS = {
+    "bpfrec": bpfrecs,
     "stat": lambda: files(FIX + "proc/**/stat"),
     "sched": lambda: files(FIX + "proc/**/sched"),
     "status": lambda: files(FIX + "proc/**/status"),

@@ -1,0 +1,43 @@
+/* taskrec.h: the record the task iterator (taskiter.bpf.c) writes for a thread, read by
+ * parse-bpfrec.c. Shared by the BPF program and user space: fixed-width fields only, host
+ * byte order. A record is TASKREC_SIZE bytes, followed by nframes 8-byte kernel addresses. */
+#ifndef CGW_TASKREC_H
+#define CGW_TASKREC_H
+
+#define TASKREC_MAGIC 0x6377u          /* "cw" */
+#define TASKREC_VERSION 1
+#define TASKREC_MAX_FRAMES 64          /* as /proc/TID/stack (MAX_STACK_TRACE_DEPTH) */
+
+enum taskrec_kind {
+	TASKREC_TASK = 1,                  /* a D or R thread (or any, with emit_all) */
+	TASKREC_LEADER = 2,                /* a process's main thread in another state */
+	TASKREC_END = 3,                   /* last: the threads walked (tid in threads) */
+};
+
+#define TASKREC_HAVE_STACK 0x1         /* frames follow (nframes of them, may be 0) */
+#define TASKREC_ON_CPU 0x2             /* running on its CPU when read */
+#define TASKREC_HAVE_SCHED_INFO 0x4    /* last_arrival, last_queued: CONFIG_SCHED_INFO */
+
+struct taskrec {
+	__u16 magic, version;
+	__u8 kind;
+	char state;                        /* as /proc/TID/stat prints it */
+	__u16 nframes;
+	__u32 rflags;                      /* TASKREC_* */
+	__s32 tid, tgid, ppid, cpu;
+	__u32 flags;                       /* task->flags (PF_*) */
+	__u32 policy, rt_priority;
+	__s32 prio;
+	__s32 stack_err;                   /* bpf_get_task_stack's error, or 0 */
+	__u32 threads;                     /* TASKREC_END: the threads walked */
+	__u32 pad;
+	__u64 start_boottime;              /* ns since boot */
+	__u64 exec_start;                  /* se.exec_start, ns on the CPU's clock_task; 0 reset */
+	__u64 sum_exec_runtime;            /* se.sum_exec_runtime, ns */
+	__u64 last_arrival, last_queued;   /* sched_info, ns on the CPU's rq clock */
+	__u64 nvcsw, nivcsw;
+	char comm[16];
+};
+#define TASKREC_SIZE 128
+
+#endif

@@ -1,0 +1,429 @@
+/* source-bpf.c: the scan as one read of a BPF task iterator (src/bpf/taskiter.bpf.c), in place
+ * of the /proc walk (source-tasks.c) where the kernel allows it.
+ *
+ * The program is loaded once (the daemon keeps it between scans) and its iterator read at each
+ * scan: the kernel walks every thread and writes a record only for D and R threads and for
+ * each process's main thread, so a healthy host costs a few records, not a file per thread.
+ * Each record is turned into what /proc/TID/stat and /proc/TID/sched would have said
+ * (bpfrec_stat: the same numbers, the same doubles) and handed to the same judge, so the
+ * stages after the walk see no difference. What the records do not carry is read from /proc
+ * for the few tasks kept: allowed CPUs (status), and the full name of a workqueue worker
+ * ("kworker/0:1-events"; the task's comm is "kworker/0:1"). The kernel stack of a kept task
+ * comes with its record, read in the same walk (bpf_get_task_stack: what /proc/TID/stack
+ * reads), named from /proc/kallsyms as the kernel names /proc/TID/stack's frames (%pB).
+ *
+ * One gap, measured on 6.18: the iterator never visits PID 1's thread group (every other
+ * thread, kernel threads included, it does). PID 1's threads are read from /proc, as the /proc
+ * walk reads them, whenever the walk had no record of PID 1. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/types.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+#include "bpf/taskrec.h"
+#include "taskiter.skel.h"
+
+#define PF_WQ_WORKER 0x20
+
+struct kept { int tid; unsigned long long start_ticks; size_t off; };
+struct ksym_cached { uint64_t addr; char *text; char *name; };
+
+struct cgw_bpfscan {
+	struct taskiter *skel;
+	struct bpf_link *link;
+	char *buf; size_t len, cap;          /* the last read's records */
+	struct chunk { size_t end; double mono; } *chunks; size_t nchunks, chunks_cap;
+	struct kept *kept; size_t nkept, kept_cap;
+	struct ksym_cached *syms; size_t nsyms, syms_cap;   /* addresses named, kept sorted */
+};
+
+static char last_libbpf[256];
+
+/* libbpf's messages: the last warning kept (the verifier's reason for a refusal), none printed */
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN) {
+		char line[256];
+		vsnprintf(line, sizeof(line), fmt, ap);
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0])
+			snprintf(last_libbpf, sizeof(last_libbpf), "%s", line);
+	} else if (level == LIBBPF_INFO || level == LIBBPF_DEBUG) {
+		if (log_verbose)
+			vfprintf(stderr, fmt, ap);
+	}
+	return 0;
+}
+
+struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap)
+{
+	struct stat sb;
+	if (stat("/sys/kernel/btf/vmlinux", &sb) < 0) {
+		snprintf(why, cap, "no kernel BTF (/sys/kernel/btf/vmlinux: %s)", strerror(errno));
+		return NULL;
+	}
+	libbpf_set_print(libbpf_quiet);
+	last_libbpf[0] = '\0';
+	struct cgw_bpfscan *b = calloc(1, sizeof(*b));
+	if (!b) {
+		snprintf(why, cap, "out of memory");
+		return NULL;
+	}
+	b->skel = taskiter__open();
+	if (!b->skel) {
+		snprintf(why, cap, "the task iterator could not be opened: %s", strerror(errno));
+		free(b);
+		return NULL;
+	}
+	b->skel->bss->skip_tgid = skip_tgid;
+	int e = taskiter__load(b->skel);
+	if (e) {
+		e = e < 0 ? -e : e;
+		if (e == EPERM || e == EACCES)
+			snprintf(why, cap, "loading the task iterator was refused (%s): it needs "
+			         "CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)", strerror(e));
+		else
+			snprintf(why, cap, "the kernel refused the task iterator (%s%s%s)",
+			         strerror(e), last_libbpf[0] ? ": " : "", last_libbpf);
+		taskiter__destroy(b->skel);
+		free(b);
+		return NULL;
+	}
+	b->link = bpf_program__attach_iter(b->skel->progs.cgw_tasks, NULL);
+	if (!b->link) {
+		e = errno;
+		snprintf(why, cap, "the task iterator could not be attached (%s)", strerror(e));
+		taskiter__destroy(b->skel);
+		free(b);
+		return NULL;
+	}
+	snprintf(why, cap, "task iterator loaded");
+	return b;
+}
+
+void bpfscan_free(struct cgw_bpfscan *b)
+{
+	if (!b)
+		return;
+	bpf_link__destroy(b->link);
+	taskiter__destroy(b->skel);
+	for (size_t i = 0; i < b->nsyms; i++) {
+		free(b->syms[i].text);
+		free(b->syms[i].name);
+	}
+	free(b->syms);
+	free(b->buf);
+	free(b->chunks);
+	free(b->kept);
+	free(b);
+}
+
+/* One read of the iterator into b->buf: 0 or -errno. */
+static int bpfscan_read(struct cgw_bpfscan *b)
+{
+	int fd = bpf_iter_create(bpf_link__fd(b->link));
+	if (fd < 0)
+		return -errno;
+	b->len = 0;
+	b->nchunks = 0;
+	for (;;) {
+		if (b->cap - b->len < 65536) {
+			size_t nc = b->cap ? b->cap * 2 : 262144;
+			char *nb = realloc(b->buf, nc);
+			if (!nb) {
+				close(fd);
+				return -ENOMEM;
+			}
+			b->buf = nb;
+			b->cap = nc;
+		}
+		ssize_t r = read(fd, b->buf + b->len, b->cap - b->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		b->len += (size_t)r;
+		if (grow((void **)&b->chunks, &b->chunks_cap, b->nchunks, 16,
+		         sizeof(*b->chunks)) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		b->chunks[b->nchunks++] = (struct chunk){ b->len, mono_ms() };
+	}
+	close(fd);
+	return 0;
+}
+
+/* When the record at off was written: the end of the read that returned it. */
+static double chunk_mono(const struct cgw_bpfscan *b, size_t off)
+{
+	for (size_t i = 0; i < b->nchunks; i++)
+		if (off < b->chunks[i].end)
+			return b->chunks[i].mono;
+	return b->nchunks ? b->chunks[b->nchunks - 1].mono : mono_ms();
+}
+
+/* A workqueue worker's name as /proc prints it ("kworker/0:1-events"), when its stat is
+ * still the same task's. */
+static void full_comm(int tgid, struct cgw_stat *st)
+{
+	if (!(st->flags & PF_WQ_WORKER))
+		return;
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tgid, st->tid);
+	ssize_t r = read_small_file(path, buf, sizeof(buf));
+	struct cgw_stat p;
+	if (r > 0 && parse_stat_buf(buf, (size_t)r, &p) == 0 && p.tid == st->tid &&
+	    p.start_ticks == st->start_ticks) {
+		memcpy(st->comm, p.comm, sizeof(st->comm));
+		st->comm_len = p.comm_len;
+	}
+}
+
+int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_scan_opts *o,
+                 cgw_judge_fn judge)
+{
+	b->skel->bss->emit_all = 0;
+	int e = bpfscan_read(b);
+	if (e < 0)
+		return e;
+	b->nkept = 0;
+	long clk = sysconf(_SC_CLK_TCK);
+	size_t off = 0, at;
+	struct cgw_bpfrec r;
+	bool ended = false, saw_init = false;
+	int rc;
+	while (at = off, (rc = bpfrec_next(b->buf, b->len, &off, &r)) == 1) {
+		if (cgw_stop_pending())
+			return -ECANCELED;
+		if (r.kind == TASKREC_END) {
+			s->threads = r.threads;
+			ended = true;
+			break;
+		}
+		if (o->self_tgid && r.tgid == o->self_tgid)
+			continue;
+		saw_init |= r.tgid == 1;
+		struct cgw_stat st;
+		struct cgw_sched sc;
+		bpfrec_stat(&r, clk, &st, &sc);
+		if (st.tid == r.tgid)
+			scan_proc_push(s, r.tgid, st.ppid, st.start_ticks);
+		if (st.state != 'D' && st.state != 'R')
+			continue;
+		double mono = chunk_mono(b, at);
+		if (st.state == 'R') {
+			full_comm(r.tgid, &st);
+			if (st.cpu >= 0 && st.cpu < CGW_MAX_CPUS &&
+			    sc.exec_start_ms > s->rq_latest[st.cpu].exec_start_ms)
+				s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
+			scan_runner_push(s, &st, &sc, r.tgid);
+		}
+		struct cgw_sighting g = { &st, &sc, r.tgid, mono, "" };
+		struct cgw_task *t = judge(s, o, &g);
+		if (!t)
+			continue;
+		if (st.state == 'D') {
+			full_comm(r.tgid, &st);
+			memcpy(t->comm, st.comm, sizeof(t->comm));
+			t->comm_len = st.comm_len;
+		}
+		char path[64], fbuf[8192];
+		struct cgw_status stt;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", r.tgid, st.tid);
+		if (read_small_file(path, fbuf, sizeof(fbuf)) >= 0) {
+			if (parse_status_buf(fbuf, &stt) == 0)
+				memcpy(t->cpus_allowed, stt.cpus_allowed, sizeof(t->cpus_allowed));
+			else
+				scan_unreadable(s, path, "cannot parse; its allowed CPUs are unknown");
+		}
+		if (grow((void **)&b->kept, &b->kept_cap, b->nkept, 16, sizeof(*b->kept)) < 0) {
+			s->nomem = true;
+			continue;
+		}
+		b->kept[b->nkept++] = (struct kept){ st.tid, st.start_ticks, at };
+	}
+	if (rc < 0 || !ended) {
+		snprintf(s->fatal, sizeof(s->fatal), "the task iterator's output is not its records "
+		         "(%s at byte %zu of %zu)", rc < 0 ? strerror(-rc) : "no end record", off,
+		         b->len);
+		return -EIO;
+	}
+	if (!saw_init && o->self_tgid != 1)
+		scan_walk_pid(s, o, 1, judge);        /* counted there, as the /proc walk counts */
+	return 0;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ksym_cached *)a)->addr, y = ((const struct ksym_cached *)b)->addr;
+	return x < y ? -1 : x > y;
+}
+
+static struct ksym_cached *sym_find(struct cgw_bpfscan *b, uint64_t addr)
+{
+	struct ksym_cached key = { addr, NULL, NULL };
+	return b->nsyms ? bsearch(&key, b->syms, b->nsyms, sizeof(*b->syms), sym_cmp) : NULL;
+}
+
+struct kline { uint64_t addr; size_t off; };
+
+static int kline_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct kline *)a)->addr, y = ((const struct kline *)b)->addr;
+	return x < y ? -1 : x > y;
+}
+
+/* Name the addresses want[0..n) not named yet from one read of /proc/kallsyms, as the
+ * kernel's %pB does: the symbol holding addr - 1 (a return address may be past the end of a
+ * call to a function that does not return), "name+0xOFF/0xSIZE [module]" with the offset of
+ * addr itself. An address no symbol holds is named by its value. */
+static void sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
+{
+	size_t todo = 0;
+	for (size_t i = 0; i < n; i++)
+		todo += !sym_find(b, want[i]);
+	if (!todo)
+		return;
+	int err = 0;
+	size_t len = 0;
+	char *text = NULL;
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		size_t cap = 0;
+		for (;;) {
+			if (cap - len < 65536) {
+				char *nt = realloc(text, cap = cap ? cap * 2 : 8 << 20);
+				if (!nt) {
+					err = 1;
+					break;
+				}
+				text = nt;
+			}
+			ssize_t r = read(fd, text + len, cap - len);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			len += (size_t)r;
+		}
+		close(fd);
+	}
+	struct kline *kl = NULL;
+	size_t nk = 0, kcap = 0;
+	for (size_t i = 0; !err && i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t l = nl ? (size_t)(nl - (text + i)) + 1 : len - i;
+		struct cgw_ksym k;
+		if (kallsyms_line(text + i, l, &k) == 0 && k.addr) {
+			if (grow((void **)&kl, &kcap, nk, 65536, sizeof(*kl)) < 0)
+				err = 1;
+			else
+				kl[nk++] = (struct kline){ k.addr, i };
+		}
+		i += l;
+	}
+	if (nk)
+		qsort(kl, nk, sizeof(*kl), kline_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (sym_find(b, want[i]))
+			continue;
+		uint64_t a = want[i], q = a - 1;
+		char out[256];
+		snprintf(out, sizeof(out), "0x%llx", (unsigned long long)a);
+		/* the last symbol at or below q */
+		size_t lo = 0, hi = nk;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (kl[mid].addr <= q)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0) {
+			size_t j = lo - 1, nx = lo;
+			while (nx < nk && kl[nx].addr == kl[j].addr)
+				nx++;
+			struct cgw_ksym k;
+			const char *line = text + kl[j].off;
+			const char *e = memchr(line, '\n', len - kl[j].off);
+			kallsyms_line(line, e ? (size_t)(e - line) + 1 : len - kl[j].off, &k);
+			unsigned long long size = nx < nk ? kl[nx].addr - k.addr : 0;
+			int w = snprintf(out, sizeof(out), "%.*s+0x%llx/0x%llx", (int)k.name_len, k.name,
+			                 (unsigned long long)(a - k.addr), size);
+			if (k.mod && w > 0 && (size_t)w < sizeof(out))
+				snprintf(out + w, sizeof(out) - (size_t)w, " [%.*s]", (int)k.mod_len, k.mod);
+		}
+		if (grow((void **)&b->syms, &b->syms_cap, b->nsyms, 64, sizeof(*b->syms)) < 0)
+			break;
+		char name[128];
+		b->syms[b->nsyms].addr = a;
+		b->syms[b->nsyms].text = xstrdup(out);
+		b->syms[b->nsyms].name = xstrdup(frame_name(out, name, sizeof(name)));
+		b->nsyms++;
+		qsort(b->syms, b->nsyms, sizeof(*b->syms), sym_cmp);
+	}
+	free(kl);
+	free(text);
+}
+
+void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
+{
+	uint64_t *want = NULL;
+	size_t nw = 0, wcap = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < s->n; i++) {
+			struct cgw_task *t = &s->t[i];
+			const struct kept *k = NULL;
+			for (size_t j = 0; j < b->nkept && !k; j++)
+				if (b->kept[j].tid == t->tid && b->kept[j].start_ticks == t->start_ticks)
+					k = &b->kept[j];
+			if (!k)
+				continue;
+			size_t off = k->off;
+			struct cgw_bpfrec r;
+			if (bpfrec_next(b->buf, b->len, &off, &r) != 1 || !(r.rflags & TASKREC_HAVE_STACK))
+				continue;             /* on its CPU when read: /proc reads it */
+			if (pass == 0) {
+				for (size_t f = 0; f < r.nframes; f++) {
+					if (grow((void **)&want, &wcap, nw, 64, sizeof(*want)) < 0)
+						break;
+					want[nw++] = bpfrec_frame(&r, f);
+				}
+				continue;
+			}
+			t->stack_given = true;
+			if (r.stack_err) {
+				snprintf(t->stack_error, sizeof(t->stack_error), "stack unreadable: %s",
+				         strerror(-r.stack_err));
+				continue;
+			}
+			if (r.nframes == 0) {
+				snprintf(t->stack_error, sizeof(t->stack_error), "stack empty");
+				continue;
+			}
+			t->frames = xmalloc(r.nframes * sizeof(*t->frames));
+			for (size_t f = 0; f < r.nframes; f++) {
+				const struct ksym_cached *c = sym_find(b, bpfrec_frame(&r, f));
+				t->frames[f].text = xstrdup(c ? c->text : "?");
+				t->frames[f].name = xstrdup(c ? c->name : "?");
+			}
+			t->nframes = r.nframes;
+		}
+		if (pass == 0)
+			sym_resolve(b, want, nw);
+	}
+	free(want);
+}
