@@ -62,6 +62,20 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+/* Does this process hold what loading the iterator takes: CAP_BPF and CAP_PERFMON, or
+ * CAP_SYS_ADMIN (its effective set, /proc/self/status CapEff)? */
+static bool may_load_bpf(void)
+{
+	char buf[4096];
+	if (read_small_file("/proc/self/status", buf, sizeof(buf)) < 0)
+		return false;
+	const char *p = strstr(buf, "\nCapEff:");
+	if (!p)
+		return false;
+	unsigned long long eff = strtoull(p + 8, NULL, 16);
+	return (eff >> 21 & 1) || ((eff >> 38 & 1) && (eff >> 39 & 1));
+}
+
 struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap)
 {
 	struct stat sb;
@@ -86,9 +100,13 @@ struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap)
 	int e = taskiter__load(b->skel);
 	if (e) {
 		e = e < 0 ? -e : e;
-		if (e == EPERM || e == EACCES)
-			snprintf(why, cap, "loading the task iterator was refused (%s): it needs "
-			         "CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)", strerror(e));
+		if ((e == EPERM || e == EACCES) && !may_load_bpf())
+			snprintf(why, cap, "no CAP_BPF and CAP_PERFMON (nor CAP_SYS_ADMIN): loading the "
+			         "task iterator was refused (%s)", strerror(e));
+		else if (e == EPERM || e == EACCES)
+			snprintf(why, cap, "loading the task iterator was refused (%s) though cgwatch "
+			         "holds CAP_BPF and CAP_PERFMON: a seccomp filter, or a locked-down "
+			         "kernel", strerror(e));
 		else
 			snprintf(why, cap, "the kernel refused the task iterator (%s%s%s)",
 			         strerror(e), last_libbpf[0] ? ": " : "", last_libbpf);

@@ -21,6 +21,7 @@ char LICENSE[] SEC("license") = "GPL";   /* bpf_get_task_stack is GPL-only */
 #define TASK_NOLOAD 0x0400
 #define TASK_IDLE (TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
 #define TASK_RTLOCK_WAIT 0x1000
+#define TASK_FROZEN 0x8000
 #define TASK_REPORT 0x7f
 
 struct thread_info { unsigned int cpu; } __attribute__((preserve_access_index));
@@ -86,15 +87,16 @@ static __always_inline unsigned int task_state(struct task_struct *t)
 	return (unsigned int)BPF_CORE_READ(t, state);
 }
 
-/* The letter /proc prints (fs/proc/array.c, task_state_index): TASK_IDLE is 'I', a task
- * waiting for an rtmutex-based lock 'D'. */
+/* The letter /proc prints (__task_state_index, include/linux/sched.h): TASK_IDLE (an idle
+ * kworker: TASK_UNINTERRUPTIBLE with TASK_NOLOAD) is 'I'; a task waiting for an rtmutex-based
+ * lock, or frozen (the cgroup v1 freezer, suspend), 'D'. */
 static __always_inline char state_letter(unsigned int st, int exit_state)
 {
-	if (st == TASK_IDLE)
-		return 'I';
-	if (st == TASK_RTLOCK_WAIT)
-		st = TASK_UNINTERRUPTIBLE;
 	unsigned int rep = (st | (unsigned int)exit_state) & TASK_REPORT;
+	if ((st & TASK_IDLE) == TASK_IDLE)
+		return 'I';
+	if ((st & TASK_RTLOCK_WAIT) || (st & TASK_FROZEN))
+		rep = TASK_UNINTERRUPTIBLE;
 	int i = 0;
 	for (int b = 0; b < 7; b++)
 		if (rep & (1u << b))

@@ -1,0 +1,124 @@
+#!/bin/bash
+# live-bpfsame: the scan through the BPF task iterator and through /proc give the same
+# findings. On one host at once: a task blocked on a FUSE mount that never answers, a sleeper
+# frozen in a v1 freezer cgroup, a vfork parent, and a SCHED_FIFO/10 spinner starved by a
+# SCHED_FIFO/50 one on CPU 1. `check --format json` with the default source ([scan] source =
+# auto: the report's scan.source must say "bpf", the iterator loaded) and with [scan] source
+# = proc (scan.source "proc") alternate twice; each pair must agree on every finding (id,
+# cause, severity, tasks, chain, cpus), on each finding task's state, bound and kernel stack
+# (frame names, as /proc/TID/stack names them), and on the times within the seconds between
+# the two runs. Then with bpf() refused by a seccomp filter (tests/live/nobpf), the default
+# source falls back to /proc, says why in scan.source_why, and finds the same.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/capturelib.sh"
+live_init_fuse bpfsame jq timeout awk taskset
+live_require_helpers vforkhold spin nobpf
+grep -q '^1$' /sys/devices/system/cpu/cpu1/online 2>/dev/null || [ "$(nproc --all)" -ge 2 ] ||
+	live_skip "needs a second CPU"
+[ -r /sys/kernel/btf/vmlinux ] || live_skip "no kernel BTF: the iterator cannot load here"
+FZ=/sys/fs/cgroup/freezer
+[ -f "$FZ/tasks" ] || live_skip "no cgroup v1 freezer hierarchy at $FZ"
+taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
+
+live_fuse_child
+FUSECHILD=$CHILD
+live_vforkhold
+VPARENT=$PARENT
+
+CG=$FZ/cgwatch-bpfsame-$$
+live_on_exit 'rmdir_cg'
+live_on_exit 'live_kill_wait "$SLEEPER"'
+live_on_exit 'thaw'
+thaw() { [ -d "$CG" ] || return 0; echo THAWED >"$CG/freezer.state" || live_cleanup_error "could not thaw $CG"; }
+rmdir_cg() { [ -d "$CG" ] || return 0; live_wait_for 3 rmdir "$CG" 2>/dev/null || live_cleanup_error "could not rmdir $CG"; }
+mkdir "$CG" || live_fail "setup: mkdir $CG failed"
+sleep 1000 3>&- &
+SLEEPER=$!
+echo "$SLEEPER" >"$CG/cgroup.procs" || live_fail "setup: could not move $SLEEPER into $CG"
+asleep() { [ "$(live_task_state "$SLEEPER")" = S ]; }
+live_wait_for 3 asleep || live_fail "setup: sleeper $SLEEPER not asleep"
+echo FROZEN >"$CG/freezer.state" || live_fail "setup: could not write FROZEN"
+is_frozen() { [ "$(cat "$CG/freezer.state")" = FROZEN ] && [ "$(live_task_state "$SLEEPER")" = D ]; }
+live_wait_for 5 is_frozen || live_fail "setup: $CG not frozen, or $SLEEPER not in D"
+
+# the starved one dies only once the one starving it is gone: that one is killed first
+live_on_exit 'live_kill_wait "$LOW"'
+live_on_exit 'live_kill_wait "$HIGH"'
+"$LIVE_BIN/spin" 1 10 25 >"$LIVE_TMP/low.out" 2>&1 3>&- &
+LOW=$!
+live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/low.out" || live_fail "setup: low spinner: $(cat "$LIVE_TMP/low.out")"
+sleep 0.2
+"$LIVE_BIN/spin" 1 50 20 >"$LIVE_TMP/high.out" 2>&1 3>&- &
+HIGH=$!
+live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/high.out" || live_fail "setup: high spinner: $(cat "$LIVE_TMP/high.out")"
+sleep 2
+
+printf '[thresholds]\nstarved = 1\n' >"$LIVE_TMP/auto.conf"
+printf '[thresholds]\nstarved = 1\n[scan]\nsource = proc\n' >"$LIVE_TMP/proc.conf"
+# check free to run on both CPUs (the script stays on CPU 0): it hops onto CPU 1
+REAL=$CGWATCH
+CGWATCH=$LIVE_TMP/cgwatch-free
+printf '#!/bin/sh\nexec taskset -c 0,1 "$@"\n' >"$CGWATCH" && chmod +x "$CGWATCH" || live_fail "setup: wrapper"
+
+# the findings of this test's tasks (other tests on a shared host come and go between runs)
+OURS='[.findings[]? | select(.tasks | any(. as $t | $ours | index($t)))]'
+KEY="$OURS"' | [.[] | {id, cause, severity, tasks: (.tasks | sort), chain, cpus}] | sort_by(.id, .cause, .tasks)'
+TASKS="$OURS"' | [.[].tasks[]] as $f | [$r.tasks[]? | select(.tid as $t | $f | index($t)) | {tid, state, blocked_s, blocked_bound, stack: [.stack[]? | sub("\\+.*"; "")]}] | sort_by(.tid)'
+
+# one NAME CONF [WRAP...]: check --format json into $LIVE_TMP/NAME.json, its start in T_NAME
+one() {
+	local name=$1 conf=$2
+	shift 2
+	local t0=$(live_now)
+	CGWATCH_REAL=$REAL live_cgwatch "$LIVE_TMP/$name.json" "$LIVE_TMP/$name.err" "$@" "$REAL" \
+		check --format json --threshold 1 --config "$conf"
+	live_json_check "$LIVE_TMP/$name.json" "check ($name)"
+	eval "T_$name=$t0"
+}
+# same A B: the two reports agree (times within the time between the runs, + 0.2 s)
+same() {
+	local a b gap
+	a=$(jq -c --argjson ours "$IDS" "$KEY" "$LIVE_TMP/$1.json")
+	b=$(jq -c --argjson ours "$IDS" "$KEY" "$LIVE_TMP/$2.json")
+	[ "$a" = "$b" ] || live_fail "$1 and $2: findings differ: $1 $(head -c 700 <<<"$a") $2 $(head -c 700 <<<"$b")"
+	a=$(jq -c --argjson ours "$IDS" ". as \$r | $TASKS" "$LIVE_TMP/$1.json")
+	b=$(jq -c --argjson ours "$IDS" ". as \$r | $TASKS" "$LIVE_TMP/$2.json")
+	local ta=T_$1 tb=T_$2
+	gap=$(awk -v a="${!ta}" -v b="${!tb}" 'BEGIN { d = b - a; print (d < 0 ? -d : d) + 0.2 }')
+	jq -n -e --argjson a "$a" --argjson b "$b" --argjson g "$gap" '($a | length) == ($b | length) and
+		([range($a | length)] | all(. as $i | $a[$i].tid == $b[$i].tid and
+			$a[$i].state == $b[$i].state and $a[$i].blocked_bound == $b[$i].blocked_bound and
+			$a[$i].stack == $b[$i].stack and
+			(($a[$i].blocked_s - $b[$i].blocked_s) | fabs) <= $g))' >/dev/null ||
+		live_fail "$1 and $2: task times or stacks differ (gap $gap s): $1 $(head -c 900 <<<"$a") $2 $(head -c 900 <<<"$b")"
+}
+src() { jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/$1.json"; }
+
+IDS="[$FUSECHILD,$SLEEPER,$VPARENT,$LOW]"
+one bpf1 "$LIVE_TMP/auto.conf" taskset -c 0,1
+one proc1 "$LIVE_TMP/proc.conf" taskset -c 0,1
+one proc2 "$LIVE_TMP/proc.conf" taskset -c 0,1
+one bpf2 "$LIVE_TMP/auto.conf" taskset -c 0,1
+for r in bpf1 bpf2; do
+	[ "$(jq -r .scan.source "$LIVE_TMP/$r.json")" = bpf ] ||
+		live_fail "$r: the iterator was not used: $(src $r)"
+done
+for r in proc1 proc2; do
+	[ "$(jq -r .scan.source "$LIVE_TMP/$r.json")" = proc ] || live_fail "$r: $(src $r), want proc"
+done
+# every scenario is found at all
+for want in "fuse-wait $FUSECHILD" "frozen $SLEEPER" "vfork-wait $VPARENT" "starved $LOW"; do
+	set -- $want
+	jq -e --arg id "$1" --argjson t "$2" '[.findings[]? | select(.id == $id and (.tasks | index($t)))] | length == 1' \
+		"$LIVE_TMP/bpf1.json" >/dev/null || live_fail "bpf: no $1 finding for $2: $(live_summary "$LIVE_TMP/bpf1.json")"
+done
+same bpf1 proc1
+same proc2 bpf2
+
+one nobpf "$LIVE_TMP/auto.conf" taskset -c 0,1 "$LIVE_BIN/nobpf"
+[ "$(jq -r .scan.source "$LIVE_TMP/nobpf.json")" = proc ] ||
+	live_fail "bpf() refused: $(src nobpf), want proc"
+jq -e '.scan.source_why | test("refused")' "$LIVE_TMP/nobpf.json" >/dev/null ||
+	live_fail "bpf() refused: the report does not say why: $(src nobpf)"
+same bpf2 nobpf
+live_pass "$(jq --argjson ours "$IDS" "$OURS | length" "$LIVE_TMP/bpf1.json") findings alike through bpf and /proc; refused: $(jq -r .scan.source_why "$LIVE_TMP/nobpf.json" | head -c 90)"
