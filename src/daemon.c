@@ -34,6 +34,7 @@ struct cgw_daemon {
 	struct cgw_bpfscan *bpf;          /* the task iterator, loaded once; NULL: /proc */
 	bool bpf_tried;                   /* loading it was tried (said once in the log) */
 	char bpf_why[320];                /* why it is used or not */
+	char source_said[400];            /* the scan source the log last named */
 	struct cgw_history *history;      /* D and R tasks of the last scan: their durations */
 	struct cgw_runner *runners;       /* the last scan's runnable threads: CPU shares */
 	size_t nrunners;
@@ -580,14 +581,16 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 	if (d->conf.scan_source == SCAN_SOURCE_AUTO && !d->bpf_tried) {
 		d->bpf_tried = true;
 		d->bpf = bpfscan_open(getpid(), d->bpf_why, sizeof(d->bpf_why));
-		if (d->bpf)
-			log_warnx("scan source: bpf (%s)", d->bpf_why);
-		else
-			log_warnx("scan source: /proc: %s", d->bpf_why);
 	}
 	const char *why = d->conf.scan_source == SCAN_SOURCE_PROC ? "[scan] source = proc" :
 	                  d->bpf_why;
 	so.bpf = d->conf.scan_source == SCAN_SOURCE_AUTO ? d->bpf : NULL;
+	char said[sizeof(d->source_said)];  /* said once, and again when it changes (a reload) */
+	snprintf(said, sizeof(said), "%s (%s)", so.bpf ? "bpf" : "/proc", why);
+	if (strcmp(said, d->source_said)) {
+		log_warnx("scan source: %s", said);
+		snprintf(d->source_said, sizeof(d->source_said), "%s", said);
+	}
 	writer_poll(d->writer, so.read_timeout_ms);   /* what the disk did since the last scan */
 	scan.warns = d->scan_warns;
 	if (!d->capture && bundle_recording(d))   /* this scan may make a bundle: recorded */
