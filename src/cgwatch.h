@@ -1339,7 +1339,8 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
                  cgw_judge_fn judge);
 /* The kernel stacks of the tasks still kept, from their records of the last walk, named from
  * /proc/kallsyms (read only for addresses not named before); stack_given set on each. A task
- * on its CPU when read has none: /proc/TID/stack is read for it as before. */
+ * on its CPU when read has none, and /proc/kallsyms without addresses names none: for those
+ * /proc/TID/stack is read as before. */
 void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s);
 
 /* ---- source-read.c: the scan's reads that can fail ---- */

@@ -52,6 +52,9 @@ static void drop_gone(struct cgw_scan *s)
 		if (s->t[i].gone) {
 			frames_free(s->t[i].frames, s->t[i].nframes);
 			free(s->t[i].marks);
+			free(s->t[i].wait_path);      /* read by scan_suspects before the last look */
+			free(s->t[i].wait_mnt);
+			free(s->t[i].uframes);
 			continue;
 		}
 		s->t[k++] = s->t[i];

@@ -307,14 +307,16 @@ static int kline_cmp(const void *a, const void *b)
 /* Name the addresses want[0..n) not named yet from one read of /proc/kallsyms, as the
  * kernel's %pB does: the symbol holding addr - 1 (a return address may be past the end of a
  * call to a function that does not return), "name+0xOFF/0xSIZE [module]" with the offset of
- * addr itself. An address no symbol holds is named by its value. */
-static void sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
+ * addr itself. An address no symbol holds is named by its value. Returns false when
+ * /proc/kallsyms shows no addresses (kernel.kptr_restrict, or no CAP_SYSLOG): nothing is named,
+ * and the stacks are read from /proc/TID/stack, which the kernel names itself. */
+static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
 {
 	size_t todo = 0;
 	for (size_t i = 0; i < n; i++)
 		todo += !sym_find(b, want[i]);
 	if (!todo)
-		return;
+		return true;
 	int err = 0;
 	size_t len = 0;
 	char *text = NULL;
@@ -353,8 +355,11 @@ static void sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
 		}
 		i += l;
 	}
-	if (nk)
-		qsort(kl, nk, sizeof(*kl), kline_cmp);
+	if (!nk) {
+		free(text);
+		return false;
+	}
+	qsort(kl, nk, sizeof(*kl), kline_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (sym_find(b, want[i]))
 			continue;
@@ -395,6 +400,7 @@ static void sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
 	}
 	free(kl);
 	free(text);
+	return true;
 }
 
 void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
@@ -440,8 +446,8 @@ void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
 			}
 			t->nframes = r.nframes;
 		}
-		if (pass == 0)
-			sym_resolve(b, want, nw);
+		if (pass == 0 && !sym_resolve(b, want, nw))
+			break;                    /* no addresses to name them by: /proc's stacks */
 	}
 	free(want);
 }
