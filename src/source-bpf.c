@@ -33,6 +33,7 @@
 #define PF_WQ_WORKER 0x20
 
 struct kept { int tid; unsigned long long start_ticks; size_t off; };
+struct kline { uint64_t addr; size_t off; };   /* a /proc/kallsyms line, by address */
 struct ksym_cached { uint64_t addr; char *text; char *name; };
 
 struct cgw_bpfscan {
@@ -42,9 +43,13 @@ struct cgw_bpfscan {
 	struct chunk { size_t end; double mono; } *chunks; size_t nchunks, chunks_cap;
 	struct kept *kept; size_t nkept, kept_cap;
 	struct ksym_cached *syms; size_t nsyms, syms_cap;   /* addresses named, kept sorted */
+	char *ktext; size_t klen;            /* /proc/kallsyms, while stacks need naming */
+	struct kline *kl; size_t nk;
 };
 
 static char last_libbpf[256];
+
+static void ktab_free(struct cgw_bpfscan *b);
 
 /* libbpf's messages: the last warning kept (the verifier's reason for a refusal), none printed */
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -137,6 +142,7 @@ void bpfscan_free(struct cgw_bpfscan *b)
 		free(b->syms[i].name);
 	}
 	free(b->syms);
+	ktab_free(b);
 	free(b->buf);
 	free(b->chunks);
 	free(b->kept);
@@ -296,33 +302,30 @@ static struct ksym_cached *sym_find(struct cgw_bpfscan *b, uint64_t addr)
 	return b->nsyms ? bsearch(&key, b->syms, b->nsyms, sizeof(*b->syms), sym_cmp) : NULL;
 }
 
-struct kline { uint64_t addr; size_t off; };
-
 static int kline_cmp(const void *a, const void *b)
 {
 	uint64_t x = ((const struct kline *)a)->addr, y = ((const struct kline *)b)->addr;
 	return x < y ? -1 : x > y;
 }
 
-/* Name the addresses want[0..n) not named yet from one read of /proc/kallsyms, as the
- * kernel's %pB does: the symbol holding addr - 1 (a return address may be past the end of a
- * call to a function that does not return), "name+0xOFF/0xSIZE [module]" with the offset of
- * addr itself. An address no symbol holds is named by its value. Returns false when
- * /proc/kallsyms shows no addresses (kernel.kptr_restrict, or no CAP_SYSLOG): nothing is named,
- * and the stacks are read from /proc/TID/stack, which the kernel names itself. */
-static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
+static void ktab_free(struct cgw_bpfscan *b)
 {
-	size_t todo = 0;
-	for (size_t i = 0; i < n; i++)
-		todo += !sym_find(b, want[i]);
-	if (!todo)
-		return true;
+	free(b->ktext);
+	free(b->kl);
+	b->ktext = NULL;
+	b->kl = NULL;
+	b->klen = b->nk = 0;
+}
+
+/* /proc/kallsyms read once, its lines indexed by address. 0, or -1 when it holds no address
+ * (or memory ran out): nothing loaded. */
+static int ktab_load(struct cgw_bpfscan *b)
+{
 	int err = 0;
-	size_t len = 0;
+	size_t len = 0, cap = 0;
 	char *text = NULL;
 	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		size_t cap = 0;
 		for (;;) {
 			if (cap - len < 65536) {
 				char *nt = realloc(text, cap = cap ? cap * 2 : 8 << 20);
@@ -355,11 +358,38 @@ static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
 		}
 		i += l;
 	}
-	if (!nk) {
+	if (err || !nk) {
+		free(kl);
 		free(text);
-		return false;
+		return -1;
 	}
 	qsort(kl, nk, sizeof(*kl), kline_cmp);
+	b->ktext = text;
+	b->klen = len;
+	b->kl = kl;
+	b->nk = nk;
+	return 0;
+}
+
+/* Name the addresses want[0..n) not named yet from /proc/kallsyms, as the kernel's %pB does:
+ * the symbol holding addr - 1 (a return address may be past the end of a call to a function
+ * that does not return), "name+0xOFF/0xSIZE [module]" with the offset of addr itself. An
+ * address no symbol holds is named by its value. The file is read once and kept while stacks
+ * need naming (bpfscan_stacks frees it at a scan with none). Returns false when it shows no
+ * addresses (kernel.kptr_restrict, or no CAP_SYSLOG): nothing is named, and the stacks are
+ * read from /proc/TID/stack, which the kernel names itself. */
+static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
+{
+	size_t todo = 0;
+	for (size_t i = 0; i < n; i++)
+		todo += !sym_find(b, want[i]);
+	if (!todo)
+		return true;
+	if (!b->kl && ktab_load(b) < 0)
+		return false;
+	const struct kline *kl = b->kl;
+	size_t nk = b->nk, len = b->klen;
+	const char *text = b->ktext;
 	for (size_t i = 0; i < n; i++) {
 		if (sym_find(b, want[i]))
 			continue;
@@ -398,8 +428,6 @@ static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
 		b->nsyms++;
 		qsort(b->syms, b->nsyms, sizeof(*b->syms), sym_cmp);
 	}
-	free(kl);
-	free(text);
 	return true;
 }
 
@@ -446,6 +474,8 @@ void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
 			}
 			t->nframes = r.nframes;
 		}
+		if (pass == 0 && nw == 0)
+			ktab_free(b);             /* nothing to name: the table is not kept */
 		if (pass == 0 && !sym_resolve(b, want, nw))
 			break;                    /* no addresses to name them by: /proc's stacks */
 	}
