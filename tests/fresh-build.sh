@@ -2,6 +2,8 @@
 # A fresh copy of the sources, built with plain `make`, does its job from the build tree with
 # an empty environment (no CGWATCH_SIGNATURES_DIR, nothing installed):
 #   fresh-build  make in a new directory succeeds
+#   fresh-no-clang-14, fresh-no-bpftool  make without the one or the other stops and names
+#                the Debian package to install
 #   fresh-check  `env -i build/cgwatch check` exits 0 or 1 and prints a report
 #   fresh-run    `env -i build/cgwatch run --config cgwatch.conf` scans once and exits 0 on
 #                SIGTERM. The shipped cgwatch.conf keeps state in /var/lib/cgwatch and reports
@@ -51,6 +53,19 @@ if ! out=$(cd "$T/src" && timeout 600 make -s -j2 2>&1) || [ ! -x "$T/src/build/
 fi
 pass fresh-build
 cd "$T/src" || exit 1
+
+# without clang or bpftool, make stops before the task iterator and names the package
+for tool in BPF_CLANG:clang-14 BPFTOOL:bpftool; do
+	out=$(timeout 120 make -s BUILD="$T/nobpf-${tool%%:*}" "${tool%%:*}=/nonexistent/${tool#*:}" 2>&1)
+	rc=$?
+	if [ $rc = 0 ] || [ -x "$T/nobpf-${tool%%:*}/cgwatch" ]; then
+		fail "fresh-no-${tool#*:}" "make with ${tool%%:*}=/nonexistent/${tool#*:} succeeded"
+	elif ! grep -q "install the Debian package ${tool#*:}" <<<"$out"; then
+		fail "fresh-no-${tool#*:}" "make failed without naming the package: $(tail -2 <<<"$out" | oneline)"
+	else
+		pass "fresh-no-${tool#*:}"
+	fi
+done
 
 # check: 0 nothing found, 1 findings; 2 (no signature library, bad config) or 3 is a failure
 timeout 60 env -i build/cgwatch check >"$T/check.out" 2>"$T/check.err"
