@@ -490,7 +490,8 @@ int parse_mountinfo_cgroup(const char *buf, const char *controller, char *out, s
 /* One record of the task iterator (src/bpf/taskrec.h), its values checked. */
 struct cgw_bpfrec {
 	int kind;                         /* TASKREC_TASK, _LEADER or _END */
-	unsigned threads;                 /* _END: the threads the walk counted */
+	unsigned threads;                 /* _END: the threads the walk counted, and (tgid) the
+	                                     reader's process as the kernel numbers it */
 	char state;                       /* the letter /proc prints */
 	unsigned rflags;                  /* TASKREC_HAVE_STACK, _ON_CPU, _HAVE_SCHED_INFO */
 	int tid, tgid, ppid, cpu;
@@ -1327,8 +1328,8 @@ void scan_free(struct cgw_scan *s);
 
 struct cgw_bpfscan;
 /* Load the task iterator once, leaving skip_tgid (the reader's process; 0 none) out of every
- * walk. NULL when it cannot be used, why (cap bytes) saying so: no BTF, not permitted, refused
- * by the verifier; else why says it loaded. */
+ * walk. NULL when it cannot be used, why (cap bytes) saying so: in a PID namespace below the
+ * initial one, no BTF, not permitted, refused by the verifier; else why says it loaded. */
 struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap);
 void bpfscan_free(struct cgw_bpfscan *b);
 /* The walk of scan_walk through one read of the iterator: threads counted, processes listed,

@@ -38,6 +38,9 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
 	out->kind = r.kind;
 	out->threads = r.threads;
 	if (r.kind == TASKREC_END) {
+		if (r.tgid < 0)
+			return -ERANGE;
+		out->tgid = r.tgid;
 		*off += need;
 		return 1;
 	}

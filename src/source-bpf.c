@@ -50,6 +50,7 @@ struct cgw_bpfscan {
 static char last_libbpf[256];
 
 static void ktab_free(struct cgw_bpfscan *b);
+static int bpfscan_read(struct cgw_bpfscan *b);
 
 /* libbpf's messages: the last warning kept (the verifier's reason for a refusal), none printed */
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -125,6 +126,24 @@ struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap)
 		snprintf(why, cap, "the task iterator could not be attached (%s)", strerror(e));
 		taskiter__destroy(b->skel);
 		free(b);
+		return NULL;
+	}
+	/* the records carry the kernel's ids (the initial PID namespace's): in a namespace of
+	 * its own, /proc shows others. The end record names the reader as the kernel knows it. */
+	int e2 = bpfscan_read(b);
+	size_t off = 0;
+	struct cgw_bpfrec r;
+	while (e2 == 0 && bpfrec_next(b->buf, b->len, &off, &r) == 1 && r.kind != TASKREC_END)
+		;
+	if (e2 < 0 || r.kind != TASKREC_END || r.tgid != getpid()) {
+		if (e2 < 0)
+			snprintf(why, cap, "the task iterator could not be read (%s)", strerror(-e2));
+		else if (r.kind != TASKREC_END)
+			snprintf(why, cap, "the task iterator's output is not its records");
+		else
+			snprintf(why, cap, "in a PID namespace of its own: the task iterator's ids are "
+			         "the host's, not those /proc shows here");
+		bpfscan_free(b);
 		return NULL;
 	}
 	snprintf(why, cap, "task iterator loaded");

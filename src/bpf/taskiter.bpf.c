@@ -134,6 +134,8 @@ int cgw_tasks(struct bpf_iter__task *ctx)
 	if (!t) {                             /* the end of the walk */
 		r->kind = TASKREC_END;
 		r->threads = n ? (__u32)*n : 0;
+		r->tgid = (__s32)(bpf_get_current_pid_tgid() >> 32);   /* the reader, as the
+		                                                          * kernel numbers it */
 		bpf_seq_write(seq, r, sizeof(*r));
 		bpf_map_delete_elem(&walked, &session);
 		return 0;

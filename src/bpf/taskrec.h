@@ -11,7 +11,9 @@
 enum taskrec_kind {
 	TASKREC_TASK = 1,                  /* a D or R thread (or any, with emit_all) */
 	TASKREC_LEADER = 2,                /* a process's main thread in another state */
-	TASKREC_END = 3,                   /* last: the threads walked (tid in threads) */
+	TASKREC_END = 3,                   /* last: the threads walked (in threads), and the
+	                                      reader's process id as the kernel numbers it
+	                                      (tgid: the initial PID namespace's) */
 };
 
 #define TASKREC_HAVE_STACK 0x1         /* frames follow (nframes of them, may be 0) */

@@ -41,6 +41,7 @@ static void test_sequence(void **state)
 	e.version = TASKREC_VERSION;
 	e.kind = TASKREC_END;
 	e.threads = 7;
+	e.tgid = 4242;                    /* the reader, as the kernel numbers it */
 	uint64_t fr[2] = { 0xffffffff81234567ull, 0xffffffffc0001000ull };
 	size_t n = 0;
 	memcpy(buf + n, &d, sizeof(d)); n += sizeof(d);
@@ -65,6 +66,7 @@ static void test_sequence(void **state)
 	assert_int_equal(bpfrec_next(buf, n, &off, &r), 1);
 	assert_int_equal(r.kind, TASKREC_END);
 	assert_int_equal(r.threads, 7);
+	assert_int_equal(r.tgid, 4242);
 	assert_int_equal(bpfrec_next(buf, n, &off, &r), 0);
 	assert_int_equal(off, n);
 }

@@ -1,0 +1,53 @@
+#!/bin/bash
+# live-daemon-scansource: the daemon says its scan source once in its log, and finds a stuck
+# task through either. A task blocked on FUSE; `cgwatch run` with the default [scan] source
+# (auto) logs "scan source: bpf (task iterator loaded)" exactly once over its scans and opens
+# the task's incident; a second daemon, run with bpf() refused by a seccomp filter
+# (tests/live/nobpf), logs "scan source: /proc (...refused...)" exactly once and opens it too.
+# In the initial PID namespace (DMN_PIDNS=0: in one of its own the daemon reads /proc, the
+# iterator's ids being the host's): the daemon sees the host, and only the incidents of this
+# test's task are looked at. Then, in a PID namespace of its own, a third daemon says so and
+# scans /proc.
+DMN_PIDNS=${DMN_PIDNS_SCANSOURCE:-0}
+. "$(dirname "$0")/lib.sh"
+dmn_enter_ns "$@"
+live_init daemon-scansource
+dmn_require
+[ -r /sys/kernel/btf/vmlinux ] || live_skip "no kernel BTF: the iterator cannot load here"
+"$LIVE_DIR/build.sh" && [ -x "$LIVE_BIN/nobpf" ] || live_fail "could not build tests/live/bin/nobpf"
+dmn_journald optional
+dmn_conf
+dmn_fuse_child cgw-srcstuck
+
+# said NAME PATTERN: how many lines of daemon NAME's log match PATTERN (grep -E)
+said() { grep -cE "$2" "$LIVE_TMP/$1.err"; }
+opened_by() { dmn_wait_msg 10 ".CGWATCH_STATE == \"opened\" and .CGWATCH_COMM == \"cgw-srcstuck\" and (._PID | tostring) == \"$1\""; }
+
+dmn_start bpf
+opened_by "$DPID" || live_fail "bpf: no incident opened for the stuck task within 10 s: $(dmn_digest); $(dmn_ctx)"
+sleep 2                                   # a few more scans (interval 0.5 s)
+n=$(said bpf '^cgwatch: scan source: bpf \(task iterator loaded\)$')
+[ "$n" = 1 ] || live_fail "bpf: 'scan source: bpf (task iterator loaded)' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/bpf.err" | head -3 | tr '\n' '|')"
+dmn_stop
+[ "$DMN_STOP_RC" = 0 ] || live_fail "bpf: exit $DMN_STOP_RC on SIGTERM"
+
+dmn_conf run.state_dir="$LIVE_TMP/state2" reports.dir="$LIVE_TMP/reports2" bundle.dir="$LIVE_TMP/bundles2"
+REAL=$CGWATCH
+CGWATCH=$LIVE_TMP/cgwatch-nobpf
+printf '#!/bin/sh\nexec %q %q "$@"\n' "$LIVE_BIN/nobpf" "$REAL" >"$CGWATCH" && chmod +x "$CGWATCH" ||
+	live_fail "setup: wrapper"
+dmn_start nobpf
+opened_by "$DPID" || live_fail "nobpf: no incident opened for the stuck task within 10 s: $(dmn_digest); $(dmn_ctx)"
+sleep 2
+n=$(said nobpf '^cgwatch: scan source: /proc \(.*refused.*\)$')
+[ "$n" = 1 ] || live_fail "nobpf: 'scan source: /proc (... refused ...)' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/nobpf.err" | head -3 | tr '\n' '|')"
+dmn_stop
+
+dmn_conf run.state_dir="$LIVE_TMP/state3" reports.dir="$LIVE_TMP/reports3" bundle.dir="$LIVE_TMP/bundles3"
+printf '#!/bin/sh\nexec unshare --pid --fork --mount-proc --kill-child %q "$@"\n' "$REAL" >"$CGWATCH" ||
+	live_fail "setup: wrapper"
+dmn_start pidns
+said_pidns() { [ "$(said pidns '^cgwatch: scan source: /proc \(in a PID namespace of its own')" = 1 ]; }
+live_wait_for 5 said_pidns || live_fail "pidns: not said once: $(grep 'scan source' "$LIVE_TMP/pidns.err" | head -3 | tr '\n' '|')"
+dmn_stop
+live_pass "$(grep -m1 'scan source' "$LIVE_TMP/bpf.err" | cut -c10-); then $(grep -m1 'scan source' "$LIVE_TMP/nobpf.err" | cut -c10- | head -c 90)"
