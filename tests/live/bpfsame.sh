@@ -73,9 +73,10 @@ one() {
 	CGWATCH_REAL=$REAL live_cgwatch "$LIVE_TMP/$name.json" "$LIVE_TMP/$name.err" "$@" "$REAL" \
 		check --format json --threshold 1 --config "$conf"
 	live_json_check "$LIVE_TMP/$name.json" "check ($name)"
-	eval "T_$name=$t0"
+	eval "T_$name=$t0 E_$name=$CG_T_AFTER"
 }
-# same A B: the two reports agree (times within the time between the runs, + 0.2 s)
+# same A B: the two reports agree (times within what the runs' spans allow between their
+# reads, + 0.2 s)
 same() {
 	local a b gap
 	a=$(jq -c --argjson ours "$IDS" "$KEY" "$LIVE_TMP/$1.json")
@@ -83,8 +84,9 @@ same() {
 	[ "$a" = "$b" ] || live_fail "$1 and $2: findings differ: $1 $(head -c 700 <<<"$a") $2 $(head -c 700 <<<"$b")"
 	a=$(jq -c --argjson ours "$IDS" ". as \$r | $TASKS" "$LIVE_TMP/$1.json")
 	b=$(jq -c --argjson ours "$IDS" ". as \$r | $TASKS" "$LIVE_TMP/$2.json")
-	local ta=T_$1 tb=T_$2
-	gap=$(awk -v a="${!ta}" -v b="${!tb}" 'BEGIN { d = b - a; print (d < 0 ? -d : d) + 0.2 }')
+	local ta=T_$1 tb=T_$2 ea=E_$1 eb=E_$2
+	gap=$(awk -v a="${!ta}" -v b="${!tb}" -v x="${!ea}" -v y="${!eb}" \
+		'BEGIN { d = y - a; e = x - b; if (d < 0) d = -d; if (e < 0) e = -e; print (d > e ? d : e) + 0.2 }')
 	jq -n -e --argjson a "$a" --argjson b "$b" --argjson g "$gap" '($a | length) == ($b | length) and
 		([range($a | length)] | all(. as $i | $a[$i].tid == $b[$i].tid and
 			$a[$i].state == $b[$i].state and $a[$i].blocked_bound == $b[$i].blocked_bound and
