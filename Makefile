@@ -24,7 +24,7 @@ PKGS       := libsystemd libproc2 inih json-c libarchive nettle libunwind libunw
 DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-dev \
                libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev nettle-dev jq zstd valgrind \
                fuse3 util-linux procps iproute2 systemd python3 clang-14 libclang-rt-14-dev \
-               libbpf-dev bpftool libcap2-bin \
+               libbpf-dev bpftool \
                debhelper dpkg-dev lintian \
                mmdebstrap systemd-container chromium
 
