@@ -498,7 +498,9 @@ struct cgw_bpfrec {
 	unsigned long flags;
 	unsigned policy, rt_priority;
 	int prio, stack_err;              /* stack_err: bpf_get_task_stack's -errno, or 0 */
-	uint64_t start_boottime, exec_start, sum_exec_runtime, last_arrival, last_queued;
+	uint64_t start_boottime, exec_start, sum_exec_runtime, prev_sum_exec_runtime;
+	uint64_t last_arrival, last_queued;   /* _END: last_arrival is "now" on the rq clock
+	                                         of its cpu, at the end of the walk */
 	unsigned long long nvcsw, nivcsw;
 	char comm[17]; size_t comm_len;
 	const unsigned char *frames; size_t nframes;   /* into the buffer: bpfrec_frame() */
@@ -508,6 +510,12 @@ struct cgw_bpfrec {
  * below CGW_MAX_CPUS, rt_priority 0..99, times within CGW_MAX_SECONDS, counts within
  * CGW_MAX_COUNT). */
 int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out);
+/* How long the blocked (not R) task of r has been off the CPU at the end of the walk, in
+ * seconds, by the rq clock (not reset when a queued task is moved, as se.exec_start is): it
+ * left when its last slice ended, sched_info.last_arrival plus the CPU time of that slice,
+ * against end's "now" on that clock (one clock across CPUs where sched_clock is stable). -1
+ * when r has no such times (no CONFIG_SCHED_INFO, never ran, runnable). */
+double bpfrec_off_cpu_s(const struct cgw_bpfrec *r, const struct cgw_bpfrec *end);
 /* The i-th kernel address of r's stack (0 past the end). */
 uint64_t bpfrec_frame(const struct cgw_bpfrec *r, size_t i);
 /* r as /proc/TID/stat and /proc/TID/sched would have shown it (start time in clk_tck ticks,
@@ -698,6 +706,9 @@ struct cgw_task {
 	bool gone;                        /* exited while it was being read: dropped */
 	char sched_error[160];            /* why its sched could not be used (its time is then
 	                                     unknown), "" when it was read */
+	char duration_from[32];           /* the field its time comes from: "se.exec_start", or
+	                                     "sched_info.last_arrival" where se.exec_start read 0
+	                                     (the scan's iterator); "" a bound or unknown */
 	char cpus_allowed[256];
 	enum cgw_suspect suspect;
 	/* read only for suspects */
@@ -1294,6 +1305,9 @@ struct cgw_sighting {
 	int tgid;
 	double mono_ms;                   /* CLOCK_MONOTONIC when sched was read */
 	const char *sched_error;          /* why, or "" */
+	bool have_alt;                    /* off the CPU alt_s seconds at mono_ms by the rq clock */
+	double alt_s;                     /* (source-bpf.c: sched_info.last_arrival), which moving
+	                                     a queued task does not reset as it does se.exec_start */
 };
 /* Decide about a sighting: the task kept (pushed with scan_push), or NULL. */
 typedef struct cgw_task *(*cgw_judge_fn)(struct cgw_scan *s, const struct cgw_scan_opts *o,

@@ -280,6 +280,14 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
 				d = f;
 		}
 	}
+	/* se.exec_start reset to 0 (moved while still queued) and nothing remembered of it: the
+	 * iterator's rq-clock time cannot be reset so, and is trusted, within the task's age */
+	bool from_alt = false;
+	if (st->state == 'D' && !bad && w.exec_start_ms <= 0 && g->have_alt && g->alt_s >= 0 &&
+	    (age < 0 || g->alt_s <= age + 0.1)) {
+		d = (struct cgw_dur){ age >= 0 && g->alt_s > age ? age : g->alt_s, BOUND_EXACT };
+		from_alt = true;
+	}
 	enum cgw_suspect sus = detect_suspect(st->state, d, o);
 	/* a D task whose CPU's clock was not read (a hop that did not get onto that CPU within
 	 * the deadline: a CPU saturated, or not in cgwatch's cpuset) and that no runnable task
@@ -324,6 +332,9 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
 	t->bound = d.bound;
 	t->suspect = sus;
 	snprintf(t->sched_error, sizeof(t->sched_error), "%s", why);
+	snprintf(t->duration_from, sizeof(t->duration_from), "%s",
+	         from_alt ? "sched_info.last_arrival" :
+	         w.exec_start_ms > 0 && d.bound == BOUND_EXACT ? "se.exec_start" : "");
 	return t;
 }
 

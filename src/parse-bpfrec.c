@@ -38,9 +38,11 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
 	out->kind = r.kind;
 	out->threads = r.threads;
 	if (r.kind == TASKREC_END) {
-		if (r.tgid < 0)
+		if (r.tgid < 0 || r.cpu < 0 || r.cpu >= CGW_MAX_CPUS || !ns_ok(r.last_arrival))
 			return -ERANGE;
 		out->tgid = r.tgid;
+		out->cpu = r.cpu;
+		out->last_arrival = r.last_arrival;
 		*off += need;
 		return 1;
 	}
@@ -50,7 +52,9 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
 	    r.rt_priority > 99 || r.prio < -1000 || r.prio > 1000)
 		return -ERANGE;
 	if (!ns_ok(r.start_boottime) || !ns_ok(r.exec_start) || !ns_ok(r.sum_exec_runtime) ||
-	    !ns_ok(r.last_arrival) || !ns_ok(r.last_queued) || r.nvcsw > CGW_MAX_COUNT ||
+	    !ns_ok(r.last_arrival) || !ns_ok(r.last_queued) ||
+	    !ns_ok(r.prev_sum_exec_runtime) || r.prev_sum_exec_runtime > r.sum_exec_runtime ||
+	    r.nvcsw > CGW_MAX_COUNT ||
 	    r.nivcsw > CGW_MAX_COUNT || r.nvcsw + r.nivcsw > CGW_MAX_COUNT)
 		return -ERANGE;
 	if ((r.nframes || r.stack_err) && !(r.rflags & TASKREC_HAVE_STACK))
@@ -69,6 +73,7 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
 	out->start_boottime = r.start_boottime;
 	out->exec_start = r.exec_start;
 	out->sum_exec_runtime = r.sum_exec_runtime;
+	out->prev_sum_exec_runtime = r.prev_sum_exec_runtime;
 	out->last_arrival = r.last_arrival;
 	out->last_queued = r.last_queued;
 	out->nvcsw = r.nvcsw;
@@ -88,6 +93,17 @@ uint64_t bpfrec_frame(const struct cgw_bpfrec *r, size_t i)
 	if (i < r->nframes)
 		memcpy(&a, r->frames + i * 8, 8);
 	return a;
+}
+
+double bpfrec_off_cpu_s(const struct cgw_bpfrec *r, const struct cgw_bpfrec *end)
+{
+	if (!(r->rflags & TASKREC_HAVE_SCHED_INFO) || r->last_arrival == 0 ||
+	    r->nvcsw + r->nivcsw == 0 || r->state == 'R' || end->last_arrival == 0)
+		return -1;
+	uint64_t left = r->last_arrival + (r->sum_exec_runtime - r->prev_sum_exec_runtime);
+	if (left < r->last_arrival)
+		return -1;                        /* overflow: not times */
+	return end->last_arrival > left ? (double)(end->last_arrival - left) / 1e9 : 0;
 }
 
 void bpfrec_stat(const struct cgw_bpfrec *r, long clk_tck, struct cgw_stat *st,

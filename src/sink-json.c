@@ -26,6 +26,8 @@ static json_object *task_json(const struct cgw_task *t)
 	json_object_object_add(o, "state", json_object_new_string(st));
 	json_object_object_add(o, "blocked_s", jseconds(t->blocked_s));
 	json_object_object_add(o, "blocked_bound", json_object_new_string(bound_name(t->bound)));
+	if (t->duration_from[0])
+		json_object_object_add(o, "duration_from", json_object_new_string(t->duration_from));
 	if (t->age_s >= 0)
 		json_object_object_add(o, "age_s", jseconds(t->age_s));
 	json_object_object_add(o, "frozen", json_object_new_boolean(t->frozen));

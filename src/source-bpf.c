@@ -55,15 +55,18 @@ static int bpfscan_read(struct cgw_bpfscan *b);
 /* libbpf's messages: the last warning kept (the verifier's reason for a refusal), none printed */
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	if (log_verbose) {
+		va_list aq;
+		va_copy(aq, ap);
+		vfprintf(stderr, fmt, aq);
+		va_end(aq);
+	}
 	if (level == LIBBPF_WARN) {
 		char line[256];
 		vsnprintf(line, sizeof(line), fmt, ap);
 		line[strcspn(line, "\n")] = '\0';
 		if (line[0])
 			snprintf(last_libbpf, sizeof(last_libbpf), "%s", line);
-	} else if (level == LIBBPF_INFO || level == LIBBPF_DEBUG) {
-		if (log_verbose)
-			vfprintf(stderr, fmt, ap);
 	}
 	return 0;
 }
@@ -244,6 +247,11 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
 		return e;
 	b->nkept = 0;
 	long clk = sysconf(_SC_CLK_TCK);
+	/* the end record first: "now" on the rq clock, for the tasks whose se.exec_start reads 0 */
+	struct cgw_bpfrec end;
+	size_t eoff = b->len >= TASKREC_SIZE ? b->len - TASKREC_SIZE : 0;
+	bool have_end = bpfrec_next(b->buf, b->len, &eoff, &end) == 1 && end.kind == TASKREC_END;
+	double end_mono = chunk_mono(b, b->len ? b->len - 1 : 0);
 	size_t off = 0, at;
 	struct cgw_bpfrec r;
 	bool ended = false, saw_init = false;
@@ -274,7 +282,13 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
 				s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
 			scan_runner_push(s, &st, &sc, r.tgid);
 		}
-		struct cgw_sighting g = { &st, &sc, r.tgid, mono, "" };
+		struct cgw_sighting g = { &st, &sc, r.tgid, mono, "", false, 0 };
+		double away = have_end && r.exec_start == 0 ? bpfrec_off_cpu_s(&r, &end) : -1;
+		if (away >= 0) {          /* as of the end record: moved back to this record's read */
+			away -= (end_mono - mono) / 1000.0;
+			g.have_alt = true;
+			g.alt_s = away > 0 ? away : 0;
+		}
 		struct cgw_task *t = judge(s, o, &g);
 		if (!t)
 			continue;

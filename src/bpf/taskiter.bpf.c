@@ -29,7 +29,7 @@ char LICENSE[] SEC("license") = "GPL";   /* bpf_get_task_stack is GPL-only */
 
 struct thread_info { unsigned int cpu; } __attribute__((preserve_access_index));
 struct sched_entity {
-	__u64 exec_start, sum_exec_runtime;
+	__u64 exec_start, sum_exec_runtime, prev_sum_exec_runtime;
 } __attribute__((preserve_access_index));
 struct sched_info {
 	unsigned long long last_arrival, last_queued;
@@ -136,6 +136,15 @@ int cgw_tasks(struct bpf_iter__task *ctx)
 		r->threads = n ? (__u32)*n : 0;
 		r->tgid = (__s32)(bpf_get_current_pid_tgid() >> 32);   /* the reader, as the
 		                                                          * kernel numbers it */
+		/* "now" on the rq clock (what sched_info.last_arrival is stamped with): the reader
+		 * is running, since its own last_arrival, for the CPU time accounted since (to its
+		 * last tick). The kernel's runqueues cannot be named here: without
+		 * CONFIG_KALLSYMS_ALL the verifier finds no address for it. */
+		struct task_struct *cur = bpf_get_current_task_btf();
+		r->cpu = (__s32)bpf_get_smp_processor_id();
+		if (bpf_core_field_exists(cur->sched_info.last_arrival))
+			r->last_arrival = cur->sched_info.last_arrival +
+			                  (cur->se.sum_exec_runtime - cur->se.prev_sum_exec_runtime);
 		bpf_seq_write(seq, r, sizeof(*r));
 		bpf_map_delete_elem(&walked, &session);
 		return 0;
@@ -172,6 +181,7 @@ int cgw_tasks(struct bpf_iter__task *ctx)
 	r->start_boottime = t->start_boottime;
 	r->exec_start = t->se.exec_start;
 	r->sum_exec_runtime = t->se.sum_exec_runtime;
+	r->prev_sum_exec_runtime = t->se.prev_sum_exec_runtime;
 	if (bpf_core_field_exists(t->sched_info.last_arrival)) {
 		r->last_arrival = t->sched_info.last_arrival;
 		r->last_queued = t->sched_info.last_queued;

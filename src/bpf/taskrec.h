@@ -11,9 +11,10 @@
 enum taskrec_kind {
 	TASKREC_TASK = 1,                  /* a D or R thread (or any, with emit_all) */
 	TASKREC_LEADER = 2,                /* a process's main thread in another state */
-	TASKREC_END = 3,                   /* last: the threads walked (in threads), and the
-	                                      reader's process id as the kernel numbers it
-	                                      (tgid: the initial PID namespace's) */
+	TASKREC_END = 3,                   /* last: the threads walked (in threads), the reader's
+	                                      process id as the kernel numbers it (tgid: the
+	                                      initial PID namespace's), and the rq clock of the
+	                                      CPU it read on (cpu) then (last_arrival) */
 };
 
 #define TASKREC_HAVE_STACK 0x1         /* frames follow (nframes of them, may be 0) */
@@ -39,7 +40,9 @@ struct taskrec {
 	__u64 last_arrival, last_queued;   /* sched_info, ns on the CPU's rq clock */
 	__u64 nvcsw, nivcsw;
 	char comm[16];
+	__u64 prev_sum_exec_runtime;       /* se.sum_exec_runtime when it was last picked: the
+	                                      last slice ran sum_exec_runtime - this */
 };
-#define TASKREC_SIZE 128
+#define TASKREC_SIZE 136
 
 #endif

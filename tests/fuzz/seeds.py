@@ -200,10 +200,11 @@ def bpfrecs():
                            rflags | (1 if frames else 0), tid, tid, 1, 1, 0x20, 0, 0, 120,
                            0, 0, 0)
         head += struct.pack("<QQQQQQQ", 4489812345678, 99786458684, 12345678, 99786000000,
-                            0, 3, 4) + b"kworker/0:1\0\0\0\0\0"
+                            0, 3, 4) + b"kworker/0:1\0\0\0\0\0" + \
+            struct.pack("<Q", 12000000)
         return head + b"".join(struct.pack("<Q", f) for f in frames)
     end = struct.pack("<HHBcHIiiiiIIIiiII", 0x6377, 1, 3, b"\0", 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                      0, 0, 7, 0) + bytes(56 + 16)
+                      0, 0, 7, 0) + bytes(56 + 16 + 8)
     yield b"\0" + rec(1, b"D", 5501, (0xffffffff81380e3d, 0xffffffffc0a01234)) + \
         rec(2, b"S", 5500) + end
     yield b"\0" + rec(1, b"R", 77, rflags=2) + end

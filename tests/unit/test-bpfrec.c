@@ -93,7 +93,7 @@ static void test_torn(void **state)
 static void test_refused(void **state)
 {
 	(void)state;
-	struct { const char *what; struct taskrec r; int want; } c[12];
+	struct { const char *what; struct taskrec r; int want; } c[13];
 	size_t k = 0;
 	c[k].what = "magic"; c[k].r = rec('D', 1); c[k].r.magic = 0; c[k++].want = -EINVAL;
 	c[k].what = "version"; c[k].r = rec('D', 1); c[k].r.version = 2; c[k++].want = -EINVAL;
@@ -109,6 +109,8 @@ static void test_refused(void **state)
 	c[k].what = "frames without stack"; c[k].r = rec('D', 1); c[k].r.nframes = 0;
 	c[k].r.stack_err = -2; c[k++].want = -EINVAL;
 	c[k].what = "ppid"; c[k].r = rec('D', 1); c[k].r.ppid = -1; c[k++].want = -ERANGE;
+	c[k].what = "prev_sum"; c[k].r = rec('D', 1); c[k].r.prev_sum_exec_runtime = ~0ull >> 8;
+	c[k++].want = -ERANGE;
 	for (size_t i = 0; i < k; i++) {
 		unsigned char buf[TASKREC_SIZE + TASKREC_MAX_FRAMES * 8 + 8];
 		memset(buf, 0, sizeof(buf));
@@ -151,6 +153,40 @@ static void test_as_proc(void **state)
 	assert_true(sc.have_exec_start && sc.have_switches);
 }
 
+/* off the CPU by the rq clock: it left when its last slice ended (last_arrival plus the CPU
+ * time since it was picked), against the end record's now; nothing for a task that never
+ * ran, a runnable one, or without sched_info */
+static void test_off_cpu(void **state)
+{
+	(void)state;
+	struct cgw_bpfrec r, end;
+	memset(&r, 0, sizeof(r));
+	memset(&end, 0, sizeof(end));
+	r.state = 'D';
+	r.rflags = TASKREC_HAVE_SCHED_INFO;
+	r.last_arrival = 100000000000ull;           /* 100 s */
+	r.prev_sum_exec_runtime = 5000000ull;
+	r.sum_exec_runtime = 7000000ull;            /* ran 2 ms, left at 100.002 s */
+	r.nvcsw = 1;
+	end.last_arrival = 103502000000ull;         /* now 103.502 s */
+	assert_near(bpfrec_off_cpu_s(&r, &end), 3.5, 1e-9);
+	end.last_arrival = 100001000000ull;         /* before it left: 0, not negative */
+	assert_near(bpfrec_off_cpu_s(&r, &end), 0, 1e-9);
+	end.last_arrival = 103502000000ull;
+	struct cgw_bpfrec x = r;
+	x.state = 'R';
+	assert_true(bpfrec_off_cpu_s(&x, &end) < 0);
+	x = r;
+	x.nvcsw = 0;
+	assert_true(bpfrec_off_cpu_s(&x, &end) < 0);
+	x = r;
+	x.rflags = 0;
+	assert_true(bpfrec_off_cpu_s(&x, &end) < 0);
+	x = r;
+	x.last_arrival = 0;
+	assert_true(bpfrec_off_cpu_s(&x, &end) < 0);
+}
+
 static void test_kallsyms(void **state)
 {
 	(void)state;
@@ -181,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_torn),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_as_proc),
+		cmocka_unit_test(test_off_cpu),
 		cmocka_unit_test(test_kallsyms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
