@@ -28,6 +28,8 @@ static json_object *task_json(const struct cgw_task *t)
 	json_object_object_add(o, "blocked_bound", json_object_new_string(bound_name(t->bound)));
 	if (t->duration_from[0])
 		json_object_object_add(o, "duration_from", json_object_new_string(t->duration_from));
+	if (!strcmp(t->duration_from, "sched_info.last_arrival"))   /* what /proc showed */
+		json_object_object_add(o, "exec_start_reset", json_object_new_boolean(true));
 	if (t->age_s >= 0)
 		json_object_object_add(o, "age_s", jseconds(t->age_s));
 	json_object_object_add(o, "frozen", json_object_new_boolean(t->frozen));

@@ -5,7 +5,8 @@
 # `cgwatch check --all --threshold 1` through /proc ([scan] source = proc) cannot time them:
 # they are counted in scan.untimed and never "exact". Through the iterator (source = auto, in
 # the initial PID namespace: DMN_PIDNS=0), each of them is listed with an exact duration
-# timed from sched_info.last_arrival (`duration_from`), between the time since all were in D
+# timed from sched_info.last_arrival (`duration_from`, the reset kept as `exec_start_reset`),
+# between the time since all were in D
 # and the time since the first was forked (+ 0.3 s).
 DMN_PIDNS=${DMN_PIDNS_EXACTDUR:-0}
 . "$(dirname "$0")/lib.sh"
@@ -40,9 +41,9 @@ exact_proc=$(jq -c --argjson k "$ids" '[.tasks[]? | select(.tid as $t | $k | ind
 # through the iterator: every one still in D and not run since exact, from last_arrival, in range
 lo=$(awk -v a="$A_auto" -v d="$T_ALLD" 'BEGIN { printf "%.3f", a - d - 0.3 }')
 hi=$(awk -v b="$B_auto" -v s="$T_START" 'BEGIN { printf "%.3f", b - s + 0.3 }')
-got=$(jq -c --argjson k "$ids" '[.tasks[]? | select(.tid as $t | $k | index($t)) | {tid, blocked_s, blocked_bound, duration_from}]' "$LIVE_TMP/auto.json")
+got=$(jq -c --argjson k "$ids" '[.tasks[]? | select(.tid as $t | $k | index($t)) | {tid, blocked_s, blocked_bound, duration_from, exec_start_reset}]' "$LIVE_TMP/auto.json")
 n=$(jq 'length' <<<"$got")
 [ "$n" -gt 0 ] || live_fail "auto: none of the $EXEC0 tasks with se.exec_start 0 ($EXEC0_KIDS) listed: $(jq -c '.scan' "$LIVE_TMP/auto.json" | head -c 400)"
-bad=$(jq -c --argjson lo "$lo" --argjson hi "$hi" '[.[] | select(.blocked_bound != "exact" or .duration_from != "sched_info.last_arrival" or .blocked_s < $lo or .blocked_s > $hi)]' <<<"$got")
+bad=$(jq -c --argjson lo "$lo" --argjson hi "$hi" '[.[] | select(.blocked_bound != "exact" or .duration_from != "sched_info.last_arrival" or .exec_start_reset != true or .blocked_s < $lo or .blocked_s > $hi)]' <<<"$got")
 [ "$bad" = "[]" ] || live_fail "auto: want exact from sched_info.last_arrival within $lo..$hi s: $(head -c 700 <<<"$bad")"
 live_pass "$n of $EXEC0 tasks with se.exec_start 0 timed exact from sched_info.last_arrival ($lo..$hi s); /proc: untimed $(jq .scan.untimed "$LIVE_TMP/proc.json")"
