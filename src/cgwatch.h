@@ -504,6 +504,11 @@ struct cgw_bpfrec {
 	unsigned long long nvcsw, nivcsw;
 	char comm[17]; size_t comm_len;
 	const unsigned char *frames; size_t nframes;   /* into the buffer: bpfrec_frame() */
+	uint64_t lock;                    /* the lock a D task is blocked on (task->blocker), 0 */
+	int lock_kind;                    /* TASKREC_LOCK_*: mutex, semaphore, rwsem read/write */
+	bool owner_readers;               /* an rwsem held for reading: owner is the last reader */
+	int owner_tid, owner_tgid;        /* its owner (a semaphore's last holder), 0 none */
+	char owner_comm[17]; size_t owner_comm_len;
 };
 /* The record at buf + *off (len bytes in all): 1 with *off past it, 0 at the end, -EINVAL
  * (torn, not a record, an unknown kind or state) or -ERANGE (tid 1..INT_MAX, ppid >= 0, cpu
@@ -706,6 +711,13 @@ struct cgw_task {
 	bool gone;                        /* exited while it was being read: dropped */
 	char sched_error[160];            /* why its sched could not be used (its time is then
 	                                     unknown), "" when it was read */
+	/* the lock it is blocked on, where the kernel tracks it (the scan's iterator): its kind
+	 * (lock_kind_name), owner (a semaphore's last holder; an rw-semaphore held for reading:
+	 * the last reader, owner_likely), 0 when none is known */
+	int lock_kind;
+	bool owner_likely;
+	int owner_tid, owner_tgid;
+	char owner_comm[17];
 	char duration_from[32];           /* the field its time comes from: "se.exec_start", or
 	                                     "sched_info.last_arrival" where se.exec_start read 0
 	                                     (the scan's iterator); "" a bound or unknown */
@@ -1893,6 +1905,16 @@ struct cgw_report {
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 /* classify() for check: 0, or EXIT_UNREADABLE with the reason logged (out of memory). */
 int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
+
+/* ---- diagnose-lock.c: the owner of the lock a blocked task waits on (the scan's iterator) ---- */
+
+/* "a mutex", "a semaphore", "an rw-semaphore (to read)", ... of a TASKREC_LOCK_* kind. */
+const char *lock_kind_name(int kind);
+/* Every finding task blocked on a lock whose owner the kernel records gets an evidence line
+ * naming the lock's kind, the owner and where it is (blocked itself: where, how long, its
+ * finding); a finding without a correlator's chain gets waiter -> owner -> ... while the
+ * owners are this scan's tasks (a cycle ends it). 0, or -1 out of memory. */
+int lock_link(struct cgw_report *r);
 
 /* ---- diagnose-cause.c: what a suspect's wait is on, the key of its finding and incident ---- */
 

@@ -18,6 +18,7 @@ static void evidence(struct cgw_report *r, cgw_rates_fn rates, void *ctx)
 	} else if (rates) {
 		rates(r, ctx);
 	}
+	lock_link(r);                     /* out of memory: the lines are missing, nothing else */
 	kmsg_link(r, r->kmsg);
 	rates_link(r, r->rates);
 }

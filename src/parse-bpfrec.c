@@ -59,6 +59,10 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
 		return -ERANGE;
 	if ((r.nframes || r.stack_err) && !(r.rflags & TASKREC_HAVE_STACK))
 		return -EINVAL;
+	if (r.lock_kind > TASKREC_LOCK_RWSEM_WRITE || (r.lock_kind == 0) != (r.lock == 0) ||
+	    r.lock_flags & ~(__u32)TASKREC_OWNER_READERS || r.owner_tid < 0 || r.owner_tgid < 0 ||
+	    (r.owner_tid == 0) != (r.owner_tgid == 0) || (r.owner_tid && !r.lock))
+		return -EINVAL;
 	out->state = r.state;
 	out->rflags = r.rflags;
 	out->tid = r.tid;
@@ -81,6 +85,14 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
 	out->comm_len = strnlen(r.comm, sizeof(r.comm));
 	memcpy(out->comm, r.comm, out->comm_len);
 	out->comm[out->comm_len] = '\0';
+	out->lock = r.lock;
+	out->lock_kind = (int)r.lock_kind;
+	out->owner_readers = r.lock_flags & TASKREC_OWNER_READERS;
+	out->owner_tid = r.owner_tid;
+	out->owner_tgid = r.owner_tgid;
+	out->owner_comm_len = strnlen(r.owner_comm, sizeof(r.owner_comm));
+	memcpy(out->owner_comm, r.owner_comm, out->owner_comm_len);
+	out->owner_comm[out->owner_comm_len] = '\0';
 	out->frames = (const unsigned char *)buf + *off + TASKREC_SIZE;
 	out->nframes = r.nframes;
 	*off += need;

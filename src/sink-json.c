@@ -28,6 +28,20 @@ static json_object *task_json(const struct cgw_task *t)
 	json_object_object_add(o, "blocked_bound", json_object_new_string(bound_name(t->bound)));
 	if (t->duration_from[0])
 		json_object_object_add(o, "duration_from", json_object_new_string(t->duration_from));
+	if (t->lock_kind) {
+		static const char *const kinds[] = { "", "mutex", "semaphore", "rw-semaphore (read)",
+		                                     "rw-semaphore (write)" };
+		json_object *l = json_object_new_object();
+		json_object_object_add(l, "kind", json_object_new_string(t->lock_kind >= 1 && t->lock_kind <= 4 ? kinds[t->lock_kind] : "?"));
+		if (t->owner_tid) {
+			json_object_object_add(l, "owner_tid", json_object_new_int(t->owner_tid));
+			json_object_object_add(l, "owner_pid", json_object_new_int(t->owner_tgid));
+			json_object_object_add(l, "owner_comm", jstr_untrusted(t->owner_comm,
+			                                                       strlen(t->owner_comm)));
+			json_object_object_add(l, "owner_likely", json_object_new_boolean(t->owner_likely));
+		}
+		json_object_object_add(o, "lock", l);
+	}
 	if (!strcmp(t->duration_from, "sched_info.last_arrival"))   /* what /proc showed */
 		json_object_object_add(o, "exec_start_reset", json_object_new_boolean(true));
 	if (t->age_s >= 0)

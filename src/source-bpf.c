@@ -296,6 +296,11 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
 			full_comm(r.tgid, &st);
 			memcpy(t->comm, st.comm, sizeof(t->comm));
 			t->comm_len = st.comm_len;
+			t->lock_kind = r.lock_kind;
+			t->owner_likely = r.owner_readers || r.lock_kind == TASKREC_LOCK_SEM;
+			t->owner_tid = r.owner_tid;
+			t->owner_tgid = r.owner_tgid;
+			memcpy(t->owner_comm, r.owner_comm, sizeof(t->owner_comm));
 		}
 		char path[64], fbuf[8192];
 		struct cgw_status stt;

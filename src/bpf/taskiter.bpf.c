@@ -34,6 +34,15 @@ struct sched_entity {
 struct sched_info {
 	unsigned long long last_arrival, last_queued;
 } __attribute__((preserve_access_index));
+/* the locks task->blocker points at (CONFIG_DETECT_HUNG_TASK_BLOCKER, 6.16 on) */
+typedef struct { long counter; } atomic_long_t;
+struct mutex { atomic_long_t owner; } __attribute__((preserve_access_index));
+struct semaphore { unsigned long last_holder; } __attribute__((preserve_access_index));
+struct rw_semaphore { atomic_long_t owner; } __attribute__((preserve_access_index));
+#define BLOCKER_TYPE_MASK 0x3UL         /* include/linux/hung_task.h: mutex 0, semaphore 1, */
+#define OWNER_FLAGS_MASK 0x7UL          /* rw-semaphore reader 2, writer 3; flags in owners */
+#define RWSEM_READER_OWNED 0x1UL
+
 struct task_struct {
 	struct thread_info thread_info;
 	unsigned int __state;
@@ -51,6 +60,7 @@ struct task_struct {
 	unsigned long nvcsw, nivcsw;
 	__u64 start_boottime;
 	char comm[16];
+	unsigned long blocker;
 } __attribute__((preserve_access_index));
 
 struct seq_file;
@@ -114,6 +124,38 @@ static __always_inline char state_letter(unsigned int st, int exit_state)
 	case 6: return 'Z';
 	default: return 'P';
 	}
+}
+
+/* The lock t is blocked on, and its owner: a mutex's owner (its low bits are flags), a
+ * semaphore's last holder, an rw-semaphore's owner (a writer, or the last reader). */
+static __always_inline void read_blocker(struct task_struct *t, struct taskrec *r)
+{
+	unsigned long b = t->blocker, lock = b & ~BLOCKER_TYPE_MASK, owner = 0;
+	if (!lock)
+		return;
+	unsigned long type = b & BLOCKER_TYPE_MASK;
+	r->lock = lock;
+	if (type == 0) {
+		r->lock_kind = TASKREC_LOCK_MUTEX;
+		owner = (unsigned long)BPF_CORE_READ((struct mutex *)lock, owner.counter);
+		owner &= ~OWNER_FLAGS_MASK;
+	} else if (type == 1) {
+		r->lock_kind = TASKREC_LOCK_SEM;
+		if (bpf_core_field_exists(((struct semaphore *)0)->last_holder))
+			owner = BPF_CORE_READ((struct semaphore *)lock, last_holder);
+	} else {
+		r->lock_kind = type == 2 ? TASKREC_LOCK_RWSEM_READ : TASKREC_LOCK_RWSEM_WRITE;
+		owner = (unsigned long)BPF_CORE_READ((struct rw_semaphore *)lock, owner.counter);
+		if (owner & RWSEM_READER_OWNED)
+			r->lock_flags |= TASKREC_OWNER_READERS;
+		owner &= ~OWNER_FLAGS_MASK;
+	}
+	if (!owner)
+		return;
+	struct task_struct *o = (struct task_struct *)owner;
+	r->owner_tid = BPF_CORE_READ(o, pid);
+	r->owner_tgid = BPF_CORE_READ(o, tgid);
+	bpf_probe_read_kernel(r->owner_comm, sizeof(r->owner_comm), &o->comm);
 }
 
 SEC("iter/task")
@@ -205,6 +247,8 @@ int cgw_tasks(struct bpf_iter__task *ctx)
 			r->nframes = (__u16)nf;
 		}
 	}
+	if (c == 'D' && bpf_core_field_exists(t->blocker))
+		read_blocker(t, r);
 	bpf_seq_write(seq, r, sizeof(*r));
 	if (r->nframes) {
 		__u32 len = (__u32)r->nframes * 8;

@@ -42,7 +42,24 @@ struct taskrec {
 	char comm[16];
 	__u64 prev_sum_exec_runtime;       /* se.sum_exec_runtime when it was last picked: the
 	                                      last slice ran sum_exec_runtime - this */
+	/* the lock a D task is blocked on, where the kernel tracks it (task->blocker,
+	 * CONFIG_DETECT_HUNG_TASK_BLOCKER): its kind, address and owner */
+	__u64 lock;                        /* 0: none known */
+	__u32 lock_kind;                   /* TASKREC_LOCK_* */
+	__u32 lock_flags;                  /* TASKREC_OWNER_* */
+	__s32 owner_tid, owner_tgid;       /* 0: no owner recorded */
+	char owner_comm[16];
 };
-#define TASKREC_SIZE 136
+#define TASKREC_SIZE 176
+
+enum taskrec_lock {
+	TASKREC_LOCK_NONE = 0,
+	TASKREC_LOCK_MUTEX = 1,
+	TASKREC_LOCK_SEM = 2,              /* its last holder, not necessarily still holding it */
+	TASKREC_LOCK_RWSEM_READ = 3,       /* waits to read */
+	TASKREC_LOCK_RWSEM_WRITE = 4,      /* waits to write */
+};
+#define TASKREC_OWNER_READERS 0x1      /* an rw-semaphore held for reading: the owner is the
+                                          last reader, likely (not surely) still among them */
 
 #endif

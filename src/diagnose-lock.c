@@ -1,0 +1,104 @@
+/* diagnose-lock.c: the owner of the lock a blocked task waits on, as the scan's task iterator
+ * read it from the kernel (task->blocker, CONFIG_DETECT_HUNG_TASK_BLOCKER: a mutex, a
+ * semaphore's last holder, an rw-semaphore's writer or last reader; source-bpf.c). Each such
+ * task's finding gets a line naming the lock's kind and its owner, and where the owner is:
+ * blocked itself (with the frame it waits in, and its finding), or not stuck in this scan.
+ * A finding without a correlator's chain gets the wait chain: the waiter, its lock's owner,
+ * that one's owner, ... as far as the owners are tasks of this scan. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgwatch.h"
+
+#define MAX_HOPS 16
+
+static const char *const kinds[] = { "", "a mutex", "a semaphore", "an rw-semaphore (to read)",
+                                     "an rw-semaphore (to write)" };
+
+const char *lock_kind_name(int kind)
+{
+	return kind >= 1 && kind <= 4 ? kinds[kind] : "a lock";
+}
+
+/* The index in s->t of the task tid, or -1. */
+static ssize_t task_index(const struct cgw_scan *s, int tid)
+{
+	for (size_t i = 0; tid > 0 && i < s->n; i++)
+		if (s->t[i].tid == tid)
+			return (ssize_t)i;
+	return -1;
+}
+
+int lock_link(struct cgw_report *r)
+{
+	const struct cgw_scan *s = r->scan;
+	if (!s)
+		return 0;
+	for (size_t fi = 0; fi < r->nf; fi++) {
+		struct cgw_finding *f = &r->f[fi];
+		size_t hops[MAX_HOPS], nh = 0;
+		for (size_t j = 0; j < f->ntasks; j++) {
+			const struct cgw_task *t = &s->t[f->tasks[j]];
+			if (!t->lock_kind)
+				continue;
+			char wn[CGW_COMM_MAX * 4 + 32], on[64];
+			task_name(t, wn, sizeof(wn));
+			if (!t->owner_tid) {
+				sb_printf(&f->evidence, "%s is blocked on %s whose %s the kernel does not "
+				          "record\n", wn, lock_kind_name(t->lock_kind),
+				          t->lock_kind == 2 ? "last holder" : "owner");
+				continue;
+			}
+			char oc[sizeof(t->owner_comm) * 4];
+			snprintf(on, sizeof(on), "PID %d (%s)", t->owner_tid,
+			         cescape(t->owner_comm, strlen(t->owner_comm), oc, sizeof(oc)));
+			ssize_t oi = task_index(s, t->owner_tid);
+			char where[1400];
+			if (oi >= 0) {
+				const struct cgw_task *o = &s->t[oi];
+				char d[48];
+				ssize_t of = report_finding_of(r, (size_t)oi);
+				int w = snprintf(where, sizeof(where), "itself %s for %s%s%s",
+				                 o->state == 'D' ? "blocked (D)" : "waiting to run (R)",
+				                 dur_text(task_dur(o), d, sizeof(d)),
+				                 o->nframes ? " in " : "", o->nframes ? o->frames[0].name : "");
+				if (of >= 0 && w > 0 && (size_t)w < sizeof(where))
+					snprintf(where + w, sizeof(where) - (size_t)w, " (finding %s%s%s)",
+					         r->f[of].sig->id, r->f[of].cause[0] ? ", " : "",
+					         r->f[of].cause);
+			} else {
+				snprintf(where, sizeof(where), "not blocked past the threshold in this scan");
+			}
+			sb_printf(&f->evidence, "%s is blocked on %s %s %s, %s\n", wn,
+			          lock_kind_name(t->lock_kind),
+			          t->lock_kind == 2 ? "last held by" :
+			          t->owner_likely ? "held for reading, its last reader" : "held by",
+			          on, where);
+			if (nh || f->nchain > 1 || oi < 0)
+				continue;
+			/* the chain from this waiter, owner to owner, while they are this scan's */
+			hops[nh++] = f->tasks[j];
+			for (ssize_t k = oi; k >= 0 && nh < MAX_HOPS; k = task_index(s, s->t[k].owner_tid)) {
+				bool seen = false;
+				for (size_t h = 0; h < nh && !seen; h++)
+					seen = hops[h] == (size_t)k;
+				if (seen)
+					break;            /* a cycle: a deadlock, each waiting on the next */
+				hops[nh++] = (size_t)k;
+				if (!s->t[k].lock_kind)
+					break;
+			}
+		}
+		if (nh > 1) {
+			size_t *c = try_reallocarray(NULL, nh, sizeof(*c));
+			if (!c)
+				return -1;
+			memcpy(c, hops, nh * sizeof(*c));
+			free(f->chain);
+			f->chain = c;
+			f->nchain = nh;
+		}
+	}
+	return 0;
+}
