@@ -715,6 +715,8 @@ struct cgw_task {
 	 * (lock_kind_name), owner (a semaphore's last holder; an rw-semaphore held for reading:
 	 * the last reader, owner_likely), 0 when none is known */
 	int lock_kind;
+	char lock_name[64];               /* its kernel symbol (a static lock: cgroup_mutex), from
+	                                     /proc/kallsyms where it lists data; "" unknown */
 	bool owner_likely;
 	int owner_tid, owner_tgid;
 	char owner_comm[17];

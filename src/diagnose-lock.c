@@ -45,8 +45,9 @@ int lock_link(struct cgw_report *r)
 			char wn[CGW_COMM_MAX * 4 + 32], on[64];
 			task_name(t, wn, sizeof(wn));
 			if (!t->owner_tid) {
-				sb_printf(&f->evidence, "%s is blocked on %s whose %s the kernel does not "
-				          "record\n", wn, lock_kind_name(t->lock_kind),
+				sb_printf(&f->evidence, "%s is blocked on %s%s%s whose %s the kernel does "
+				          "not record\n", wn, t->lock_name[0] ? t->lock_name : "",
+				          t->lock_name[0] ? ", " : "", lock_kind_name(t->lock_kind),
 				          t->lock_kind == 2 ? "last holder" : "owner");
 				continue;
 			}
@@ -70,7 +71,8 @@ int lock_link(struct cgw_report *r)
 			} else {
 				snprintf(where, sizeof(where), "not blocked past the threshold in this scan");
 			}
-			sb_printf(&f->evidence, "%s is blocked on %s %s %s, %s\n", wn,
+			sb_printf(&f->evidence, "%s is blocked on %s%s%s %s %s, %s\n", wn,
+			          t->lock_name[0] ? t->lock_name : "", t->lock_name[0] ? ", " : "",
 			          lock_kind_name(t->lock_kind),
 			          t->lock_kind == 2 ? "last held by" :
 			          t->owner_likely ? "held for reading, its last reader" : "held by",

@@ -29,10 +29,13 @@ static json_object *task_json(const struct cgw_task *t)
 	if (t->duration_from[0])
 		json_object_object_add(o, "duration_from", json_object_new_string(t->duration_from));
 	if (t->lock_kind) {
-		static const char *const kinds[] = { "", "mutex", "semaphore", "rw-semaphore (read)",
-		                                     "rw-semaphore (write)" };
+		static const char *const kinds[] = { "", "mutex", "semaphore", "rw-semaphore-read",
+		                                     "rw-semaphore-write" };
 		json_object *l = json_object_new_object();
-		json_object_object_add(l, "kind", json_object_new_string(t->lock_kind >= 1 && t->lock_kind <= 4 ? kinds[t->lock_kind] : "?"));
+		json_object_object_add(l, "kind", json_object_new_string(t->lock_kind >= 1 &&
+		                       t->lock_kind <= 4 ? kinds[t->lock_kind] : "?"));
+		if (t->lock_name[0])
+			json_object_object_add(l, "name", json_object_new_string(t->lock_name));
 		if (t->owner_tid) {
 			json_object_object_add(l, "owner_tid", json_object_new_int(t->owner_tid));
 			json_object_object_add(l, "owner_pid", json_object_new_int(t->owner_tgid));

@@ -469,6 +469,33 @@ static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
 	return true;
 }
 
+/* The data symbol at exactly addr (a static lock), into out; "" when none: a lock inside a
+ * structure (an inode's, a cgroup's), or kallsyms without data (no CONFIG_KALLSYMS_ALL). */
+static void lock_symbol(struct cgw_bpfscan *b, uint64_t addr, char *out, size_t cap)
+{
+	out[0] = '\0';
+	if (!b->kl && ktab_load(b) < 0)
+		return;
+	size_t lo = 0, hi = b->nk;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (b->kl[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < b->nk && b->kl[lo].addr == addr; lo++) {
+		struct cgw_ksym k;
+		const char *line = b->ktext + b->kl[lo].off;
+		const char *e = memchr(line, '\n', b->klen - b->kl[lo].off);
+		if (kallsyms_line(line, e ? (size_t)(e - line) + 1 : b->klen - b->kl[lo].off, &k) == 0 &&
+		    strchr("dDbBrR", k.type)) {
+			snprintf(out, cap, "%.*s", (int)k.name_len, k.name);
+			return;
+		}
+	}
+}
+
 void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
 {
 	uint64_t *want = NULL;
@@ -495,6 +522,8 @@ void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
 				continue;
 			}
 			t->stack_given = true;
+			if (r.lock)
+				lock_symbol(b, r.lock, t->lock_name, sizeof(t->lock_name));
 			if (r.stack_err) {
 				snprintf(t->stack_error, sizeof(t->stack_error), "stack unreadable: %s",
 				         strerror(-r.stack_err));
@@ -513,9 +542,11 @@ void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
 			t->nframes = r.nframes;
 		}
 		if (pass == 0 && nw == 0)
-			ktab_free(b);             /* nothing to name: the table is not kept */
+			break;                    /* nothing to name */
 		if (pass == 0 && !sym_resolve(b, want, nw))
 			break;                    /* no addresses to name them by: /proc's stacks */
 	}
+	if (!nw)
+		ktab_free(b);                 /* not kept while no stack needs naming */
 	free(want);
 }
