@@ -2,7 +2,9 @@
 # The daemon's steady-state scan CPU through the BPF task iterator against the /proc scan
 # (stat fds kept open and pread: the floor of any /proc reader), side by side in one run:
 # `cgwatch run` with [scan] source = auto (the iterator) and with source = proc, each scanning
-# every second for DURATION seconds at each thread count, alternating ROUNDS times.
+# every second for DURATION seconds at each thread count, alternating ROUNDS times. The
+# thresholds are a day, which no task reaches: the steady state of a healthy host, even on a
+# shared machine where other jobs' tasks are stuck.
 # usage: bench/bpfscan.sh [THREADS...]   (default 10000 30000; as root)
 # env: DURATION (20), ROUNDS (2), CGWATCH (build/cgwatch)
 set -u
@@ -21,6 +23,10 @@ for src in auto proc; do
 [scan]
 interval = 1
 source = $src
+[thresholds]
+blocked_warning = 86400
+blocked_critical = 86400
+starved = 86400
 [reports]
 dir = $tmp/reports-$src
 [run]
