@@ -293,6 +293,10 @@ int ini_load_text(const char *name, const char *text, size_t len, ini_line_handl
                   void *user, FILE *err);
 /* Append a continuation line to the text field *field, one space between (xrealloc). */
 void ini_text_append(char **field, const char *more);
+/* When key is one of names (NULL-terminated), replace the matching field (*fields[i]) by a
+ * copy of value and return it (the field a continuation line extends); else NULL. */
+char **ini_text_set(const char *key, const char *value, const char *const *names,
+                    char **const *fields);
 /* Append a copy of s to the string list *v of *n entries (xrealloc, xstrdup). */
 void ini_strv_push(char ***v, size_t *n, const char *s);
 /* Free a string list of n entries and its array. */
