@@ -927,7 +927,7 @@ int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n
 	bool inc = starts(name, "incidents/") && !strchr(name + 10, '/');
 	if (!strcmp(name, "report.json") || (inc && len > 15 && !strcmp(name + len - 5, ".json")))
 		return json_text(r, in, n, out);
-	if (!strcmp(name, "report.html") || (inc && len > 15 && !strcmp(name + len - 5, ".html")))
+	if (inc && len > 15 && !strcmp(name + len - 5, ".html"))
 		return html_text(r, in, n, out);
 	bool txt = !strcmp(name, "report.txt") || (inc && len > 14 && !strcmp(name + len - 4, ".txt"));
 	static const char on[] = "cgwatch check on ", kern[] = " (kernel ";
