@@ -869,9 +869,10 @@ static int html_part(struct cgw_redact *r, const char *in, size_t n, struct strb
 	return e < 0 ? e : out->lost ? -ENOMEM : 0;
 }
 
-/* A page cgwatch wrote (sink-html.c): its text and title attributes redacted (html_part); the
- * markup, every other attribute (classes, ids, the policy) and the style sheet, whose sha256
- * the policy holds, as they are. */
+/* A page cgwatch wrote (sink-html.c): its text, title and href attributes (tooltips and the
+ * references, as the JSON's strings are) redacted (html_part); the markup, every other
+ * attribute (classes, ids, the policy) and the style sheet, whose sha256 the policy holds, as
+ * they are. */
 static int html_text(struct cgw_redact *r, const char *in, size_t n, struct strbuf *out)
 {
 	size_t i = 0;
@@ -893,7 +894,8 @@ static int html_text(struct cgw_redact *r, const char *in, size_t n, struct strb
 			}
 			const char *q = memchr(in + i + 1, '"', n - i - 1);
 			size_t e = q ? (size_t)(q - in) : n;
-			bool title = i >= 6 && memcmp(in + i - 6, "title=", 6) == 0;
+			bool title = (i >= 6 && memcmp(in + i - 6, "title=", 6) == 0) ||
+			             (i >= 5 && memcmp(in + i - 5, "href=", 5) == 0);
 			sb_add(out, "\"", 1);
 			if (title && html_part(r, in + i + 1, e - i - 1, out) < 0)
 				return -ENOMEM;

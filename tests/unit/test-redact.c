@@ -210,11 +210,12 @@ static void test_files(void **state)
 	                    "<!DOCTYPE html>\n<meta http-equiv=\"x\" content=\"dir tasks\">"
 	                    "<style>\n.tasks{color:red}</style>\n<h1 class=\"tasks\">tasks of "
 	                    "/home/alice/it&#39;s m&amp;n &lt;alice&gt;</h1>\n<div title=\"CPU 1: "
-	                    "alice\"><b>1</b></div>"),
+	                    "alice\"><b>1</b></div><a href=\"https://x/alice\">x</a>"),
 	       "<!DOCTYPE html>\n<meta http-equiv=\"x\" content=\"dir tasks\">"
 	       "<style>\n.tasks{color:red}</style>\n<h1 class=\"tasks\">REDACTED-user-2 of "
 	       "/home/REDACTED-user-1/REDACTED-path-2&#39;s m&amp;n &lt;REDACTED-user-1&gt;</h1>\n"
-	       "<div title=\"CPU 1: REDACTED-user-1\"><b>1</b></div>");
+	       "<div title=\"CPU 1: REDACTED-user-1\"><b>1</b></div>"
+	       "<a href=\"https://x/REDACTED-user-1\">x</a>");
 	redact_free(r);
 }
 
