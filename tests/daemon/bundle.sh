@@ -13,7 +13,8 @@
 #     blocked then; no capture tree is left in TMPDIR;
 #   - the incident's page <id>.html beside its reports, in the bundle as incidents/<id>.html
 #     (of the escalated report or a later one); the task's name <script>"'&x escaped there; loaded in a
-#     headless Chromium (tests/live/chromelib.sh; when chromium is installed): no console
+#     headless Chromium (tests/live/chromelib.sh, without its control, which htmlpage runs;
+#     when chromium is installed): no console
 #     error, its chain's task and mount, its header and its states in the DOM, the name as
 #     text and no script element;
 #   - the user stack's inputs in the bundle (tree/cgwatch/ustack/PID), the memory left out
@@ -183,7 +184,7 @@ grep -qF "&lt;script&gt;&quot;&#39;&amp;x" "$page" ||
 grep -qi '<script' "$page" && live_fail "page $page has a script element: $(grep -m1 -oiE '<script[^>]{0,80}' "$page")"
 if command -v chromium >/dev/null 2>&1 && command -v file >/dev/null 2>&1; then
 	. "$LIVE_DIR/chromelib.sh"
-	chrome_init "${HTML_ARTEFACTS:-$LIVE_REPO/build/test-artefacts/daemon-bundle}"
+	chrome_init "${HTML_ARTEFACTS:-$LIVE_REPO/build/test-artefacts/daemon-bundle}" nocontrol
 	page_check incident "$page"
 	dom=$LIVE_TMP/incident-dom.out
 	for w in ">PID $C_a</text>" ">$LIVE_TMP/ma</text>" "<h1>cgwatch incident $INC</h1>" \

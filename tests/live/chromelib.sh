@@ -1,14 +1,17 @@
 # Shared by the scenarios that load a cgwatch page in a real headless Chromium (sourced after
 # lib.sh, after live_mktemp): tests/live/htmlpage.sh, tests/daemon/bundle.sh.
 #
-# chrome_init DIR: the artefacts (pages, dumped DOMs, screenshots, Chromium's logs) go to DIR,
-# made here (its old pages, DOMs, screenshots and logs removed); then the control: a page
-# whose policy forbids the inline script it holds must leave its violation in Chromium's log,
-# or a clean log would prove nothing. Needs chromium (the caller SKIPs without it).
+# chrome_init DIR [nocontrol]: the artefacts (pages, dumped DOMs, screenshots, Chromium's
+# logs) go to DIR, made here (its old pages, DOMs, screenshots and logs removed); then the
+# control (but with nocontrol: a scenario short of time whose page htmlpage's control covers):
+# a page whose policy forbids the inline script it holds must leave its violation in
+# Chromium's log, or a clean log would prove nothing. Needs chromium (the caller SKIPs
+# without it).
 chrome_init() {
 	CHROME_ART=$1
 	mkdir -p "$CHROME_ART" || live_fail "setup: mkdir $CHROME_ART"
 	rm -f "$CHROME_ART"/*.png "$CHROME_ART"/*.html "$CHROME_ART"/*.dom "$CHROME_ART"/*.log
+	[ "${2:-}" = nocontrol ] && return 0
 	cat >"$LIVE_TMP/control.html" <<'EOF'
 <!DOCTYPE html><html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'none'">
