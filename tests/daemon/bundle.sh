@@ -12,11 +12,10 @@
 #     the "escalated" message (that scan escalated it), which is what the task had been
 #     blocked then; no capture tree is left in TMPDIR;
 #   - the incident's page <id>.html beside its reports, in the bundle as incidents/<id>.html
-#     (of the escalated report or a later one); the task's name <script>"'&x escaped there; loaded in a
-#     headless Chromium (tests/live/chromelib.sh, without its control, which htmlpage runs;
-#     when chromium is installed): no console
-#     error, its chain's task and mount, its header and its states in the DOM, the name as
-#     text and no script element;
+#     (of the escalated report or a later one); the task's name <script>"'&x escaped there;
+#     loaded in a headless Chromium (tests/live/chromelib.sh, without its control, which
+#     htmlpage runs; when chromium is installed): no console error, its chain's task and
+#     mount, its header and its states in the DOM, the name as text and no script element;
 #   - the user stack's inputs in the bundle (tree/cgwatch/ustack/PID), the memory left out
 #     as the bundle is redacted, and the replay says so;
 #   - the kernel's ring in the bundle: tree/dev/kmsg holds a line written to /dev/kmsg before
