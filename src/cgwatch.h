@@ -2333,18 +2333,20 @@ void bundle_reports_free(struct bundle_reports *r);
 
 /* ---- sink-bundle-incidents.c: the daemon's open incidents, whose reports a bundle holds ---- */
 
-/* A report file of an open incident: its path on the host and its member, incidents/BASE. */
+/* A report file (or the page) of an open incident: its path on the host and its member,
+ * incidents/BASE. */
 struct bundle_inc_file { char *path, *name; };
-/* What a bundle holds of the open incidents: their newest report files, and what could not be
- * listed (the state file unreadable or malformed, an incident dropped, a report named outside
- * the reports directory), each a note for the manifest's "unreadable" (path and why). */
+/* What a bundle holds of the open incidents: their newest report files and pages, and what
+ * could not be listed (the state file unreadable or malformed, an incident dropped, a report
+ * named outside the reports directory), each a note for the manifest's "unreadable" (path and
+ * why). */
 struct bundle_incidents {
 	struct bundle_inc_file *v; size_t n;
 	struct bundle_note *notes; size_t nnotes;
 };
 /* The newest reports of every open (not resolved) incident of in, named by its report field:
- * a file directly in report_dir named <incident id>-NN-<state>.json, and the .txt beside it,
- * as incidents/<name>. An incident with no report, or another one, is a note instead. Pure.
+ * a file directly in report_dir named <incident id>-NN-<state>.json, the .txt beside it and
+ * the incident's page <incident id>.html, as incidents/<name>. An incident with no report, or another one, is a note instead. Pure.
  * 0, or -ENOMEM (out then holds what was listed). */
 int bundle_incident_files(const struct cgw_incidents *in, const char *report_dir,
                           struct bundle_incidents *out);
