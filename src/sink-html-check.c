@@ -3,7 +3,9 @@
  * -> spinner); the CPU map with the starved CPUs and their spinners; the time axis of when
  * each task blocked, with the place the flight recorder's events go; the stacks, alike tasks as
  * one entry with their count and the signature's frames marked, user stacks beside; evidence,
- * remedies, references. Built on sink-html.c: every host string escaped there. */
+ * remedies, references. The daemon's page of an incident is this page with the incident's
+ * header, its finding only and more marks on the time axis (report_html_page, called by
+ * sink-html-incident.c). Built on sink-html.c: every host string escaped there. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -413,7 +415,8 @@ static bool shown(const struct html_page *p, size_t k)
 
 /* The time axis: when each entry's tasks blocked (or last ran), the check at 0; an incident's
  * page adds its marks (its states, its tasks' recoveries). */
-static void timeline_html(struct strbuf *b, const struct cgw_report *r, const struct html_page *p)
+static void timeline_html(struct strbuf *b, const struct cgw_report *r,
+                          const struct html_page *p)
 {
 	const struct cgw_scan *s = r->scan;
 	size_t cap = 1 + (p ? p->nmarks : 0), n = 0;
@@ -553,12 +556,9 @@ findings:
 	                           &starved, mk, nmk };
 	html_cpumap(&b, &map);
 	free(mk);
-	if (p && p->axis_note)
-		sb_printf(&b, "</section>\n<section id=\"timeline\"><h2>Timeline</h2>\n<p class=\"meta\">"
-		          "%s</p>\n", p->axis_note);
-	else
-		sb_printf(&b, "</section>\n<section id=\"timeline\"><h2>Timeline</h2>\n<p class=\"meta\">"
-		          "Seconds before this check: when each task blocked (or last ran).</p>\n");
+	sb_printf(&b, "</section>\n<section id=\"timeline\"><h2>Timeline</h2>\n<p class=\"meta\">"
+	          "%s</p>\n", p && p->axis_note ? p->axis_note :
+	          "Seconds before this check: when each task blocked (or last ran).");
 	timeline_html(&b, r, p);
 	sb_printf(&b, "<section id=\"recorder-events\"><h3>Kernel events before the hang</h3>\n"
 	          "<p class=\"meta\">None here: a one-off check keeps no flight recorder.</p>\n"
