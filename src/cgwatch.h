@@ -2031,8 +2031,8 @@ int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct inc
                 enum inc_state st, ssize_t finding);
 /* One report pair, rendered and ready to write: dir/<id>-NN-<state>.{txt,json}. */
 struct report_files {
-	char *dir, *txt_name, *json_name;
-	char *text, *json; size_t text_len, json_len;
+	char *dir, *txt_name, *json_name, *html_name;   /* html_name: <id>.html, the incident's page */
+	char *text, *json, *html; size_t text_len, json_len, html_len;
 	size_t keep; uint64_t max_bytes;      /* rotation, from [reports] */
 };
 /* Render the reports of one incident change in memory (no file touched), numbered
@@ -2040,12 +2040,14 @@ struct report_files {
 int report_prepare(const struct cgw_conf *c, const struct cgw_report *r,
                    const struct incident *i, enum inc_state st, ssize_t finding,
                    struct report_files *out);
-/* Make the directory (0750) when missing, write both files or neither, rotate. Returns 0 or
- * -errno with a sentence in why (cap bytes). May block on the disk: not for the main loop. */
+/* Make the directory (0750) when missing, write the three files (text, JSON, the incident's
+ * page) or none, rotate. Returns 0 or -errno with a sentence in why (cap bytes). May block on
+ * the disk: not for the main loop. */
 int report_files_write(const struct report_files *f, char *why, size_t cap);
 void report_files_free(struct report_files *f);
-/* Delete the oldest report files of dir until at most keep files and max_bytes remain.
- * Returns the number deleted, or -errno. */
+/* Delete the oldest reports of dir (a report: one change's .txt and .json, both together;
+ * an incident's <id>.html goes with its last report) until at most keep reports and max_bytes
+ * of their files remain. Returns the number of files deleted, or -errno. */
 int reports_rotate(const char *dir, size_t keep, uint64_t max_bytes);
 /* The fixed 128-bit journal MESSAGE_ID of a signature id, as 32 hex digits. */
 char *sig_message_id(const char *sig_id, char out[33]);
@@ -2261,6 +2263,28 @@ void html_timeline(struct strbuf *b, struct html_tl_mark *m, size_t n);
  * (alike tasks as one entry, matched frames marked, user stacks beside), evidence, remedies,
  * references. One self-contained file: see sink-html.c. */
 void report_html(const struct cgw_report *r, FILE *out);
+/* What the page of one of the daemon's incidents puts in place of the check's: its title, its
+ * header (markup, every host string escaped by its maker), the one finding it shows (-1:
+ * none), more marks for the time axis (seconds before now_label's moment) and the axis's
+ * caption. */
+struct html_page {
+	const char *title, *header, *now_label, *axis_note;
+	ssize_t finding;
+	struct html_tl_mark *marks; size_t nmarks;
+};
+/* report_html, with what p says in place of the check's header, findings and axis (NULL: the
+ * check's page). */
+void report_html_page(const struct cgw_report *r, const struct html_page *p, FILE *out);
+
+/* ---- sink-html-incident.c: the page of one of the daemon's incidents ---- */
+
+/* The page of incident i at change st (<id>.html beside its reports): its state, severity,
+ * message, times, bundle and tasks (recovered ones with when), the finding of r it reports
+ * (finding, -1 none: a resolved incident's), and a time axis with its states (the scans that
+ * opened, escalated, updated and resolved it) and its tasks' recoveries, this report's scan
+ * at 0. */
+void incident_html(const struct cgw_report *r, const struct incident *i, enum inc_state st,
+                   ssize_t finding, FILE *out);
 
 /* ---- sink-html-audit.c: the audit's page ---- */
 
@@ -2313,18 +2337,20 @@ void bundle_reports_free(struct bundle_reports *r);
 
 /* ---- sink-bundle-incidents.c: the daemon's open incidents, whose reports a bundle holds ---- */
 
-/* A report file of an open incident: its path on the host and its member, incidents/BASE. */
+/* A report file (or the page) of an open incident: its path on the host and its member,
+ * incidents/BASE. */
 struct bundle_inc_file { char *path, *name; };
-/* What a bundle holds of the open incidents: their newest report files, and what could not be
- * listed (the state file unreadable or malformed, an incident dropped, a report named outside
- * the reports directory), each a note for the manifest's "unreadable" (path and why). */
+/* What a bundle holds of the open incidents: their newest report files and pages, and what
+ * could not be listed (the state file unreadable or malformed, an incident dropped, a report
+ * named outside the reports directory), each a note for the manifest's "unreadable" (path and
+ * why). */
 struct bundle_incidents {
 	struct bundle_inc_file *v; size_t n;
 	struct bundle_note *notes; size_t nnotes;
 };
 /* The newest reports of every open (not resolved) incident of in, named by its report field:
- * a file directly in report_dir named <incident id>-NN-<state>.json, and the .txt beside it,
- * as incidents/<name>. An incident with no report, or another one, is a note instead. Pure.
+ * a file directly in report_dir named <incident id>-NN-<state>.json, the .txt beside it and
+ * the incident's page <incident id>.html, as incidents/<name>. An incident with no report, or another one, is a note instead. Pure.
  * 0, or -ENOMEM (out then holds what was listed). */
 int bundle_incident_files(const struct cgw_incidents *in, const char *report_dir,
                           struct bundle_incidents *out);

@@ -644,7 +644,8 @@ dmn_longest_ok() {
 # signature, severity (when the message has one), timeline (NN entries, the
 # last one this state), the task the message names in incident.tasks and (but
 # in a resolved report) in the incident's finding, the only finding. No other
-# report file of the incident exists. FAILs with the first disagreement.
+# report file of the incident exists; its page <dir>/<id>.html is of its last
+# report. FAILs with the first disagreement.
 dmn_check_reports() {
 	local inc=$1 sig=$2 i n m st path want base sev pid got txt nn
 	n=$(jq --arg i "$inc" '[.[] | select(.CGWATCH_INCIDENT == $i)] | length' "$LIVE_TMP/msgs.json")
@@ -688,4 +689,9 @@ dmn_check_reports() {
 	[ -z "$got" ] || live_fail "unexpected files for $inc in $DMN_REPORTS: $(tr '\n' ' ' <<<"$got")"
 	got=$(cd "$DMN_REPORTS" && ls -A | grep -c -E "^$inc-[0-9]{2}-[a-z]+\.json\$")
 	[ "$got" = "$n" ] || live_fail "$got JSON reports for $inc in $DMN_REPORTS, but $n messages: $(ls "$DMN_REPORTS" | tr '\n' ' ')"
+	# its page, <id>.html, as of its last report
+	path=$DMN_REPORTS/$inc.html
+	[ -s "$path" ] || live_fail "no page $path of incident $inc: $(ls "$DMN_REPORTS" | tr '\n' ' ')"
+	grep -qF "<h1>cgwatch incident $inc</h1>" "$path" && grep -qF ">this report ($st) (" "$path" ||
+		live_fail "page $path is not $inc's as of its last report ($st): $(grep -m1 -oE '<h1>[^<]*</h1>' "$path"), $(grep -oE '>this report \([a-z]+\)' "$path")"
 }
