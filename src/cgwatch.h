@@ -262,6 +262,11 @@ struct cgw_conf {
 	double bundle_keep;            /* [bundle] keep: the newest kept */
 	double bundle_min_interval_s;  /* [bundle] min_interval: host-wide, between two */
 	bool bundle_redact;            /* [bundle] redact: bundles are redacted (default no) */
+	bool recorder_enabled;         /* [recorder] enabled: the daemon's flight recorder */
+	double recorder_buffer_kb;     /* [recorder] buffer_kb: its ring per CPU, KiB */
+	double recorder_window_s;      /* [recorder] window: seconds read out for an incident */
+	bool recorder_cpuset_opens;    /* [recorder] cpuset_opens: record cpuset.mems opens */
+	char *recorder_instance;       /* [recorder] instance: instances/NAME of tracefs */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
