@@ -1043,6 +1043,7 @@ struct cgw_trace_event {
 	int cpu, pid;
 	char comm[CGW_COMM_MAX];          /* as printed ("<idle>", "<...>" when unknown) */
 	char name[CGW_TRACE_NAME_MAX];    /* the event's name without its system: "cgroup_rmdir" */
+	bool call;                        /* printed as a syscall: NAME(FIELDS) */
 	char *fields;                     /* the rest of the line as printed (malloc'd; may be "") */
 };
 struct cgw_trace_events {
@@ -1066,6 +1067,34 @@ int trace_parse(const char *text, size_t len, double since, struct cgw_trace_eve
 const char *trace_field(const char *fields, const char *key, size_t *len);
 /* Free every event's fields and the array; out is empty again. */
 void trace_events_free(struct cgw_trace_events *out);
+/* Keep only the newest max events of e (oldest first still). Returns how many were dropped. */
+size_t trace_events_keep_last(struct cgw_trace_events *e, size_t max);
+
+/* A flight recorder's readout: the events of a window, what it could not record, and the
+ * moment the timeline is told from (the first blocked task's, set by recorder_anchor). */
+#define CGW_REC_KEEP 20000                /* events of one readout kept, the newest */
+struct cgw_recwin {
+	struct cgw_trace_events ev;       /* oldest first; t in CLOCK_MONOTONIC seconds */
+	double read_at;                   /* CLOCK_MONOTONIC seconds it was read (0: unknown) */
+	double window_s;                  /* seconds asked for */
+	uint64_t dropped;                 /* events of the window past CGW_REC_KEEP, not kept */
+	char enabled[1024];               /* "sys:event" recorded, space-separated */
+	char missing[1024];               /* "sys:event (why)" not recorded, "; "-separated */
+	char why[256];                    /* not read: why ("" when ev is the window) */
+	bool have_anchor;                 /* anchor_t and anchor are known */
+	double anchor_t;                  /* CLOCK_MONOTONIC seconds the first task blocked */
+	char anchor[64];                  /* "PID 1 blocked", "PID 77 last ran" */
+};
+/* The readout as the text of a bundle's cgwatch/recorder/trace: header lines "# cgwatch-recorder
+ * 1", "# read_at S", "# window S", "# dropped N", "# enabled ...", "# missing ...", a LOST line
+ * when the ring lost events, then each event as the kernel prints it (flags "....."). */
+void trace_window_format(const struct cgw_recwin *w, struct strbuf *b);
+/* Back from that text (len bytes) into w (zeroed first; its anchor left unset). Returns 0,
+ * -EINVAL (not such a file: no "# cgwatch-recorder 1" first line, or no read_at) or -ENOMEM;
+ * free w with recwin_free either way. */
+int trace_window_parse(const char *text, size_t len, struct cgw_recwin *w);
+/* Free w's events; w is empty. */
+void recwin_free(struct cgw_recwin *w);
 
 /* ---- source-root.c ---- */
 
@@ -1829,6 +1858,22 @@ bool cause_ok(const char *c);
 /* Append "PID N waits in statx on PATH, on the fuse mount MNT (connection 0:53)\n" when t's
  * syscall and its path or mount are known; nothing otherwise. */
 void cause_evidence(struct strbuf *ev, const struct cgw_task *t);
+
+/* ---- diagnose-recorder.c: the flight recorder's events as timeline sentences (pure) ---- */
+
+/* w's anchor: read_at less the blocked time of finding's first task (the longest blocked;
+ * finding < 0 or past the end: the first finding's), named "PID 1 blocked" ("last ran" for a
+ * starved task). No anchor when r has no finding, the task's time is unknown or read_at is. */
+void recorder_anchor(struct cgw_recwin *w, const struct cgw_report *r, ssize_t finding);
+/* One sentence of the timeline: at seconds from the anchor (from the readout without one),
+ * t its CLOCK_MONOTONIC time, kind the class of its mark ("recorder rec-cgroup", ...). */
+struct rec_line { double at, t; const char *kind; char text[1024]; };
+/* The sentences of w's events, oldest first, at most cap: each open of cpuset.mems, CPU
+ * hotplug step and hung-task report (the newest 8 of a kind, then one for the rest); cgroup
+ * mkdirs, rmdirs, moves and rstat contentions counted in the 30 s before the anchor (and in
+ * the window); work queued per workqueue and started per function, counted. Names C-escaped.
+ * Returns how many. */
+size_t recorder_lines(const struct cgw_recwin *w, struct rec_line *out, size_t cap);
 
 /* ---- diagnose-correlate.c ---- */
 
