@@ -1080,10 +1080,11 @@ struct cgw_recwin {
 	uint64_t dropped;                 /* events of the window past CGW_REC_KEEP, not kept */
 	char enabled[1024];               /* "sys:event" recorded, space-separated */
 	char missing[1024];               /* "sys:event (why)" not recorded, "; "-separated */
-	char why[256];                    /* not read: why ("" when ev is the window) */
+	char why[640];                    /* not read: why ("" when ev is the window) */
 	bool have_anchor;                 /* anchor_t and anchor are known */
 	double anchor_t;                  /* CLOCK_MONOTONIC seconds the first task blocked */
 	char anchor[64];                  /* "PID 1 blocked", "PID 77 last ran" */
+	int anchor_tid;                   /* that task's */
 };
 /* The readout as the text of a bundle's cgwatch/recorder/trace: header lines "# cgwatch-recorder
  * 1", "# read_at S", "# window S", "# dropped N", "# enabled ...", "# missing ...", a LOST line
@@ -1264,6 +1265,7 @@ struct cgw_scan {
 	 * counts from the tree's /proc files), and the tree's directory (its cgwatch/ files) */
 	struct cap_clocks *replay_clocks;
 	struct cgw_rates *replay_rates;
+	struct cgw_recwin *replay_recorder; /* its cgwatch/recorder/trace, or NULL */
 	char *replay_root;
 };
 
@@ -1564,6 +1566,9 @@ uint64_t capture_snap_bytes(const struct cap_snap *sn);
  * for the main loop. Returns 0 or -errno (msg says why). */
 int capture_snap_write(struct cap_snap *sn, const char *dir, char *msg, size_t cap);
 void capture_snap_free(struct cap_snap *sn);
+/* The flight recorder's readout w into sn as cgwatch/recorder/trace (trace_window_format), which
+ * a replay reads back. 0 or -ENOMEM. */
+int capture_snap_recorder(struct cap_snap *sn, const struct cgw_recwin *w);
 /* The kernel's ring now, for a snapshot of a scan that followed it (the daemon's): read whole
  * as check reads it (kmsg_read_raw, non-blocking, within timeout_ms) into sn as dev/kmsg, with
  * the hung-task sysctls and uptime a replay reads it with where sn has none; what cannot be
@@ -1576,8 +1581,9 @@ int capture_snap_kmsg(struct cap_snap *sn, unsigned timeout_ms);
  * (-EINVAL). Returns 0 or -errno. */
 int capture_put_file(int root, const char *path, const char *data, size_t len, bool link);
 /* A replay of root: its cgwatch/clocks (when there) into s->replay_clocks, with s->now_ms and
- * s->uptime_s from it, and its cgwatch/rates into s->replay_rates (a note first saying how
- * they were counted, "(captured)"); an unreadable or unparsable one named (scan_unreadable,
+ * s->uptime_s from it, its cgwatch/rates into s->replay_rates (a note first saying how
+ * they were counted, "(captured)") and its cgwatch/recorder/trace into s->replay_recorder;
+ * an unreadable or unparsable one named (scan_unreadable,
  * with the line), and the replay goes on without it. */
 void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms);
 
@@ -1606,6 +1612,10 @@ struct cgw_recorder {
  * tracefs; -EBUSY: the old instance is held open; -ETIMEDOUT): then nothing is left behind
  * when it can be removed. */
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
+/* Use instances/NAME as another process (`cgwatch recorder start`, as root) made it: nothing
+ * is written; r->enabled and r->missing from its events' enable files. Returns 0, or -errno
+ * (-ENOENT: no such instance; -EACCES: its trace file may not be read). */
+int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r);
 /* The events of the last window_s seconds (CLOCK_MONOTONIC, as the ring's clock) from the
  * instance's `trace` file (a read that does not consume them), appended to out. Returns 0 or
  * -errno (-ETIMEDOUT, -ENOMEM, -EFBIG when the text passes its bound). */
@@ -1835,6 +1845,7 @@ struct cgw_report {
 	const struct cgw_kmsg *kmsg;      /* what the kernel said (kmsg.h), or NULL */
 	const struct cgw_rates *rates;    /* cgroup activity over the window (rates.h), or NULL */
 	bool rates_skipped;               /* a live check that needed no counts: not measured */
+	const struct cgw_recwin *recorder; /* the flight recorder's readout (its timeline), or NULL */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,
@@ -1939,6 +1950,8 @@ struct incident {
 	                                     sorted by (tid, start_ticks) */
 	size_t overflow_unlisted;         /* of those, counted before a restart but not saved */
 	struct inc_event *timeline; size_t ntimeline;
+	struct cgw_recwin *rec;           /* the flight recorder's readout at its opening, or NULL
+	                                     (not saved across a restart) */
 	unsigned reports;                 /* report files written for it */
 	char report[4096];                /* the last JSON report */
 	bool bundled;                     /* the daemon decided its bundle (not saved) */
@@ -2063,6 +2076,19 @@ struct json_object *report_json_build(const struct cgw_report *r, ssize_t only);
 void report_text_sources(const struct cgw_report *r, FILE *out);
 /* The text report of finding k alone, after a header line of the caller's. */
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
+
+/* ---- sink-recorder.c: the flight recorder's readout in a report ---- */
+
+/* The timeline sentences of w (at most 64; malloc'd, *n of them; NULL without memory). */
+struct rec_line *recorder_report_lines(const struct cgw_recwin *w, size_t *n);
+/* "Kernel events before the hang (flight recorder, ...):" and the sentences of r->recorder,
+ * seconds from the first blocked task's moment; what the ring lost, events not kept, events
+ * not recorded; or why nothing was recorded. Nothing when r->recorder is NULL. */
+void report_text_recorder(const struct cgw_report *r, FILE *out);
+/* The report's "recorder" object: read_at, window_s, anchor, anchor_at, enabled, missing, lost,
+ * dropped, events_total, events (the newest 1000: at, rel_s, cpu, pid, comm, event, fields),
+ * events_cut (and events_cut_why), timeline (rel_s, kind, text); {"error": why} when not read. */
+struct json_object *recorder_json(const struct cgw_recwin *w);
 
 /* ---- sink-incident.c ---- */
 

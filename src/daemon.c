@@ -64,9 +64,18 @@ struct cgw_daemon {
 	struct cgw_hazstate haz;          /* the hazards decided by the audits so far */
 	char *audit_said;                 /* what loading the rules said last (said when it changes) */
 	struct warn_once audit_warn;
+	/* the flight recorder ([recorder]): its instance while it runs, whether this process
+	 * made it (and removes it at exit) or uses one `cgwatch recorder start` made; why it is
+	 * off otherwise */
+	struct cgw_recorder rec;
+	bool rec_on, rec_own;
+	char rec_off[512];
+	struct warn_once rec_warn;
 };
 
 static void daemon_unlock(struct cgw_daemon *d);
+static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw_report *r,
+                                          ssize_t finding);
 
 /* One audit, off the main loop: the rules loaded ([hazards] local may be on any disk), the
  * host's facts gathered (sampled for ~0.25 s, cgroup churn counted ~0.5 s), the rules
@@ -512,8 +521,19 @@ static void bundle_capture(struct cgw_daemon *d, const struct cgw_report *rep)
 		          capture_snap_bytes(snap) / (1024.0 * 1024.0), d->conf.bundle_max_mib);
 		capture_snap_free(snap);
 	} else {
-		int e = autobundle_queue(d->writer, &d->conf, &d->sigs, &d->inc, snap, rep,
+		/* the flight recorder's window in the tree and in the bundle's reports, told
+		 * from the first finding as a replay of the tree tells it */
+		struct cgw_recwin *w = recorder_window(d, rep, -1);
+		struct cgw_report rr = *rep;
+		rr.recorder = w;
+		if (w && capture_snap_recorder(snap, w) < 0)
+			log_warnx("bundle %s: the flight recorder's events are not in it: out of memory",
+			          d->bundle_file);
+		int e = autobundle_queue(d->writer, &d->conf, &d->sigs, &d->inc, snap, &rr,
 		                         d->bundle_file);
+		if (w)
+			recwin_free(w);
+		free(w);
 		if (e < 0)
 			log_warnx("bundle %s not written: %s", d->bundle_file, e == -EAGAIN ?
 			          "another is still being written" : strerror(-e));
@@ -523,14 +543,101 @@ static void bundle_capture(struct cgw_daemon *d, const struct cgw_report *rep)
 	d->bundle_inc[0] = d->bundle_file[0] = '\0';
 }
 
+/* Start the flight recorder at start-up: make its instance (one left by a process that died
+ * is replaced), or, where this process may not (the unit's DynamicUser: `cgwatch recorder
+ * start` made it, as root), use the one there. Said once either way, with the events it
+ * lacks; off, the daemon goes on without it and its reports say why. */
+static void recorder_setup(struct cgw_daemon *d)
+{
+	const struct cgw_conf *c = &d->conf;
+	if (!c->recorder_enabled) {
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off ([recorder] "
+		         "enabled = no)");
+		log_warnx("%s", d->rec_off);
+		return;
+	}
+	struct recorder_opts o = { .name = c->recorder_instance,
+	                           .buffer_kb = (unsigned)c->recorder_buffer_kb,
+	                           .cpuset_opens = c->recorder_cpuset_opens,
+	                           .timeout_ms = (unsigned)(c->read_timeout_s * 1000) };
+	int e = recorder_start(&o, &d->rec);
+	if (e == 0) {
+		d->rec_on = d->rec_own = true;
+		log_warnx("flight recorder on: %s, %u KiB per CPU; recording %s%s%s", d->rec.dir,
+		          d->rec.buffer_kb, d->rec.enabled, d->rec.missing[0] ? "; not recording " : "",
+		          d->rec.missing);
+		return;
+	}
+	int a = -ENOENT;
+	if (e == -EACCES || e == -EPERM || e == -EROFS) {
+		a = recorder_attach(&o, &d->rec);
+		if (a == 0) {
+			d->rec_on = true;
+			log_warnx("flight recorder on: %s, made by `cgwatch recorder start` (this process "
+			          "may not make it: %s), %u KiB per CPU; recording %s%s%s", d->rec.dir,
+			          strerror(-e), d->rec.buffer_kb, d->rec.enabled,
+			          d->rec.missing[0] ? "; not recording " : "", d->rec.missing);
+			return;
+		}
+	}
+	if (e == -ENOENT)
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: no tracefs at "
+		         "/sys/kernel/tracing (instances: %s)", strerror(-e));
+	else if (a != -ENOENT && e != -EACCES && e != -EPERM && e != -EROFS)
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: cannot make "
+		         "tracefs instances/%s: %s", c->recorder_instance, strerror(-e));
+	else
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: this process "
+		         "may not make tracefs instances/%s (%s) and none is there to use (%s); "
+		         "`cgwatch recorder start`, as root, makes it", c->recorder_instance,
+		         strerror(-e), strerror(-a));
+	log_warnx("%s; reports will have no kernel events before their hangs (cgroup churn, "
+	          "cpuset.mems opens, CPU hotplug, hung-task reports, workqueue work)", d->rec_off);
+}
+
+/* The last [recorder] window of the ring, told from finding's first task (a readout saying
+ * why there is none when the recorder is off or cannot be read). NULL without memory. */
+static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw_report *r,
+                                          ssize_t finding)
+{
+	struct cgw_recwin *w = try_calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	if (!d->rec_on) {
+		snprintf(w->why, sizeof(w->why), "%s", d->rec_off);
+		return w;
+	}
+	w->window_s = d->conf.recorder_window_s;
+	snprintf(w->enabled, sizeof(w->enabled), "%s", d->rec.enabled);
+	snprintf(w->missing, sizeof(w->missing), "%s", d->rec.missing);
+	w->read_at = mono_s();
+	record_mute(true);                /* read for the incident, not for a bundle's tree */
+	int e = recorder_read(&d->rec, w->window_s, &w->ev);
+	record_mute(false);
+	if (e < 0) {
+		trace_events_free(&w->ev);
+		snprintf(w->why, sizeof(w->why), "reading %s/trace: %s", d->rec.dir, strerror(-e));
+		warn_once(&d->rec_warn, "flight recorder: %s", w->why);
+		return w;
+	}
+	warn_clear(&d->rec_warn);
+	w->dropped = trace_events_keep_last(&w->ev, CGW_REC_KEEP);
+	recorder_anchor(w, r, finding);
+	return w;
+}
+
 /* One incident change: the journal message first, from here; its report files are rendered
  * in memory and handed to the writer thread, which alone touches the disk. The message names
  * the report it will write, unless the reports directory is failing or does not answer. */
 static void emit(struct cgw_daemon *d, const struct cgw_report *r, const struct inc_change *c)
 {
 	struct incident *i = &d->inc.v[c->inc];
+	if (c->state == INC_OPENED && !i->rec)   /* what the kernel did before: kept with it */
+		i->rec = recorder_window(d, r, c->finding);
+	struct cgw_report ri = *r;
+	ri.recorder = i->rec;
 	struct report_files f;
-	bool have = report_prepare(&d->conf, r, i, c->state, c->finding, &f) == 0;
+	bool have = report_prepare(&d->conf, &ri, i, c->state, c->finding, &f) == 0;
 	if (have && writer_ok(d->writer, WR_REPORTS))
 		snprintf(i->report, sizeof(i->report), "%s/%s", f.dir, f.json_name);
 	else
@@ -795,6 +902,7 @@ int daemon_run(const char *config_path)
 	d.fdcache = fdcache_new();
 	d.history = history_new();
 	d.rates = rates_open(true, (unsigned)(d.conf.read_timeout_s * 1000));
+	recorder_setup(&d);
 	if (kmsg_open_follow(&d.kmsg, KMSG_PATH) < 0)
 		log_warnx("cannot read %s: %s; the kernel's own reports will not be linked",
 		          KMSG_PATH, strerror(-d.kmsg.error));
@@ -814,6 +922,11 @@ int daemon_run(const char *config_path)
 	int r = sd_event_loop(d.event);
 	rc = r < 0 ? EXIT_UNREADABLE : 0;
 out:
+	if (d.rec_own) {                  /* ours: removed (one made by `recorder start` is left) */
+		int re = recorder_stop(&d.rec);
+		if (re < 0)
+			log_warnx("cannot remove the flight recorder's %s: %s", d.rec.dir, strerror(-re));
+	}
 	capture_free(d.capture);
 	bool idle = true;
 	if (d.writer)                     /* a last save finishes; a stuck disk is not waited for */

@@ -34,6 +34,7 @@ void recorder_anchor(struct cgw_recwin *w, const struct cgw_report *r, ssize_t f
 	if (t->blocked_s <= 0)
 		return;
 	w->anchor_t = w->read_at - t->blocked_s;
+	w->anchor_tid = t->tid;
 	snprintf(w->anchor, sizeof(w->anchor), "%s %d %s", t->tid == t->tgid ? "PID" : "TID",
 	         t->tid, t->state == 'D' ? "blocked" : "last ran");
 	w->have_anchor = true;

@@ -422,6 +422,10 @@ static void timeline_html(struct strbuf *b, const struct cgw_report *r,
 	size_t cap = 1 + (p ? p->nmarks : 0), n = 0;
 	for (size_t k = 0; k < r->nf; k++)
 		cap += r->f[k].ntasks;
+	size_t nrec = 0;
+	struct rec_line *rl = r->recorder && !r->recorder->why[0] ?
+	                      recorder_report_lines(r->recorder, &nrec) : NULL;
+	cap += nrec;
 	struct html_tl_mark *m = calloc(cap, sizeof(*m));
 	struct strbuf *lab = calloc(cap, sizeof(*lab));
 	size_t *group = calloc(cap, sizeof(size_t));
@@ -461,6 +465,23 @@ static void timeline_html(struct strbuf *b, const struct cgw_report *r,
 			n++;
 		}
 	}
+	/* the flight recorder's sentences, each a mark of its kind, on the same axis: from the
+	 * moment its anchor task blocked as this scan times it (an incident's later pages), else
+	 * from its readout, which followed its scan by milliseconds */
+	double roff = 0;
+	bool ranch = false;
+	for (size_t i = 0; rl && i < s->n && !ranch; i++)
+		if (r->recorder->have_anchor && s->t[i].tid == r->recorder->anchor_tid &&
+		    s->t[i].blocked_s > 0) {
+			roff = -s->t[i].blocked_s;
+			ranch = true;
+		}
+	for (size_t i = 0; i < nrec && n + 1 < cap; i++) {
+		sb_printf(&lab[n], "%s", rl[i].text);
+		m[n].at_s = ranch ? rl[i].at + roff : rl[i].t - r->recorder->read_at;
+		m[n].kind = rl[i].kind;
+		n++;
+	}
 	sb_printf(&lab[n], "%s", p && p->now_label ? p->now_label : "this check");
 	m[n].at_s = 0;
 	m[n].kind = "now";
@@ -478,6 +499,53 @@ out:
 	free(lab);
 	free(m);
 	free(group);
+	free(rl);
+}
+
+/* The flight recorder's section: its sentences in time order, what it lost or lacks. */
+static void recorder_html(struct strbuf *b, const struct cgw_report *r)
+{
+	const struct cgw_recwin *w = r->recorder;
+	sb_printf(b, "<section id=\"recorder-events\"><h3>Kernel events before the hang</h3>\n");
+	if (!w) {
+		sb_printf(b, "<p class=\"meta\">None here: a one-off check keeps no flight recorder."
+		          "</p>\n</section>\n");
+		return;
+	}
+	if (w->why[0]) {
+		sb_printf(b, "<p class=\"meta\">Not recorded: ");
+		html_s(b, w->why);
+		sb_printf(b, "</p>\n</section>\n");
+		return;
+	}
+	sb_printf(b, "<p class=\"meta\">The flight recorder's last %.0f s", w->window_s);
+	if (w->have_anchor) {
+		sb_printf(b, "; seconds from the moment ");
+		html_s(b, w->anchor);
+	}
+	sb_printf(b, ".</p>\n");
+	size_t n;
+	struct rec_line *l = recorder_report_lines(w, &n);
+	if (n) {
+		sb_printf(b, "<ol class=\"recorder\">\n");
+		for (size_t i = 0; i < n; i++) {
+			sb_printf(b, "<li class=\"%s\"><b>%+.1f s</b> ", l[i].kind, l[i].at);
+			html_s(b, l[i].text);
+			sb_printf(b, "</li>\n");
+		}
+		sb_printf(b, "</ol>\n");
+	} else {
+		sb_printf(b, "<p>None in the window.</p>\n");
+	}
+	free(l);
+	if (w->ev.lost)
+		sb_printf(b, "<p>The ring lost %llu events.</p>\n", (unsigned long long)w->ev.lost);
+	if (w->missing[0]) {
+		sb_printf(b, "<p>Not recorded: ");
+		html_s(b, w->missing);
+		sb_printf(b, "</p>\n");
+	}
+	sb_printf(b, "</section>\n");
 }
 
 void report_html(const struct cgw_report *r, FILE *out)
@@ -560,9 +628,8 @@ findings:
 	          "%s</p>\n", p && p->axis_note ? p->axis_note :
 	          "Seconds before this check: when each task blocked (or last ran).");
 	timeline_html(&b, r, p);
-	sb_printf(&b, "<section id=\"recorder-events\"><h3>Kernel events before the hang</h3>\n"
-	          "<p class=\"meta\">None here: a one-off check keeps no flight recorder.</p>\n"
-	          "</section>\n</section>\n");
+	recorder_html(&b, r);
+	sb_printf(&b, "</section>\n");
 	html_close(&b);
 	html_write(&b, out);
 	sb_free(&b);

@@ -44,6 +44,7 @@ static void incident_text(const struct cgw_report *r, const struct incident *i,
 		        sev_name(e->severity), e->ntasks, e->ntasks == 1 ? "" : "s", e->blocked_s);
 	}
 	fputc('\n', out);
+	report_text_recorder(r, out);
 	if (finding >= 0)
 		report_text_finding(r, (size_t)finding, out);
 }

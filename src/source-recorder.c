@@ -177,8 +177,11 @@ static void start_fn(void *arg)
 		goto fail;
 	for (size_t i = 0; i < sizeof(rec_events) / sizeof(rec_events[0]); i++) {
 		const struct rec_event *ev = &rec_events[i];
-		if (ev->cpuset_opens && !j->cpuset_opens)
+		if (ev->cpuset_opens && !j->cpuset_opens) {
+			add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys, ev->name,
+			         "off: [recorder] cpuset_opens = no");
 			continue;
+		}
 		snprintf(p, sizeof(p), "%s/events/%s/%s", r->dir, ev->sys, ev->name);
 		if (stat(p, &st) < 0) {
 			add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys,
@@ -229,6 +232,63 @@ int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r)
 	j->buffer_kb = o->buffer_kb ? o->buffer_kb : 256;
 	j->cpuset_opens = o->cpuset_opens;
 	int rc = dl_call(start_fn, j, free, o->timeout_ms);
+	if (rc < 0)
+		return rc;
+	*r = j->r;
+	r->timeout_ms = o->timeout_ms;
+	rc = j->rc;
+	free(j);
+	return rc;
+}
+
+struct attach_job {
+	char tracefs[256], name[64];
+	struct cgw_recorder r;
+	int rc;
+};
+
+static void attach_fn(void *arg)
+{
+	struct attach_job *j = arg;
+	struct cgw_recorder *r = &j->r;
+	char p[600], buf[64];
+	snprintf(r->dir, sizeof(r->dir), "%s/instances/%s", j->tracefs, j->name);
+	snprintf(p, sizeof(p), "%s/trace", r->dir);
+	if (access(p, R_OK) < 0) {
+		j->rc = -errno;
+		r->dir[0] = 0;
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/buffer_size_kb", r->dir);
+	if (read_small_file(p, buf, sizeof(buf)) > 0)
+		r->buffer_kb = (unsigned)strtoul(buf, NULL, 10);
+	for (size_t i = 0; i < sizeof(rec_events) / sizeof(rec_events[0]); i++) {
+		const struct rec_event *ev = &rec_events[i];
+		snprintf(p, sizeof(p), "%s/events/%s/%s/enable", r->dir, ev->sys, ev->name);
+		ssize_t n = read_small_file(p, buf, sizeof(buf));
+		if (n > 0 && buf[0] == '1')
+			add_word(r->enabled, sizeof(r->enabled), " ", "%s:%s%s", ev->sys, ev->name, "");
+		else
+			add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys, ev->name,
+			         n == -ENOENT ? "not in this kernel" : n < 0 ? strerror((int)-n) :
+			         "not enabled in the instance");
+	}
+	j->rc = 0;
+}
+
+int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r)
+{
+	memset(r, 0, sizeof(*r));
+	const char *name = o->name ? o->name : CGW_RECORDER_NAME;
+	const char *tfs = o->tracefs ? o->tracefs : TRACEFS_DEFAULT;
+	if (!name_ok(name) || strlen(tfs) >= sizeof(((struct attach_job *)0)->tracefs))
+		return -EINVAL;
+	struct attach_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	snprintf(j->tracefs, sizeof(j->tracefs), "%s", tfs);
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	int rc = dl_call(attach_fn, j, free, o->timeout_ms);
 	if (rc < 0)
 		return rc;
 	*r = j->r;
