@@ -1,4 +1,4 @@
-/* main.c: the command line — check, config --check, signatures. */
+/* main.c: the command line — check, config --check, signatures, recorder start|stop. */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -16,6 +16,7 @@ static void usage(FILE *out)
 	      "                     [--verbose]\n"
 	      "       cgwatch config --check [--config FILE]\n"
 	      "       cgwatch run [--config FILE]\n"
+	      "       cgwatch recorder start|stop [--config FILE]\n"
 	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
 	      "       cgwatch bundle [--root DIR] [-o FILE] [--redact] | --verify FILE [--config FILE]\n"
 	      "       cgwatch audit [--root DIR|FILE] [--format text|json|html] [--config FILE]\n"
@@ -485,6 +486,80 @@ static int cmd_run(int argc, char **argv)
 	return daemon_run(config);
 }
 
+/* `cgwatch recorder start|stop`: make (or remove) the daemon's flight recorder instance as
+ * [recorder] says, for a daemon that may not make it itself (the unit's ExecStartPre=+ and
+ * ExecStopPost=+, run as root). Exit 0 done (or nothing to do), 2 usage, 3 could not. */
+static int cmd_recorder(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *config = NULL;
+	int o;
+	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		if (o == 'c')
+			config = optarg;
+		else if (o == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc || (strcmp(argv[optind], "start") && strcmp(argv[optind], "stop"))) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	bool start = strcmp(argv[optind], "start") == 0;
+	struct cgw_conf c;
+	if (config_load(&c, config) != 0) {
+		conf_free(&c);
+		return EXIT_USAGE;
+	}
+	struct recorder_opts ro = { .name = c.recorder_instance,
+	                            .buffer_kb = (unsigned)c.recorder_buffer_kb,
+	                            .cpuset_opens = c.recorder_cpuset_opens,
+	                            .timeout_ms = (unsigned)(c.read_timeout_s * 1000) };
+	struct cgw_recorder r;
+	int rc = 0, e;
+	if (start && c.recorder_enabled) {
+		e = recorder_start(&ro, &r);
+		if (e == 0) {
+			log_warnx("flight recorder instance %s made, %u KiB per CPU; recording %s%s%s",
+			          r.dir, r.buffer_kb, r.enabled, r.missing[0] ? "; not recording " : "",
+			          r.missing);
+		} else {
+			log_warnx("cannot make the flight recorder's tracefs instances/%s: %s%s",
+			          c.recorder_instance, strerror(-e), e == -ENOENT ? " (no tracefs at "
+			          "/sys/kernel/tracing: the daemon runs without the recorder)" : "");
+			rc = EXIT_UNREADABLE;
+		}
+	} else {
+		/* stop, or start with the recorder off: an instance of that name is removed */
+		memset(&r, 0, sizeof(r));
+		r.timeout_ms = ro.timeout_ms;
+		snprintf(r.dir, sizeof(r.dir), "/sys/kernel/tracing/instances/%s", c.recorder_instance);
+		struct stat st;
+		if (stat(r.dir, &st) == 0) {
+			char dir[sizeof(r.dir)];
+			memcpy(dir, r.dir, sizeof(dir));
+			if ((e = recorder_stop(&r)) < 0) {
+				log_warnx("cannot remove %s: %s", dir, strerror(-e));
+				rc = EXIT_UNREADABLE;
+			} else {
+				log_warnx("flight recorder instance %s removed", dir);
+			}
+		}
+		if (start)
+			log_warnx("the flight recorder is off ([recorder] enabled = no)");
+	}
+	conf_free(&c);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	crash_install();
@@ -506,6 +581,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "recorder") == 0)
+		return cmd_recorder(argc - 1, argv + 1);
 	if (strcmp(cmd, "audit") == 0)
 		return cmd_audit(argc - 1, argv + 1);
 	if (strcmp(cmd, "hazards") == 0)

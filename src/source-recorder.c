@@ -254,7 +254,9 @@ static void attach_fn(void *arg)
 	char p[600], buf[64];
 	snprintf(r->dir, sizeof(r->dir), "%s/instances/%s", j->tracefs, j->name);
 	snprintf(p, sizeof(p), "%s/trace", r->dir);
-	if (access(p, R_OK) < 0) {
+	/* as open would check it: with this process's capabilities (access(2) drops them for a
+	 * uid other than 0, and CAP_DAC_READ_SEARCH is what the unit gives) */
+	if (faccessat(AT_FDCWD, p, R_OK, AT_EACCESS) < 0) {
 		j->rc = -errno;
 		r->dir[0] = 0;
 		return;
