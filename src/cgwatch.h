@@ -1617,9 +1617,13 @@ int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
  * (-ENOENT: no such instance; -EACCES: its trace file may not be read). */
 int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r);
 /* The events of the last window_s seconds (CLOCK_MONOTONIC, as the ring's clock) from the
- * instance's `trace` file (a read that does not consume them), appended to out. Returns 0 or
- * -errno (-ETIMEDOUT, -ENOMEM, -EFBIG when the text passes its bound). */
+ * instance's `trace` file (a read that does not consume them), appended to out. The text is
+ * read and parsed 1 MiB at a time. Returns 0 or -errno (-ETIMEDOUT, -ENOMEM). */
 int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trace_events *out);
+/* recorder_read keeping only the newest keep events of the window (0: all), the older ones
+ * dropped as the text is read (never all held at once); how many in *dropped (may be NULL). */
+int recorder_read_keep(const struct cgw_recorder *r, double window_s, size_t keep,
+                       struct cgw_trace_events *out, uint64_t *dropped);
 /* Remove the instance (its ring and events with it). Returns 0 or -errno; r->dir is "" after. */
 int recorder_stop(struct cgw_recorder *r);
 

@@ -612,7 +612,7 @@ static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw
 	snprintf(w->missing, sizeof(w->missing), "%s", d->rec.missing);
 	w->read_at = mono_s();
 	record_mute(true);                /* read for the incident, not for a bundle's tree */
-	int e = recorder_read(&d->rec, w->window_s, &w->ev);
+	int e = recorder_read_keep(&d->rec, w->window_s, CGW_REC_KEEP, &w->ev, &w->dropped);
 	record_mute(false);
 	if (e < 0) {
 		trace_events_free(&w->ev);
@@ -621,7 +621,6 @@ static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw
 		return w;
 	}
 	warn_clear(&d->rec_warn);
-	w->dropped = trace_events_keep_last(&w->ev, CGW_REC_KEEP);
 	recorder_anchor(w, r, finding);
 	return w;
 }
