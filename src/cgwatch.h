@@ -1087,7 +1087,8 @@ struct cgw_recwin {
 	int anchor_tid;                   /* that task's */
 };
 /* The readout as the text of a bundle's cgwatch/recorder/trace: header lines "# cgwatch-recorder
- * 1", "# read_at S", "# window S", "# dropped N", "# enabled ...", "# missing ...", a LOST line
+ * 1", "# read_at S", "# window S", "# dropped N", "# enabled ...", "# missing ...",
+ * "# not_recorded WHY" (only when w->why says why there are no events), a LOST line
  * when the ring lost events, then each event as the kernel prints it (flags "....."). */
 void trace_window_format(const struct cgw_recwin *w, struct strbuf *b);
 /* Back from that text (len bytes) into w (zeroed first; its anchor left unset). Returns 0,

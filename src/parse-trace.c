@@ -257,6 +257,8 @@ void trace_window_format(const struct cgw_recwin *w, struct strbuf *b)
 	sb_printf(b, "# cgwatch-recorder 1\n# read_at %.6f\n# window %.6g\n# dropped %llu\n",
 	          w->read_at, w->window_s, (unsigned long long)w->dropped);
 	sb_printf(b, "# enabled %s\n# missing %s\n", w->enabled, w->missing);
+	if (w->why[0])
+		sb_printf(b, "# not_recorded %s\n", w->why);
 	if (w->ev.lost)
 		sb_printf(b, "CPU:0 [LOST %llu EVENTS]\n", (unsigned long long)w->ev.lost);
 	for (size_t i = 0; i < w->ev.n; i++) {
@@ -318,6 +320,8 @@ int trace_window_parse(const char *text, size_t len, struct cgw_recwin *w)
 			snprintf(w->enabled, sizeof(w->enabled), "%.*s", (int)vl, v);
 		} else if ((v = header(line, l, "missing", &vl))) {
 			snprintf(w->missing, sizeof(w->missing), "%.*s", (int)vl, v);
+		} else if ((v = header(line, l, "not_recorded", &vl)) && vl) {
+			snprintf(w->why, sizeof(w->why), "%.*s", (int)vl, v);
 		}
 		i += l + 1;
 	}

@@ -203,6 +203,16 @@ static void test_window_file(void **state)
 	assert_true(back.ev.v[3].call);
 	assert_string_equal(back.ev.v[3].comm, "my comm-x");
 	recwin_free(&back);
+	/* nothing recorded: why, read back */
+	struct cgw_recwin off;
+	memset(&off, 0, sizeof(off));
+	snprintf(off.why, sizeof(off.why), "the flight recorder is off: no tracefs");
+	sb_free(&out);
+	trace_window_format(&off, &out);
+	assert_int_equal(trace_window_parse(out.s, out.len, &back), 0);
+	assert_string_equal(back.why, "the flight recorder is off: no tracefs");
+	assert_int_equal(back.ev.n, 0);
+	recwin_free(&back);
 	/* not such a file */
 	assert_int_equal(trace_window_parse("# tracer: nop\n", 14, &back), -EINVAL);
 	recwin_free(&back);
