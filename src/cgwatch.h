@@ -1077,7 +1077,8 @@ struct cgw_recwin {
 	struct cgw_trace_events ev;       /* oldest first; t in CLOCK_MONOTONIC seconds */
 	double read_at;                   /* CLOCK_MONOTONIC seconds it was read (0: unknown) */
 	double window_s;                  /* seconds asked for */
-	uint64_t dropped;                 /* events of the window past CGW_REC_KEEP, not kept */
+	uint64_t dropped;                 /* older events of the window not kept (past
+	                                     CGW_REC_KEEP, or fewer where the daemon holds many) */
 	char enabled[1024];               /* "sys:event" recorded, space-separated */
 	char missing[1024];               /* "sys:event (why)" not recorded, "; "-separated */
 	char why[640];                    /* not read: why ("" when ev is the window) */

@@ -50,8 +50,8 @@ void report_text_recorder(const struct cgw_report *r, FILE *out)
 		fprintf(out, "  the ring lost %llu events (more than buffer_kb holds came at once)\n",
 		        (unsigned long long)w->ev.lost);
 	if (w->dropped)
-		fprintf(out, "  %llu older events of the window not kept (only the newest %d are)\n",
-		        (unsigned long long)w->dropped, CGW_REC_KEEP);
+		fprintf(out, "  %llu older events of the window not kept (only the newest %zu are)\n",
+		        (unsigned long long)w->dropped, w->ev.n);
 	if (w->missing[0])
 		fprintf(out, "  not recorded: %s\n", cescape(w->missing, strlen(w->missing), e,
 		                                           sizeof(e)));
