@@ -625,8 +625,10 @@ findings:
 	html_cpumap(&b, &map);
 	free(mk);
 	sb_printf(&b, "</section>\n<section id=\"timeline\"><h2>Timeline</h2>\n<p class=\"meta\">"
-	          "%s</p>\n", p && p->axis_note ? p->axis_note :
-	          "Seconds before this check: when each task blocked (or last ran).");
+	          "%s%s</p>\n", p && p->axis_note ? p->axis_note :
+	          "Seconds before this check: when each task blocked (or last ran).",
+	          r->recorder && !r->recorder->why[0] ? " The kernel's events the flight recorder "
+	          "kept are marks of their own (listed below)." : "");
 	timeline_html(&b, r, p);
 	recorder_html(&b, r);
 	sb_printf(&b, "</section>\n");
