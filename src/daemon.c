@@ -641,8 +641,6 @@ static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw
 static void emit(struct cgw_daemon *d, const struct cgw_report *r, const struct inc_change *c)
 {
 	struct incident *i = &d->inc.v[c->inc];
-	if (c->state == INC_OPENED && !i->rec)   /* what the kernel did before: kept with it */
-		i->rec = recorder_window(d, r, c->finding);
 	struct cgw_report ri = *r;
 	ri.recorder = i->rec;
 	struct report_files f;
@@ -652,6 +650,17 @@ static void emit(struct cgw_daemon *d, const struct cgw_report *r, const struct 
 	else
 		i->report[0] = '\0';
 	sink_journal(i, c->state);
+	/* what the kernel did before, read after the alert (the read has the deadline, and
+	 * pauses the ring while it reads): kept with the incident, in this report and its next */
+	if (c->state == INC_OPENED && !i->rec && (i->rec = recorder_window(d, r, c->finding)) &&
+	    have) {
+		struct report_files g;
+		ri.recorder = i->rec;
+		if (report_prepare(&d->conf, &ri, i, c->state, c->finding, &g) == 0) {
+			report_files_free(&f);
+			f = g;
+		}
+	}
 	if (have) {
 		i->reports++;                     /* numbers go on: a report never overwrites one */
 		writer_report(d->writer, &f, i->id);
