@@ -71,6 +71,7 @@ struct cgw_daemon {
 	 * off otherwise */
 	struct cgw_recorder rec;
 	bool rec_on, rec_own;
+	double rec_skip_until;            /* a readout timed out: none until then (monotonic s) */
 	char rec_off[512];
 	struct warn_once rec_warn;
 };
@@ -609,6 +610,11 @@ static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw
 		snprintf(w->why, sizeof(w->why), "%s", d->rec_off);
 		return w;
 	}
+	if (mono_s() < d->rec_skip_until) {
+		snprintf(w->why, sizeof(w->why), "reading %s/trace timed out less than a minute ago "
+		         "(read_timeout %g s): not tried again yet", d->rec.dir, d->conf.read_timeout_s);
+		return w;
+	}
 	w->window_s = d->conf.recorder_window_s;
 	snprintf(w->enabled, sizeof(w->enabled), "%s", d->rec.enabled);
 	snprintf(w->missing, sizeof(w->missing), "%s", d->rec.missing);
@@ -626,6 +632,8 @@ static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw
 	record_mute(false);
 	if (e < 0) {
 		trace_events_free(&w->ev);
+		if (e == -ETIMEDOUT)          /* the next incidents' alerts do not wait on it too */
+			d->rec_skip_until = mono_s() + 60;
 		snprintf(w->why, sizeof(w->why), "reading %s/trace: %s", d->rec.dir, strerror(-e));
 		warn_once(&d->rec_warn, "flight recorder: %s", w->why);
 		return w;
