@@ -11,6 +11,7 @@
 #     the block (rel_s < 0, the write within 3 s of it), the events it lacks not naming openat;
 #     its timeline and the text report say "N cgroup rmdirs in the 30 s before PID C blocked"
 #     and "cpuset.mems opened for writing by PID ... (cgwmemsw) X s before PID C blocked";
+#     the incident's page (<id>.html beside its reports) marks them on its time axis;
 #   - the incident's bundle (at critical) holds tree/cgwatch/recorder/trace with those
 #     events, its report.json the same sentences, and `check --root BUNDLE` replays them
 #     (JSON timeline and text; the HTML page's timeline has marks of their kind);
@@ -127,6 +128,14 @@ grep -q "^Kernel events before the hang (flight recorder" "$TXT" &&
 l1=$(grep -nE "cgroup rmdirs in the 30 s before" "$TXT" | head -1 | cut -d: -f1)
 l2=$(grep -n "cpuset.mems opened for writing" "$TXT" | head -1 | cut -d: -f1)
 [ "$l1" -lt "$l2" ] || live_fail "text report: the churn (line $l1) is not before the write (line $l2)"
+
+# the incident's page beside its reports: the recorder's marks on its time axis, listed
+PAGE=$(dirname "$REP")/$INC.html
+_page() { [ -s "$PAGE" ]; }
+live_wait_for 3 _page || live_fail "no incident page $PAGE"
+grep -q '<g class="mark recorder rec-cpuset">' "$PAGE" && grep -q '<g class="mark recorder rec-cgroup">' "$PAGE" &&
+	grep -qE "<li class=\"recorder rec-cpuset\"><b>-[0-9.]+ s</b> cpuset.mems opened for writing by PID [0-9]+ \(cgwmemsw\)" "$PAGE" ||
+	live_fail "the incident's page $PAGE has no recorder marks: $(grep -o 'class="mark [^"]*"' "$PAGE" | sort | uniq -c | tr '\n' ' ')"
 
 # ---- its bundle, and a replay of it
 dmn_wait_state escalated 1 $((DMN_CRIT + 4)) "$INC" ||

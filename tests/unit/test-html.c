@@ -340,7 +340,14 @@ static void test_check_page_recorder(void **state)
 	assert_non_null(strstr(page, "Not recorded: cpuhp:cpuhp_enter (not in this kernel)"));
 	assert_null(strstr(page, "<script>"));
 	assert_null(strstr(page, "a one-off check keeps no flight recorder"));
+	assert_non_null(strstr(page, "4.1 s before PID 42 blocked (-34.1 s)</text>"));
 	free(page);
+	/* a later page of the incident: its task blocked 60 s now, the marks move with it */
+	t.blocked_s = 60;
+	page = render_check(&r);
+	assert_non_null(strstr(page, "4.1 s before PID 42 blocked (-64.1 s)</text>"));
+	free(page);
+	t.blocked_s = 30;
 	char *txt = NULL;
 	size_t n = 0;
 	FILE *out = open_memstream(&txt, &n);
