@@ -21,9 +21,9 @@
 #include "rates.h"
 
 #define IOPRIO_WHO_PROCESS 1
+#define IOPRIO_CLASS_SHIFT 13
 #define REC_HELD_MAX 60000                /* flight recorder events the open incidents keep */
 #define REC_KEEP_MIN 1000                 /* ... and one incident at least */
-#define IOPRIO_CLASS_SHIFT 13
 
 struct cgw_daemon {
 	sd_event *event;
@@ -586,7 +586,7 @@ static void recorder_setup(struct cgw_daemon *d)
 	if (e == -ENOENT)
 		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: no tracefs at "
 		         "/sys/kernel/tracing (instances: %s)", strerror(-e));
-	else if (a != -ENOENT && e != -EACCES && e != -EPERM && e != -EROFS)
+	else if (e != -EACCES && e != -EPERM && e != -EROFS)
 		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: cannot make "
 		         "tracefs instances/%s: %s", c->recorder_instance, strerror(-e));
 	else
