@@ -12,42 +12,24 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 RUNS=${RUNS:-7}
 CGW=${CGWATCH:-build/cgwatch}
-mkdir -p build
-cc -O2 -pthread -o build/bench-threads bench/threads.c || exit 1
+. bench/lib.sh
 [ $# -gt 0 ] || set -- 30000
-tmp=$(mktemp -d)
-LOAD_PID=
-cleanup() {
-	[ -n "${LOAD_PID:-}" ] && kill "$LOAD_PID" 2>/dev/null && wait "$LOAD_PID" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_init
 
-run() {
-	local t
-	t=$( { TIMEFORMAT='%3R %3U %3S'; time "$@" >/dev/null 2>&1; } 2>&1 )
-	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' <<<"$t"
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 catstat() { cat /proc/[0-9]*/task/[0-9]*/stat; }
 
 printf '%-8s %-34s %12s %12s\n' threads tool "wall ms" "CPU ms"
 for load in "$@"; do
-	coproc LOAD { exec build/bench-threads "$load"; }
-	read -r _ <&"${LOAD[0]}"
-	total=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
+	bench_load_start "$load"
 	: >"$tmp/cgw"; : >"$tmp/ps"; : >"$tmp/cat"
 	for ((i = 0; i < RUNS; i++)); do
-		run "$CGW" audit >>"$tmp/cgw"
-		run ps -eLo policy,psr,pcpu >>"$tmp/ps"
-		run catstat >>"$tmp/cat"
+		bench_run "$CGW" audit >>"$tmp/cgw"
+		bench_run ps -eLo policy,psr,pcpu >>"$tmp/ps"
+		bench_run catstat >>"$tmp/cat"
 	done
-	kill "${LOAD_PID:-}" 2>/dev/null
-	wait "${LOAD_PID:-}" 2>/dev/null
-	LOAD_PID=
+	bench_load_stop
 	for t in cgw ps cat; do
-		eval "${t}w=\$(cut -d' ' -f1 \"\$tmp/$t\" | median); ${t}c=\$(cut -d' ' -f2 \"\$tmp/$t\" | median)"
+		eval "${t}w=\$(cut -d' ' -f1 \"\$tmp/$t\" | bench_median); ${t}c=\$(cut -d' ' -f2 \"\$tmp/$t\" | bench_median)"
 	done
 	line() { printf '%-8s %-34s %12.0f %12.0f\n' "$total" "$1" "$(echo "$2 * 1000" | bc -l)" "$(echo "$3 * 1000" | bc -l)"; }
 	line "cgwatch audit" "$cgww" "$cgwc"

@@ -12,36 +12,20 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 RUNS=${RUNS:-7}
 CGW=${CGWATCH:-build/cgwatch}
-mkdir -p build
-cc -O2 -pthread -o build/bench-threads bench/threads.c || exit 1
+. bench/lib.sh
 [ $# -gt 0 ] || set -- 5000 30000
-tmp=$(mktemp -d)
-LOAD_PID=
-cleanup() {
-	[ -n "${LOAD_PID:-}" ] && kill "$LOAD_PID" 2>/dev/null && wait "$LOAD_PID" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-cat >"$tmp/healthy.conf" <<'EOC'
-[thresholds]
-blocked_warning = 86400
-blocked_critical = 86400
-starved = 86400
-EOC
+bench_init
+bench_healthy_conf "$tmp/healthy.conf"
 
 # one run: "wall_s cpu_s maxrss_kib" (GNU time: 10 ms resolution)
 run() {
 	/usr/bin/time -o "$tmp/t" -f '%e %U %S %M' "$@" >/dev/null 2>&1
 	awk '{ printf "%.3f %.3f %d\n", $1, $2 + $3, $4 }' "$tmp/t"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 printf '%-8s %-36s %9s %9s %14s %9s\n' threads tool "wall ms" "CPU ms" "CPU µs/thread" "RSS KiB"
 for load in "$@"; do
-	coproc LOAD { exec build/bench-threads "$load"; }
-	read -r _ <&"${LOAD[0]}"
-	total=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
+	bench_load_start "$load"
 	: >"$tmp/check"; : >"$tmp/capture"; : >"$tmp/byhand"
 	for ((i = 0; i < RUNS; i++)); do
 		run "$CGW" check --config "$tmp/healthy.conf" >>"$tmp/check"
@@ -50,17 +34,15 @@ for load in "$@"; do
 		run bash -c 'printf "%s\0" /proc/[0-9]*/task/[0-9]*/stat /proc/[0-9]*/task/[0-9]*/stack |
 			xargs -0 cat >"$1" 2>/dev/null; :' bash "$tmp/byhand.txt" >>"$tmp/byhand"
 	done
-	kill "${LOAD_PID:-}" 2>/dev/null
-	wait "${LOAD_PID:-}" 2>/dev/null
-	LOAD_PID=
+	bench_load_stop
 	for t in check capture byhand; do
 		case $t in
 		check) name="cgwatch check (healthy)" ;;
 		capture) name="cgwatch check --capture DIR" ;;
 		byhand) name="cat every stat and stack > file" ;;
 		esac
-		w=$(cut -d' ' -f1 "$tmp/$t" | median); c=$(cut -d' ' -f2 "$tmp/$t" | median)
-		m=$(cut -d' ' -f3 "$tmp/$t" | median)
+		w=$(cut -d' ' -f1 "$tmp/$t" | bench_median); c=$(cut -d' ' -f2 "$tmp/$t" | bench_median)
+		m=$(cut -d' ' -f3 "$tmp/$t" | bench_median)
 		printf '%-8s %-36s %9.0f %9.0f %14.2f %9s\n' "$total" "$name" \
 			"$(echo "$w * 1000" | bc -l)" "$(echo "$c * 1000" | bc -l)" \
 			"$(echo "$c * 1000000 / $total" | bc -l)" "$m"

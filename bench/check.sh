@@ -10,47 +10,23 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 RUNS=${RUNS:-9}
 CGW=${CGWATCH:-build/cgwatch}
-mkdir -p build
-cc -O2 -pthread -o build/bench-threads bench/threads.c || exit 1
+. bench/lib.sh
 [ $# -gt 0 ] || set -- 30000
-tmp=$(mktemp -d)
-LOAD_PID=
-cleanup() {
-	[ -n "${LOAD_PID:-}" ] && kill "$LOAD_PID" 2>/dev/null && wait "$LOAD_PID" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-cat >"$tmp/healthy.conf" <<'EOF'
-[thresholds]
-blocked_warning = 86400
-blocked_critical = 86400
-starved = 86400
-EOF
+bench_init
+bench_healthy_conf "$tmp/healthy.conf"
 
-# one run: "wall_s cpu_s" (bash's time: ms resolution; CPU is user + sys of the command)
-run() {
-	local t
-	t=$( { TIMEFORMAT='%3R %3U %3S'; time "$@" >/dev/null 2>&1; } 2>&1 )
-	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' <<<"$t"
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 printf '%-8s %-30s %12s %12s\n' threads tool "wall ms" "CPU ms"
 for load in "$@"; do
-	coproc LOAD { exec build/bench-threads "$load"; }
-	read -r _ <&"${LOAD[0]}"
-	total=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
+	bench_load_start "$load"
 	: >"$tmp/cgw"; : >"$tmp/ps"
 	for ((i = 0; i < RUNS; i++)); do
-		run "$CGW" check --config "$tmp/healthy.conf" >>"$tmp/cgw"
-		run ps -eLo pid,tid,stat,wchan >>"$tmp/ps"
+		bench_run "$CGW" check --config "$tmp/healthy.conf" >>"$tmp/cgw"
+		bench_run ps -eLo pid,tid,stat,wchan >>"$tmp/ps"
 	done
-	kill "${LOAD_PID:-}" 2>/dev/null
-	wait "${LOAD_PID:-}" 2>/dev/null
-	LOAD_PID=
-	cw=$(cut -d' ' -f1 "$tmp/cgw" | median); cc=$(cut -d' ' -f2 "$tmp/cgw" | median)
-	pw=$(cut -d' ' -f1 "$tmp/ps" | median); pc=$(cut -d' ' -f2 "$tmp/ps" | median)
+	bench_load_stop
+	cw=$(cut -d' ' -f1 "$tmp/cgw" | bench_median); cc=$(cut -d' ' -f2 "$tmp/cgw" | bench_median)
+	pw=$(cut -d' ' -f1 "$tmp/ps" | bench_median); pc=$(cut -d' ' -f2 "$tmp/ps" | bench_median)
 	printf '%-8s %-30s %12.0f %12.0f\n' "$total" "cgwatch check (healthy)" \
 		"$(echo "$cw * 1000" | bc -l)" "$(echo "$cc * 1000" | bc -l)"
 	printf '%-8s %-30s %12.0f %12.0f\n' "$total" "ps -eLo pid,tid,stat,wchan" \

@@ -21,6 +21,9 @@ dir = $tmp/reports
 [run]
 state_dir = $tmp/state
 lock_memory = yes
+[recorder]
+# the flight recorder on, as by default, in an instance of its own (not a service's)
+instance = cgwbench$$
 EOC
 
 cpu_s() { awk -v hz="$hz" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"; }

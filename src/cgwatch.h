@@ -266,6 +266,11 @@ struct cgw_conf {
 	double bundle_keep;            /* [bundle] keep: the newest kept */
 	double bundle_min_interval_s;  /* [bundle] min_interval: host-wide, between two */
 	bool bundle_redact;            /* [bundle] redact: bundles are redacted (default no) */
+	bool recorder_enabled;         /* [recorder] enabled: the daemon's flight recorder */
+	double recorder_buffer_kb;     /* [recorder] buffer_kb: its ring per CPU, KiB */
+	double recorder_window_s;      /* [recorder] window: seconds read out for an incident */
+	bool recorder_cpuset_opens;    /* [recorder] cpuset_opens: record cpuset.mems opens */
+	char *recorder_instance;       /* [recorder] instance: instances/NAME of tracefs */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -297,6 +302,10 @@ int ini_load_text(const char *name, const char *text, size_t len, ini_line_handl
                   void *user, FILE *err);
 /* Append a continuation line to the text field *field, one space between (xrealloc). */
 void ini_text_append(char **field, const char *more);
+/* When key is one of names (NULL-terminated), replace the matching field (*fields[i]) by a
+ * copy of value and return it (the field a continuation line extends); else NULL. */
+char **ini_text_set(const char *key, const char *value, const char *const *names,
+                    char **const *fields);
 /* Append a copy of s to the string list *v of *n entries (xrealloc, xstrdup). */
 void ini_strv_push(char ***v, size_t *n, const char *s);
 /* Free a string list of n entries and its array. */
@@ -1100,6 +1109,7 @@ struct cgw_trace_event {
 	int cpu, pid;
 	char comm[CGW_COMM_MAX];          /* as printed ("<idle>", "<...>" when unknown) */
 	char name[CGW_TRACE_NAME_MAX];    /* the event's name without its system: "cgroup_rmdir" */
+	bool call;                        /* printed as a syscall: NAME(FIELDS) */
 	char *fields;                     /* the rest of the line as printed (malloc'd; may be "") */
 };
 struct cgw_trace_events {
@@ -1123,6 +1133,37 @@ int trace_parse(const char *text, size_t len, double since, struct cgw_trace_eve
 const char *trace_field(const char *fields, const char *key, size_t *len);
 /* Free every event's fields and the array; out is empty again. */
 void trace_events_free(struct cgw_trace_events *out);
+/* Keep only the newest max events of e (oldest first still). Returns how many were dropped. */
+size_t trace_events_keep_last(struct cgw_trace_events *e, size_t max);
+
+/* A flight recorder's readout: the events of a window, what it could not record, and the
+ * moment the timeline is told from (the first blocked task's, set by recorder_anchor). */
+#define CGW_REC_KEEP 20000                /* events of one readout kept, the newest */
+struct cgw_recwin {
+	struct cgw_trace_events ev;       /* oldest first; t in CLOCK_MONOTONIC seconds */
+	double read_at;                   /* CLOCK_MONOTONIC seconds it was read (0: unknown) */
+	double window_s;                  /* seconds asked for */
+	uint64_t dropped;                 /* older events of the window not kept (past
+	                                     CGW_REC_KEEP, or fewer where the daemon holds many) */
+	char enabled[1024];               /* "sys:event" recorded, space-separated */
+	char missing[1024];               /* "sys:event (why)" not recorded, "; "-separated */
+	char why[640];                    /* not read: why ("" when ev is the window) */
+	bool have_anchor;                 /* anchor_t and anchor are known */
+	double anchor_t;                  /* CLOCK_MONOTONIC seconds the first task blocked */
+	char anchor[64];                  /* "PID 1 blocked", "PID 77 last ran" */
+	int anchor_tid;                   /* that task's */
+};
+/* The readout as the text of a bundle's cgwatch/recorder/trace: header lines "# cgwatch-recorder
+ * 1", "# read_at S", "# window S", "# dropped N", "# enabled ...", "# missing ...",
+ * "# not_recorded WHY" (only when w->why says why there are no events), a LOST line
+ * when the ring lost events, then each event as the kernel prints it (flags "....."). */
+void trace_window_format(const struct cgw_recwin *w, struct strbuf *b);
+/* Back from that text (len bytes) into w (zeroed first; its anchor left unset). Returns 0,
+ * -EINVAL (not such a file: no "# cgwatch-recorder 1" first line, or no read_at) or -ENOMEM;
+ * free w with recwin_free either way. */
+int trace_window_parse(const char *text, size_t len, struct cgw_recwin *w);
+/* Free w's events; w is empty. */
+void recwin_free(struct cgw_recwin *w);
 
 /* ---- source-root.c ---- */
 
@@ -1292,6 +1333,7 @@ struct cgw_scan {
 	 * counts from the tree's /proc files), and the tree's directory (its cgwatch/ files) */
 	struct cap_clocks *replay_clocks;
 	struct cgw_rates *replay_rates;
+	struct cgw_recwin *replay_recorder; /* its cgwatch/recorder/trace, or NULL */
 	char *replay_root;
 	char source[8];                   /* what the walk read: "bpf" or "proc" */
 	char source_why[320];             /* and why */
@@ -1628,6 +1670,9 @@ uint64_t capture_snap_bytes(const struct cap_snap *sn);
  * for the main loop. Returns 0 or -errno (msg says why). */
 int capture_snap_write(struct cap_snap *sn, const char *dir, char *msg, size_t cap);
 void capture_snap_free(struct cap_snap *sn);
+/* The flight recorder's readout w into sn as cgwatch/recorder/trace (trace_window_format), which
+ * a replay reads back. 0 or -ENOMEM. */
+int capture_snap_recorder(struct cap_snap *sn, const struct cgw_recwin *w);
 /* The kernel's ring now, for a snapshot of a scan that followed it (the daemon's): read whole
  * as check reads it (kmsg_read_raw, non-blocking, within timeout_ms) into sn as dev/kmsg, with
  * the hung-task sysctls and uptime a replay reads it with where sn has none; what cannot be
@@ -1640,8 +1685,9 @@ int capture_snap_kmsg(struct cap_snap *sn, unsigned timeout_ms);
  * (-EINVAL). Returns 0 or -errno. */
 int capture_put_file(int root, const char *path, const char *data, size_t len, bool link);
 /* A replay of root: its cgwatch/clocks (when there) into s->replay_clocks, with s->now_ms and
- * s->uptime_s from it, and its cgwatch/rates into s->replay_rates (a note first saying how
- * they were counted, "(captured)"); an unreadable or unparsable one named (scan_unreadable,
+ * s->uptime_s from it, its cgwatch/rates into s->replay_rates (a note first saying how
+ * they were counted, "(captured)") and its cgwatch/recorder/trace into s->replay_recorder;
+ * an unreadable or unparsable one named (scan_unreadable,
  * with the line), and the replay goes on without it. */
 void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms);
 
@@ -1670,10 +1716,18 @@ struct cgw_recorder {
  * tracefs; -EBUSY: the old instance is held open; -ETIMEDOUT): then nothing is left behind
  * when it can be removed. */
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
+/* Use instances/NAME as another process (`cgwatch recorder start`, as root) made it: nothing
+ * is written; r->enabled and r->missing from its events' enable files. Returns 0, or -errno
+ * (-ENOENT: no such instance; -EACCES: its trace file may not be read). */
+int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r);
 /* The events of the last window_s seconds (CLOCK_MONOTONIC, as the ring's clock) from the
- * instance's `trace` file (a read that does not consume them), appended to out. Returns 0 or
- * -errno (-ETIMEDOUT, -ENOMEM, -EFBIG when the text passes its bound). */
+ * instance's `trace` file (a read that does not consume them), appended to out. The text is
+ * read and parsed 1 MiB at a time. Returns 0 or -errno (-ETIMEDOUT, -ENOMEM). */
 int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trace_events *out);
+/* recorder_read keeping only the newest keep events of the window (0: all), the older ones
+ * dropped as the text is read (never all held at once); how many in *dropped (may be NULL). */
+int recorder_read_keep(const struct cgw_recorder *r, double window_s, size_t keep,
+                       struct cgw_trace_events *out, uint64_t *dropped);
 /* Remove the instance (its ring and events with it). Returns 0 or -errno; r->dir is "" after. */
 int recorder_stop(struct cgw_recorder *r);
 
@@ -1899,6 +1953,7 @@ struct cgw_report {
 	const struct cgw_kmsg *kmsg;      /* what the kernel said (kmsg.h), or NULL */
 	const struct cgw_rates *rates;    /* cgroup activity over the window (rates.h), or NULL */
 	bool rates_skipped;               /* a live check that needed no counts: not measured */
+	const struct cgw_recwin *recorder; /* the flight recorder's readout (its timeline), or NULL */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,
@@ -1932,6 +1987,22 @@ bool cause_ok(const char *c);
 /* Append "PID N waits in statx on PATH, on the fuse mount MNT (connection 0:53)\n" when t's
  * syscall and its path or mount are known; nothing otherwise. */
 void cause_evidence(struct strbuf *ev, const struct cgw_task *t);
+
+/* ---- diagnose-recorder.c: the flight recorder's events as timeline sentences (pure) ---- */
+
+/* w's anchor: read_at less the blocked time of finding's first task (the longest blocked;
+ * finding < 0 or past the end: the first finding's), named "PID 1 blocked" ("last ran" for a
+ * starved task). No anchor when r has no finding, the task's time is unknown or read_at is. */
+void recorder_anchor(struct cgw_recwin *w, const struct cgw_report *r, ssize_t finding);
+/* One sentence of the timeline: at seconds from the anchor (from the readout without one),
+ * t its CLOCK_MONOTONIC time, kind the class of its mark ("recorder rec-cgroup", ...). */
+struct rec_line { double at, t; const char *kind; char text[1024]; };
+/* The sentences of w's events, oldest first, at most cap: each open of cpuset.mems, CPU
+ * hotplug step and hung-task report (the newest 8 of a kind, then one for the rest); cgroup
+ * mkdirs, rmdirs, moves and rstat contentions counted in the 30 s before the anchor (and in
+ * the window); work queued per workqueue and started per function, counted. Names C-escaped.
+ * Returns how many. */
+size_t recorder_lines(const struct cgw_recwin *w, struct rec_line *out, size_t cap);
 
 /* ---- diagnose-correlate.c ---- */
 
@@ -1997,6 +2068,8 @@ struct incident {
 	                                     sorted by (tid, start_ticks) */
 	size_t overflow_unlisted;         /* of those, counted before a restart but not saved */
 	struct inc_event *timeline; size_t ntimeline;
+	struct cgw_recwin *rec;           /* the flight recorder's readout at its opening, or NULL
+	                                     (not saved across a restart) */
 	unsigned reports;                 /* report files written for it */
 	char report[4096];                /* the last JSON report */
 	bool bundled;                     /* the daemon decided its bundle (not saved) */
@@ -2122,6 +2195,19 @@ void report_text_sources(const struct cgw_report *r, FILE *out);
 /* The text report of finding k alone, after a header line of the caller's. */
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
 
+/* ---- sink-recorder.c: the flight recorder's readout in a report ---- */
+
+/* The timeline sentences of w (at most 64; malloc'd, *n of them; NULL without memory). */
+struct rec_line *recorder_report_lines(const struct cgw_recwin *w, size_t *n);
+/* "Kernel events before the hang (flight recorder, ...):" and the sentences of r->recorder,
+ * seconds from the first blocked task's moment; what the ring lost, events not kept, events
+ * not recorded; or why nothing was recorded. Nothing when r->recorder is NULL. */
+void report_text_recorder(const struct cgw_report *r, FILE *out);
+/* The report's "recorder" object: read_at, window_s, anchor, anchor_at, enabled, missing, lost,
+ * dropped, events_total, events (the newest 1000: at, rel_s, cpu, pid, comm, event, fields),
+ * events_cut (and events_cut_why), timeline (rel_s, kind, text); {"error": why} when not read. */
+struct json_object *recorder_json(const struct cgw_recwin *w);
+
 /* ---- sink-incident.c ---- */
 
 struct json_object;
@@ -2139,8 +2225,8 @@ int sink_report(const struct cgw_conf *c, const struct cgw_report *r, struct inc
                 enum inc_state st, ssize_t finding);
 /* One report pair, rendered and ready to write: dir/<id>-NN-<state>.{txt,json}. */
 struct report_files {
-	char *dir, *txt_name, *json_name;
-	char *text, *json; size_t text_len, json_len;
+	char *dir, *txt_name, *json_name, *html_name;   /* html_name: <id>.html, the incident's page */
+	char *text, *json, *html; size_t text_len, json_len, html_len;
 	size_t keep; uint64_t max_bytes;      /* rotation, from [reports] */
 };
 /* Render the reports of one incident change in memory (no file touched), numbered
@@ -2148,12 +2234,14 @@ struct report_files {
 int report_prepare(const struct cgw_conf *c, const struct cgw_report *r,
                    const struct incident *i, enum inc_state st, ssize_t finding,
                    struct report_files *out);
-/* Make the directory (0750) when missing, write both files or neither, rotate. Returns 0 or
- * -errno with a sentence in why (cap bytes). May block on the disk: not for the main loop. */
+/* Make the directory (0750) when missing, write the three files (text, JSON, the incident's
+ * page) or none, rotate. Returns 0 or -errno with a sentence in why (cap bytes). May block on
+ * the disk: not for the main loop. */
 int report_files_write(const struct report_files *f, char *why, size_t cap);
 void report_files_free(struct report_files *f);
-/* Delete the oldest report files of dir until at most keep files and max_bytes remain.
- * Returns the number deleted, or -errno. */
+/* Delete the oldest reports of dir (a report: one change's .txt and .json, both together;
+ * an incident's <id>.html goes with its last report) until at most keep reports and max_bytes
+ * of their files remain. Returns the number of files deleted, or -errno. */
 int reports_rotate(const char *dir, size_t keep, uint64_t max_bytes);
 /* The fixed 128-bit journal MESSAGE_ID of a signature id, as 32 hex digits. */
 char *sig_message_id(const char *sig_id, char out[33]);
@@ -2369,6 +2457,28 @@ void html_timeline(struct strbuf *b, struct html_tl_mark *m, size_t n);
  * (alike tasks as one entry, matched frames marked, user stacks beside), evidence, remedies,
  * references. One self-contained file: see sink-html.c. */
 void report_html(const struct cgw_report *r, FILE *out);
+/* What the page of one of the daemon's incidents puts in place of the check's: its title, its
+ * header (markup, every host string escaped by its maker), the one finding it shows (-1:
+ * none), more marks for the time axis (seconds before now_label's moment) and the axis's
+ * caption. */
+struct html_page {
+	const char *title, *header, *now_label, *axis_note;
+	ssize_t finding;
+	struct html_tl_mark *marks; size_t nmarks;
+};
+/* report_html, with what p says in place of the check's header, findings and axis (NULL: the
+ * check's page). */
+void report_html_page(const struct cgw_report *r, const struct html_page *p, FILE *out);
+
+/* ---- sink-html-incident.c: the page of one of the daemon's incidents ---- */
+
+/* The page of incident i at change st (<id>.html beside its reports): its state, severity,
+ * message, times, bundle and tasks (recovered ones with when), the finding of r it reports
+ * (finding, -1 none: a resolved incident's), and a time axis with its states (the scans that
+ * opened, escalated, updated and resolved it) and its tasks' recoveries, this report's scan
+ * at 0. */
+void incident_html(const struct cgw_report *r, const struct incident *i, enum inc_state st,
+                   ssize_t finding, FILE *out);
 
 /* ---- sink-html-audit.c: the audit's page ---- */
 
@@ -2421,18 +2531,20 @@ void bundle_reports_free(struct bundle_reports *r);
 
 /* ---- sink-bundle-incidents.c: the daemon's open incidents, whose reports a bundle holds ---- */
 
-/* A report file of an open incident: its path on the host and its member, incidents/BASE. */
+/* A report file (or the page) of an open incident: its path on the host and its member,
+ * incidents/BASE. */
 struct bundle_inc_file { char *path, *name; };
-/* What a bundle holds of the open incidents: their newest report files, and what could not be
- * listed (the state file unreadable or malformed, an incident dropped, a report named outside
- * the reports directory), each a note for the manifest's "unreadable" (path and why). */
+/* What a bundle holds of the open incidents: their newest report files and pages, and what
+ * could not be listed (the state file unreadable or malformed, an incident dropped, a report
+ * named outside the reports directory), each a note for the manifest's "unreadable" (path and
+ * why). */
 struct bundle_incidents {
 	struct bundle_inc_file *v; size_t n;
 	struct bundle_note *notes; size_t nnotes;
 };
 /* The newest reports of every open (not resolved) incident of in, named by its report field:
- * a file directly in report_dir named <incident id>-NN-<state>.json, and the .txt beside it,
- * as incidents/<name>. An incident with no report, or another one, is a note instead. Pure.
+ * a file directly in report_dir named <incident id>-NN-<state>.json, the .txt beside it and
+ * the incident's page <incident id>.html, as incidents/<name>. An incident with no report, or another one, is a note instead. Pure.
  * 0, or -ENOMEM (out then holds what was listed). */
 int bundle_incident_files(const struct cgw_incidents *in, const char *report_dir,
                           struct bundle_incidents *out);

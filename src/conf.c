@@ -5,7 +5,8 @@
 
 #include "cgwatch.h"
 
-enum conf_type { CT_SECONDS, CT_NUMBER, CT_PATH, CT_PATH_OR_EMPTY, CT_BOOL, CT_IOCLASS, CT_SOURCE };
+enum conf_type { CT_SECONDS, CT_NUMBER, CT_PATH, CT_PATH_OR_EMPTY, CT_BOOL, CT_IOCLASS, CT_NAME,
+                 CT_SOURCE };
 
 struct conf_key {
 	const char *section, *key;
@@ -53,6 +54,11 @@ static const struct conf_key conf_keys[] = {
 	NUM("bundle", "keep", bundle_keep, 1, 10000),
 	SEC("bundle", "min_interval", bundle_min_interval_s, 0, 86400),
 	KEY("bundle", "redact", CT_BOOL, bundle_redact),
+	KEY("recorder", "enabled", CT_BOOL, recorder_enabled),
+	NUM("recorder", "buffer_kb", recorder_buffer_kb, 4, 65536),
+	SEC("recorder", "window", recorder_window_s, 1, 86400),
+	KEY("recorder", "cpuset_opens", CT_BOOL, recorder_cpuset_opens),
+	KEY("recorder", "instance", CT_NAME, recorder_instance),
 };
 
 void conf_defaults(struct cgw_conf *c)
@@ -86,6 +92,11 @@ void conf_defaults(struct cgw_conf *c)
 	c->bundle_dir = xstrdup(CGW_STATEDIR "/bundles");
 	c->bundle_keep = 10;
 	c->bundle_min_interval_s = 600;
+	c->recorder_enabled = true;
+	c->recorder_buffer_kb = 256;
+	c->recorder_window_s = 300;
+	c->recorder_cpuset_opens = false;
+	c->recorder_instance = xstrdup(CGW_RECORDER_NAME);
 }
 
 char *conf_dump(const struct cgw_conf *c, size_t *len)
@@ -105,7 +116,8 @@ char *conf_dump(const struct cgw_conf *c, size_t *len)
 			sb_printf(&b, "%.10g\n", *(const double *)field);
 			break;
 		case CT_PATH:
-		case CT_PATH_OR_EMPTY: {
+		case CT_PATH_OR_EMPTY:
+		case CT_NAME: {
 			const char *v = *(char *const *)field;
 			sb_printf(&b, "%s\n", v ? v : "");
 			break;
@@ -139,7 +151,8 @@ int conf_copy(struct cgw_conf *dst, const struct cgw_conf *src)
 	dst->report_dir = try_strdup(src->report_dir);
 	dst->metrics_file = try_strdup(src->metrics_file);
 	dst->bundle_dir = try_strdup(src->bundle_dir);
-	if (!dst->signatures_dir || !dst->local_signatures_dir || !dst->local_hazards_dir ||
+	dst->recorder_instance = try_strdup(src->recorder_instance);
+	if (!dst->recorder_instance ||!dst->signatures_dir || !dst->local_signatures_dir || !dst->local_hazards_dir ||
 	    !dst->state_dir ||
 	    !dst->report_dir || !dst->metrics_file || !dst->bundle_dir) {
 		conf_free(dst);
@@ -159,6 +172,8 @@ void conf_free(struct cgw_conf *c)
 	free(c->metrics_file);
 	free(c->bundle_dir);
 	c->bundle_dir = NULL;
+	free(c->recorder_instance);
+	c->recorder_instance = NULL;
 	c->signatures_dir = c->local_signatures_dir = NULL;
 	c->state_dir = c->report_dir = c->metrics_file = NULL;
 }
@@ -206,6 +221,18 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 			free(*(char **)field);
 			*(char **)field = xstrdup(value);
 			break;
+		case CT_NAME: {
+			size_t n = strlen(value), ok = strspn(value, "abcdefghijklmnopqrstuvwxyz"
+			                                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+			if (n == 0 || n > 63 || ok != n || value[0] == '.') {
+				errorf(x->err, "%s:%d: %s must be 1..63 letters, digits, '_', '-' or '.' "
+				       "(not first), ignoring: %s", cesc(x->path), line, key, cesc(value));
+				return 0;
+			}
+			free(*(char **)field);
+			*(char **)field = xstrdup(value);
+			break;
+		}
 		case CT_BOOL:
 			if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0)
 				*(bool *)field = true;

@@ -22,6 +22,8 @@
 
 #define IOPRIO_WHO_PROCESS 1
 #define IOPRIO_CLASS_SHIFT 13
+#define REC_HELD_MAX 60000                /* flight recorder events the open incidents keep */
+#define REC_KEEP_MIN 1000                 /* ... and one incident at least */
 
 struct cgw_daemon {
 	sd_event *event;
@@ -68,9 +70,19 @@ struct cgw_daemon {
 	struct cgw_hazstate haz;          /* the hazards decided by the audits so far */
 	char *audit_said;                 /* what loading the rules said last (said when it changes) */
 	struct warn_once audit_warn;
+	/* the flight recorder ([recorder]): its instance while it runs, whether this process
+	 * made it (and removes it at exit) or uses one `cgwatch recorder start` made; why it is
+	 * off otherwise */
+	struct cgw_recorder rec;
+	bool rec_on, rec_own;
+	double rec_skip_until;            /* a readout timed out: none until then (monotonic s) */
+	char rec_off[512];
+	struct warn_once rec_warn;
 };
 
 static void daemon_unlock(struct cgw_daemon *d);
+static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw_report *r,
+                                          ssize_t finding);
 
 /* One audit, off the main loop: the rules loaded ([hazards] local may be on any disk), the
  * host's facts gathered (sampled for ~0.25 s, cgroup churn counted ~0.5 s), the rules
@@ -516,8 +528,19 @@ static void bundle_capture(struct cgw_daemon *d, const struct cgw_report *rep)
 		          capture_snap_bytes(snap) / (1024.0 * 1024.0), d->conf.bundle_max_mib);
 		capture_snap_free(snap);
 	} else {
-		int e = autobundle_queue(d->writer, &d->conf, &d->sigs, &d->inc, snap, rep,
+		/* the flight recorder's window in the tree and in the bundle's reports, told
+		 * from the first finding as a replay of the tree tells it */
+		struct cgw_recwin *w = recorder_window(d, rep, -1);
+		struct cgw_report rr = *rep;
+		rr.recorder = w;
+		if (w && capture_snap_recorder(snap, w) < 0)
+			log_warnx("bundle %s: the flight recorder's events are not in it: out of memory",
+			          d->bundle_file);
+		int e = autobundle_queue(d->writer, &d->conf, &d->sigs, &d->inc, snap, &rr,
 		                         d->bundle_file);
+		if (w)
+			recwin_free(w);
+		free(w);
 		if (e < 0)
 			log_warnx("bundle %s not written: %s", d->bundle_file, e == -EAGAIN ?
 			          "another is still being written" : strerror(-e));
@@ -527,19 +550,129 @@ static void bundle_capture(struct cgw_daemon *d, const struct cgw_report *rep)
 	d->bundle_inc[0] = d->bundle_file[0] = '\0';
 }
 
+/* Start the flight recorder at start-up: make its instance (one left by a process that died
+ * is replaced), or, where this process may not (the unit's DynamicUser: `cgwatch recorder
+ * start` made it, as root), use the one there. Said once either way, with the events it
+ * lacks; off, the daemon goes on without it and its reports say why. */
+static void recorder_setup(struct cgw_daemon *d)
+{
+	const struct cgw_conf *c = &d->conf;
+	if (!c->recorder_enabled) {
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off ([recorder] "
+		         "enabled = no)");
+		log_warnx("%s", d->rec_off);
+		return;
+	}
+	struct recorder_opts o = { .name = c->recorder_instance,
+	                           .buffer_kb = (unsigned)c->recorder_buffer_kb,
+	                           .cpuset_opens = c->recorder_cpuset_opens,
+	                           .timeout_ms = (unsigned)(c->read_timeout_s * 1000) };
+	int e = recorder_start(&o, &d->rec);
+	if (e == 0) {
+		d->rec_on = d->rec_own = true;
+		log_warnx("flight recorder on: %s, %u KiB per CPU; recording %s%s%s", d->rec.dir,
+		          d->rec.buffer_kb, d->rec.enabled, d->rec.missing[0] ? "; not recording " : "",
+		          d->rec.missing);
+		return;
+	}
+	int a = -ENOENT;
+	if (e == -EACCES || e == -EPERM || e == -EROFS) {
+		a = recorder_attach(&o, &d->rec);
+		if (a == 0) {
+			d->rec_on = true;
+			log_warnx("flight recorder on: %s, made by `cgwatch recorder start` (this process "
+			          "may not make it: %s), %u KiB per CPU; recording %s%s%s", d->rec.dir,
+			          strerror(-e), d->rec.buffer_kb, d->rec.enabled,
+			          d->rec.missing[0] ? "; not recording " : "", d->rec.missing);
+			return;
+		}
+	}
+	if (e == -ENOENT)
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: no tracefs at "
+		         "/sys/kernel/tracing (instances: %s)", strerror(-e));
+	else if (e != -EACCES && e != -EPERM && e != -EROFS)
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: cannot make "
+		         "tracefs instances/%s: %s", c->recorder_instance, strerror(-e));
+	else
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: this process "
+		         "may not make tracefs instances/%s (%s) and none is there to use (%s); "
+		         "`cgwatch recorder start`, as root, makes it", c->recorder_instance,
+		         strerror(-e), strerror(-a));
+	log_warnx("%s; reports will have no kernel events before their hangs (cgroup churn, "
+	          "cpuset.mems opens, CPU hotplug, hung-task reports, workqueue work)", d->rec_off);
+}
+
+/* The last [recorder] window of the ring, told from finding's first task (a readout saying
+ * why there is none when the recorder is off or cannot be read). NULL without memory. */
+static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw_report *r,
+                                          ssize_t finding)
+{
+	struct cgw_recwin *w = try_calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	if (!d->rec_on) {
+		snprintf(w->why, sizeof(w->why), "%s", d->rec_off);
+		return w;
+	}
+	if (mono_s() < d->rec_skip_until) {
+		snprintf(w->why, sizeof(w->why), "reading %s/trace timed out less than a minute ago "
+		         "(read_timeout %g s): not tried again yet", d->rec.dir, d->conf.read_timeout_s);
+		return w;
+	}
+	w->window_s = d->conf.recorder_window_s;
+	snprintf(w->enabled, sizeof(w->enabled), "%s", d->rec.enabled);
+	snprintf(w->missing, sizeof(w->missing), "%s", d->rec.missing);
+	/* events kept: CGW_REC_KEEP for one readout, REC_HELD_MAX over all the open incidents'
+	 * (a storm of incidents holds a few MiB, not one readout's each), REC_KEEP_MIN at least */
+	size_t held = 0, keep = CGW_REC_KEEP;
+	for (size_t k = 0; k < d->inc.n; k++)
+		if (d->inc.v[k].rec)
+			held += d->inc.v[k].rec->ev.n;
+	if (held + keep > REC_HELD_MAX)
+		keep = held + REC_KEEP_MIN >= REC_HELD_MAX ? REC_KEEP_MIN : REC_HELD_MAX - held;
+	w->read_at = mono_s();
+	record_mute(true);                /* read for the incident, not for a bundle's tree */
+	int e = recorder_read_keep(&d->rec, w->window_s, keep, &w->ev, &w->dropped);
+	record_mute(false);
+	if (e < 0) {
+		trace_events_free(&w->ev);
+		if (e == -ETIMEDOUT)          /* the next incidents' alerts do not wait on it too */
+			d->rec_skip_until = mono_s() + 60;
+		snprintf(w->why, sizeof(w->why), "reading %s/trace: %s", d->rec.dir, strerror(-e));
+		warn_once(&d->rec_warn, "flight recorder: %s", w->why);
+		return w;
+	}
+	warn_clear(&d->rec_warn);
+	recorder_anchor(w, r, finding);
+	return w;
+}
+
 /* One incident change: the journal message first, from here; its report files are rendered
  * in memory and handed to the writer thread, which alone touches the disk. The message names
  * the report it will write, unless the reports directory is failing or does not answer. */
 static void emit(struct cgw_daemon *d, const struct cgw_report *r, const struct inc_change *c)
 {
 	struct incident *i = &d->inc.v[c->inc];
+	struct cgw_report ri = *r;
+	ri.recorder = i->rec;
 	struct report_files f;
-	bool have = report_prepare(&d->conf, r, i, c->state, c->finding, &f) == 0;
+	bool have = report_prepare(&d->conf, &ri, i, c->state, c->finding, &f) == 0;
 	if (have && writer_ok(d->writer, WR_REPORTS))
 		snprintf(i->report, sizeof(i->report), "%s/%s", f.dir, f.json_name);
 	else
 		i->report[0] = '\0';
 	sink_journal(i, c->state);
+	/* what the kernel did before, read after the alert (the read has the deadline, and
+	 * pauses the ring while it reads): kept with the incident, in this report and its next */
+	if (c->state == INC_OPENED && !i->rec && (i->rec = recorder_window(d, r, c->finding)) &&
+	    have) {
+		struct report_files g;
+		ri.recorder = i->rec;
+		if (report_prepare(&d->conf, &ri, i, c->state, c->finding, &g) == 0) {
+			report_files_free(&f);
+			f = g;
+		}
+	}
 	if (have) {
 		i->reports++;                     /* numbers go on: a report never overwrites one */
 		writer_report(d->writer, &f, i->id);
@@ -817,6 +950,7 @@ int daemon_run(const char *config_path)
 	d.fdcache = fdcache_new();
 	d.history = history_new();
 	d.rates = rates_open(true, (unsigned)(d.conf.read_timeout_s * 1000));
+	recorder_setup(&d);
 	if (kmsg_open_follow(&d.kmsg, KMSG_PATH) < 0)
 		log_warnx("cannot read %s: %s; the kernel's own reports will not be linked",
 		          KMSG_PATH, strerror(-d.kmsg.error));
@@ -836,6 +970,11 @@ int daemon_run(const char *config_path)
 	int r = sd_event_loop(d.event);
 	rc = r < 0 ? EXIT_UNREADABLE : 0;
 out:
+	if (d.rec_own) {                  /* ours: removed (one made by `recorder start` is left) */
+		int re = recorder_stop(&d.rec);
+		if (re < 0)
+			log_warnx("cannot remove the flight recorder's %s: %s", d.rec.dir, strerror(-re));
+	}
 	capture_free(d.capture);
 	bool idle = true;
 	if (d.writer)                     /* a last save finishes; a stuck disk is not waited for */

@@ -307,19 +307,10 @@ static int sig_handler(void *user, const char *section, const char *key, const c
 	char bad[160];
 
 	if (strcmp(section, "signature") == 0) {
-		char **text = NULL;
-		if (strcmp(key, "title") == 0)
-			text = &s->title;
-		else if (strcmp(key, "summary") == 0)
-			text = &s->summary;
-		else if (strcmp(key, "explanation") == 0)
-			text = &s->explanation;
-		if (text) {
-			free(*text);
-			*text = xstrdup(value);
-			x->last = text;
+		static const char *const names[] = { "title", "summary", "explanation", NULL };
+		char **const fields[] = { &s->title, &s->summary, &s->explanation };
+		if ((x->last = ini_text_set(key, value, names, fields)))
 			return 1;
-		}
 		if (strcmp(key, "severity") == 0) {
 			int sev = sev_parse(value);
 			if (sev < 0)

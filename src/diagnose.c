@@ -1,6 +1,7 @@
 /* diagnose.c: the diagnosis stage, the one step check and the daemon call on a scan:
  * signatures and their correlators (diagnose-classify.c, diagnose-correlate.c), then the evidence of kernel
- * messages (diagnose-kmsg.c) and of cgroup activity counts (diagnose-rates.c), in that order. */
+ * messages (diagnose-kmsg.c) and of cgroup activity counts (diagnose-rates.c), in that order;
+ * a replay's flight recorder readout is told from its first finding (diagnose-recorder.c). */
 #include <errno.h>
 
 #include "cgwatch.h"
@@ -21,6 +22,10 @@ static void evidence(struct cgw_report *r, cgw_rates_fn rates, void *ctx)
 	lock_link(r);                     /* out of memory: the lines are missing, nothing else */
 	kmsg_link(r, r->kmsg);
 	rates_link(r, r->rates);
+	if (r->scan && r->scan->replay_recorder) {   /* a bundle's flight recorder readout */
+		recorder_anchor(r->scan->replay_recorder, r, -1);
+		r->recorder = r->scan->replay_recorder;
+	}
 }
 
 int diagnose(struct cgw_report *r, const struct cgw_sigset *sigs, cgw_rates_fn rates, void *ctx)

@@ -32,6 +32,9 @@ void incident_clear(struct incident *i)
 	free(i->tasks);
 	free(i->timeline);
 	free(i->overflow);
+	if (i->rec)
+		recwin_free(i->rec);
+	free(i->rec);
 	memset(i, 0, sizeof(*i));
 }
 

@@ -152,6 +152,18 @@ void ini_text_append(char **field, const char *more)
 	memcpy(*field + a, more, b + 1);
 }
 
+char **ini_text_set(const char *key, const char *value, const char *const *names,
+                    char **const *fields)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(key, names[i]) == 0) {
+			free(*fields[i]);
+			*fields[i] = xstrdup(value);
+			return fields[i];
+		}
+	return NULL;
+}
+
 void ini_strv_push(char ***v, size_t *n, const char *s)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));

@@ -1,4 +1,4 @@
-/* main.c: the command line — check, config --check, signatures. */
+/* main.c: the command line — check, config --check, signatures, recorder start|stop. */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -16,6 +16,7 @@ static void usage(FILE *out)
 	      "                     [--verbose]\n"
 	      "       cgwatch config --check [--config FILE]\n"
 	      "       cgwatch run [--config FILE]\n"
+	      "       cgwatch recorder start|stop [--config FILE]\n"
 	      "       cgwatch signatures [--check DIR | --catalog | --show ID] [--config FILE]\n"
 	      "       cgwatch bundle [--root DIR] [-o FILE] [--redact] | --verify FILE [--config FILE]\n"
 	      "       cgwatch audit [--root DIR|FILE] [--format text|json|html] [--config FILE]\n"
@@ -201,23 +202,18 @@ static void signature_print(const struct cgw_sig *s)
 	sb_free(&b);
 }
 
-/* `cgwatch signatures --show ID`: the text of the file that defines ID, as it is. */
-static int signature_show(const struct cgw_sigset *set, const char *id)
+/* Print a rule's file as it is: the built-in text b when not NULL, else the file. Returns 0,
+ * or EXIT_USAGE when the file cannot be read (said). */
+static int rule_file_show(const struct cgw_sigfile *b, const char *file)
 {
-	const struct cgw_sig *s = sig_find(set, id);
-	if (!s) {
-		log_warnx("no signature \"%s\" (`cgwatch signatures` lists them)", cesc(id));
-		return EXIT_USAGE;
-	}
-	const struct cgw_sigfile *b = s->builtin ? sig_builtin_file(s->file) : NULL;
 	if (b) {
 		fwrite(b->text, 1, b->len, stdout);
 		return 0;
 	}
 	int e;
-	FILE *f = fopen_regular(s->file, &e);
+	FILE *f = fopen_regular(file, &e);
 	if (!f) {
-		log_warnx("%s: %s", cesc(s->file), cgw_strerror(e));
+		log_warnx("%s: %s", cesc(file), cgw_strerror(e));
 		return EXIT_USAGE;
 	}
 	char buf[8192];
@@ -228,27 +224,45 @@ static int signature_show(const struct cgw_sigset *set, const char *id)
 	return 0;
 }
 
-static int cmd_signatures(int argc, char **argv)
+/* `cgwatch signatures --show ID`: the text of the file that defines ID, as it is. */
+static int signature_show(const struct cgw_sigset *set, const char *id)
 {
-	static const struct option opts[] = {
+	const struct cgw_sig *s = sig_find(set, id);
+	if (!s) {
+		log_warnx("no signature \"%s\" (`cgwatch signatures` lists them)", cesc(id));
+		return EXIT_USAGE;
+	}
+	return rule_file_show(s->builtin ? sig_builtin_file(s->file) : NULL, s->file);
+}
+
+/* The options `signatures` and `hazards` share: --check DIR, --config FILE, --show ID and one
+ * flag of the command's own (flag_name: "catalog", "facts"). */
+struct rules_args {
+	const char *dir, *config, *show;
+	bool flag;
+};
+
+/* Parse them into *a. Returns 0, or EXIT_USAGE (usage printed). */
+static int rules_args_parse(int argc, char **argv, const char *flag_name, struct rules_args *a)
+{
+	const struct option opts[] = {
 		{ "check", required_argument, NULL, 'k' },
 		{ "config", required_argument, NULL, 'c' },
-		{ "catalog", no_argument, NULL, 'C' },
 		{ "show", required_argument, NULL, 's' },
+		{ flag_name, no_argument, NULL, 'F' },
 		{ 0 }
 	};
-	const char *dir = NULL, *config = NULL, *show = NULL;
-	bool catalog = false;
+	*a = (struct rules_args){ 0 };
 	int o;
 	while ((o = getopt_long(argc, argv, "k:c:", opts, NULL)) != -1) {
 		if (o == 'k')
-			dir = optarg;
+			a->dir = optarg;
 		else if (o == 'c')
-			config = optarg;
-		else if (o == 'C')
-			catalog = true;
+			a->config = optarg;
 		else if (o == 's')
-			show = optarg;
+			a->show = optarg;
+		else if (o == 'F')
+			a->flag = true;
 		else {
 			usage(stderr);
 			return EXIT_USAGE;
@@ -258,28 +272,44 @@ static int cmd_signatures(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* The verdict of `--check DIR`: r is the loader's result (< 0 -errno, > 0 errors), n the
+ * rules it read, what their name ("signatures"). Returns 0 or EXIT_USAGE. */
+static int rules_check_verdict(const char *dir, int r, size_t n, const char *what)
+{
+	if (r < 0) {
+		log_warnx("%s: %s", cesc(dir), strerror(-r));
+		return EXIT_USAGE;
+	}
+	if (r > 0) {
+		log_warnx("%s: %d error%s", cesc(dir), r, r == 1 ? "" : "s");
+		return EXIT_USAGE;
+	}
+	printf("%s: %zu %s OK\n", cesc(dir), n, what);
+	return 0;
+}
+
+static int cmd_signatures(int argc, char **argv)
+{
+	struct rules_args a;
+	int rc = rules_args_parse(argc, argv, "catalog", &a);
+	if (rc)
+		return rc;
 	struct cgw_sigset set = { 0 };
-	int rc = 0;
-	if (dir) {
-		int r = sig_load_dir(&set, dir, stderr);
-		if (r < 0) {
-			log_warnx("%s: %s", cesc(dir), strerror(-r));
-			rc = EXIT_USAGE;
-		} else if (r > 0) {
-			log_warnx("%s: %d error%s", cesc(dir), r, r == 1 ? "" : "s");
-			rc = EXIT_USAGE;
-		} else {
-			printf("%s: %zu signatures OK\n", cesc(dir), set.n);
-		}
+	if (a.dir) {
+		int r = sig_load_dir(&set, a.dir, stderr);
+		rc = rules_check_verdict(a.dir, r, set.n, "signatures");
 		sig_free(&set);
 		return rc;
 	}
 	struct cgw_conf conf;
-	if ((rc = config_load(&conf, config)) == 0 && (rc = signatures_load(&set, &conf)) == 0 &&
-	    catalog) {
+	if ((rc = config_load(&conf, a.config)) == 0 && (rc = signatures_load(&set, &conf)) == 0 &&
+	    a.flag) {
 		catalog_print(&set, stdout);
-	} else if (rc == 0 && show) {
-		rc = signature_show(&set, show);
+	} else if (rc == 0 && a.show) {
+		rc = signature_show(&set, a.show);
 	} else if (rc == 0) {
 		printf("%-22s %-9s %4s  %s\n", "ID", "SEVERITY", "PRIO", "TITLE (SOURCE)");
 		for (size_t i = 0; i < set.n; i++)
@@ -381,79 +411,32 @@ out:
  * directory ("file:line:" errors, exit 2), --facts the facts rules may test. */
 static int cmd_hazards(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "check", required_argument, NULL, 'k' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "show", required_argument, NULL, 's' },
-		{ "facts", no_argument, NULL, 'F' },
-		{ 0 }
-	};
-	const char *dir = NULL, *config = NULL, *show = NULL;
-	bool facts = false;
-	int o;
-	while ((o = getopt_long(argc, argv, "k:c:", opts, NULL)) != -1) {
-		if (o == 'k')
-			dir = optarg;
-		else if (o == 'c')
-			config = optarg;
-		else if (o == 's')
-			show = optarg;
-		else if (o == 'F')
-			facts = true;
-		else {
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (facts) {
+	struct rules_args a;
+	int rc = rules_args_parse(argc, argv, "facts", &a);
+	if (rc)
+		return rc;
+	if (a.flag) {
 		for (int k = 0; k < HF_NFACT; k++)
 			printf("%-30s %s\n", hazard_fact_name((enum haz_fact)k),
 			       hazard_fact_meaning((enum haz_fact)k));
 		return 0;
 	}
 	struct cgw_hazset set = { 0 };
-	int rc = 0;
-	if (dir) {
-		int r = hazard_load_dir(&set, dir, stderr);
-		if (r < 0) {
-			log_warnx("%s: %s", cesc(dir), strerror(-r));
-			rc = EXIT_USAGE;
-		} else if (r > 0) {
-			log_warnx("%s: %d error%s", cesc(dir), r, r == 1 ? "" : "s");
-			rc = EXIT_USAGE;
-		} else {
-			printf("%s: %zu hazard rules OK\n", cesc(dir), set.n);
-		}
+	if (a.dir) {
+		int r = hazard_load_dir(&set, a.dir, stderr);
+		rc = rules_check_verdict(a.dir, r, set.n, "hazard rules");
 		hazset_free(&set);
 		return rc;
 	}
 	struct cgw_conf conf;
-	if ((rc = config_load(&conf, config)) == 0 && (rc = hazards_load(&set, &conf)) == 0) {
-		if (show) {
-			const struct cgw_hazard *h = hazard_find(&set, show);
-			const struct cgw_sigfile *b = h && h->builtin ? hazard_builtin_file(h->file) : NULL;
+	if ((rc = config_load(&conf, a.config)) == 0 && (rc = hazards_load(&set, &conf)) == 0) {
+		if (a.show) {
+			const struct cgw_hazard *h = hazard_find(&set, a.show);
 			if (!h) {
-				log_warnx("no hazard \"%s\" (`cgwatch hazards` lists them)", cesc(show));
+				log_warnx("no hazard \"%s\" (`cgwatch hazards` lists them)", cesc(a.show));
 				rc = EXIT_USAGE;
-			} else if (b) {
-				fwrite(b->text, 1, b->len, stdout);
 			} else {
-				int e;
-				FILE *in = fopen_regular(h->file, &e);
-				if (!in) {
-					log_warnx("%s: %s", cesc(h->file), cgw_strerror(e));
-					rc = EXIT_USAGE;
-				} else {
-					char buf[8192];
-					size_t n;
-					while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-						fwrite(buf, 1, n, stdout);
-					fclose(in);
-				}
+				rc = rule_file_show(h->builtin ? hazard_builtin_file(h->file) : NULL, h->file);
 			}
 		} else {
 			printf("%-30s %-9s %-22s %s\n", "ID", "SEVERITY", "SIGNATURE", "TITLE (SOURCE)");
@@ -503,6 +486,80 @@ static int cmd_run(int argc, char **argv)
 	return daemon_run(config);
 }
 
+/* `cgwatch recorder start|stop`: make (or remove) the daemon's flight recorder instance as
+ * [recorder] says, for a daemon that may not make it itself (the unit's ExecStartPre=+ and
+ * ExecStopPost=+, run as root). Exit 0 done (or nothing to do), 2 usage, 3 could not. */
+static int cmd_recorder(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *config = NULL;
+	int o;
+	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		if (o == 'c')
+			config = optarg;
+		else if (o == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc || (strcmp(argv[optind], "start") && strcmp(argv[optind], "stop"))) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	bool start = strcmp(argv[optind], "start") == 0;
+	struct cgw_conf c;
+	if (config_load(&c, config) != 0) {
+		conf_free(&c);
+		return EXIT_USAGE;
+	}
+	struct recorder_opts ro = { .name = c.recorder_instance,
+	                            .buffer_kb = (unsigned)c.recorder_buffer_kb,
+	                            .cpuset_opens = c.recorder_cpuset_opens,
+	                            .timeout_ms = (unsigned)(c.read_timeout_s * 1000) };
+	struct cgw_recorder r;
+	int rc = 0, e;
+	if (start && c.recorder_enabled) {
+		e = recorder_start(&ro, &r);
+		if (e == 0) {
+			log_warnx("flight recorder instance %s made, %u KiB per CPU; recording %s%s%s",
+			          r.dir, r.buffer_kb, r.enabled, r.missing[0] ? "; not recording " : "",
+			          r.missing);
+		} else {
+			log_warnx("cannot make the flight recorder's tracefs instances/%s: %s%s",
+			          c.recorder_instance, strerror(-e), e == -ENOENT ? " (no tracefs at "
+			          "/sys/kernel/tracing: the daemon runs without the recorder)" : "");
+			rc = EXIT_UNREADABLE;
+		}
+	} else {
+		/* stop, or start with the recorder off: an instance of that name is removed */
+		memset(&r, 0, sizeof(r));
+		r.timeout_ms = ro.timeout_ms;
+		snprintf(r.dir, sizeof(r.dir), "/sys/kernel/tracing/instances/%s", c.recorder_instance);
+		struct stat st;
+		if (stat(r.dir, &st) == 0) {
+			char dir[sizeof(r.dir)];
+			memcpy(dir, r.dir, sizeof(dir));
+			if ((e = recorder_stop(&r)) < 0) {
+				log_warnx("cannot remove %s: %s", dir, strerror(-e));
+				rc = EXIT_UNREADABLE;
+			} else {
+				log_warnx("flight recorder instance %s removed", dir);
+			}
+		}
+		if (start)
+			log_warnx("the flight recorder is off ([recorder] enabled = no)");
+	}
+	conf_free(&c);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	crash_install();
@@ -524,6 +581,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "recorder") == 0)
+		return cmd_recorder(argc - 1, argv + 1);
 	if (strcmp(cmd, "audit") == 0)
 		return cmd_audit(argc - 1, argv + 1);
 	if (strcmp(cmd, "hazards") == 0)

@@ -208,21 +208,10 @@ static int haz_handler(void *user, const char *section, const char *key, const c
 	struct cgw_hazard *h = &set->v[set->n - 1];
 	char bad[200];
 	if (strcmp(section, "hazard") == 0) {
-		char **text = NULL;
-		if (strcmp(key, "title") == 0)
-			text = &h->title;
-		else if (strcmp(key, "summary") == 0)
-			text = &h->summary;
-		else if (strcmp(key, "explanation") == 0)
-			text = &h->explanation;
-		else if (strcmp(key, "seed") == 0)
-			text = &h->seed;
-		if (text) {
-			free(*text);
-			*text = xstrdup(value);
-			x->last = text;
+		static const char *const names[] = { "title", "summary", "explanation", "seed", NULL };
+		char **const fields[] = { &h->title, &h->summary, &h->explanation, &h->seed };
+		if ((x->last = ini_text_set(key, value, names, fields)))
 			return 1;
-		}
 		if (strcmp(key, "severity") == 0) {
 			int sev = sev_parse(value);
 			if (sev < 0)

@@ -107,6 +107,7 @@ name:
 	if (s[j] == '(') {                   /* a syscall: "sys_openat(dfd: 0x..., mode: 0x1b6)" */
 		if (s[len - 1] != ')')
 			return false;
+		e->call = true;
 		fat[0] = j + 1;
 		fat[1] = len - 1 - (j + 1);
 		return true;
@@ -237,4 +238,99 @@ void trace_events_free(struct cgw_trace_events *out)
 		free(out->v[i].fields);
 	free(out->v);
 	memset(out, 0, sizeof(*out));
+}
+
+size_t trace_events_keep_last(struct cgw_trace_events *e, size_t max)
+{
+	if (e->n <= max)
+		return 0;
+	size_t drop = e->n - max;
+	for (size_t i = 0; i < drop; i++)
+		free(e->v[i].fields);
+	memmove(e->v, e->v + drop, max * sizeof(*e->v));
+	e->n = max;
+	return drop;
+}
+
+void trace_window_format(const struct cgw_recwin *w, struct strbuf *b)
+{
+	sb_printf(b, "# cgwatch-recorder 1\n# read_at %.6f\n# window %.6g\n# dropped %llu\n",
+	          w->read_at, w->window_s, (unsigned long long)w->dropped);
+	sb_printf(b, "# enabled %s\n# missing %s\n", w->enabled, w->missing);
+	if (w->why[0])
+		sb_printf(b, "# not_recorded %s\n", w->why);
+	if (w->ev.lost)
+		sb_printf(b, "CPU:0 [LOST %llu EVENTS]\n", (unsigned long long)w->ev.lost);
+	for (size_t i = 0; i < w->ev.n; i++) {
+		const struct cgw_trace_event *e = &w->ev.v[i];
+		sb_printf(b, "%16s-%-7d [%03d] ..... %.6f: %s%s%s%s\n", e->comm, e->pid, e->cpu, e->t,
+		          e->name, e->call ? "(" : ": ", e->fields ? e->fields : "",
+		          e->call ? ")" : "");
+	}
+}
+
+/* "# KEY VALUE": VALUE (to the line's end) when line is that header, else NULL */
+static const char *header(const char *line, size_t len, const char *key, size_t *vlen)
+{
+	size_t kl = strlen(key);
+	if (len < kl + 2 || memcmp(line, "# ", 2) != 0 || memcmp(line + 2, key, kl) != 0 ||
+	    (len > kl + 2 && line[kl + 2] != ' '))
+		return NULL;
+	size_t at = len > kl + 2 ? kl + 3 : len;
+	*vlen = len - at;
+	return line + at;
+}
+
+static bool header_num(const char *v, size_t n, double max, double *out)
+{
+	char num[48];
+	if (n == 0 || n >= sizeof(num))
+		return false;
+	memcpy(num, v, n);
+	num[n] = 0;
+	const char *p = num;
+	return parse_decimal(&p, 0, max, out) == 0 && !*p;
+}
+
+int trace_window_parse(const char *text, size_t len, struct cgw_recwin *w)
+{
+	memset(w, 0, sizeof(*w));
+	static const char magic[] = "# cgwatch-recorder 1";
+	const char *nl = memchr(text, '\n', len);
+	size_t first = nl ? (size_t)(nl - text) : len;
+	if (first != sizeof(magic) - 1 || memcmp(text, magic, first) != 0)
+		return -EINVAL;
+	bool have_read = false;
+	for (size_t i = 0; i < len;) {
+		const char *e = memchr(text + i, '\n', len - i);
+		size_t l = e ? (size_t)(e - (text + i)) : len - i;
+		const char *line = text + i, *v;
+		size_t vl;
+		double x;
+		if ((v = header(line, l, "read_at", &vl)) && header_num(v, vl, CGW_MAX_SECONDS, &x)) {
+			w->read_at = x;
+			have_read = true;
+		} else if ((v = header(line, l, "window", &vl)) &&
+		           header_num(v, vl, CGW_MAX_SECONDS, &x)) {
+			w->window_s = x;
+		} else if ((v = header(line, l, "dropped", &vl)) &&
+		           header_num(v, vl, CGW_MAX_COUNT, &x)) {
+			w->dropped = (uint64_t)x;
+		} else if ((v = header(line, l, "enabled", &vl))) {
+			snprintf(w->enabled, sizeof(w->enabled), "%.*s", (int)vl, v);
+		} else if ((v = header(line, l, "missing", &vl))) {
+			snprintf(w->missing, sizeof(w->missing), "%.*s", (int)vl, v);
+		} else if ((v = header(line, l, "not_recorded", &vl)) && vl) {
+			snprintf(w->why, sizeof(w->why), "%.*s", (int)vl, v);
+		}
+		i += l + 1;
+	}
+	if (!have_read)
+		return -EINVAL;
+	return trace_parse(text, len, -1, &w->ev);
+}
+
+void recwin_free(struct cgw_recwin *w)
+{
+	trace_events_free(&w->ev);
 }

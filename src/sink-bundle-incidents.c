@@ -1,9 +1,10 @@
 /* sink-bundle-incidents.c: the incidents the daemon has open when a bundle is made, whose
- * newest text and JSON reports the bundle holds as incidents/<report name>. Which files is
- * decided from the incidents alone (pure): only a report the daemon names, directly in the
- * reports directory, named as the daemon names that incident's reports. The state file and
- * the reports are read with the deadline (the disk holding them may not answer), as regular
- * files, never through a symlink. */
+ * newest text and JSON reports and whose page (<id>.html) the bundle holds as
+ * incidents/<name>. Which files is decided from the incidents alone (pure): only a report the
+ * daemon names, directly in the reports directory, named as the daemon names that incident's
+ * reports, and that incident's page beside it. The state file and the reports are read with
+ * the deadline (the disk holding them may not answer), as regular files, never through a
+ * symlink. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -114,7 +115,8 @@ int bundle_incident_files(const struct cgw_incidents *in, const char *report_dir
 			continue;
 		}
 		if (add_file(out, r, (size_t)(slash - r), base, bl - 5, ".json") < 0 ||
-		    add_file(out, r, (size_t)(slash - r), base, bl - 5, ".txt") < 0)
+		    add_file(out, r, (size_t)(slash - r), base, bl - 5, ".txt") < 0 ||
+		    add_file(out, r, (size_t)(slash - r), i->id, strlen(i->id), ".html") < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -3,7 +3,9 @@
  * -> spinner); the CPU map with the starved CPUs and their spinners; the time axis of when
  * each task blocked, with the place the flight recorder's events go; the stacks, alike tasks as
  * one entry with their count and the signature's frames marked, user stacks beside; evidence,
- * remedies, references. Built on sink-html.c: every host string escaped there. */
+ * remedies, references. The daemon's page of an incident is this page with the incident's
+ * header, its finding only and more marks on the time axis (report_html_page, called by
+ * sink-html-incident.c). Built on sink-html.c: every host string escaped there. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,13 +407,25 @@ static void finding_html(struct strbuf *b, const struct cgw_report *r, size_t k)
 	sb_printf(b, "</section>\n");
 }
 
-/* The time axis: when each entry's tasks blocked (or last ran), the check at 0. */
-static void timeline_html(struct strbuf *b, const struct cgw_report *r)
+/* Is finding k on the page (an incident's page shows its own finding only)? */
+static bool shown(const struct html_page *p, size_t k)
+{
+	return !p || p->finding == (ssize_t)k;
+}
+
+/* The time axis: when each entry's tasks blocked (or last ran), the check at 0; an incident's
+ * page adds its marks (its states, its tasks' recoveries). */
+static void timeline_html(struct strbuf *b, const struct cgw_report *r,
+                          const struct html_page *p)
 {
 	const struct cgw_scan *s = r->scan;
-	size_t cap = 1, n = 0;
+	size_t cap = 1 + (p ? p->nmarks : 0), n = 0;
 	for (size_t k = 0; k < r->nf; k++)
 		cap += r->f[k].ntasks;
+	size_t nrec = 0;
+	struct rec_line *rl = r->recorder && !r->recorder->why[0] ?
+	                      recorder_report_lines(r->recorder, &nrec) : NULL;
+	cap += nrec;
 	struct html_tl_mark *m = calloc(cap, sizeof(*m));
 	struct strbuf *lab = calloc(cap, sizeof(*lab));
 	size_t *group = calloc(cap, sizeof(size_t));
@@ -421,6 +435,8 @@ static void timeline_html(struct strbuf *b, const struct cgw_report *r)
 	}
 	for (size_t k = 0; k < r->nf; k++) {
 		const struct cgw_finding *f = &r->f[k];
+		if (!shown(p, k))
+			continue;
 		size_t ng = task_groups(s->t, f->tasks, f->ntasks, group);
 		for (size_t g = 0; g < ng && n + 1 < cap; g++) {
 			size_t cnt = 0, first = 0;
@@ -449,7 +465,24 @@ static void timeline_html(struct strbuf *b, const struct cgw_report *r)
 			n++;
 		}
 	}
-	sb_printf(&lab[n], "this check");
+	/* the flight recorder's sentences, each a mark of its kind, on the same axis: from the
+	 * moment its anchor task blocked as this scan times it (an incident's later pages), else
+	 * from its readout, which followed its scan by milliseconds */
+	double roff = 0;
+	bool ranch = false;
+	for (size_t i = 0; rl && i < s->n && !ranch; i++)
+		if (r->recorder->have_anchor && s->t[i].tid == r->recorder->anchor_tid &&
+		    s->t[i].blocked_s > 0) {
+			roff = -s->t[i].blocked_s;
+			ranch = true;
+		}
+	for (size_t i = 0; i < nrec && n + 1 < cap; i++) {
+		sb_printf(&lab[n], "%s", rl[i].text);
+		m[n].at_s = ranch ? rl[i].at + roff : rl[i].t - r->recorder->read_at;
+		m[n].kind = rl[i].kind;
+		n++;
+	}
+	sb_printf(&lab[n], "%s", p && p->now_label ? p->now_label : "this check");
 	m[n].at_s = 0;
 	m[n].kind = "now";
 	n++;
@@ -457,6 +490,8 @@ static void timeline_html(struct strbuf *b, const struct cgw_report *r)
 		m[i].label = lab[i].s ? lab[i].s : "";
 		m[i].label_len = lab[i].len;
 	}
+	for (size_t i = 0; p && i < p->nmarks && n < cap; i++)
+		m[n++] = p->marks[i];
 	html_timeline(b, m, n);
 out:
 	for (size_t i = 0; lab && i < cap; i++)
@@ -464,9 +499,61 @@ out:
 	free(lab);
 	free(m);
 	free(group);
+	free(rl);
+}
+
+/* The flight recorder's section: its sentences in time order, what it lost or lacks. */
+static void recorder_html(struct strbuf *b, const struct cgw_report *r)
+{
+	const struct cgw_recwin *w = r->recorder;
+	sb_printf(b, "<section id=\"recorder-events\"><h3>Kernel events before the hang</h3>\n");
+	if (!w) {
+		sb_printf(b, "<p class=\"meta\">None here: a one-off check keeps no flight recorder."
+		          "</p>\n</section>\n");
+		return;
+	}
+	if (w->why[0]) {
+		sb_printf(b, "<p class=\"meta\">Not recorded: ");
+		html_s(b, w->why);
+		sb_printf(b, "</p>\n</section>\n");
+		return;
+	}
+	sb_printf(b, "<p class=\"meta\">The flight recorder's last %.0f s", w->window_s);
+	if (w->have_anchor) {
+		sb_printf(b, "; seconds from the moment ");
+		html_s(b, w->anchor);
+	}
+	sb_printf(b, ".</p>\n");
+	size_t n;
+	struct rec_line *l = recorder_report_lines(w, &n);
+	if (n) {
+		sb_printf(b, "<ol class=\"recorder\">\n");
+		for (size_t i = 0; i < n; i++) {
+			sb_printf(b, "<li class=\"%s\"><b>%+.1f s</b> ", l[i].kind, l[i].at);
+			html_s(b, l[i].text);
+			sb_printf(b, "</li>\n");
+		}
+		sb_printf(b, "</ol>\n");
+	} else {
+		sb_printf(b, "<p>None in the window.</p>\n");
+	}
+	free(l);
+	if (w->ev.lost)
+		sb_printf(b, "<p>The ring lost %llu events.</p>\n", (unsigned long long)w->ev.lost);
+	if (w->missing[0]) {
+		sb_printf(b, "<p>Not recorded: ");
+		html_s(b, w->missing);
+		sb_printf(b, "</p>\n");
+	}
+	sb_printf(b, "</section>\n");
 }
 
 void report_html(const struct cgw_report *r, FILE *out)
+{
+	report_html_page(r, NULL, out);
+}
+
+void report_html_page(const struct cgw_report *r, const struct html_page *p, FILE *out)
 {
 	const struct cgw_scan *s = r->scan;
 	struct strbuf b = { 0 };
@@ -474,7 +561,11 @@ void report_html(const struct cgw_report *r, FILE *out)
 	char title[400];
 	snprintf(title, sizeof(title), "cgwatch: %s on %s", r->nf ? (r->f[0].sig->id) :
 	         "nothing found", s->host[0] ? s->host : "?");
-	html_open(&b, title);
+	html_open(&b, p ? p->title : title);
+	if (p) {
+		sb_printf(&b, "<header>\n%s</header>\n", p->header ? p->header : "");
+		goto findings;
+	}
 	sb_printf(&b, "<header>\n<h1>cgwatch check of ");
 	html_s(&b, s->host[0] ? s->host : "?");
 	sb_printf(&b, "</h1>\n<p class=\"meta\">Kernel ");
@@ -501,14 +592,16 @@ void report_html(const struct cgw_report *r, FILE *out)
 		sb_printf(&b, "</ul>\n");
 	}
 	sb_printf(&b, "</header>\n");
+findings:
 	for (size_t k = 0; k < r->nf; k++)
-		finding_html(&b, r, k);
+		if (shown(p, k))
+			finding_html(&b, r, k);
 
 	/* the CPU map: the starved CPUs of every finding, the spinner on each */
 	struct cgw_cpus starved;
 	memset(&starved, 0, sizeof(starved));
 	for (size_t k = 0; k < r->nf; k++)
-		if (finding_starves(s, &r->f[k]))
+		if (shown(p, k) && finding_starves(s, &r->f[k]))
 			cpus_or(&starved, &r->f[k].cpus);
 	struct html_cpu_mark *mk = calloc(CGW_MAX_CPUS, sizeof(*mk));
 	size_t nmk = 0;
@@ -532,11 +625,13 @@ void report_html(const struct cgw_report *r, FILE *out)
 	html_cpumap(&b, &map);
 	free(mk);
 	sb_printf(&b, "</section>\n<section id=\"timeline\"><h2>Timeline</h2>\n<p class=\"meta\">"
-	          "Seconds before this check: when each task blocked (or last ran).</p>\n");
-	timeline_html(&b, r);
-	sb_printf(&b, "<section id=\"recorder-events\"><h3>Kernel events before the hang</h3>\n"
-	          "<p class=\"meta\">None here: a one-off check keeps no flight recorder.</p>\n"
-	          "</section>\n</section>\n");
+	          "%s%s</p>\n", p && p->axis_note ? p->axis_note :
+	          "Seconds before this check: when each task blocked (or last ran).",
+	          r->recorder && !r->recorder->why[0] ? " The kernel's events the flight recorder "
+	          "kept are marks of their own (listed below)." : "");
+	timeline_html(&b, r, p);
+	recorder_html(&b, r);
+	sb_printf(&b, "</section>\n");
 	html_close(&b);
 	html_write(&b, out);
 	sb_free(&b);

@@ -38,7 +38,7 @@ static const char style[] =
 	"svg .node.spin{fill:#fff2a8;stroke:var(--warn)}svg .node.cause{fill:#f2f2f2;stroke:#777}\n"
 	"svg .edge{stroke:#444;stroke-width:1.5}svg .elabel{fill:#555;font-size:11px}\n"
 	"svg .axis{stroke:#444}svg .tick{stroke:#999}svg .dot{fill:#285a8c}"
-	"svg .dot.now{fill:var(--crit)}\n"
+	"svg .dot.now{fill:var(--crit)}svg .recorder .dot{fill:#6a3d9a}\n"
 	".cpumap{display:grid;grid-template-columns:repeat(auto-fill,minmax(4.6em,1fr));gap:3px}\n"
 	".cpu{border:1px solid #999;border-radius:3px;padding:2px 4px;font-size:11px;"
 	"min-height:2.6em;background:#e9f5e9}\n"

@@ -232,6 +232,8 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 		json_object_object_add(o, "kmsg", kmsg_json(r->kmsg));
 	if (r->rates)
 		json_object_object_add(o, "rates", rates_json(r->rates));
+	if (r->recorder)
+		json_object_object_add(o, "recorder", recorder_json(r->recorder));
 	return o;
 }
 

@@ -829,6 +829,96 @@ static int ini_line(struct cgw_redact *r, const char *l, size_t n, struct strbuf
 	return redact_text(r, eq + 1, n - (size_t)(eq + 1 - l), out);
 }
 
+/* Text of a page (n bytes, escaped as html_esc escapes it): its entities read, redacted as
+ * text, escaped again (only the five characters html_esc turns into entities: the rest of
+ * its escapes are C escapes, text as the other reports have them). */
+static int html_part(struct cgw_redact *r, const char *in, size_t n, struct strbuf *out)
+{
+	static const struct { const char *ent; char c; } ents[] = {
+		{ "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' }, { "&#39;", '\'' },
+	};
+	struct strbuf raw = { 0 }, red = { 0 };
+	for (size_t i = 0; i < n;) {
+		size_t k = 0;
+		if (in[i] == '&')
+			while (k < (sizeof(ents) / sizeof(ents[0])) && (n - i < strlen(ents[k].ent) ||
+			       memcmp(in + i, ents[k].ent, strlen(ents[k].ent)) != 0))
+				k++;
+		if (in[i] == '&' && k < (sizeof(ents) / sizeof(ents[0]))) {
+			sb_add(&raw, &ents[k].c, 1);
+			i += strlen(ents[k].ent);
+		} else {
+			sb_add(&raw, in + i, 1);
+			i++;
+		}
+	}
+	int e = raw.lost ? -ENOMEM : redact_text(r, raw.s ? raw.s : "", raw.len, &red);
+	for (size_t i = 0; e == 0 && i < red.len; i++) {
+		size_t k = 0;
+		while (k < (sizeof(ents) / sizeof(ents[0])) && ents[k].c != red.s[i])
+			k++;
+		if (k < (sizeof(ents) / sizeof(ents[0])))
+			sb_add(out, ents[k].ent, strlen(ents[k].ent));
+		else
+			sb_add(out, red.s + i, 1);
+	}
+	if (red.lost)
+		e = -ENOMEM;
+	sb_free(&raw);
+	sb_free(&red);
+	return e < 0 ? e : out->lost ? -ENOMEM : 0;
+}
+
+/* A page cgwatch wrote (sink-html.c): its text, title and href attributes (tooltips and the
+ * references, as the JSON's strings are) redacted (html_part); the markup, every other
+ * attribute (classes, ids, the policy) and the style sheet, whose sha256 the policy holds, as
+ * they are. */
+static int html_text(struct cgw_redact *r, const char *in, size_t n, struct strbuf *out)
+{
+	size_t i = 0;
+	while (i < n) {
+		if (in[i] != '<') {
+			const char *lt = memchr(in + i, '<', n - i);
+			size_t e = lt ? (size_t)(lt - in) : n;
+			if (html_part(r, in + i, e - i, out) < 0)
+				return -ENOMEM;
+			i = e;
+			continue;
+		}
+		bool style = n - i >= 6 && strncmp(in + i, "<style", 6) == 0;
+		while (i < n && in[i] != '>') {
+			if (in[i] != '"') {
+				sb_add(out, in + i, 1);
+				i++;
+				continue;
+			}
+			const char *q = memchr(in + i + 1, '"', n - i - 1);
+			size_t e = q ? (size_t)(q - in) : n;
+			bool title = (i >= 6 && memcmp(in + i - 6, "title=", 6) == 0) ||
+			             (i >= 5 && memcmp(in + i - 5, "href=", 5) == 0);
+			sb_add(out, "\"", 1);
+			if (title && html_part(r, in + i + 1, e - i - 1, out) < 0)
+				return -ENOMEM;
+			if (!title)
+				sb_add(out, in + i + 1, e - i - 1);
+			if (e < n)
+				sb_add(out, "\"", 1);
+			i = e + 1;
+		}
+		if (i < n) {
+			sb_add(out, ">", 1);
+			i++;
+		}
+		if (style) {
+			const char *end = memmem(in + i, n - i, "</style>", 8);
+			size_t e = end ? (size_t)(end - in) : n;
+			sb_add(out, in + i, e - i);
+			i = e;
+		}
+	}
+	return out->lost ? -ENOMEM : 0;
+}
+
 int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n,
                 struct strbuf *out)
 {
@@ -839,6 +929,8 @@ int redact_file(struct cgw_redact *r, const char *name, const char *in, size_t n
 	bool inc = starts(name, "incidents/") && !strchr(name + 10, '/');
 	if (!strcmp(name, "report.json") || (inc && len > 15 && !strcmp(name + len - 5, ".json")))
 		return json_text(r, in, n, out);
+	if (inc && len > 15 && !strcmp(name + len - 5, ".html"))
+		return html_text(r, in, n, out);
 	bool txt = !strcmp(name, "report.txt") || (inc && len > 14 && !strcmp(name + len - 4, ".txt"));
 	static const char on[] = "cgwatch check on ", kern[] = " (kernel ";
 	const char *k = n > sizeof(on) && txt &&

@@ -488,6 +488,7 @@ static void report_text_raw(const struct cgw_report *r, FILE *out)
 	if (r->nf == 0)
 		fprintf(out, "No task blocked or starved at or above the threshold (%.0f s).\n",
 		        r->threshold_s);
+	report_text_recorder(r, out);
 	if (r->rates)
 		rates_text(r->rates, out);
 	else if (r->rates_skipped)

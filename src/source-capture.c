@@ -579,6 +579,19 @@ int capture_snap_kmsg(struct cap_snap *sn, unsigned timeout_ms)
 	return r < 0 ? r : sn->unreadable.lost ? -ENOMEM : 0;
 }
 
+int capture_snap_recorder(struct cap_snap *sn, const struct cgw_recwin *w)
+{
+	struct strbuf b = { 0 };
+	trace_window_format(w, &b);
+	if (b.lost) {
+		sb_free(&b);
+		return -ENOMEM;
+	}
+	int r = snap_put(sn, "cgwatch/recorder/trace", "", 0, &b);
+	sb_free(&b);
+	return r;
+}
+
 void capture_snap_free(struct cap_snap *sn)
 {
 	if (!sn)
@@ -676,6 +689,39 @@ static void rates_load(struct cgw_scan *s, const char *root, unsigned timeout_ms
 	free(rt);
 }
 
+#define REC_FILE_MAX (64u << 20)          /* a readout's file read at most */
+
+/* The flight recorder's readout, root/cgwatch/recorder/trace, into s->replay_recorder (its
+ * anchor set once the findings are known). Absent: none; unreadable or not such a file:
+ * named, and the replay goes on without it. */
+static void recorder_load(struct cgw_scan *s, const char *root, unsigned timeout_ms)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/cgwatch/recorder/trace", root);
+	char *buf = try_malloc(REC_FILE_MAX);
+	struct cgw_recwin *w = try_calloc(1, sizeof(*w));
+	if (!buf || !w) {
+		free(buf);
+		free(w);
+		return;
+	}
+	ssize_t n = dl_read_file(path, buf, REC_FILE_MAX, timeout_ms);
+	int pe = n < 0 ? (int)n : trace_window_parse(buf, (size_t)n, w);
+	if (pe == 0) {
+		s->replay_recorder = w;
+		w = NULL;
+	} else if (pe != -ENOENT) {
+		scan_unreadable(s, "cgwatch/recorder/trace", "%s; the replay has no flight recorder "
+		                "events", n < 0 ? strerror((int)-n) : pe == -EINVAL ?
+		                "not a flight recorder readout" : strerror(-pe));
+	}
+	if (w) {
+		recwin_free(w);
+		free(w);
+	}
+	free(buf);
+}
+
 void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_ms)
 {
 	char path[4096];
@@ -702,6 +748,7 @@ void capture_replay_load(struct cgw_scan *s, const char *root, unsigned timeout_
 	free(buf);
 	free(k);
 	rates_load(s, root, timeout_ms);
+	recorder_load(s, root, timeout_ms);
 	free(s->replay_root);
 	s->replay_root = try_strdup(root);
 }

@@ -27,7 +27,6 @@
 #include "cgwatch.h"
 
 #define TRACEFS_DEFAULT "/sys/kernel/tracing"
-#define REC_TEXT_MAX (256u << 20)       /* the `trace` text read at most */
 
 /* Work items on these queues and in these functions are the ones the signatures name
  * (kernel/cgroup/cgroup-v1.c, kernel/cgroup/cpuset.c, mm/vmstat.c, mm/swap.c). */
@@ -177,8 +176,11 @@ static void start_fn(void *arg)
 		goto fail;
 	for (size_t i = 0; i < sizeof(rec_events) / sizeof(rec_events[0]); i++) {
 		const struct rec_event *ev = &rec_events[i];
-		if (ev->cpuset_opens && !j->cpuset_opens)
+		if (ev->cpuset_opens && !j->cpuset_opens) {
+			add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys, ev->name,
+			         "off: [recorder] cpuset_opens = no");
 			continue;
+		}
 		snprintf(p, sizeof(p), "%s/events/%s/%s", r->dir, ev->sys, ev->name);
 		if (stat(p, &st) < 0) {
 			add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys,
@@ -238,51 +240,191 @@ int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r)
 	return rc;
 }
 
+struct attach_job {
+	char tracefs[256], name[64];
+	struct cgw_recorder r;
+	int rc;
+};
+
+static void attach_fn(void *arg)
+{
+	struct attach_job *j = arg;
+	struct cgw_recorder *r = &j->r;
+	char p[600], buf[64];
+	snprintf(r->dir, sizeof(r->dir), "%s/instances/%s", j->tracefs, j->name);
+	snprintf(p, sizeof(p), "%s/trace", r->dir);
+	/* as open would check it: with this process's capabilities (access(2) drops them for a
+	 * uid other than 0, and CAP_DAC_READ_SEARCH is what the unit gives) */
+	if (faccessat(AT_FDCWD, p, R_OK, AT_EACCESS) < 0) {
+		j->rc = -errno;
+		r->dir[0] = 0;
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/buffer_size_kb", r->dir);
+	if (read_small_file(p, buf, sizeof(buf)) > 0)
+		r->buffer_kb = (unsigned)strtoul(buf, NULL, 10);
+	for (size_t i = 0; i < sizeof(rec_events) / sizeof(rec_events[0]); i++) {
+		const struct rec_event *ev = &rec_events[i];
+		snprintf(p, sizeof(p), "%s/events/%s/%s/enable", r->dir, ev->sys, ev->name);
+		ssize_t n = read_small_file(p, buf, sizeof(buf));
+		if (n > 0 && buf[0] == '1')
+			add_word(r->enabled, sizeof(r->enabled), " ", "%s:%s%s", ev->sys, ev->name, "");
+		else
+			add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys, ev->name,
+			         n == -ENOENT ? "not in this kernel" : n < 0 ? strerror((int)-n) :
+			         "not enabled in the instance");
+	}
+	j->rc = 0;
+}
+
+int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r)
+{
+	memset(r, 0, sizeof(*r));
+	const char *name = o->name ? o->name : CGW_RECORDER_NAME;
+	const char *tfs = o->tracefs ? o->tracefs : TRACEFS_DEFAULT;
+	if (!name_ok(name) || strlen(tfs) >= sizeof(((struct attach_job *)0)->tracefs))
+		return -EINVAL;
+	struct attach_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	snprintf(j->tracefs, sizeof(j->tracefs), "%s", tfs);
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	int rc = dl_call(attach_fn, j, free, o->timeout_ms);
+	if (rc < 0)
+		return rc;
+	*r = j->r;
+	r->timeout_ms = o->timeout_ms;
+	rc = j->rc;
+	free(j);
+	return rc;
+}
+
+#define REC_CHUNK (1u << 20)            /* the `trace` text is read and parsed this much at a time */
+
 struct read_job {
 	char path[600];
-	size_t max, len;
-	char *buf;
+	double since;
+	size_t keep;
+	struct cgw_trace_events ev;
+	uint64_t dropped;
 	int err;
 };
 
+/* The text read a chunk at a time, each chunk's whole lines parsed and the events past keep
+ * dropped (the oldest: the text is in time order) before the next is read: what is held is
+ * bounded by the chunk and the events kept, not by the ring's size times the CPUs. */
 static void read_fn(void *arg)
 {
 	struct read_job *j = arg;
-	j->buf = read_whole_file(j->path, j->max, &j->len, &j->err);
+	int fd = open(j->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		j->err = -errno;
+		return;
+	}
+	char *buf = malloc(REC_CHUNK);
+	size_t have = 0;
+	if (!buf) {
+		j->err = -ENOMEM;
+		close(fd);
+		return;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + have, REC_CHUNK - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			j->err = -errno;
+			break;
+		}
+		have += (size_t)n;
+		size_t upto = have;
+		if (n > 0) {
+			const char *nl = memrchr(buf, '\n', have);
+			if (!nl) {
+				if (have == REC_CHUNK) {      /* a line longer than a chunk: not an event */
+					j->ev.bad++;
+					have = 0;
+				}
+				continue;
+			}
+			upto = (size_t)(nl - buf) + 1;
+		}
+		if (trace_parse(buf, upto, j->since, &j->ev) < 0) {
+			j->err = -ENOMEM;
+			break;
+		}
+		if (j->keep)
+			j->dropped += trace_events_keep_last(&j->ev, j->keep);
+		memmove(buf, buf + upto, have - upto);
+		have -= upto;
+		if (n == 0)
+			break;
+	}
+	free(buf);
+	close(fd);
 }
 
 static void read_release(void *arg)
 {
 	struct read_job *j = arg;
-	free(j->buf);
+	trace_events_free(&j->ev);
 	free(j);
 }
 
-int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trace_events *out)
+int recorder_read_keep(const struct cgw_recorder *r, double window_s, size_t keep,
+                       struct cgw_trace_events *out, uint64_t *dropped)
 {
+	if (dropped)
+		*dropped = 0;
 	if (!r->dir[0])
 		return -ENOENT;
 	struct read_job *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
 	snprintf(j->path, sizeof(j->path), "%s/trace", r->dir);
-	/* the text is about three times the ring's bytes: room for that, within a bound */
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t max = (uint64_t)(r->buffer_kb ? r->buffer_kb : 256) * 1024u *
-	               (uint64_t)(ncpu > 0 ? ncpu : 1) * 4u + (1u << 20);
-	j->max = max > REC_TEXT_MAX ? REC_TEXT_MAX : (size_t)max;
-	double since = now_usec() / 1e6 - window_s;
+	j->since = window_s < 0 ? -1 : now_usec() / 1e6 - window_s;
+	j->keep = keep;
 	int rc = dl_call(read_fn, j, read_release, r->timeout_ms);
 	if (rc < 0)
 		return rc;
-	if (!j->buf) {
-		rc = j->err ? j->err : -EIO;
+	if (j->err) {
+		rc = j->err;
 		read_release(j);
 		return rc;
 	}
-	rc = trace_parse(j->buf, j->len, window_s < 0 ? -1 : since, out);
-	read_release(j);
-	return rc;
+	/* the events move to out, after what it holds */
+	if (!out->n) {
+		free(out->v);
+		out->v = j->ev.v;
+		out->cap = j->ev.cap;
+		out->n = j->ev.n;
+		j->ev.v = NULL;
+	} else if (j->ev.n) {
+		if (out->cap < out->n + j->ev.n) {
+			void *nv = try_reallocarray(out->v, out->n + j->ev.n, sizeof(*out->v));
+			if (!nv) {
+				read_release(j);
+				return -ENOMEM;
+			}
+			out->v = nv;
+			out->cap = out->n + j->ev.n;
+		}
+		memcpy(out->v + out->n, j->ev.v, j->ev.n * sizeof(*out->v));
+		out->n += j->ev.n;
+	}
+	out->lost += j->ev.lost;
+	out->bad += j->ev.bad;
+	out->older += j->ev.older;
+	if (dropped)
+		*dropped = j->dropped;
+	free(j->ev.v);
+	free(j);
+	return 0;
+}
+
+int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trace_events *out)
+{
+	return recorder_read_keep(r, window_s, 0, out, NULL);
 }
 
 struct stop_job {

@@ -387,6 +387,9 @@ void scan_free(struct cgw_scan *s)
 	free(s->mntns);
 	free(s->replay_clocks);
 	free(s->replay_rates);
+	if (s->replay_recorder)
+		recwin_free(s->replay_recorder);
+	free(s->replay_recorder);
 	free(s->replay_root);
 	memset(s, 0, sizeof(*s));
 }

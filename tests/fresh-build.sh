@@ -8,7 +8,8 @@
 #   fresh-run    `env -i build/cgwatch run --config cgwatch.conf` scans once and exits 0 on
 #                SIGTERM. The shipped cgwatch.conf keeps state in /var/lib/cgwatch and reports
 #                in /var/log/cgwatch, so the daemon runs in a private mount namespace with
-#                tmpfs over /var/lib, /var/log and /run: whatever it writes goes with it, and
+#                tmpfs over /var/lib, /var/log, /run and /sys/kernel/tracing: whatever it
+#                writes goes with it (its flight recorder finds no tracefs and says so), and
 #                it sends nothing to the host's journal (root only; SKIP otherwise).
 # usage: tests/fresh-build.sh [SOURCE_DIR]   (default: this checkout, uncommitted files too)
 # Prints only "PASS name", "FAIL name: why" and "SKIP name: why" lines; exits non-zero when
@@ -85,10 +86,12 @@ if [ "$(id -u)" != 0 ]; then
 elif ! command -v unshare >/dev/null; then
 	skip fresh-run "no unshare (util-linux)"
 else
-	before=$(ls -d /var/lib/cgwatch /var/log/cgwatch 2>/dev/null)
+	before=$(ls -d /var/lib/cgwatch /var/log/cgwatch /sys/kernel/tracing/instances/cgwatch 2>/dev/null)
 	# shellcheck disable=SC2016 # the inner shell expands $d
+	# (tracefs too: the shipped config starts the flight recorder, whose instance would be the
+	# host's, instances/cgwatch, which a cgwatch.service running here owns)
 	unshare --mount --propagation private -- sh -c '
-		for d in /var/lib /var/log /run; do
+		for d in /var/lib /var/log /run /sys/kernel/tracing; do
 			[ -d "$d" ] && { mount -t tmpfs -o mode=755 cgwatch-fresh "$d" || exit 97; }
 		done
 		exec env -i build/cgwatch run --config cgwatch.conf' >"$T/run.out" 2>"$T/run.err" &
@@ -119,7 +122,7 @@ else
 		fi
 	fi
 	DPID=
-	after=$(ls -d /var/lib/cgwatch /var/log/cgwatch 2>/dev/null)
+	after=$(ls -d /var/lib/cgwatch /var/log/cgwatch /sys/kernel/tracing/instances/cgwatch 2>/dev/null)
 	[ "$before" = "$after" ] || why="${why:+$why; }left on the host: $after"
 	if [ -n "$why" ]; then
 		fail fresh-run "env -i build/cgwatch run --config cgwatch.conf: $why"

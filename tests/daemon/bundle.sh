@@ -11,6 +11,11 @@
 #     task, blocked_s within 0.5 s of the bundle's own report (the scan it captured) and of
 #     the "escalated" message (that scan escalated it), which is what the task had been
 #     blocked then; no capture tree is left in TMPDIR;
+#   - the incident's page <id>.html beside its reports, in the bundle as incidents/<id>.html
+#     (of the escalated report or a later one); the task's name <script>"'&x escaped there;
+#     loaded in a headless Chromium (tests/live/chromelib.sh, without its control, which
+#     htmlpage runs; when chromium is installed): no console error, its chain's task and
+#     mount, its header and its states in the DOM, the name as text and no script element;
 #   - the user stack's inputs in the bundle (tree/cgwatch/ustack/PID), the memory left out
 #     as the bundle is redacted, and the replay says so;
 #   - the kernel's ring in the bundle: tree/dev/kmsg holds a line written to /dev/kmsg before
@@ -80,7 +85,8 @@ MARK="cgw-kmsg-mark-$RANDOM$RANDOM"
 echo "$MARK" >/dev/kmsg || live_fail "setup: cannot write to /dev/kmsg"
 
 # ---- one incident, one bundle ----
-stuck a cgw-bundle-a
+NAME_A="<script>\"'&x"                  # a name to break its page with
+stuck a "$NAME_A"
 INC=$(inc_of "$C_a")
 got=$(dmn_get ".CGWATCH_INCIDENT == \"$INC\" and .CGWATCH_STATE == \"opened\"" 'CGWATCH_BUNDLE // "absent"')
 [ -z "$got" ] || live_fail "\"opened\" (warning) names a bundle: CGWATCH_BUNDLE='$got', want it empty"
@@ -159,6 +165,38 @@ truth=$(dmn_fcalc "$t_cap - $S_a")
 dmn_fcmp "$b_cap" '>=' "$(dmn_fcalc "$truth - 1.5")" && dmn_fcmp "$b_cap" '<=' "$(dmn_fcalc "$truth + 1.5")" &&
 	dmn_fcmp "$b_cap" '>=' "$DMN_CRIT" ||
 	live_fail "the captured scan says pid $C_a blocked $b_cap s; at its time ($(jq -r .time "$LIVE_TMP/breport.json")) it had been blocked $truth s"
+
+# the incident's page: <id>.html beside its reports, the escalated one's, in the bundle
+page=$DMN_REPORTS/$INC.html
+[ -s "$page" ] || live_fail "no page $page beside the reports: $(ls -A "$DMN_REPORTS" | tr '\n' ' ')"
+tar -tf "$want" | grep -qxF "incidents/$INC.html" ||
+	live_fail "the bundle has no incidents/$INC.html: $(tar -tf "$want" | grep -v '^tree/' | tr '\n' ' ')"
+tar -xOf "$want" "incidents/$INC.html" >"$LIVE_TMP/bpage.html" 2>"$LIVE_TMP/tar.err" ||
+	live_fail "tar -xOf $want incidents/$INC.html: $(head -c 300 "$LIVE_TMP/tar.err")"
+# (the page as the bundle read it: of the escalated report or a later "updated" one)
+grep -qF "<h1>cgwatch incident $INC</h1>" "$LIVE_TMP/bpage.html" &&
+	grep -qE ">this report \((escalated|updated)\) \(" "$LIVE_TMP/bpage.html" ||
+	live_fail "the bundle's incidents/$INC.html is not the page of its escalated report or a later one: $(grep -m1 -oE '<h1>[^<]*</h1>' "$LIVE_TMP/bpage.html"), $(grep -oE '>this report \([a-z]+\)' "$LIVE_TMP/bpage.html")"
+# its task's name as text, nothing of it as markup
+grep -qF "&lt;script&gt;&quot;&#39;&amp;x" "$page" ||
+	live_fail "page $page: the name $NAME_A is not escaped there: $(grep -m1 -oF 'script' "$page" | head -c 200)"
+grep -qi '<script' "$page" && live_fail "page $page has a script element: $(grep -m1 -oiE '<script[^>]{0,80}' "$page")"
+if command -v chromium >/dev/null 2>&1 && command -v file >/dev/null 2>&1; then
+	. "$LIVE_DIR/chromelib.sh"
+	chrome_init "${HTML_ARTEFACTS:-$LIVE_REPO/build/test-artefacts/daemon-bundle}" nocontrol
+	page_check incident "$page"
+	dom=$LIVE_TMP/incident-dom.out
+	for w in ">PID $C_a</text>" ">$LIVE_TMP/ma</text>" "<h1>cgwatch incident $INC</h1>" \
+		">scan: opened (warning), " ">scan: escalated (critical), "; do
+		grep -qF -- "$w" "$dom" || live_fail "incident page: $w is not in its DOM (artefacts in $CHROME_ART)"
+	done
+	grep -qF "&lt;script&gt;\"'&amp;x" "$dom" ||
+		live_fail "incident page: the name is not text in the DOM: $(grep -m2 -F 'script' "$dom" | head -c 300)"
+	grep -qi '<script' "$dom" && live_fail "incident page: a script element is in the DOM: $(grep -m1 -i '<script' "$dom" | head -c 300)"
+	PAGE="its page loads clean in chromium"
+else
+	PAGE="its page not loaded: no chromium"
+fi
 
 # ---- keep = 2 over three incidents ----
 stuck b cgw-bundle-b
@@ -244,4 +282,4 @@ dmn_stop TERM 3
 [ "$DMN_STOP_RC" = 0 ] && dmn_fcmp "$DMN_STOP_SEC" '<' 1.0 ||
 	live_fail "SIGTERM with a bundle stuck: exit status $DMN_STOP_RC after $DMN_STOP_SEC s, want 0 within 1 s"
 
-live_pass "bundle of $INC replays (blocked $b_replay s, captured $b_cap s, escalated at $b_esc s; the ring's $nrec records; $RATES); keep 2 of 3; two at once $([ "$EB_G" = "$EB_H" ] && echo "in one bundle" || echo "in two scans"); auto = no; a stuck bundle dir costs no alert"
+live_pass "$PAGE; bundle of $INC replays (blocked $b_replay s, captured $b_cap s, escalated at $b_esc s; the ring's $nrec records; $RATES); keep 2 of 3; two at once $([ "$EB_G" = "$EB_H" ] && echo "in one bundle" || echo "in two scans"); auto = no; a stuck bundle dir costs no alert"

@@ -4,11 +4,13 @@
 # thresholds warning 2 s, critical 4 s, scans every 0.5 s, update_interval 60 s (an
 # incident's newest report stays its escalation's), [bundle] min_interval 0:
 #   - a task stuck on FUSE (incident A) escalates: A's own bundle holds
-#     incidents/<A>-02-escalated.json and .txt, the very files of the reports directory;
+#     incidents/<A>-02-escalated.json and .txt and its page incidents/<A>.html, the very
+#     files of the reports directory;
 #   - `cgwatch bundle -o F --config CONF` with the daemon running holds the report its state
-#     file names for A (incidents/<A>-NN-<state>.json, and the .txt) equal to the files in
-#     the reports directory, nothing else under incidents/; `bundle --verify F` says intact;
-#     `check --root F` still replays it: the fuse-wait finding with the task, exit 1;
+#     file names for A (incidents/<A>-NN-<state>.json, and the .txt) and A's page equal to
+#     the files in the reports directory, nothing else under incidents/; `bundle --verify F`
+#     says intact; `check --root F` still replays it: the fuse-wait finding with the task,
+#     exit 1; `check --root F --format html` writes its page;
 #   - a second task on another mount (incident B) escalates: B's own bundle holds B's
 #     escalation reports and A's newest ones.
 LIVE_BUDGET=${LIVE_BUDGET:-60}
@@ -55,17 +57,17 @@ escalated() {
 	live_wait_for 5 _made || live_fail "no bundle $EB 5 s after \"escalated\"; $(dmn_ctx 800)"
 }
 
-# holds BUNDLE BASE...: BUNDLE holds incidents/BASE.json and .txt, each the reports
-# directory's file byte for byte.
+# holds BUNDLE BASE...: BUNDLE holds incidents/BASE.json and .txt, and the incident's page
+# incidents/ID.html (BASE is ID-NN-STATE), each the reports directory's file byte for byte.
 holds() {
-	local b=$1 base ext
+	local b=$1 base f
 	shift
 	for base; do
-		for ext in json txt; do
-			zstd -dc "$b" | tar -xOf - "incidents/$base.$ext" >"$LIVE_TMP/member" 2>"$LIVE_TMP/tar.err" ||
-				live_fail "$b has no incidents/$base.$ext: $(zstd -dc "$b" | tar -tf - | grep '^incidents' | tr '\n' ' ') $(jq -c '.unreadable' <(zstd -dc "$b" | tar -xOf - manifest.json) | head -c 300)"
-			cmp -s "$LIVE_TMP/member" "$DMN_REPORTS/$base.$ext" ||
-				live_fail "$b: incidents/$base.$ext differs from $DMN_REPORTS/$base.$ext"
+		for f in "$base.json" "$base.txt" "${base%-*-*}.html"; do
+			zstd -dc "$b" | tar -xOf - "incidents/$f" >"$LIVE_TMP/member" 2>"$LIVE_TMP/tar.err" ||
+				live_fail "$b has no incidents/$f: $(zstd -dc "$b" | tar -tf - | grep '^incidents' | tr '\n' ' ') $(jq -c '.unreadable' <(zstd -dc "$b" | tar -xOf - manifest.json) | head -c 300)"
+			cmp -s "$LIVE_TMP/member" "$DMN_REPORTS/$f" ||
+				live_fail "$b: incidents/$f differs from $DMN_REPORTS/$f"
 		done
 	done
 }
@@ -88,8 +90,8 @@ base=$(basename "${rep%.json}")
 	live_fail "the state file names report '$rep' for $INC_A"
 holds "$F" "$base"
 got=$(zstd -dc "$F" | tar -tf - | grep '^incidents/' | sort | tr '\n' ' ')
-[ "$got" = "incidents/$base.json incidents/$base.txt " ] ||
-	live_fail "$F holds under incidents/: '$got', want only $base.json and .txt"
+[ "$got" = "incidents/$base.json incidents/$base.txt incidents/$INC_A.html " ] ||
+	live_fail "$F holds under incidents/: '$got', want only $base.json and .txt and $INC_A.html"
 out=$(timeout -k 1 20 "$CGWATCH" bundle --verify "$F" 2>&1) ||
 	live_fail "bundle --verify $F: $(head -c 400 <<<"$out")"
 timeout -k 1 30 "$CGWATCH" check --root "$F" --config "$DMN_CONF" --format json >"$LIVE_TMP/replay.json" 2>"$LIVE_TMP/replay.err"
@@ -98,6 +100,13 @@ rc=$?
 jq -e --argjson p "$C_a" '[.findings[] | select(.id == "fuse-wait" and (.tasks | index($p)))] | length == 1' \
 	"$LIVE_TMP/replay.json" >/dev/null ||
 	live_fail "replay of $F: no fuse-wait finding with pid $C_a: $(jq -c '[.findings[] | {id, tasks}]' "$LIVE_TMP/replay.json" | head -c 300)"
+
+# and as a page, from the archive
+timeout -k 1 30 "$CGWATCH" check --root "$F" --config "$DMN_CONF" --format html >"$LIVE_TMP/replay.html" 2>"$LIVE_TMP/replay.err"
+rc=$?
+[ "$rc" = 1 ] && grep -q '<div class="verdict critical"' "$LIVE_TMP/replay.html" &&
+	grep -qF ">PID $C_a</text>" "$LIVE_TMP/replay.html" ||
+	live_fail "check --root $F --format html exits $rc, want 1 and a page with the verdict and PID $C_a in its chain: $(head -c 300 "$LIVE_TMP/replay.err")"
 
 # ---- B: its own bundle holds A's newest reports too ----
 stuck b cgw-open-b

@@ -176,7 +176,7 @@ jq -e '.incident.opened != null and .incident.escalated != null and .incident.re
 tb=$(jq -r --argjson p "$PID1" '[.incident.tasks[]? | select(.pid == $p)][0] | "\(.blocked_s) \(.resolved)"' "$rep")
 dmn_fcmp "${tb% *}" '>=' "$(dmn_fcalc "$d - 0.1")" && dmn_fcmp "${tb% *}" '<=' "$(dmn_fcalc "$d + 0.1")" && [ "${tb#* }" != null ] ||
 	live_fail "resolved report $rep: task $PID1 has blocked_s/resolved '$tb', the message says $d s"
-left=$(ls -A "$DMN_REPORTS" | grep -v -E '\.(json|txt)$')
+left=$(ls -A "$DMN_REPORTS" | grep -v -E '\.(json|txt|html)$')
 [ -z "$left" ] || live_fail "temporary files left in $DMN_REPORTS: $(tr '\n' ' ' <<<"$left")"
 
 live_pass

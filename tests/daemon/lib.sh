@@ -232,7 +232,8 @@ _dmn_journald_stop() {
 
 # dmn_conf [section.key=value ...]: write $DMN_CONF ($LIVE_TMP/cgwatch.conf)
 # with the short test thresholds, overridden by the arguments (an empty value
-# drops the key), make the report and state dirs (bundles go to $LIVE_TMP/bundles,
+# drops the key; the flight recorder is off unless a scenario turns it on, with an
+# instance name of its own), make the report and state dirs (bundles go to $LIVE_TMP/bundles,
 # never the host's), and have `cgwatch config --check` accept it.
 dmn_conf() {
 	DMN_CONF=${DMN_CONF:-$LIVE_TMP/cgwatch.conf}
@@ -246,12 +247,13 @@ dmn_conf() {
 		[bundle.dir]=$LIVE_TMP/bundles
 		[run.lock_memory]=no
 		[run.pin_housekeeping]=yes
+		[recorder.enabled]=no
 	)
 	local kv k s out
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
 	{
 		echo "# written by tests/daemon/lib.sh for live-$LIVE_NAME"
-		for s in scan thresholds signatures hazards audit incidents reports run bundle; do
+		for s in scan thresholds signatures hazards audit incidents reports run bundle recorder; do
 			echo "[$s]"
 			for k in $(printf '%s\n' "${!v[@]}" | grep "^$s\." | sort); do
 				[ -n "${v[$k]}" ] && echo "${k#*.} = ${v[$k]}"
@@ -644,7 +646,8 @@ dmn_longest_ok() {
 # signature, severity (when the message has one), timeline (NN entries, the
 # last one this state), the task the message names in incident.tasks and (but
 # in a resolved report) in the incident's finding, the only finding. No other
-# report file of the incident exists. FAILs with the first disagreement.
+# report file of the incident exists; its page <dir>/<id>.html is of its last
+# report. FAILs with the first disagreement.
 dmn_check_reports() {
 	local inc=$1 sig=$2 i n m st path want base sev pid got txt nn
 	n=$(jq --arg i "$inc" '[.[] | select(.CGWATCH_INCIDENT == $i)] | length' "$LIVE_TMP/msgs.json")
@@ -688,4 +691,9 @@ dmn_check_reports() {
 	[ -z "$got" ] || live_fail "unexpected files for $inc in $DMN_REPORTS: $(tr '\n' ' ' <<<"$got")"
 	got=$(cd "$DMN_REPORTS" && ls -A | grep -c -E "^$inc-[0-9]{2}-[a-z]+\.json\$")
 	[ "$got" = "$n" ] || live_fail "$got JSON reports for $inc in $DMN_REPORTS, but $n messages: $(ls "$DMN_REPORTS" | tr '\n' ' ')"
+	# its page, <id>.html, as of its last report
+	path=$DMN_REPORTS/$inc.html
+	[ -s "$path" ] || live_fail "no page $path of incident $inc: $(ls "$DMN_REPORTS" | tr '\n' ' ')"
+	grep -qF "<h1>cgwatch incident $inc</h1>" "$path" && grep -qF ">this report ($st) (" "$path" ||
+		live_fail "page $path is not $inc's as of its last report ($st): $(grep -m1 -oE '<h1>[^<]*</h1>' "$path"), $(grep -oE '>this report \([a-z]+\)' "$path")"
 }

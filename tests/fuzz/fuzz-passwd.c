@@ -5,7 +5,7 @@
  * input as a status file: 0..4 uids. Then the personal users and counted homes as a
  * redaction map over the input: the text redacted twice with one map is the same both times,
  * no personal name stands alone in it, and each counted home redacted as a path is no longer
- * itself. */
+ * itself. The input as every kind of bundle member, an incident's page too (no '<' added). */
 #include <errno.h>
 
 #include "fuzz.h"
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const names[] = { "report.json", "config/cgwatch.conf",
 		"tree/proc/1/stat", "tree/proc/1/status", "tree/proc/1/sched", "tree/proc/1/cgroup",
 		"tree/proc/self/mountinfo", "tree/proc/1/cmdline", "tree/cgwatch/mem/1-2",
-		"tree/dev/kmsg", "tree/proc/1/stack" };
+		"tree/dev/kmsg", "tree/proc/1/stack", "incidents/20261130T071622Z-x.html" };
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 		struct strbuf o = { 0 };
 		FUZZ_CHECK(redact_file(r, names[k], buf, size, &o) == 0);
@@ -98,6 +98,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				quoted |= redact_uid_personal(l.v[i].uid) && redact_user_name_ok(l.v[i].name) &&
 				          strchr(l.v[i].name, '"');
 			FUZZ_CHECK(quoted ? qo <= qi : qo == qi);
+		}
+		if (k == sizeof(names) / sizeof(names[0]) - 1) {   /* a page: no markup added */
+			size_t li = 0, lo = 0;
+			for (size_t i = 0; i < size; i++)
+				li += buf[i] == '<';
+			for (size_t i = 0; i < o.len; i++)
+				lo += o.s[i] == '<';
+			FUZZ_CHECK(lo <= li);
 		}
 		sb_free(&o);
 	}

@@ -1,7 +1,9 @@
 /* fuzz-trace.c: a tracefs `trace` text (trace_parse), as the flight recorder reads it: every
  * event has a name of identifier characters, a comm that fits, a CPU, PID and time that are
  * not negative, fields within one line; a window keeps the events at or after its start and
- * counts the others; trace_field's value lies inside the fields. */
+ * counts the others; trace_field's value lies inside the fields. A bundle's readout file
+ * (trace_window_parse) writes back (trace_window_format) and reads back the same; its
+ * timeline sentences are in time order. */
 #include "fuzz.h"
 
 static void check_field(const char *f, const char *key)
@@ -38,6 +40,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	trace_events_free(&all);
 	trace_events_free(&win);
 	FUZZ_CHECK(all.n == 0 && all.v == NULL);
+	/* a bundle's cgwatch/recorder/trace: what parses writes back and reads back the same */
+	struct cgw_recwin w, back;
+	if (trace_window_parse(text, size, &w) == 0) {
+		struct strbuf b = { 0 };
+		trace_window_format(&w, &b);
+		if (!b.lost && w.ev.bad == 0) {
+			FUZZ_CHECK(trace_window_parse(b.s, b.len, &back) == 0);
+			FUZZ_CHECK(back.ev.n == w.ev.n && back.ev.lost == w.ev.lost);
+			for (size_t i = 0; i < w.ev.n; i++)
+				FUZZ_CHECK(back.ev.v[i].pid == w.ev.v[i].pid &&
+				           back.ev.v[i].call == w.ev.v[i].call &&
+				           !strcmp(back.ev.v[i].name, w.ev.v[i].name));
+			recwin_free(&back);
+		}
+		sb_free(&b);
+		struct rec_line l[16];
+		w.have_anchor = w.ev.n > 0;
+		w.anchor_t = w.ev.n ? w.ev.v[0].t : 0;
+		snprintf(w.anchor, sizeof(w.anchor), "PID 1 blocked");
+		size_t n = recorder_lines(&w, l, 16);
+		FUZZ_CHECK(n <= 16);
+		for (size_t i = 1; i < n; i++)
+			FUZZ_CHECK(l[i - 1].t <= l[i].t);
+	}
+	recwin_free(&w);
 	free(text);
 	return 0;
 }

@@ -41,9 +41,11 @@ echo FROZEN >"$CG/freezer.state" || live_fail "setup: could not write FROZEN"
 is_frozen() { [ "$(cat "$CG/freezer.state")" = FROZEN ] && [ "$(live_task_state "$SLEEPER")" = D ]; }
 live_wait_for 5 is_frozen || live_fail "setup: $CG not frozen, or $SLEEPER not in D"
 
-# the starved one dies only once the one starving it is gone: that one is killed first
-live_on_exit 'live_kill_wait "$LOW"'
-live_on_exit 'live_kill_wait "$HIGH"'
+# the starved one dies only once the one starving it is gone: that one is killed first; each
+# is moved to CPU 0 first, where no other test's real-time spinner may keep it from dying
+unpin_kill() { [ -n "$1" ] && taskset -pc 0 "$1" >/dev/null 2>&1; live_kill_wait "$1"; }
+live_on_exit 'unpin_kill "$LOW"'
+live_on_exit 'unpin_kill "$HIGH"'
 "$LIVE_BIN/spin" 1 10 25 >"$LIVE_TMP/low.out" 2>&1 3>&- &
 LOW=$!
 live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/low.out" || live_fail "setup: low spinner: $(cat "$LIVE_TMP/low.out")"

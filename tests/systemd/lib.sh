@@ -77,6 +77,8 @@ _sd_exit() {
 	trap - EXIT INT HUP TERM
 	[ -n "$SD_DONE" ] || sd_result FAIL run "the script ended early (exit $rc, line $line)"
 	sd_cleanup
+	# the flight recorder's instance (run.sh: REC_INST), should the container have left it
+	! declare -F rec_cleanup >/dev/null || rec_cleanup
 	if [ -n "$SD_WATCHDOG" ]; then
 		kill -TERM "$SD_WATCHDOG" 2>/dev/null
 		wait "$SD_WATCHDOG" 2>/dev/null

@@ -24,7 +24,13 @@
 #                 the kernel's ring (read under the sandbox into its tree/dev/kmsg: the
 #                 replay's kmsg names it, no error) and the scan's counts ("captured")
 #                 (SD_ONLY=bundle: only the checks up to this one)
+#   recorder      the flight recorder's instance (instances/cgwsdPID, the host's tracefs bound
+#                 into the container) made by the unit's ExecStartPre=+ and read by the
+#                 sandboxed daemon (the journal says both); where the host has no tracefs, the
+#                 unit is active and says the recorder is off and why; the bundle's replay
+#                 has the recorder's readout
 #   check-kmsg    cgwatch-check.service (drop-in: --format json into a file) reads /dev/kmsg
+#   recorder-stop `systemctl stop cgwatch` removes the instance (ExecStopPost=+)
 #   purge         with the .deb: `apt-get purge cgwatch` leaves nothing behind
 # The test configuration (/etc/cgwatch/cgwatch.conf: 0.5 s scans, 2 s / 4 s thresholds) makes
 # the incident take seconds. Once the rootfs is cached (rootfs.sh; building it takes about a
@@ -84,6 +90,15 @@ blocked_critical = 4
 [incidents]
 update_interval = 30
 EOF
+# the flight recorder: an instance of this run's own name in the host's tracefs (bound into
+# the container below), removed here too should the container leave it
+REC_NAME=cgwsd$$
+REC_INST=/sys/kernel/tracing/instances/$REC_NAME
+printf '[recorder]\ninstance = %s\n' "$REC_NAME" >>"$SD_ROOT/etc/cgwatch/cgwatch.conf"
+rec_cleanup() {
+	[ -d "$REC_INST" ] || return 0
+	rmdir "$REC_INST" 2>/dev/null || sd_result FAIL cleanup "cannot remove $REC_INST"
+}
 cp "$SD_ROOT/etc/cgwatch/cgwatch.conf" "$SD_T/good.conf"
 cat >"$SD_ROOT/etc/systemd/system/cgwatch.service.d/50-cgwatch-test.conf" <<'EOF'
 [Service]
@@ -104,7 +119,9 @@ EOF
 # /dev/kmsg under dmesg_restrict. No CAP_IPC_LOCK: LimitMEMLOCK is the limit.
 args=(--bind=/dev/fuse --capability=CAP_SYSLOG '--system-call-filter=@memlock perf_event_open')
 [ -c /dev/kmsg ] && args+=(--bind-ro=/dev/kmsg)
-[ -d /sys/kernel/tracing/events ] && args+=(--bind-ro=/sys/kernel/tracing)
+# tracefs read-write: the unit's ExecStartPre=+ makes the recorder's instance there (as root);
+# the daemon under the sandbox only reads it
+[ -d /sys/kernel/tracing/events ] && args+=(--bind=/sys/kernel/tracing)
 sd_boot "${args[@]}" || sd_skip_all "$SD_WHY"
 install_project || { sd_result FAIL install "$SD_WHY"; SD_DONE=1; exit 1; }
 
@@ -121,6 +138,24 @@ else
 fi
 # freshly installed: any automatic restart since then is one too many
 NR_BOOT=0
+
+# ---- the flight recorder: made by ExecStartPre=+ as root, read by the sandboxed daemon --------
+# (on a host without tracefs instances: the unit is active and says that the recorder is off)
+log=$(sd_in journalctl -u cgwatch -o cat --no-pager 2>&1 | grep -E 'flight recorder' | tr '\n' '|')
+if [ ! -d /sys/kernel/tracing/instances ]; then
+	if [ "$(sd_show cgwatch ActiveState)" = active ] && grep -q 'the flight recorder is off' <<<"$log"; then
+		sd_result PASS recorder "no tracefs instances on this host: active, and says \"$(grep -o 'the flight recorder is off[^|]*' <<<"$log" | head -1 | head -c 200)\""
+	else
+		sd_result FAIL recorder "no tracefs here: ActiveState=$(sd_show cgwatch ActiveState), log: ${log:-nothing about the recorder}"
+	fi
+elif [ ! -d "$REC_INST" ]; then
+	sd_result FAIL recorder "no $REC_INST while cgwatch.service runs: ${log:-nothing about the recorder}; $(sd_unit_log cgwatch 8)"
+elif ! grep -q "flight recorder instance $REC_INST made" <<<"$log" ||
+	! grep -qF "flight recorder on: $REC_INST, made by \`cgwatch recorder start\`" <<<"$log"; then
+	sd_result FAIL recorder "the journal does not say ExecStartPre made $REC_INST and the daemon uses it: ${log:-nothing}"
+else
+	sd_result PASS recorder "$REC_INST made by ExecStartPre=+ (as root); the daemon (DynamicUser, sandboxed) reads it"
+fi
 
 # ---- FUSE hangs -------------------------------------------------------------------------------
 # hang_start N: a task blocked on /run/cgwatch-test/mntN, a FUSE mount whose server
@@ -230,6 +265,8 @@ else
 			why="check --root $b: the kernel's ring is not in the bundle's tree (read under the sandbox): kmsg $(jq -c '.kmsg | {source, error, records}' "$SD_T/replay.json" 2>/dev/null | head -c 300)"
 		elif ! jq -e '.rates.captured == true' "$SD_T/replay.json" >/dev/null 2>&1; then
 			why="check --root $b: the scan's counts are not in the bundle: rates $(jq -c '.rates | {source, live, captured, window_s}' "$SD_T/replay.json" 2>/dev/null | head -c 300)"
+		elif [ -d /sys/kernel/tracing/instances ] && ! jq -e '(.recorder | has("error") | not) and (.recorder.enabled | index("cgroup:cgroup_rmdir")) and .recorder.anchor != null' "$SD_T/replay.json" >/dev/null 2>&1; then
+			why="check --root $b: the flight recorder's readout (read by the sandboxed daemon) is not in the bundle: recorder $(jq -c '.recorder | del(.events)' "$SD_T/replay.json" 2>/dev/null | head -c 300)"
 		fi
 	fi
 	if [ -z "$why" ]; then
@@ -392,6 +429,18 @@ else
 	else
 		sd_result PASS check-kmsg "Result=$res, kmsg $(jq -c '.kmsg | del(.records?, .events?)' <<<"$j" | head -c 200)"
 	fi
+fi
+
+# ---- the recorder's instance removed when the unit stops (ExecStopPost=+) ----------------------
+if [ -d /sys/kernel/tracing/instances ]; then
+	sd_in systemctl stop cgwatch
+	if [ -d "$REC_INST" ]; then
+		sd_result FAIL recorder-stop "$REC_INST is still there after systemctl stop cgwatch: $(sd_unit_log cgwatch 5)"
+	else
+		sd_result PASS recorder-stop "$REC_INST removed by ExecStopPost=+"
+	fi
+	rec_cleanup
+	sd_in systemctl start cgwatch
 fi
 
 # ---- purge (the .deb only) ---------------------------------------------------------------------

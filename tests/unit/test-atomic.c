@@ -143,7 +143,8 @@ static int report_one(char *dir, unsigned *reports)
 	return r;
 }
 
-/* A report's .txt.tmp -> victim: the report is written, the victim untouched. */
+/* A report's .txt.tmp (and .json.tmp, the page's .html.tmp) -> victim: the report is
+ * written, the victim untouched. */
 static void test_report_symlink(void **state)
 {
 	(void)state;
@@ -152,10 +153,12 @@ static void test_report_symlink(void **state)
 	make_victim(vdir, sizeof(vdir), victim, sizeof(victim));
 	plant_symlink(dir, T0_ID "-fuse-wait-01-opened.txt.tmp", victim);
 	plant_symlink(dir, T0_ID "-fuse-wait-01-opened.json.tmp", victim);
+	plant_symlink(dir, T0_ID "-fuse-wait.html.tmp", victim);
 	assert_int_equal(report_one(dir, NULL), 0);
 	assert_not_redirected(victim, dir, T0_ID "-fuse-wait-01-opened.txt", 0640);
 	assert_not_redirected(victim, dir, T0_ID "-fuse-wait-01-opened.json", 0640);
-	assert_int_equal(tmpdir_count(dir), 2);
+	assert_not_redirected(victim, dir, T0_ID "-fuse-wait.html", 0640);
+	assert_int_equal(tmpdir_count(dir), 3);
 	tmpdir_remove(dir);
 	tmpdir_remove(vdir);
 }

@@ -33,7 +33,7 @@ static bool has_note(const struct bundle_incidents *b, const char *path, const c
 	return false;
 }
 
-/* Every open incident's newest report, .json and .txt, as incidents/<name>; the reports
+/* Every open incident's newest report, .json and .txt, and its page, as incidents/<name>; the reports
  * directory matched with or without a trailing slash. */
 static void test_files(void **state)
 {
@@ -46,13 +46,17 @@ static void test_files(void **state)
 	struct bundle_incidents b = { 0 };
 	assert_int_equal(bundle_incident_files(&in, "/var/log/cgwatch/", &b), 0);
 	assert_int_equal(b.nnotes, 0);
-	assert_int_equal(b.n, 4);
+	assert_int_equal(b.n, 6);
 	assert_string_equal(b.v[0].path, "/var/log/cgwatch/" T0_ID "-fuse-wait-02-escalated.json");
 	assert_string_equal(b.v[0].name, "incidents/" T0_ID "-fuse-wait-02-escalated.json");
 	assert_string_equal(b.v[1].path, "/var/log/cgwatch/" T0_ID "-fuse-wait-02-escalated.txt");
 	assert_string_equal(b.v[1].name, "incidents/" T0_ID "-fuse-wait-02-escalated.txt");
-	assert_string_equal(b.v[2].path, "/var/log/cgwatch//" T0_ID "-fuse-wait-2-13-updated.json");
-	assert_string_equal(b.v[3].name, "incidents/" T0_ID "-fuse-wait-2-13-updated.txt");
+	/* and its page, <id>.html beside them */
+	assert_string_equal(b.v[2].path, "/var/log/cgwatch/" T0_ID "-fuse-wait.html");
+	assert_string_equal(b.v[2].name, "incidents/" T0_ID "-fuse-wait.html");
+	assert_string_equal(b.v[3].path, "/var/log/cgwatch//" T0_ID "-fuse-wait-2-13-updated.json");
+	assert_string_equal(b.v[4].name, "incidents/" T0_ID "-fuse-wait-2-13-updated.txt");
+	assert_string_equal(b.v[5].name, "incidents/" T0_ID "-fuse-wait-2.html");
 	bundle_incidents_free(&b);
 	assert_int_equal(b.n, 0);
 	assert_null(b.v);
@@ -80,9 +84,10 @@ static void test_refused(void **state)
 	in.v[0].resolved_at = 1796023000.0;          /* resolved: not open */
 	struct bundle_incidents b = { 0 };
 	assert_int_equal(bundle_incident_files(&in, "/var/log/cgwatch", &b), 0);
-	assert_int_equal(b.n, 2);
+	assert_int_equal(b.n, 3);
 	assert_string_equal(b.v[0].name, "incidents/" T0_ID "-k-01-opened.json");
 	assert_string_equal(b.v[1].name, "incidents/" T0_ID "-k-01-opened.txt");
+	assert_string_equal(b.v[2].name, "incidents/" T0_ID "-k.html");
 	assert_false(has_note(&b, "incidents/" T0_ID "-a", ""));
 	assert_true(has_note(&b, "incidents/" T0_ID "-b", "no report"));
 	const char *others[] = { "c", "d", "e", "f", "g", "h", "i", "j" };
@@ -182,7 +187,7 @@ static void test_load(void **state)
 	         "{\"id\": \"../x\"}]}", boot, rdir);
 	tmpdir_put(sdir, "incidents.json", txt);
 	assert_int_equal(bundle_incidents_load(&c, 2000, &b), 0);
-	assert_int_equal(b.n, 2);
+	assert_int_equal(b.n, 3);
 	assert_string_equal(b.v[0].name, "incidents/" T0_ID "-x-03-updated.json");
 	assert_int_equal(b.nnotes, 1);                /* the incident dropped */
 	assert_non_null(strstr(b.notes[0].why, "incident 1"));

@@ -2,6 +2,8 @@
  * attributes, control bytes and broken UTF-8 C-escaped; the page one file with a policy that
  * allows its own style sheet (by hash) and no script; the incident page's chain, CPU map,
  * stacks and timeline; the audit's page. */
+#include <json-c/json.h>
+
 #include "unit.h"
 
 #define HOSTILE "<script>alert(1)</script>\"'&"
@@ -293,6 +295,94 @@ static void test_check_page_blocked(void **state)
 	free(page);
 }
 
+/* The flight recorder's sentences on the page: a mark of its kind each on the timeline and
+ * a list in recorder-events, a writer's name escaped (C, then HTML), the page still
+ * self-contained; its text report and JSON object say the same. */
+static void test_check_page_recorder(void **state)
+{
+	(void)state;
+	struct cgw_sig sig = unit_sig("fuse-wait", "FUSE", "Waits.", SEV_WARNING);
+	struct cgw_task t;
+	set_task(&t, 42, "stat", 4, 'D', 1, 30);
+	t.sig = &sig;
+	struct cgw_scan scan = { .t = &t, .n = 1 };
+	cpulist_parse("0-1", &scan.topo.online);
+	size_t tasks[] = { 0 };
+	struct cgw_finding f;
+	memset(&f, 0, sizeof(f));
+	f.sig = &sig;
+	f.severity = SEV_WARNING;
+	f.tasks = tasks;
+	f.ntasks = 1;
+	static const char trace[] =
+		"           rmdir-300     [001] ..... 960.000000: cgroup_rmdir: root=9 id=8 level=1 path=/c0\n"
+		"           rmdir-301     [001] ..... 961.000000: cgroup_rmdir: root=9 id=9 level=1 path=/c1\n"
+		"  <script>\"'&x-4242    [000] ..... 965.900000: sys_openat(dfd: 0xffffff9c, filename: 0x5, flags: 0x241, mode: 0x1b6)\n";
+	struct cgw_recwin w;
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(trace_parse(trace, strlen(trace), -1, &w.ev), 0);
+	assert_int_equal(w.ev.n, 3);
+	w.read_at = 1000;
+	w.window_s = 300;
+	snprintf(w.missing, sizeof(w.missing), "cpuhp:cpuhp_enter (not in this kernel)");
+	struct cgw_report r = { .scan = &scan, .f = &f, .nf = 1, .threshold_s = 1, .recorder = &w };
+	recorder_anchor(&w, &r, -1);
+	assert_true(w.have_anchor);
+	assert_near(w.anchor_t, 970, 1e-9);
+	char *page = render_check(&r);
+	assert_self_contained(page);
+	assert_non_null(strstr(page, "<g class=\"mark recorder rec-cpuset\">"));
+	assert_non_null(strstr(page, "<g class=\"mark recorder rec-cgroup\">"));
+	assert_non_null(strstr(page, "<li class=\"recorder rec-cpuset\"><b>-4.1 s</b> cpuset.mems "
+	                             "opened for writing by PID 4242 (&lt;script&gt;\\&quot;&#39;&amp;x) "
+	                             "4.1 s before PID 42 blocked</li>"));
+	assert_non_null(strstr(page, "2 cgroup rmdirs in the 30 s before PID 42 blocked"));
+	assert_non_null(strstr(page, "Not recorded: cpuhp:cpuhp_enter (not in this kernel)"));
+	assert_null(strstr(page, "<script>"));
+	assert_null(strstr(page, "a one-off check keeps no flight recorder"));
+	assert_non_null(strstr(page, "4.1 s before PID 42 blocked (-34.1 s)</text>"));
+	free(page);
+	/* a later page of the incident: its task blocked 60 s now, the marks move with it */
+	t.blocked_s = 60;
+	page = render_check(&r);
+	assert_non_null(strstr(page, "4.1 s before PID 42 blocked (-64.1 s)</text>"));
+	free(page);
+	t.blocked_s = 30;
+	char *txt = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&txt, &n);
+	report_text(&r, out);
+	fclose(out);
+	assert_non_null(strstr(txt, "Kernel events before the hang (flight recorder, the last 300 s, "
+	                            "read 30.0 s after PID 42 blocked; times from that moment):\n"
+	                            "     -10.0 s  2 cgroup rmdirs in the 30 s before PID 42 blocked"));
+	assert_non_null(strstr(txt, "      -4.1 s  cpuset.mems opened for writing by PID 4242 "
+	                            "(<script>\\\"'&x) 4.1 s before PID 42 blocked\n"));
+	assert_non_null(strstr(txt, "  not recorded: cpuhp:cpuhp_enter (not in this kernel)\n"));
+	free(txt);
+	struct json_object *o = report_json_build(&r, -1), *rec, *v;
+	assert_true(json_object_object_get_ex(o, "recorder", &rec));
+	assert_true(json_object_object_get_ex(rec, "events", &v));
+	assert_int_equal(json_object_array_length(v), 3);
+	assert_true(json_object_object_get_ex(rec, "timeline", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 1), "kind", &v));
+	assert_string_equal(json_object_get_string(v), "cpuset");
+	assert_true(json_object_object_get_ex(rec, "events_cut", &v));
+	assert_int_equal(json_object_get_int(v), 0);
+	json_object_put(o);
+	/* not recorded: why, in each */
+	struct cgw_recwin off;
+	memset(&off, 0, sizeof(off));
+	snprintf(off.why, sizeof(off.why), "the flight recorder is off ([recorder] enabled = no)");
+	r.recorder = &off;
+	page = render_check(&r);
+	assert_non_null(strstr(page, "Not recorded: the flight recorder is off ([recorder] enabled = no)"));
+	assert_null(strstr(page, "mark recorder"));
+	free(page);
+	recwin_free(&w);
+}
+
 static void test_audit_page(void **state)
 {
 	(void)state;
@@ -343,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_check_page),
 		cmocka_unit_test(test_check_page_empty),
 		cmocka_unit_test(test_check_page_blocked),
+		cmocka_unit_test(test_check_page_recorder),
 		cmocka_unit_test(test_audit_page),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

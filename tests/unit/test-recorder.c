@@ -2,7 +2,8 @@
  * directory standing in for tracefs: no tracefs, a name that could leave instances/, an
  * instance directory whose control files are missing (a start that fails leaves nothing
  * behind), a stale instance that cannot be removed, and reads and stops of a recorder that
- * never started. The live behaviour is tests/live/recorder.sh. */
+ * never started; a readout larger than a read's chunk, whole or its newest kept; an instance
+ * made elsewhere, used. The live behaviour is tests/live/recorder.sh. */
 #include <sys/stat.h>
 
 #include "unit.h"
@@ -64,10 +65,70 @@ static void test_errors(void **state)
 	assert_int_equal(recorder_stop(&r), 0);
 }
 
+/* A readout of a `trace` text larger than the 1 MiB read at a time (lines cut across the
+ * chunks): every event parsed once; with keep, only the newest kept and the rest counted;
+ * an instance another process made, used (attach): its events' enable files read. */
+static void test_read_chunks(void **state)
+{
+	(void)state;
+	char p[512], f[700];
+	snprintf(p, sizeof(p), "%s/instances", root);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/instances/big", root);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(f, sizeof(f), "%s/trace", p);
+	FILE *fp = fopen(f, "w");
+	assert_non_null(fp);
+	fprintf(fp, "# tracer: nop\n#\n");
+	const int n = 30000;                   /* about 2.6 MiB */
+	for (int i = 0; i < n; i++)
+		fprintf(fp, "           rmdir-%-7d [001] d..1. %.6f: cgroup_rmdir: root=9 id=%d level=1 "
+		        "path=/c%d\n", 1000 + i, 1.0 + i * 0.001, i, i);
+	fprintf(fp, "CPU:1 [LOST 5 EVENTS]\n");
+	fclose(fp);
+	struct cgw_recorder r;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.dir, sizeof(r.dir), "%s", p);
+	r.timeout_ms = 5000;
+	struct cgw_trace_events ev = { 0 };
+	assert_int_equal(recorder_read(&r, -1, &ev), 0);
+	assert_int_equal(ev.n, (size_t)n);
+	assert_int_equal(ev.bad, 0);
+	assert_int_equal(ev.lost, 5);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(ev.v[i].pid, 1000 + i);
+	trace_events_free(&ev);
+	uint64_t dropped = 0;
+	assert_int_equal(recorder_read_keep(&r, -1, 100, &ev, &dropped), 0);
+	assert_int_equal(ev.n, 100);
+	assert_int_equal(dropped, (uint64_t)n - 100);
+	assert_int_equal(ev.v[0].pid, 1000 + n - 100);
+	assert_int_equal(ev.v[99].pid, 1000 + n - 1);
+	/* appended after what out holds */
+	assert_int_equal(recorder_read_keep(&r, -1, 10, &ev, NULL), 0);
+	assert_int_equal(ev.n, 110);
+	assert_int_equal(ev.v[100].pid, 1000 + n - 10);
+	trace_events_free(&ev);
+	/* attach: the instance as made elsewhere */
+	snprintf(f, sizeof(f), "%s/events/cgroup/cgroup_rmdir", p);
+	char cmd[1500];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && echo 1 > %s/enable", f, f);
+	assert_int_equal(system(cmd), 0);
+	struct recorder_opts o = { .tracefs = root, .name = "big", .timeout_ms = 2000 };
+	assert_int_equal(recorder_attach(&o, &r), 0);
+	assert_string_equal(r.dir, p);
+	assert_string_equal(r.enabled, "cgroup:cgroup_rmdir");
+	assert_non_null(strstr(r.missing, "cgroup:cgroup_mkdir (not in this kernel)"));
+	o.name = "none";
+	assert_int_equal(recorder_attach(&o, &r), -ENOENT);
+	assert_string_equal(r.dir, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_chunks, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,6 +202,20 @@ static void test_files(void **state)
 	       "[tasks]\ntitle = REDACTED-user-2 of REDACTED-user-1\n");
 	expect("text", file(r, "report.txt", "tasks of alice"), "REDACTED-user-2 of REDACTED-user-1");
 	expect("tree", file(r, "tree/proc/1/stack", "tasks\n"), "tasks\n");
+	/* an incident's page: its text and titles redacted with their entities read (the path
+	 * "it's" is "it&#39;s" there; redacted as the JSON report has it), the markup (a class
+	 * named like a user), the policy and the style sheet (its hash is in the policy) as they
+	 * are */
+	expect("html", file(r, "incidents/20261130T071622Z-fuse-wait.html",
+	                    "<!DOCTYPE html>\n<meta http-equiv=\"x\" content=\"dir tasks\">"
+	                    "<style>\n.tasks{color:red}</style>\n<h1 class=\"tasks\">tasks of "
+	                    "/home/alice/it&#39;s m&amp;n &lt;alice&gt;</h1>\n<div title=\"CPU 1: "
+	                    "alice\"><b>1</b></div><a href=\"https://x/alice\">x</a>"),
+	       "<!DOCTYPE html>\n<meta http-equiv=\"x\" content=\"dir tasks\">"
+	       "<style>\n.tasks{color:red}</style>\n<h1 class=\"tasks\">REDACTED-user-2 of "
+	       "/home/REDACTED-user-1/REDACTED-path-2&#39;s m&amp;n &lt;REDACTED-user-1&gt;</h1>\n"
+	       "<div title=\"CPU 1: REDACTED-user-1\"><b>1</b></div>"
+	       "<a href=\"https://x/REDACTED-user-1\">x</a>");
 	redact_free(r);
 }
 

@@ -525,6 +525,8 @@ static void put_file(const char *dir, const char *name, size_t size, double mtim
 	assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
 }
 
+/* Three reports (a change's .txt and .json each, a second apart per file) of two incidents,
+ * and each incident's page, written with its newest report. */
 static const char *const reports[] = {
 	"20261130T071622Z-fuse-wait-01-opened.txt",
 	"20261130T071622Z-fuse-wait-01-opened.json",
@@ -533,11 +535,15 @@ static const char *const reports[] = {
 	"20261130T080000Z-cpuset-migrate-wait-01-opened.txt",
 	"20261130T080000Z-cpuset-migrate-wait-01-opened.json",
 };
+static const char *const pages[] = {
+	"20261130T071622Z-fuse-wait.html", "20261130T080000Z-cpuset-migrate-wait.html",
+};
 /* not reports: never deleted, never counted */
 static const char *const others[] = {
 	"notes.txt", "incidents.json", "2026-notes.txt", "20261130T071622Z-x-01-opened.json.tmp",
 	"20261130T071622Z-x-01-opened.log", "incidents-backup-20261130.json",
 	"README-for-the-operators.txt", "x0261130T071622Z-x-01-opened.json",
+	"20261130T071622Z-fuse-wait.html.tmp", "index.html",
 };
 
 static void rotate_dir(char *dir, size_t cap)
@@ -545,57 +551,94 @@ static void rotate_dir(char *dir, size_t cap)
 	tmpdir_make(dir, cap);
 	for (size_t k = 0; k < ARRAY_SIZE(reports); k++)
 		put_file(dir, reports[k], 100, T0 + (double)k);
+	put_file(dir, pages[0], 100, T0 + 3);
+	put_file(dir, pages[1], 100, T0 + 5);
 	for (size_t k = 0; k < ARRAY_SIZE(others); k++)
 		put_file(dir, others[k], 5000, T0 - 1000);
 }
 
-static void assert_left(const char *dir, size_t first_kept)
+/* The report files from first_kept on are there, the others gone; pages[k] there as pk. */
+static void assert_left(const char *dir, size_t first_kept, bool p0, bool p1)
 {
 	for (size_t k = 0; k < ARRAY_SIZE(reports); k++) {
 		if (tmpdir_has(dir, reports[k]) != (k >= first_kept))
 			print_error("%s: %s\n", reports[k], k >= first_kept ? "deleted" : "kept");
 		assert_int_equal(tmpdir_has(dir, reports[k]), k >= first_kept);
 	}
+	assert_int_equal(tmpdir_has(dir, pages[0]), p0);
+	assert_int_equal(tmpdir_has(dir, pages[1]), p1);
 	for (size_t k = 0; k < ARRAY_SIZE(others); k++)
 		assert_true(tmpdir_has(dir, others[k]));
 }
 
-/* The newest `keep` reports stay; the count of deleted ones is returned. */
+/* keep counts reports, not files: the newest `keep` stay, each whole (its .txt and .json), and
+ * an incident's page goes with its last report; the count of deleted files is returned. */
 static void test_rotate_keep(void **state)
 {
 	(void)state;
 	char dir[64];
 	rotate_dir(dir, sizeof(dir));
 	assert_int_equal(reports_rotate(dir, 100, UINT64_MAX), 0);
-	assert_left(dir, 0);
-	assert_int_equal(reports_rotate(dir, 6, UINT64_MAX), 0);
-	assert_left(dir, 0);
-	assert_int_equal(reports_rotate(dir, 4, UINT64_MAX), 2);
-	assert_left(dir, 2);
-	assert_int_equal(reports_rotate(dir, 1, UINT64_MAX), 3);
-	assert_left(dir, 5);
+	assert_left(dir, 0, true, true);
+	assert_int_equal(reports_rotate(dir, 3, UINT64_MAX), 0);
+	assert_left(dir, 0, true, true);
+	assert_int_equal(reports_rotate(dir, 2, UINT64_MAX), 2);   /* one report: both files */
+	assert_left(dir, 2, true, true);                           /* fuse-wait has one left */
+	assert_int_equal(reports_rotate(dir, 1, UINT64_MAX), 3);   /* its last, and its page */
+	assert_left(dir, 4, false, true);
 	assert_int_equal(reports_rotate(dir, 1, UINT64_MAX), 0);
-	assert_left(dir, 5);
-	assert_int_equal(tmpdir_count(dir), 1 + (int)ARRAY_SIZE(others));
+	assert_left(dir, 4, false, true);
+	assert_int_equal(tmpdir_count(dir), 3 + (int)ARRAY_SIZE(others));
 	tmpdir_remove(dir);
 }
 
-/* Oldest first until the reports (only they) fit in max_bytes. */
+/* Oldest report first until the reports and pages (only they) fit in max_bytes; a page's
+ * bytes are freed with its incident's last report. */
 static void test_rotate_size(void **state)
 {
 	(void)state;
 	char dir[64];
 	rotate_dir(dir, sizeof(dir));
-	/* 600 bytes of reports (the 25000 of other files do not count) */
-	assert_int_equal(reports_rotate(dir, 100, 600), 0);
-	assert_left(dir, 0);
-	assert_int_equal(reports_rotate(dir, 100, 599), 1);
-	assert_left(dir, 1);
-	assert_int_equal(reports_rotate(dir, 100, 250), 3);
-	assert_left(dir, 4);
-	/* both limits: keep 1 is the stricter */
-	assert_int_equal(reports_rotate(dir, 1, 1000), 1);
-	assert_left(dir, 5);
+	/* 800 bytes: 600 of reports, 200 of pages (the 50000 of other files do not count) */
+	assert_int_equal(reports_rotate(dir, 100, 800), 0);
+	assert_left(dir, 0, true, true);
+	assert_int_equal(reports_rotate(dir, 100, 799), 2);
+	assert_left(dir, 2, true, true);
+	/* 600 left: fuse-wait's last report frees 300 with its page */
+	assert_int_equal(reports_rotate(dir, 100, 300), 3);
+	assert_left(dir, 4, false, true);
+	/* both limits: keep 0 is the stricter */
+	assert_int_equal(reports_rotate(dir, 0, 1000), 3);
+	assert_left(dir, 6, false, false);
+	tmpdir_remove(dir);
+}
+
+/* A page whose incident has no report left goes; one whose incident has goes nowhere, however
+ * old; a report missing one of its files is still one report. */
+static void test_rotate_pages(void **state)
+{
+	(void)state;
+	char dir[64];
+	tmpdir_make(dir, sizeof(dir));
+	put_file(dir, "20261130T000000Z-gone.html", 10, T0 - 50);
+	put_file(dir, "20261130T000000Z-old-01-opened.json", 10, T0);       /* no .txt */
+	put_file(dir, "20261130T000000Z-old.html", 10, T0 - 100);            /* older than it */
+	put_file(dir, "20261130T000000Z-new-01-opened.txt", 10, T0 + 1);
+	put_file(dir, "20261130T000000Z-new-01-opened.json", 10, T0 + 1);
+	put_file(dir, "20261130T000000Z-new-02-updated.txt", 10, T0 + 2);
+	put_file(dir, "20261130T000000Z-new-02-updated.json", 10, T0 + 2);
+	put_file(dir, "20261130T000000Z-new.html", 10, T0 + 2);
+	assert_int_equal(reports_rotate(dir, 3, UINT64_MAX), 1);
+	assert_false(tmpdir_has(dir, "20261130T000000Z-gone.html"));
+	assert_int_equal(tmpdir_count(dir), 7);
+	assert_int_equal(reports_rotate(dir, 2, UINT64_MAX), 2);            /* old, and its page */
+	assert_false(tmpdir_has(dir, "20261130T000000Z-old-01-opened.json"));
+	assert_false(tmpdir_has(dir, "20261130T000000Z-old.html"));
+	assert_true(tmpdir_has(dir, "20261130T000000Z-new.html"));
+	assert_int_equal(reports_rotate(dir, 1, UINT64_MAX), 2);            /* new's first */
+	assert_true(tmpdir_has(dir, "20261130T000000Z-new.html"));
+	assert_true(tmpdir_has(dir, "20261130T000000Z-new-02-updated.json"));
+	assert_int_equal(tmpdir_count(dir), 3);
 	tmpdir_remove(dir);
 }
 
@@ -677,10 +720,19 @@ static json_object *load_report(const char *dir, const char *name, const struct 
 
 /* Both files with the documented names, the JSON the incident's finding and tasks only plus
  * "incident"; i->report is the JSON, i->reports counts; NN goes on. */
+/* page holds want (said which it lacks when not). */
+static void assert_page(const char *page, const char *want)
+{
+	if (!strstr(page, want))
+		print_error("the page lacks: %s\n", want);
+	assert_non_null(strstr(page, want));
+}
+
 static void test_sink_report(void **state)
 {
 	(void)state;
 	char dir[64], name[256], want[512], text[16384];
+	static char page[1 << 17];
 	tmpdir_make(dir, sizeof(dir));
 	struct cgw_conf c = unit_report_roomy(dir);
 	struct cgw_incidents in = { 0 };
@@ -700,10 +752,24 @@ static void test_sink_report(void **state)
 	assert_string_equal(i->report, want);
 	assert_true(tmpdir_has(dir, T0_ID "-fuse-wait-01-opened.txt"));
 	assert_true(tmpdir_has(dir, T0_ID "-fuse-wait-01-opened.json"));
-	assert_int_equal(tmpdir_count(dir), 2);          /* no .tmp left */
+	assert_true(tmpdir_has(dir, T0_ID "-fuse-wait.html"));    /* the incident's page */
+	assert_int_equal(tmpdir_count(dir), 3);          /* no .tmp left */
 	/* they quote kernel stacks: not for every user */
 	assert_int_equal(file_mode(dir, T0_ID "-fuse-wait-01-opened.txt"), 0640);
 	assert_int_equal(file_mode(dir, T0_ID "-fuse-wait-01-opened.json"), 0640);
+	assert_int_equal(file_mode(dir, T0_ID "-fuse-wait.html"), 0640);
+	/* the page: the incident, its finding only, its tasks, its state on the axis */
+	assert_true(tmpdir_get(dir, T0_ID "-fuse-wait.html", page, sizeof(page)) > 0);
+	assert_page(page, "<h1>cgwatch incident " T0_ID "-fuse-wait</h1>");
+	assert_page(page, "<div class=\"verdict warning\" id=\"verdict\">WARNING, opened at "
+	            "2026-11-30T07:16:22Z: PID 1 (systemd) blocked 21.3 s in fuse-wait");
+	assert_page(page, "<td>TID 4242</td><td><code class=\"comm\">a\\nb</code>");
+	assert_page(page, "<section class=\"finding\" id=\"finding-1\">");
+	assert_null(strstr(page, "id=\"finding-0\""));           /* the other incident's */
+	assert_null(strstr(page, "kworker"));
+	assert_page(page, ">scan: opened (warning), 2 tasks, longest 21.3 s (+0.0 s)</text>");
+	assert_page(page, ">this report (opened) (+0.0 s)</text>");
+	assert_page(page, ">PID 1 (systemd) blocked (-21.3 s)</text>");
 
 	json_object *o = load_report(dir, T0_ID "-fuse-wait-01-opened.json", i, "opened");
 	json_object *fs = jget(o, "findings");
@@ -756,6 +822,12 @@ static void test_sink_report(void **state)
 	o = load_report(dir, name, i, "escalated");
 	assert_string_equal(jgets(jget(o, "incident"), "escalated"), "2026-11-30T07:17:02Z");
 	json_object_put(o);
+	/* the page is the incident's newest: both states on its axis */
+	assert_true(tmpdir_get(dir, T0_ID "-fuse-wait.html", page, sizeof(page)) > 0);
+	assert_page(page, ">scan: opened (warning), 2 tasks, longest 21.3 s (-40.0 s)</text>");
+	assert_page(page, ">scan: escalated (critical), 2 tasks, longest 61.3 s (+0.0 s)</text>");
+	assert_page(page, ">this report (escalated) (+0.0 s)</text>");
+	assert_page(page, "<div class=\"verdict critical\" id=\"verdict\">CRITICAL, escalated");
 
 	/* resolved: no finding, no task of the scan, the incident object says it all */
 	us_init(&u);
@@ -785,7 +857,44 @@ static void test_sink_report(void **state)
 	                             "  TID 4242 (a\\nb): was stuck 60.5 s, recovered by "
 	                             "2026-11-30T07:17:12Z\n"
 	                             "  ... and 3 more tasks\n\nTimeline:\n"));
-	assert_int_equal(tmpdir_count(dir), 6);
+	/* resolved: no finding, the tasks' recoveries on the axis */
+	assert_true(tmpdir_get(dir, T0_ID "-fuse-wait.html", page, sizeof(page)) > 0);
+	assert_null(strstr(page, "<section class=\"finding\""));
+	assert_page(page, "No finding of this scan is the incident's: its tasks left the state.");
+	assert_page(page, ">PID 1 (systemd) recovered (+0.0 s)</text>");
+	assert_page(page, ">scan: resolved (critical), 0 tasks, longest 61.3 s (+0.0 s)</text>");
+	assert_page(page, "<td>was stuck 61.3 s</td><td>2026-11-30T07:17:12Z</td>");
+	assert_page(page, "... and 3 more tasks");
+	assert_int_equal(tmpdir_count(dir), 7);
+	incidents_free(&in);
+	tmpdir_remove(dir);
+}
+
+/* A task named to break the page is text on it: no markup of its own. */
+static void test_sink_report_page_escapes(void **state)
+{
+	(void)state;
+	char dir[64];
+	static char page[1 << 17];
+	tmpdir_make(dir, sizeof(dir));
+	struct cgw_conf c = unit_report_roomy(dir);
+	struct cgw_incidents in = { 0 };
+	struct unit_scan u;
+	struct inc_change *ch;
+	us_init(&u);
+	size_t idx = us_task(&u, 77, 77, "<script>\"'&x", 12, 30);
+	us_finding(&u, &sig_fuse, SEV_WARNING, 1, &idx);
+	assert_int_equal(incidents_update(&in, &u.rep, T0, 300, &ch), 1);
+	assert_int_equal(sink_report(&c, &u.rep, &in.v[0], ch[0].state, ch[0].finding), 0);
+	free(ch);
+	us_free(&u);
+	assert_true(tmpdir_get(dir, T0_ID "-fuse-wait.html", page, sizeof(page)) > 0);
+	assert_null(strstr(page, "<script"));
+	assert_null(strstr(page, "\"'&x"));
+	assert_page(page, "<td>PID 77</td><td><code class=\"comm\">&lt;script&gt;&quot;&#39;&amp;x"
+	            "</code>");
+	/* the journal's message, its name C-escaped as there ("\\\""), then for HTML */
+	assert_page(page, "PID 77 (&lt;script&gt;\\&quot;&#39;&amp;x) blocked 30.0 s in fuse-wait");
 	incidents_free(&in);
 	tmpdir_remove(dir);
 }
@@ -799,7 +908,7 @@ static void test_sink_report_rotates(void **state)
 	put_file(dir, "incidents.json", 10, T0 - 100);
 	put_file(dir, "notes.txt", 10, T0 - 100);
 	struct cgw_conf c = unit_report_roomy(dir);
-	c.report_keep = 2;
+	c.report_keep = 1;
 	struct cgw_incidents in = { 0 };
 	struct unit_scan u;
 	struct inc_change *ch;
@@ -813,9 +922,10 @@ static void test_sink_report_rotates(void **state)
 	assert_false(tmpdir_has(dir, T0_ID "-fuse-wait-01-opened.json"));
 	assert_true(tmpdir_has(dir, T0_ID "-fuse-wait-02-updated.txt"));
 	assert_true(tmpdir_has(dir, T0_ID "-fuse-wait-02-updated.json"));
+	assert_true(tmpdir_has(dir, T0_ID "-fuse-wait.html"));
 	assert_true(tmpdir_has(dir, "incidents.json"));
 	assert_true(tmpdir_has(dir, "notes.txt"));
-	assert_int_equal(tmpdir_count(dir), 4);
+	assert_int_equal(tmpdir_count(dir), 5);
 	incidents_free(&in);
 	tmpdir_remove(dir);
 }
@@ -838,7 +948,7 @@ static void test_sink_report_makes_dir(void **state)
 	us_free(&u);
 	assert_int_equal(file_mode(dir, "reports"), 0750);
 	assert_true(tmpdir_has(rdir, T0_ID "-cpuset-migrate-wait-01-opened.json"));
-	assert_int_equal(tmpdir_count(rdir), 2);
+	assert_int_equal(tmpdir_count(rdir), 3);
 	incidents_free(&in);
 	tmpdir_remove(rdir);
 	tmpdir_remove(dir);
@@ -1091,8 +1201,10 @@ int main(void)
 		cmocka_unit_test(test_catalog_shipped),
 		cmocka_unit_test(test_rotate_keep),
 		cmocka_unit_test(test_rotate_size),
+		cmocka_unit_test(test_rotate_pages),
 		cmocka_unit_test(test_rotate_edges),
 		cmocka_unit_test(test_sink_report),
+		cmocka_unit_test(test_sink_report_page_escapes),
 		cmocka_unit_test(test_sink_report_rotates),
 		cmocka_unit_test(test_sink_report_makes_dir),
 		cmocka_unit_test(test_sink_report_bad_dir),
