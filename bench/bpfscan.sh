@@ -32,6 +32,9 @@ dir = $tmp/reports-$src
 [run]
 state_dir = $tmp/state-$src
 lock_memory = yes
+[recorder]
+# the flight recorder on, as by default, in an instance of its own (not a service's)
+instance = cgwbench$$$src
 EOC
 done
 
