@@ -1069,6 +1069,8 @@ const char *trace_field(const char *fields, const char *key, size_t *len);
 void trace_events_free(struct cgw_trace_events *out);
 /* Keep only the newest max events of e (oldest first still). Returns how many were dropped. */
 size_t trace_events_keep_last(struct cgw_trace_events *e, size_t max);
+/* Keep only the newest max events of each CPU (order kept). Returns how many were dropped. */
+size_t trace_events_keep_last_per_cpu(struct cgw_trace_events *e, size_t max);
 
 /* A flight recorder's readout: the events of a window, what it could not record, and the
  * moment the timeline is told from (the first blocked task's, set by recorder_anchor). */
@@ -1888,8 +1890,10 @@ struct rec_line { double at, t; const char *kind; char text[1024]; };
 /* The sentences of w's events, oldest first, at most cap: each open of cpuset.mems, CPU
  * hotplug step and hung-task report (the newest 8 of a kind, then one for the rest); cgroup
  * mkdirs, rmdirs, moves and rstat contentions counted in the 30 s before the anchor (and in
- * the window); work queued per workqueue and started per function, counted. Names C-escaped.
- * Returns how many. */
+ * the window); work queued per workqueue and started per function, counted; per CPU with
+ * sched_switch events, its last switch ("recorder rec-switch": the task switched in ran
+ * without a switch since; the 8 CPUs that went longest first, one line for the others).
+ * Names C-escaped. Returns how many. */
 size_t recorder_lines(const struct cgw_recwin *w, struct rec_line *out, size_t cap);
 
 /* ---- diagnose-correlate.c ---- */
