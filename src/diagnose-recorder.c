@@ -271,8 +271,9 @@ static void switches(const struct cgw_recwin *w, struct rec_line *out, size_t ca
 		sw_field(e, "prev_state", st, sizeof(st));
 		snprintf(l->text, sizeof(l->text), "CPU %d: PID %s (%s) ran without a switch for the "
 		         "%.1f s to the readout, from %s (switched in from PID %s (%s), which left %s); "
-		         "%zu switch%s on CPU %d in the window", e->cpu, np, nc_,
-		         w->read_at > e->t ? w->read_at - e->t : 0.0, r, pp, pc, st, c[k].count,
+		         "%s%zu switch%s on CPU %d in the window", e->cpu, np, nc_,
+		         w->read_at > e->t ? w->read_at - e->t : 0.0, r, pp, pc, st,
+		         c[k].count >= CGW_REC_SW_KEEP ? "at least " : "", c[k].count,
 		         c[k].count == 1 ? "" : "es", e->cpu);
 	}
 	if (nc > REC_SINGLE_MAX) {
