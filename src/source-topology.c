@@ -122,7 +122,7 @@ int topology_isolated_cpus(struct cgw_cpus *out)
 	topology_read(s);
 	*out = s->topo.isolated;
 	cpus_or(out, &s->topo.nohz_full);
-	scan_free(s);
+	free(s->unreadable);                  /* all topology_read allocates */
 	free(s);
 	return 0;
 }
