@@ -276,7 +276,8 @@ static void start_fn(void *arg)
 	return;
 fail:
 	j->rc = e;
-	if (r->sw_dir[0] && rmdir(r->sw_dir) == 0)
+	snprintf(p, sizeof(p), "%s-switch", r->dir);
+	if (rmdir(p) == 0 || errno == ENOENT)   /* ours, or one left behind */
 		r->sw_dir[0] = 0;
 	if (rmdir(r->dir) == 0)
 		r->dir[0] = 0;
