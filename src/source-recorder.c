@@ -194,7 +194,7 @@ static void sw_start(struct start_job *j, struct cgw_recorder *r)
 			return;
 		}
 	}
-	snprintf(r->sw_dir, sizeof(r->sw_dir), "%s", sw);
+	memcpy(r->sw_dir, sw, strlen(sw) + 1);       /* fits: checked above */
 	add_word(r->enabled, sizeof(r->enabled), " ", "%s:%s%s", "sched", "sched_switch", "");
 }
 
@@ -349,7 +349,7 @@ static void attach_fn(void *arg)
 		snprintf(p, sizeof(p), "%s/events/sched/sched_switch/filter", sw);
 		ssize_t n = read_small_file(p, f, sizeof(f));
 		const char *b = n > 0 ? strstr(f, "CPUS{") : NULL;
-		snprintf(r->sw_dir, sizeof(r->sw_dir), "%s", sw);
+		memcpy(r->sw_dir, sw, strlen(sw) + 1);   /* fits: checked above */
 		if (b)
 			snprintf(r->sw_cpus, sizeof(r->sw_cpus), "%.*s", (int)strcspn(b + 5, "}"), b + 5);
 		add_word(r->enabled, sizeof(r->enabled), " ", "%s:%s%s", "sched", "sched_switch", "");
