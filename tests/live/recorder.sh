@@ -23,7 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 live_init recorder
 live_require_root
-live_require_tools cc make awk mount umount timeout
+live_require_tools cc make awk mount umount timeout taskset
 live_mktemp
 
 N=${CHURN_N:-200}
@@ -189,8 +189,8 @@ grep -q "sched_switch on CPUs 1, in $INST-switch" "$LIVE_TMP/swstart.out" ||
 	live_fail "recorder start did not say sched_switch on CPU 1: $(head -c 400 "$LIVE_TMP/swstart.out")"
 [ "$(cat "$INST-switch/events/sched/sched_switch/filter" 2>&1)" = "CPU & CPUS{1}" ] ||
 	live_fail "$INST-switch's filter: $(cat "$INST-switch/events/sched/sched_switch/filter" 2>&1)"
-timeout 60 "$LIVE_TMP/cgwsw-in" 1 2000 >/dev/null || live_fail "the storm on CPU 1 failed"
-timeout 60 "$LIVE_TMP/cgwsw-out" 0 2000 >/dev/null || live_fail "the storm on CPU 0 failed"
+timeout 60 taskset -c 1 "$LIVE_TMP/cgwsw-in" 1 2000 >/dev/null || live_fail "the storm on CPU 1 failed"
+timeout 60 taskset -c 0 "$LIVE_TMP/cgwsw-out" 0 2000 >/dev/null || live_fail "the storm on CPU 0 failed"
 SW=$LIVE_TMP/switch.trace
 cat "$INST-switch/trace" >"$SW" || live_fail "reading $INST-switch/trace"
 nin=$(grep -c 'next_comm=cgwsw-in ' "$SW")
