@@ -16,12 +16,13 @@
 # (no cgroup event: what the recorder costs a host that forks, where its tracepoints are not
 # hit, and where the cpuset.mems filter runs on every openat of each exec).
 # CPU/iter is the extra CPU per iteration (per fork and exec, for the storm).
-# usage: sudo bench/recorder.sh   env: RUNS (default 5), ITER (default 300), LOOP (fork | py | storm),
+# usage: sudo bench/recorder.sh   env: RUNS (default 5), ITER (default 300; switch: SWITCH_ITER,
+#        100000), LOOP (fork | py | storm | switch), BUF (switch: 256),
 #        BUILD (build)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 RUNS=${RUNS:-5}
-ITER=${ITER:-300}
+ITER=${ITER:-300}; [ "${LOOP:-}" = switch ] && ITER=${SWITCH_ITER:-100000}
 OBJ=${BUILD:-build}/obj
 [ "$(id -u)" = 0 ] || { echo "bench/recorder.sh: run as root" >&2; exit 1; }
 [ -f "$OBJ/source-recorder.o" ] || { echo "bench/recorder.sh: make first" >&2; exit 1; }
@@ -37,6 +38,65 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# the quartiles of a column, "Q1..Q3": the spread the medians are compared against
+quart() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f..%.3f", v[int((NR + 3) / 4)], v[int((3 * NR + 3) / 4)] }'; }
+
+# LOOP=switch: sched_switch in a private instance filtered in the kernel to CPU 1 (CPU &
+# CPUS{1}, as the recorder's [recorder] sched_switch sets it), under a context-switch storm
+# (bench/pingpong.c: two threads pinned to one CPU handing a byte over two pipes, ITER round
+# trips, 2 ITER switches) on CPU 1 (filtered in) and on CPU 0 (filtered out: the tracepoint
+# runs, the filter drops the event), off and on alternating, RUNS times each, in one run.
+# CPU is the storm's own (getrusage: both threads, user + system: the tracepoint's cost lands
+# in the task that switches out). Prints the medians, CPU per switch, the events recorded per
+# second and how long the ring of buffer_kb (BUF, default 256 KiB, the daemon's) on CPU 1
+# takes to fill at that rate (its per_cpu/cpu1/stats: entries held when it overran).
+if [ "${LOOP:-fork}" = switch ]; then
+
+	BUF=${BUF:-256}
+	I=/sys/kernel/tracing/instances/$NAME
+	cc -O2 -Wall -pthread -o "$tmp/pp" bench/pingpong.c || exit 1
+	mkdir "$I" || exit 1
+	echo 0 >"$I/tracing_on"; echo "$BUF" >"$I/buffer_size_kb"; echo mono >"$I/trace_clock"
+	echo 'CPU & CPUS{1}' >"$I/events/sched/sched_switch/filter" || exit 1
+	echo 1 >"$I/events/sched/sched_switch/enable" || exit 1
+	: >"$tmp/off1"; : >"$tmp/on1"; : >"$tmp/off0"; : >"$tmp/on0"
+	pp() { "$tmp/pp" "$1" "$ITER" | awk '{ v[$1] = $2 } END { print v["wall_s"], v["cpu_s"] }'; }
+	for ((r = 0; r < RUNS; r++)); do
+		for c in 1 0; do
+			echo 0 >"$I/tracing_on"
+			echo "$(pp $c) 0 0" >>"$tmp/off$c"
+			: >"$I/trace"; echo 1 >"$I/tracing_on"
+			res=$(pp $c); echo 0 >"$I/tracing_on"
+			ent=$(awk '/^entries:/ { e = $2 } /^overrun:/ { o = $2 } END { print e + o }' "$I/per_cpu/cpu1/stats")
+			ent0=$(awk '/^entries:/ { e = $2 } /^overrun:/ { o = $2 } END { print e + o }' "$I/per_cpu/cpu0/stats")
+			echo "$res $ent $ent0" >>"$tmp/on$c"
+			[ $c = 1 ] && awk '/^entries:/ { print $2 }' "$I/per_cpu/cpu1/stats" >>"$tmp/held"
+		done
+	done
+	col() { cut -d' ' -f"$2" "$tmp/$1" | median; }
+	held=$(median <"$tmp/held")
+	printf '%-50s %7s %7s %15s %9s %9s %10s %11s %12s\n' "switch storm, $ITER round trips ($((2 * ITER)) switches)" \
+		"wall s" "CPU s" "CPU s Q1..Q3" "CPU 1 ev" "CPU 0 ev" "events/s" "CPU/switch" "ring fills"
+	for c in 1 0; do
+		for m in off on; do
+			w=$(col $m$c 1); cs=$(col $m$c 2); ev=$(col $m$c 3); ev0=$(col $m$c 4)
+			label="storm on CPU $c, sched_switch $m"
+			[ $m = on ] && label="$label (CPU & CPUS{1})"
+			extra=-; fill=-; eps=-
+			if [ $m = on ]; then
+				extra=$(printf '%+.3f us' "$(echo "($cs - $(col off$c 2)) * 1000000 / (2 * $ITER)" | bc -l)")
+				eps=$(printf '%.0f' "$(echo "$ev / $w" | bc -l)")
+				[ "$ev" -gt 0 ] && fill=$(printf '%.3f s' "$(echo "$held / ($ev / $w)" | bc -l)")
+			fi
+			printf '%-50s %7.3f %7.3f %15s %9s %9s %10s %11s %12s\n' "$label" "$w" "$cs" \
+				"$(cut -d' ' -f2 "$tmp/$m$c" | quart)" "$ev" "$ev0" "$eps" "$extra" "$fill"
+		done
+	done
+	echo "ring on CPU 1: ${BUF} KiB holds $held sched_switch events (per_cpu/cpu1/stats entries after the storm there)"
+	exit 0
+fi
 
 objs=()
 for o in "$OBJ"/*.o; do
@@ -97,9 +157,6 @@ cpu() {
 	awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } } END { printf "%.3f\n", s }' "$tmp/times"
 }
 base() { if [ -n "$ACCT" ]; then cat "$ACCT/cpuacct.usage" >"$tmp/base"; fi; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# the quartiles of a column, "Q1..Q3": the spread the medians are compared against
-quart() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f..%.3f", v[int((NR + 3) / 4)], v[int((3 * NR + 3) / 4)] }'; }
 now() { date +%s.%N; }
 
 : >"$tmp/off"; : >"$tmp/on"; : >"$tmp/onc"

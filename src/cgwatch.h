@@ -271,6 +271,7 @@ struct cgw_conf {
 	double recorder_window_s;      /* [recorder] window: seconds read out for an incident */
 	bool recorder_cpuset_opens;    /* [recorder] cpuset_opens: record cpuset.mems opens */
 	char *recorder_instance;       /* [recorder] instance: instances/NAME of tracefs */
+	char *recorder_sched_switch;   /* [recorder] sched_switch: auto, no or a CPU list */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -1135,10 +1136,13 @@ const char *trace_field(const char *fields, const char *key, size_t *len);
 void trace_events_free(struct cgw_trace_events *out);
 /* Keep only the newest max events of e (oldest first still). Returns how many were dropped. */
 size_t trace_events_keep_last(struct cgw_trace_events *e, size_t max);
+/* Keep only the newest max events of each CPU (order kept). Returns how many were dropped. */
+size_t trace_events_keep_last_per_cpu(struct cgw_trace_events *e, size_t max);
 
 /* A flight recorder's readout: the events of a window, what it could not record, and the
  * moment the timeline is told from (the first blocked task's, set by recorder_anchor). */
 #define CGW_REC_KEEP 20000                /* events of one readout kept, the newest */
+#define CGW_REC_SW_KEEP 64                /* sched_switch events of each CPU kept, the newest */
 struct cgw_recwin {
 	struct cgw_trace_events ev;       /* oldest first; t in CLOCK_MONOTONIC seconds */
 	double read_at;                   /* CLOCK_MONOTONIC seconds it was read (0: unknown) */
@@ -1222,6 +1226,9 @@ struct cgw_topology;
  * and the isolated, housekeeping and unbound-workqueue CPUs that follow them? (isolcpus=,
  * nohz_full=, rcu_nocbs= and irqaffinity= are the boot's.) */
 bool topology_runtime_changed(const struct cgw_topology *a, const struct cgw_topology *b);
+/* The host's isolated and nohz_full CPUs now (topology_read with the cgroup2 hierarchy at
+ * /sys/fs/cgroup) into *out. Returns 0 or -ENOMEM. */
+int topology_isolated_cpus(struct cgw_cpus *out);
 
 /* ---- source-audit.c: the facts of a host (or a replayed tree) that hazard rules test ---- */
 
@@ -1700,6 +1707,9 @@ struct recorder_opts {
 	unsigned buffer_kb;               /* the ring's size per CPU (buffer_size_kb) */
 	bool cpuset_opens;                /* record opens of cpuset.mems for writing (a syscall
 	                                   * tracepoint: every openat pays for its filter) */
+	const char *sched_switch;         /* sched_switch on these CPUs, in instances/NAME-switch:
+	                                   * "auto" (the isolated and nohz_full ones), a CPU list,
+	                                   * NULL or "no" (none) */
 	unsigned timeout_ms;              /* each step's deadline (dl_call) */
 };
 struct cgw_recorder {
@@ -1708,27 +1718,35 @@ struct cgw_recorder {
 	char missing[1024];               /* "sys:event (why)" of those it does not, "; "-separated */
 	unsigned buffer_kb;               /* as the kernel took it */
 	unsigned timeout_ms;
+	char sw_dir[512];                 /* TRACEFS/instances/NAME-switch; "" when none */
+	char sw_cpus[256];                /* the CPUs its sched_switch records, a CPU list */
 };
 /* Create instances/NAME (one left by a crash is removed first: only that instance, never the
  * main buffer or another one), size its ring, set its clock to mono, set the kernel-side
  * filters (workqueue names, work functions, cpuset.mems opens) and enable the events this
- * kernel has; those it lacks are named in r->missing. Returns 0, or -errno (-ENOENT: no
+ * kernel has; those it lacks are named in r->missing. With o->sched_switch, sched_switch
+ * filtered in the kernel to those CPUs (CPU & CPUS{LIST}) in instances/NAME-switch, a ring
+ * of its own that a busy CPU's switches cannot empty of the other events; none there (no
+ * such CPUs, "no"): NAME-switch removed when one was left. Returns 0, or -errno (-ENOENT: no
  * tracefs; -EBUSY: the old instance is held open; -ETIMEDOUT): then nothing is left behind
  * when it can be removed. */
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
-/* Use instances/NAME as another process (`cgwatch recorder start`, as root) made it: nothing
- * is written; r->enabled and r->missing from its events' enable files. Returns 0, or -errno
+/* Use instances/NAME (and NAME-switch, when there) as another process (`cgwatch recorder
+ * start`, as root) made them: nothing is written; r->enabled and r->missing from their
+ * events' enable files. Returns 0, or -errno
  * (-ENOENT: no such instance; -EACCES: its trace file may not be read). */
 int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r);
 /* The events of the last window_s seconds (CLOCK_MONOTONIC, as the ring's clock) from the
- * instance's `trace` file (a read that does not consume them), appended to out. The text is
- * read and parsed 1 MiB at a time. Returns 0 or -errno (-ETIMEDOUT, -ENOMEM). */
+ * instance's `trace` file (a read that does not consume them), appended to out, with the
+ * newest 64 switches of each CPU of NAME-switch merged in time order. The text is read and
+ * parsed 1 MiB at a time. Returns 0 or -errno (-ETIMEDOUT, -ENOMEM). */
 int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trace_events *out);
 /* recorder_read keeping only the newest keep events of the window (0: all), the older ones
  * dropped as the text is read (never all held at once); how many in *dropped (may be NULL). */
 int recorder_read_keep(const struct cgw_recorder *r, double window_s, size_t keep,
                        struct cgw_trace_events *out, uint64_t *dropped);
-/* Remove the instance (its ring and events with it). Returns 0 or -errno; r->dir is "" after. */
+/* Remove the instance and NAME-switch (their rings and events with them). Returns 0 or -errno;
+ * r->dir is "" after. */
 int recorder_stop(struct cgw_recorder *r);
 
 /* ---- detect-duration.c: a task's time off the CPU, a fact or a bound ---- */
@@ -2000,8 +2018,10 @@ struct rec_line { double at, t; const char *kind; char text[1024]; };
 /* The sentences of w's events, oldest first, at most cap: each open of cpuset.mems, CPU
  * hotplug step and hung-task report (the newest 8 of a kind, then one for the rest); cgroup
  * mkdirs, rmdirs, moves and rstat contentions counted in the 30 s before the anchor (and in
- * the window); work queued per workqueue and started per function, counted. Names C-escaped.
- * Returns how many. */
+ * the window); work queued per workqueue and started per function, counted; per CPU with
+ * sched_switch events, its last switch ("recorder rec-switch": the task switched in ran
+ * without a switch since; the 8 CPUs that went longest first, one line for the others).
+ * Names C-escaped. Returns how many. */
 size_t recorder_lines(const struct cgw_recwin *w, struct rec_line *out, size_t cap);
 
 /* ---- diagnose-correlate.c ---- */

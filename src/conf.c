@@ -6,7 +6,7 @@
 #include "cgwatch.h"
 
 enum conf_type { CT_SECONDS, CT_NUMBER, CT_PATH, CT_PATH_OR_EMPTY, CT_BOOL, CT_IOCLASS, CT_NAME,
-                 CT_SOURCE };
+                 CT_SOURCE, CT_CPUS_AUTO };
 
 struct conf_key {
 	const char *section, *key;
@@ -59,6 +59,7 @@ static const struct conf_key conf_keys[] = {
 	SEC("recorder", "window", recorder_window_s, 1, 86400),
 	KEY("recorder", "cpuset_opens", CT_BOOL, recorder_cpuset_opens),
 	KEY("recorder", "instance", CT_NAME, recorder_instance),
+	KEY("recorder", "sched_switch", CT_CPUS_AUTO, recorder_sched_switch),
 };
 
 void conf_defaults(struct cgw_conf *c)
@@ -97,6 +98,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->recorder_window_s = 300;
 	c->recorder_cpuset_opens = false;
 	c->recorder_instance = xstrdup(CGW_RECORDER_NAME);
+	c->recorder_sched_switch = xstrdup("auto");
 }
 
 char *conf_dump(const struct cgw_conf *c, size_t *len)
@@ -117,6 +119,7 @@ char *conf_dump(const struct cgw_conf *c, size_t *len)
 			break;
 		case CT_PATH:
 		case CT_PATH_OR_EMPTY:
+		case CT_CPUS_AUTO:
 		case CT_NAME: {
 			const char *v = *(char *const *)field;
 			sb_printf(&b, "%s\n", v ? v : "");
@@ -152,7 +155,8 @@ int conf_copy(struct cgw_conf *dst, const struct cgw_conf *src)
 	dst->metrics_file = try_strdup(src->metrics_file);
 	dst->bundle_dir = try_strdup(src->bundle_dir);
 	dst->recorder_instance = try_strdup(src->recorder_instance);
-	if (!dst->recorder_instance ||!dst->signatures_dir || !dst->local_signatures_dir || !dst->local_hazards_dir ||
+	dst->recorder_sched_switch = try_strdup(src->recorder_sched_switch);
+	if (!dst->recorder_instance || !dst->recorder_sched_switch ||!dst->signatures_dir || !dst->local_signatures_dir || !dst->local_hazards_dir ||
 	    !dst->state_dir ||
 	    !dst->report_dir || !dst->metrics_file || !dst->bundle_dir) {
 		conf_free(dst);
@@ -174,6 +178,8 @@ void conf_free(struct cgw_conf *c)
 	c->bundle_dir = NULL;
 	free(c->recorder_instance);
 	c->recorder_instance = NULL;
+	free(c->recorder_sched_switch);
+	c->recorder_sched_switch = NULL;
 	c->signatures_dir = c->local_signatures_dir = NULL;
 	c->state_dir = c->report_dir = c->metrics_file = NULL;
 }
@@ -227,6 +233,18 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 			if (n == 0 || n > 63 || ok != n || value[0] == '.') {
 				errorf(x->err, "%s:%d: %s must be 1..63 letters, digits, '_', '-' or '.' "
 				       "(not first), ignoring: %s", cesc(x->path), line, key, cesc(value));
+				return 0;
+			}
+			free(*(char **)field);
+			*(char **)field = xstrdup(value);
+			break;
+		}
+		case CT_CPUS_AUTO: {
+			struct cgw_cpus cpus;
+			if (strcmp(value, "auto") != 0 && strcmp(value, "no") != 0 &&
+			    (cpulist_parse(value, &cpus) < 0 || cpus_empty(&cpus))) {
+				errorf(x->err, "%s:%d: %s must be auto, no or a CPU list, ignoring: %s",
+				       cesc(x->path), line, key, cesc(value));
 				return 0;
 			}
 			free(*(char **)field);

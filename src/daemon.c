@@ -566,13 +566,16 @@ static void recorder_setup(struct cgw_daemon *d)
 	struct recorder_opts o = { .name = c->recorder_instance,
 	                           .buffer_kb = (unsigned)c->recorder_buffer_kb,
 	                           .cpuset_opens = c->recorder_cpuset_opens,
+	                           .sched_switch = c->recorder_sched_switch,
 	                           .timeout_ms = (unsigned)(c->read_timeout_s * 1000) };
 	int e = recorder_start(&o, &d->rec);
 	if (e == 0) {
 		d->rec_on = d->rec_own = true;
-		log_warnx("flight recorder on: %s, %u KiB per CPU; recording %s%s%s", d->rec.dir,
-		          d->rec.buffer_kb, d->rec.enabled, d->rec.missing[0] ? "; not recording " : "",
-		          d->rec.missing);
+		log_warnx("flight recorder on: %s, %u KiB per CPU; recording %s%s%s%s%s%s%s%s", d->rec.dir,
+		          d->rec.buffer_kb, d->rec.enabled, d->rec.sw_dir[0] ? " (sched_switch on CPUs " :
+		          "", d->rec.sw_cpus, d->rec.sw_dir[0] ? ", in " : "", d->rec.sw_dir[0] ?
+		          d->rec.sw_dir : "", d->rec.sw_dir[0] ? ")" : "",
+		          d->rec.missing[0] ? "; not recording " : "", d->rec.missing);
 		return;
 	}
 	int a = -ENOENT;

@@ -6,6 +6,9 @@
  *   CPU hotplug, cpuhp_enter cpu: 0003 target: 0 step: 151 (...): 2.0 s before PID 1 blocked
  *   the kernel reported PID 77 (kworker/0:1) hung, 100.2 s after PID 1 blocked
  *   96 works queued on cpuset_migrate_mm (from 3.1 s before to 0.1 s after PID 1 blocked)
+ *   CPU 3: PID 4242 (spin) ran without a switch for the 32.4 s to the readout, from 30.2 s
+ *     before PID 1 blocked (switched in from PID 17 (kworker/3:1), which left I); 12
+ *     switches on CPU 3 in the window
  *
  * Counted events (cgroup churn, rstat contention, work) are one sentence per kind: how many in
  * the REC_BURST_S seconds before the moment, and how many in the whole window when there are
@@ -198,6 +201,93 @@ static void work(const struct cgw_recwin *w, const char *name, const char *key,
 	}
 }
 
+/* A field of a sched_switch event, C-escaped into out ("S ==>" of prev_state cut at the blank). */
+static void sw_field(const struct cgw_trace_event *e, const char *key, char *out, size_t cap)
+{
+	size_t l = 0;
+	const char *v = trace_field(e->fields, key, &l);
+	if (!v) {
+		snprintf(out, cap, "?");
+		return;
+	}
+	if (strcmp(key, "prev_state") == 0)
+		l = strcspn(v, " ") < l ? strcspn(v, " ") : l;
+	cescape(v, l, out, cap);
+}
+
+struct sw_cpu { int cpu; size_t last, count; };
+
+static int sw_cmp(const void *a, const void *b)
+{
+	const struct sw_cpu *x = a, *y = b;
+	return x->last < y->last ? -1 : x->last > y->last;
+}
+
+/* sched_switch on the recorded CPUs: the last switch of each CPU, the CPUs that went longest
+ * without one first (the newest REC_SINGLE_MAX, then one sentence for the rest). */
+static void switches(const struct cgw_recwin *w, struct rec_line *out, size_t cap, size_t *n)
+{
+	struct sw_cpu *c = NULL;
+	size_t nc = 0, cc = 0;
+	for (size_t i = 0; i < w->ev.n; i++) {
+		const struct cgw_trace_event *e = &w->ev.v[i];
+		if (strcmp(e->name, "sched_switch") != 0)
+			continue;
+		size_t k;
+		for (k = 0; k < nc && c[k].cpu != e->cpu; k++)
+			;
+		if (k == nc) {
+			if (nc == cc) {
+				size_t ncap = cc ? cc * 2 : 16;
+				struct sw_cpu *nv = try_reallocarray(c, ncap, sizeof(*c));
+				if (!nv)
+					break;
+				c = nv;
+				cc = ncap;
+			}
+			c[nc].cpu = e->cpu;
+			c[nc].count = 0;
+			nc++;
+		}
+		c[k].last = i;                /* events are oldest first: a later index is newer */
+		c[k].count++;
+	}
+	if (!nc) {
+		free(c);
+		return;
+	}
+	qsort(c, nc, sizeof(*c), sw_cmp);
+	char r[128], pc[CGW_COMM_MAX * 4], nc_[CGW_COMM_MAX * 4], pp[16], np[16], st[16];
+	for (size_t k = 0; k < nc && k < REC_SINGLE_MAX; k++) {
+		const struct cgw_trace_event *e = &w->ev.v[c[k].last];
+		struct rec_line *l = next_line(out, cap, n, e->t, "recorder rec-switch");
+		if (!l)
+			break;
+		rel(w, e->t, r, sizeof(r));
+		sw_field(e, "prev_comm", pc, sizeof(pc));
+		sw_field(e, "next_comm", nc_, sizeof(nc_));
+		sw_field(e, "prev_pid", pp, sizeof(pp));
+		sw_field(e, "next_pid", np, sizeof(np));
+		sw_field(e, "prev_state", st, sizeof(st));
+		snprintf(l->text, sizeof(l->text), "CPU %d: PID %s (%s) ran without a switch for the "
+		         "%.1f s to the readout, from %s (switched in from PID %s (%s), which left %s); "
+		         "%s%zu switch%s on CPU %d in the window", e->cpu, np, nc_,
+		         w->read_at > e->t ? w->read_at - e->t : 0.0, r, pp, pc, st,
+		         c[k].count >= CGW_REC_SW_KEEP ? "at least " : "", c[k].count,
+		         c[k].count == 1 ? "" : "es", e->cpu);
+	}
+	if (nc > REC_SINGLE_MAX) {
+		const struct cgw_trace_event *e = &w->ev.v[c[nc - 1].last];
+		struct rec_line *l = next_line(out, cap, n, e->t, "recorder rec-switch");
+		if (l) {
+			rel(w, e->t, r, sizeof(r));
+			snprintf(l->text, sizeof(l->text), "%zu more CPUs switched later, the last of "
+			         "them %s", nc - REC_SINGLE_MAX, r);
+		}
+	}
+	free(c);
+}
+
 static int line_cmp(const void *a, const void *b)
 {
 	const struct rec_line *x = a, *y = b;
@@ -271,6 +361,7 @@ size_t recorder_lines(const struct cgw_recwin *w, struct rec_line *out, size_t c
 	        "contentions of the cgroup rstat lock", "recorder rec-rstat", out, cap, &n);
 	work(w, "workqueue_queue_work", "workqueue", "queued on", out, cap, &n);
 	work(w, "workqueue_execute_start", "function", "started in", out, cap, &n);
+	switches(w, out, cap, &n);
 sort:
 	if (n)
 		qsort(out, n, sizeof(*out), line_cmp);

@@ -522,14 +522,17 @@ static int cmd_recorder(int argc, char **argv)
 	struct recorder_opts ro = { .name = c.recorder_instance,
 	                            .buffer_kb = (unsigned)c.recorder_buffer_kb,
 	                            .cpuset_opens = c.recorder_cpuset_opens,
+	                            .sched_switch = c.recorder_sched_switch,
 	                            .timeout_ms = (unsigned)(c.read_timeout_s * 1000) };
 	struct cgw_recorder r;
 	int rc = 0, e;
 	if (start && c.recorder_enabled) {
 		e = recorder_start(&ro, &r);
 		if (e == 0) {
-			log_warnx("flight recorder instance %s made, %u KiB per CPU; recording %s%s%s",
-			          r.dir, r.buffer_kb, r.enabled, r.missing[0] ? "; not recording " : "",
+			log_warnx("flight recorder instance %s made, %u KiB per CPU; recording %s%s%s%s%s%s%s%s",
+			          r.dir, r.buffer_kb, r.enabled, r.sw_dir[0] ? " (sched_switch on CPUs " : "",
+			          r.sw_cpus, r.sw_dir[0] ? ", in " : "", r.sw_dir[0] ? r.sw_dir : "",
+			          r.sw_dir[0] ? ")" : "", r.missing[0] ? "; not recording " : "",
 			          r.missing);
 		} else {
 			log_warnx("cannot make the flight recorder's tracefs instances/%s: %s%s",

@@ -252,6 +252,41 @@ size_t trace_events_keep_last(struct cgw_trace_events *e, size_t max)
 	return drop;
 }
 
+size_t trace_events_keep_last_per_cpu(struct cgw_trace_events *e, size_t max)
+{
+	/* newest first: count each CPU's events, mark those past max; then compact */
+	uint32_t *seen = calloc(CGW_MAX_CPUS, sizeof(*seen));
+	bool *drop = calloc(e->n ? e->n : 1, sizeof(*drop));
+	size_t dropped = 0;
+	if (!seen || !drop) {
+		free(seen);
+		free(drop);
+		return 0;
+	}
+	for (size_t i = e->n; i-- > 0;) {
+		int c = e->v[i].cpu;
+		if (c < 0 || c >= CGW_MAX_CPUS)
+			continue;
+		if (seen[c] >= max) {
+			drop[i] = true;
+			dropped++;
+		} else {
+			seen[c]++;
+		}
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < e->n; i++) {
+		if (drop[i])
+			free(e->v[i].fields);
+		else
+			e->v[o++] = e->v[i];
+	}
+	e->n = o;
+	free(seen);
+	free(drop);
+	return dropped;
+}
+
 void trace_window_format(const struct cgw_recwin *w, struct strbuf *b)
 {
 	sb_printf(b, "# cgwatch-recorder 1\n# read_at %.6f\n# window %.6g\n# dropped %llu\n",

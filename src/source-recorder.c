@@ -15,6 +15,12 @@
  * field, workqueue_execute_start (which has no workqueue field there) by its work function.
  * There is no cpuset tracepoint: a write to cpuset.mems is seen as an openat of a file named
  * cpuset.mems for writing (syscalls:sys_enter_openat, filtered on the user-space name).
+ * sched_switch on the isolated CPUs (or those [recorder] sched_switch lists) is filtered in the
+ * kernel to them (CPU & CPUS{LIST}) and recorded in a second instance, NAME-switch: a busy
+ * CPU switches 250,000 times a second and would fill its 256 KiB in 15 ms (bench/recorder.sh
+ * LOOP=switch), pushing the work and cgroup events recorded on that CPU out of a shared
+ * ring; in a ring of its own it pushes out only older switches, and a readout keeps the
+ * newest CGW_REC_SW_KEEP of each CPU.
  * Every access to tracefs runs under a deadline (dl_call): creating an instance and enabling
  * events take cpus_read_lock and event_mutex, which the hangs watched for can hold. */
 #include <errno.h>
@@ -128,12 +134,69 @@ static int set_filter(const struct rec_event *e, const char *path)
 }
 
 struct start_job {
-	char tracefs[256], name[64];
+	char tracefs[256], name[64], sw[256];
 	unsigned buffer_kb;
 	bool cpuset_opens;
 	struct cgw_recorder r;
 	int rc;
 };
+
+static void sw_missing(struct cgw_recorder *r, const char *why)
+{
+	add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", "sched", "sched_switch", why);
+}
+
+/* sched_switch in instances/NAME-switch, filtered to the CPUs j->sw names; or none, and one
+ * left by an earlier run removed. Said in r->enabled or r->missing. */
+static void sw_start(struct start_job *j, struct cgw_recorder *r)
+{
+	char sw[600], p[700], why[160] = "";
+	struct cgw_cpus c;
+	memset(&c, 0, sizeof(c));
+	snprintf(sw, sizeof(sw), "%s-switch", r->dir);
+	if (!j->sw[0] || strcmp(j->sw, "no") == 0)
+		snprintf(why, sizeof(why), "off: [recorder] sched_switch = no");
+	else if (strcmp(j->sw, "auto") == 0) {
+		if (topology_isolated_cpus(&c) < 0 || cpus_empty(&c))
+			snprintf(why, sizeof(why), "off: no isolated or nohz_full CPUs");
+	} else if (cpulist_parse(j->sw, &c) < 0 || cpus_empty(&c))
+		snprintf(why, sizeof(why), "off: not a CPU list");
+	if (why[0] || strlen(sw) >= sizeof(r->sw_dir)) {
+		sw_missing(r, why[0] ? why : "instance name too long");
+		rmdir(sw);                    /* one left by an earlier run */
+		return;
+	}
+	cpulist_format(&c, r->sw_cpus, sizeof(r->sw_cpus));
+	if (mkdir(sw, 0700) < 0 && (errno != EEXIST || rmdir(sw) < 0 || mkdir(sw, 0700) < 0)) {
+		snprintf(why, sizeof(why), "instances/%s-switch: %s", j->name, strerror(errno));
+		sw_missing(r, why);
+		r->sw_cpus[0] = 0;
+		return;
+	}
+	char num[32], filt[300];
+	snprintf(num, sizeof(num), "%u", j->buffer_kb);
+	snprintf(filt, sizeof(filt), "CPU & CPUS{%s}", r->sw_cpus);
+	static const char *const steps[][2] = {
+		{ "tracing_on", "0" }, { "buffer_size_kb", NULL }, { "trace_clock", "mono" },
+		{ "events/sched/sched_switch/filter", NULL }, { "events/sched/sched_switch/enable", "1" },
+		{ "tracing_on", "1" },
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", sw, steps[i][0]);
+		const char *v = steps[i][1] ? steps[i][1] : i == 1 ? num : filt;
+		int e = write_str(p, v);
+		if (e < 0) {
+			snprintf(why, sizeof(why), "%s: %s", steps[i][0], e == -ENOENT ?
+			         "not in this kernel" : strerror(-e));
+			sw_missing(r, why);
+			rmdir(sw);
+			r->sw_cpus[0] = 0;
+			return;
+		}
+	}
+	memcpy(r->sw_dir, sw, strlen(sw) + 1);       /* fits: checked above */
+	add_word(r->enabled, sizeof(r->enabled), " ", "%s:%s%s", "sched", "sched_switch", "");
+}
 
 static void start_fn(void *arg)
 {
@@ -205,6 +268,7 @@ static void start_fn(void *arg)
 		}
 		add_word(r->enabled, sizeof(r->enabled), " ", "%s:%s%s", ev->sys, ev->name, "");
 	}
+	sw_start(j, r);
 	snprintf(p, sizeof(p), "%s/tracing_on", r->dir);
 	if ((e = write_str(p, "1")) < 0)
 		goto fail;
@@ -212,6 +276,9 @@ static void start_fn(void *arg)
 	return;
 fail:
 	j->rc = e;
+	snprintf(p, sizeof(p), "%s-switch", r->dir);
+	if (rmdir(p) == 0 || errno == ENOENT)   /* ours, or one left behind */
+		r->sw_dir[0] = 0;
 	if (rmdir(r->dir) == 0)
 		r->dir[0] = 0;
 }
@@ -230,6 +297,7 @@ int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r)
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	j->buffer_kb = o->buffer_kb ? o->buffer_kb : 256;
 	j->cpuset_opens = o->cpuset_opens;
+	snprintf(j->sw, sizeof(j->sw), "%s", o->sched_switch ? o->sched_switch : "");
 	int rc = dl_call(start_fn, j, free, o->timeout_ms);
 	if (rc < 0)
 		return rc;
@@ -274,6 +342,18 @@ static void attach_fn(void *arg)
 			         n == -ENOENT ? "not in this kernel" : n < 0 ? strerror((int)-n) :
 			         "not enabled in the instance");
 	}
+	char sw[520], f[320];
+	snprintf(sw, sizeof(sw), "%s-switch", r->dir);
+	snprintf(p, sizeof(p), "%s/trace", sw);
+	if (strlen(sw) < sizeof(r->sw_dir) && faccessat(AT_FDCWD, p, R_OK, AT_EACCESS) == 0) {
+		snprintf(p, sizeof(p), "%s/events/sched/sched_switch/filter", sw);
+		ssize_t n = read_small_file(p, f, sizeof(f));
+		const char *b = n > 0 ? strstr(f, "CPUS{") : NULL;
+		memcpy(r->sw_dir, sw, strlen(sw) + 1);   /* fits: checked above */
+		if (b)
+			snprintf(r->sw_cpus, sizeof(r->sw_cpus), "%.*s", (int)strcspn(b + 5, "}"), b + 5);
+		add_word(r->enabled, sizeof(r->enabled), " ", "%s:%s%s", "sched", "sched_switch", "");
+	}
 	j->rc = 0;
 }
 
@@ -302,9 +382,10 @@ int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r)
 #define REC_CHUNK (1u << 20)            /* the `trace` text is read and parsed this much at a time */
 
 struct read_job {
-	char path[600];
+	char path[700];
 	double since;
 	size_t keep;
+	bool per_cpu;                      /* keep is per CPU */
 	struct cgw_trace_events ev;
 	uint64_t dropped;
 	int err;
@@ -354,7 +435,8 @@ static void read_fn(void *arg)
 			break;
 		}
 		if (j->keep)
-			j->dropped += trace_events_keep_last(&j->ev, j->keep);
+			j->dropped += j->per_cpu ? trace_events_keep_last_per_cpu(&j->ev, j->keep) :
+			              trace_events_keep_last(&j->ev, j->keep);
 		memmove(buf, buf + upto, have - upto);
 		have -= upto;
 		if (n == 0)
@@ -371,19 +453,16 @@ static void read_release(void *arg)
 	free(j);
 }
 
-int recorder_read_keep(const struct cgw_recorder *r, double window_s, size_t keep,
-                       struct cgw_trace_events *out, uint64_t *dropped)
+static int read_one(const struct cgw_recorder *r, const char *dir, double window_s, size_t keep,
+                    bool per_cpu, struct cgw_trace_events *out, uint64_t *dropped)
 {
-	if (dropped)
-		*dropped = 0;
-	if (!r->dir[0])
-		return -ENOENT;
 	struct read_job *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	snprintf(j->path, sizeof(j->path), "%s/trace", r->dir);
+	snprintf(j->path, sizeof(j->path), "%s/trace", dir);
 	j->since = window_s < 0 ? -1 : now_usec() / 1e6 - window_s;
 	j->keep = keep;
+	j->per_cpu = per_cpu;
 	int rc = dl_call(read_fn, j, read_release, r->timeout_ms);
 	if (rc < 0)
 		return rc;
@@ -422,6 +501,37 @@ int recorder_read_keep(const struct cgw_recorder *r, double window_s, size_t kee
 	return 0;
 }
 
+int recorder_read_keep(const struct cgw_recorder *r, double window_s, size_t keep,
+                       struct cgw_trace_events *out, uint64_t *dropped)
+{
+	if (dropped)
+		*dropped = 0;
+	if (!r->dir[0])
+		return -ENOENT;
+	size_t base = out->n;
+	int rc = read_one(r, r->dir, window_s, keep, false, out, dropped);
+	if (rc < 0 || !r->sw_dir[0])
+		return rc;
+	size_t mid = out->n;
+	uint64_t swd = 0;
+	if ((rc = read_one(r, r->sw_dir, window_s, CGW_REC_SW_KEEP, true, out, &swd)) < 0)
+		return rc;
+	if (dropped)
+		*dropped += swd;
+	/* the two runs, each in time order, merged */
+	size_t n = out->n - base;
+	struct cgw_trace_event *m = n ? try_reallocarray(NULL, n, sizeof(*m)) : NULL;
+	if (n && !m)
+		return -ENOMEM;
+	for (size_t a = base, b = mid, o = 0; o < n; o++)
+		m[o] = b >= out->n || (a < mid && out->v[a].t <= out->v[b].t) ? out->v[a++] :
+		       out->v[b++];
+	if (n)
+		memcpy(out->v + base, m, n * sizeof(*m));
+	free(m);
+	return 0;
+}
+
 int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trace_events *out)
 {
 	return recorder_read_keep(r, window_s, 0, out, NULL);
@@ -436,6 +546,11 @@ static void stop_fn(void *arg)
 {
 	struct stop_job *j = arg;
 	char p[600];
+	snprintf(p, sizeof(p), "%s-switch", j->dir);
+	if (rmdir(p) < 0 && errno != ENOENT) {
+		snprintf(p, sizeof(p), "%s-switch/tracing_on", j->dir);
+		write_str(p, "0");
+	}
 	if (rmdir(j->dir) == 0) {
 		j->rc = 0;
 		return;

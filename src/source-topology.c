@@ -1,6 +1,8 @@
 /* source-topology.c: the CPU isolation layout — online, isolated (sysfs and isolcpus=), nohz_full,
  * and the housekeeping CPUs left for everything else. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgwatch.h"
@@ -108,4 +110,19 @@ bool topology_runtime_changed(const struct cgw_topology *a, const struct cgw_top
 	       memcmp(&a->partitions, &b->partitions, sizeof(a->partitions)) ||
 	       memcmp(&a->housekeeping, &b->housekeeping, sizeof(a->housekeeping)) ||
 	       memcmp(&a->wq_unbound, &b->wq_unbound, sizeof(a->wq_unbound));
+}
+
+int topology_isolated_cpus(struct cgw_cpus *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct cgw_scan *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	snprintf(s->cgroup2_mnt, sizeof(s->cgroup2_mnt), "/sys/fs/cgroup");
+	topology_read(s);
+	*out = s->topo.isolated;
+	cpus_or(out, &s->topo.nohz_full);
+	free(s->unreadable);                  /* all topology_read allocates */
+	free(s);
+	return 0;
 }

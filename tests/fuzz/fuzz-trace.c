@@ -3,7 +3,8 @@
  * not negative, fields within one line; a window keeps the events at or after its start and
  * counts the others; trace_field's value lies inside the fields. A bundle's readout file
  * (trace_window_parse) writes back (trace_window_format) and reads back the same; its
- * timeline sentences are in time order. */
+ * timeline sentences are in time order. Keeping the newest 2 of each CPU
+ * (trace_events_keep_last_per_cpu) keeps the order and at most 2 a CPU. */
 #include "fuzz.h"
 
 static void check_field(const char *f, const char *key)
@@ -31,6 +32,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(e->fields && !strchr(e->fields, '\n'));
 		check_field(e->fields, "path");
 		check_field(e->fields, "workqueue");
+	}
+	{
+		struct cgw_trace_events k = { 0 };
+		FUZZ_CHECK(trace_parse(text, size, -1, &k) == 0);
+		size_t n0 = k.n, d = trace_events_keep_last_per_cpu(&k, 2);
+		FUZZ_CHECK(k.n + d == n0);
+		for (size_t i = 0; i < k.n; i++) {
+			size_t same = 0;
+			for (size_t j = i; j < k.n; j++)
+				same += k.v[j].cpu == k.v[i].cpu;
+			FUZZ_CHECK(same <= 2);
+		}
+		if (k.n && n0)            /* the newest event of the text is kept */
+			FUZZ_CHECK(k.v[k.n - 1].t == all.v[all.n - 1].t);
+		trace_events_free(&k);
 	}
 	double since = all.n ? all.v[all.n / 2].t : 1.0;
 	FUZZ_CHECK(trace_parse(text, size, since, &win) == 0);

@@ -6,11 +6,16 @@
 #     mkdir, tasks read, rmdir on a private v1 named hierarchy, then a second cpuset.mems
 #     write, all seen in that order, with times inside the run; the churn's mkdirs and rmdirs
 #     all there, on that hierarchy's root id; work queued on cgroup_pidlist_destroy seen and
-#     no queued work of another workqueue recorded (the kernel-side filter);
+#     no queued work of another workqueue recorded (the kernel-side filter); with sched_switch
+#     on CPU 1 (-s 1), its switches read out merged in time order with the rest, no other CPU's;
 #   - the instance gone once the recorder stops;
 #   - after a SIGKILL of the recorder (the instance left behind, a marker written in its ring,
 #     an event it never enables enabled) and a restart: exactly one instance of that name,
 #     the marker gone and that event off (a new instance, not the old one reused);
+#   - sched_switch forced to CPU 1 by the config ([recorder] sched_switch = 1, `cgwatch recorder
+#     start --config`): a switch storm pinned to CPU 1 (bench/pingpong.c as cgwsw-in) is in
+#     instances/NAME-switch, one pinned to CPU 0 (cgwsw-out) is not, nor is any switch of
+#     another CPU, and none is in NAME's own ring; `recorder stop` removes both instances;
 #   - the main buffer's settings (tracing_on, current_tracer, buffer_size_kb, trace_clock,
 #     set_event, tracing_cpumask, the filters and enables of the events the recorder uses)
 #     and the other instances unchanged.
@@ -18,7 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 live_init recorder
 live_require_root
-live_require_tools cc make awk mount umount timeout
+live_require_tools cc make awk mount umount timeout taskset
 live_mktemp
 
 N=${CHURN_N:-200}
@@ -36,6 +41,7 @@ fi
 NAME=cgwrec$$
 INST=$TFS/instances/$NAME
 inst_cleanup() {
+	[ -d "$INST-switch" ] && { rmdir "$INST-switch" || live_cleanup_error "rmdir $INST-switch failed"; }
 	[ -d "$INST" ] && { rmdir "$INST" || live_cleanup_error "rmdir $INST failed"; }
 	return 0
 }
@@ -94,7 +100,7 @@ echo 0 > "$CG/cpuset.mems" || exit 1
 EOS
 
 # ---- run: the burst recorded
-timeout 60 "$DRV" -c -n "$NAME" -b 1024 run "$LIVE_TMP/burst.sh" 120 >"$LIVE_TMP/run.out" \
+timeout 60 "$DRV" -c -s 1 -n "$NAME" -b 1024 run "$LIVE_TMP/burst.sh" 120 >"$LIVE_TMP/run.out" \
 	2>"$LIVE_TMP/run.err"
 RC=$?
 O=$LIVE_TMP/run.out
@@ -122,6 +128,7 @@ prev != "" && t < prev { fail("events out of time order: " t " after " prev) }
 $6 == "sys_openat" && t >= t0 && t <= t1 { mems[++nm] = t }
 $6 == "cgroup_mkdir" && $7 ~ ("^root=" hid " ") { mk++; if (!fmk) fmk = t; lmk = t }
 $6 == "cgroup_rmdir" && $7 ~ ("^root=" hid " ") { rm++; if (!frm) frm = t; lrm = t }
+$6 == "sched_switch" { sw++; if ($3 != 1) fail("a switch of CPU " $3 " read out, want CPU 1 only") }
 $6 == "workqueue_queue_work" {
 	if ($7 !~ /workqueue=(cgroup_pidlist_destroy|cpuset_migrate_mm|mm_percpu_wq) /)
 		fail("queued work of another workqueue recorded: " $7)
@@ -134,6 +141,7 @@ END {
 	if (!(t0 <= mems[1] && mems[1] < fmk && fmk <= frm && lrm < mems[nm] && mems[nm] <= t1))
 		fail(sprintf("out of order: t0 %s mems %s mkdir %s..%s rmdir %s..%s mems %s t1 %s", t0, mems[1], fmk, lmk, frm, lrm, mems[nm], t1))
 	if (pl < 1) fail("no work queued on cgroup_pidlist_destroy seen")
+	if (sw < 1) fail("no sched_switch of CPU 1 read out (recdrive -s 1)")
 	printf "mems at +%.3f s, %d mkdir +%.3f..+%.3f s, %d rmdir, mems at +%.3f s, %d pidlist works\n", mems[1] - t0, mk, fmk - t0, lmk - t0, rm, mems[nm] - t0, pl > out
 }' "$O" || live_fail "$(cat "$LIVE_TMP/why")"
 SEEN=$(cat "$LIVE_TMP/why")
@@ -167,6 +175,35 @@ grep -q "cgwrec-marker-$$" "$INST/trace" && live_fail "the restarted recorder ke
 	live_fail "the restarted recorder does not record cgroup_mkdir"
 live_kill_wait "$HOLD"
 inst_cleanup
+
+# ---- sched_switch on CPU 1 only, as the config says
+live_require_binary
+[ -d "/sys/devices/system/cpu/cpu1" ] || live_skip "no CPU 1"
+printf '[recorder]\ninstance = %s\nsched_switch = 1\n' "$NAME" >"$LIVE_TMP/sw.conf"
+timeout 60 cc -O1 -Wall -pthread -o "$LIVE_TMP/cgwsw-in" "$LIVE_REPO/bench/pingpong.c" ||
+	live_fail "could not build bench/pingpong.c"
+cp "$LIVE_TMP/cgwsw-in" "$LIVE_TMP/cgwsw-out"
+timeout 60 "$CGWATCH" recorder start --config "$LIVE_TMP/sw.conf" >"$LIVE_TMP/swstart.out" 2>&1 ||
+	live_fail "recorder start: $(head -c 300 "$LIVE_TMP/swstart.out")"
+grep -q "sched_switch on CPUs 1, in $INST-switch" "$LIVE_TMP/swstart.out" ||
+	live_fail "recorder start did not say sched_switch on CPU 1: $(head -c 400 "$LIVE_TMP/swstart.out")"
+[ "$(cat "$INST-switch/events/sched/sched_switch/filter" 2>&1)" = "CPU & CPUS{1}" ] ||
+	live_fail "$INST-switch's filter: $(cat "$INST-switch/events/sched/sched_switch/filter" 2>&1)"
+timeout 60 taskset -c 1 "$LIVE_TMP/cgwsw-in" 1 2000 >/dev/null || live_fail "the storm on CPU 1 failed"
+timeout 60 taskset -c 0 "$LIVE_TMP/cgwsw-out" 0 2000 >/dev/null || live_fail "the storm on CPU 0 failed"
+SW=$LIVE_TMP/switch.trace
+cat "$INST-switch/trace" >"$SW" || live_fail "reading $INST-switch/trace"
+nin=$(grep -c 'next_comm=cgwsw-in ' "$SW")
+[ "$nin" -ge 2000 ] || live_fail "switches to cgwsw-in on CPU 1 recorded: $nin, want >= 2000"
+grep -q 'cgwsw-out' "$SW" && live_fail "a switch of cgwsw-out (CPU 0) recorded: $(grep -m1 cgwsw-out "$SW")"
+other=$(grep -v '^#' "$SW" | grep -cv ' \[001\] ')
+[ "$other" = 0 ] || live_fail "$other switches of other CPUs recorded: $(grep -v '^#' "$SW" | grep -m1 -v ' \[001\] ')"
+grep -q 'sched_switch:' "$INST/trace" && live_fail "sched_switch in $INST's own ring"
+timeout 60 "$CGWATCH" recorder stop --config "$LIVE_TMP/sw.conf" >"$LIVE_TMP/swstop.out" 2>&1 ||
+	live_fail "recorder stop: $(head -c 300 "$LIVE_TMP/swstop.out")"
+[ -d "$INST-switch" ] && live_fail "$INST-switch still there after recorder stop"
+[ -d "$INST" ] && live_fail "$INST still there after recorder stop"
+SEEN="$SEEN; sched_switch on CPU 1: $nin switches to cgwsw-in, none of cgwsw-out on CPU 0"
 
 # ---- the main buffer untouched
 snapshot >"$LIVE_TMP/main.after"

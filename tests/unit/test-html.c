@@ -317,11 +317,12 @@ static void test_check_page_recorder(void **state)
 	static const char trace[] =
 		"           rmdir-300     [001] ..... 960.000000: cgroup_rmdir: root=9 id=8 level=1 path=/c0\n"
 		"           rmdir-301     [001] ..... 961.000000: cgroup_rmdir: root=9 id=9 level=1 path=/c1\n"
-		"  <script>\"'&x-4242    [000] ..... 965.900000: sys_openat(dfd: 0xffffff9c, filename: 0x5, flags: 0x241, mode: 0x1b6)\n";
+		"  <script>\"'&x-4242    [000] ..... 965.900000: sys_openat(dfd: 0xffffff9c, filename: 0x5, flags: 0x241, mode: 0x1b6)\n"
+		"     rcu_preempt-15      [001] d..2. 966.000000: sched_switch: prev_comm=rcu_preempt prev_pid=15 prev_prio=120 prev_state=I ==> next_comm=<spin> next_pid=4243 next_prio=49\n";
 	struct cgw_recwin w;
 	memset(&w, 0, sizeof(w));
 	assert_int_equal(trace_parse(trace, strlen(trace), -1, &w.ev), 0);
-	assert_int_equal(w.ev.n, 3);
+	assert_int_equal(w.ev.n, 4);
 	w.read_at = 1000;
 	w.window_s = 300;
 	snprintf(w.missing, sizeof(w.missing), "cpuhp:cpuhp_enter (not in this kernel)");
@@ -333,6 +334,10 @@ static void test_check_page_recorder(void **state)
 	assert_self_contained(page);
 	assert_non_null(strstr(page, "<g class=\"mark recorder rec-cpuset\">"));
 	assert_non_null(strstr(page, "<g class=\"mark recorder rec-cgroup\">"));
+	/* the last switch on CPU 1: a mark of its own, the comm escaped */
+	assert_non_null(strstr(page, "<g class=\"mark recorder rec-switch\">"));
+	assert_non_null(strstr(page, "CPU 1: PID 4243 (&lt;spin&gt;) ran without a switch for the "
+	                       "34.0 s to the readout"));
 	assert_non_null(strstr(page, "<li class=\"recorder rec-cpuset\"><b>-4.1 s</b> cpuset.mems "
 	                             "opened for writing by PID 4242 (&lt;script&gt;\\&quot;&#39;&amp;x) "
 	                             "4.1 s before PID 42 blocked</li>"));
@@ -363,9 +368,12 @@ static void test_check_page_recorder(void **state)
 	struct json_object *o = report_json_build(&r, -1), *rec, *v;
 	assert_true(json_object_object_get_ex(o, "recorder", &rec));
 	assert_true(json_object_object_get_ex(rec, "events", &v));
-	assert_int_equal(json_object_array_length(v), 3);
+	assert_int_equal(json_object_array_length(v), 4);
 	assert_true(json_object_object_get_ex(rec, "timeline", &v));
-	assert_int_equal(json_object_array_length(v), 2);
+	assert_int_equal(json_object_array_length(v), 3);
+	struct json_object *k;
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 2), "kind", &k));
+	assert_string_equal(json_object_get_string(k), "switch");
 	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 1), "kind", &v));
 	assert_string_equal(json_object_get_string(v), "cpuset");
 	assert_true(json_object_object_get_ex(rec, "events_cut", &v));

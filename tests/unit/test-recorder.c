@@ -63,6 +63,25 @@ static void test_errors(void **state)
 	assert_int_equal(recorder_read(&r, 60, &ev), -ENOENT);
 	assert_int_equal(ev.n, 0);
 	assert_int_equal(recorder_stop(&r), 0);
+	/* a stop removes NAME-switch with NAME (`cgwatch recorder stop` after a daemon that
+	 * recorded sched_switch) */
+	char d2[400], d3[400];
+	snprintf(d2, sizeof(d2), "%s/instances/t2", root);
+	snprintf(d3, sizeof(d3), "%s/instances/t2-switch", root);
+	assert_int_equal(mkdir(d2, 0700), 0);
+	assert_int_equal(mkdir(d3, 0700), 0);
+	snprintf(r.dir, sizeof(r.dir), "%s", d2);
+	r.timeout_ms = 2000;
+	assert_int_equal(recorder_stop(&r), 0);
+	assert_int_equal(access(d3, F_OK), -1);
+	assert_int_equal(access(d2, F_OK), -1);
+	/* a start with sched_switch off removes a NAME-switch left behind, even when the main
+	 * instance fails (this one has no control files) */
+	assert_int_equal(mkdir(d3, 0700), 0);
+	o.name = "t2";
+	o.sched_switch = "no";
+	assert_int_equal(recorder_start(&o, &r), -ENOENT);
+	assert_int_equal(access(d3, F_OK), -1);
 }
 
 /* A readout of a `trace` text larger than the 1 MiB read at a time (lines cut across the

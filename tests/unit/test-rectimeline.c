@@ -128,6 +128,86 @@ static void test_bursts(void **state)
 	sb_free(&b);
 }
 
+/* sched_switch on the recorded CPUs, lines as this 6.18 kernel printed them (a FIFO spinner,
+ * sh, on CPU 1, preempted by rcu_preempt and a kworker; captured with the filter
+ * CPU & CPUS{1}): the last switch on each CPU, the one that ran longest without one first. */
+static const char switch_cpu1[] =
+	"              sh-14367   [001] d..2. 49977.836068: sched_switch: prev_comm=sh prev_pid=14367 prev_prio=49 prev_state=R ==> next_comm=rcu_preempt next_pid=15 next_prio=120\n"
+	"     rcu_preempt-15      [001] d..2. 49977.836087: sched_switch: prev_comm=rcu_preempt prev_pid=15 prev_prio=120 prev_state=I ==> next_comm=sh next_pid=14367 next_prio=49\n"
+	"              sh-14367   [001] d..2. 49977.836480: sched_switch: prev_comm=sh prev_pid=14367 prev_prio=49 prev_state=R ==> next_comm=memfd:sealed-91 next_pid=32095 next_prio=120\n"
+	" memfd:sealed-91-32095   [001] d..2. 49977.836520: sched_switch: prev_comm=memfd:sealed-91 prev_pid=32095 prev_prio=120 prev_state=S ==> next_comm=sh next_pid=14367 next_prio=49\n"
+	"              sh-14367   [001] d..2. 49977.840096: sched_switch: prev_comm=sh prev_pid=14367 prev_prio=49 prev_state=R ==> next_comm=kworker/1:1 next_pid=1797 next_prio=120\n"
+	"     kworker/1:1-1797    [001] d..2. 49977.840124: sched_switch: prev_comm=kworker/1:1 prev_pid=1797 prev_prio=120 prev_state=I ==> next_comm=sh next_pid=14367 next_prio=49\n"
+	"              sh-14367   [001] d..2. 49977.844053: sched_switch: prev_comm=sh prev_pid=14367 prev_prio=49 prev_state=R ==> next_comm=rcu_preempt next_pid=15 next_prio=120\n"
+	"     rcu_preempt-15      [001] d..2. 49977.844064: sched_switch: prev_comm=rcu_preempt prev_pid=15 prev_prio=120 prev_state=I ==> next_comm=sh next_pid=14367 next_prio=49\n"
+	"              sh-14367   [001] d..2. 49977.852060: sched_switch: prev_comm=sh prev_pid=14367 prev_prio=49 prev_state=R ==> next_comm=rcu_preempt next_pid=15 next_prio=120\n"
+	"     rcu_preempt-15      [001] d..2. 49977.852081: sched_switch: prev_comm=rcu_preempt prev_pid=15 prev_prio=120 prev_state=I ==> next_comm=sh next_pid=14367 next_prio=49\n";
+
+static void test_switches(void **state)
+{
+	(void)state;
+	struct strbuf b = { 0 };
+	sb_printf(&b, "%s", switch_cpu1);
+	/* CPU 3: the same kernel's lines, the CPU and times changed: it switched later */
+	sb_printf(&b, "              sh-14367   [003] d..2. 50005.000000: sched_switch: prev_comm=sh "
+	          "prev_pid=14367 prev_prio=49 prev_state=R ==> next_comm=memfd:sealed-91 "
+	          "next_pid=32095 next_prio=120\n");
+	struct cgw_recwin w;
+	readout(&w, b.s, b.len);
+	/* PID 1 blocked at 49980.0, read 30 s after CPU 1's last switch */
+	w.anchor_t = 49980.0;
+	w.read_at = 50007.852081;
+	struct rec_line l[32];
+	size_t n = recorder_lines(&w, l, 32);
+	for (size_t i = 0; i < n; i++)
+		print_message("%+8.1f %-22s %s\n", l[i].at, l[i].kind, l[i].text);
+	const struct rec_line *x, *y;
+	assert_non_null(x = find(l, n, "CPU 1: PID 14367 (sh) ran without a switch for the 30.0 s "
+	                          "to the readout, from 2.1 s before PID 1 blocked (switched in "
+	                          "from PID 15 (rcu_preempt), which left I); 10 switches on CPU 1 "
+	                          "in the window"));
+	assert_string_equal(x->kind, "recorder rec-switch");
+	assert_near(x->at, 49977.852081 - 49980.0, 1e-6);
+	assert_non_null(y = find(l, n, "CPU 3: PID 32095 (memfd:sealed-91) ran without a switch "
+	                          "for the 2.9 s to the readout, from 25.0 s after PID 1 blocked "
+	                          "(switched in from PID 14367 (sh), which left R); 1 switch on "
+	                          "CPU 3 in the window"));
+	assert_true(x < y);
+	/* the older switches are counted, not told one by one */
+	assert_null(find(l, n, "PID 1797"));
+	/* a busy CPU's switches bounded per CPU: CPU 1 keeps its newest 3, CPU 3 its one */
+	assert_int_equal(trace_events_keep_last_per_cpu(&w.ev, 3), 7);
+	assert_int_equal(w.ev.n, 4);
+	assert_int_equal(w.ev.v[0].cpu, 1);
+	assert_near(w.ev.v[0].t, 49977.844064, 1e-6);
+	assert_near(w.ev.v[2].t, 49977.852081, 1e-6);
+	assert_int_equal(w.ev.v[3].cpu, 3);
+	assert_int_equal(trace_events_keep_last_per_cpu(&w.ev, 3), 0);
+	recwin_free(&w);
+	sb_free(&b);
+
+	/* 12 CPUs: the 8 that ran longest without a switch, then one for the others */
+	struct strbuf c = { 0 };
+	for (int cpu = 0; cpu < 12; cpu++)
+		sb_printf(&c, "            spin-%d    [%03d] d..2. %d.500000: sched_switch: "
+		          "prev_comm=swapper/%d prev_pid=0 prev_prio=120 prev_state=R ==> "
+		          "next_comm=spin next_pid=%d next_prio=120\n", 900 + cpu, cpu, 990 + cpu,
+		          cpu, 900 + cpu);
+	readout(&w, c.s, c.len);
+	n = recorder_lines(&w, l, 32);
+	size_t told = 0;
+	for (size_t i = 0; i < n; i++)
+		told += strstr(l[i].text, "ran without a switch") != NULL;
+	assert_int_equal(told, 8);
+	assert_non_null(find(l, n, "CPU 0: PID 900 (spin) ran without a switch for the 49.5 s"));
+	assert_null(find(l, n, "CPU 11: PID 911"));
+	assert_non_null(x = find(l, n, "4 more CPUs switched later, the last of them 1.5 s "
+	                          "after PID 1 blocked"));
+	assert_string_equal(x->kind, "recorder rec-switch");
+	recwin_free(&w);
+	sb_free(&c);
+}
+
 /* The anchor: the first finding's longest-blocked task, read_at less its time. */
 static void test_anchor(void **state)
 {
@@ -234,6 +314,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sentences),
 		cmocka_unit_test(test_bursts),
+		cmocka_unit_test(test_switches),
 		cmocka_unit_test(test_anchor),
 		cmocka_unit_test(test_window_file),
 	};

@@ -1,6 +1,6 @@
 /* recdrive: drive the flight recorder (source-recorder.c) from a test.
  *
- *   recdrive [-t TRACEFS] [-n NAME] [-b KB] [-c] run SCRIPT WINDOW_S
+ *   recdrive [-t TRACEFS] [-n NAME] [-b KB] [-c] [-s CPULIST] run SCRIPT WINDOW_S
  *   recdrive [-t TRACEFS] [-n NAME] [-b KB] [-c] hold
  *
  * run: start the recorder, run `sh SCRIPT`, read the last WINDOW_S seconds, stop, and print
@@ -11,7 +11,7 @@
  *   read rc=N events=N lost=N bad=N older=N ms=READ_MS
  *   stop rc=N
  * hold: start, print "start rc=N", then wait to be killed (the instance is left behind).
- * -c records opens of cpuset.mems for writing. Exit 0 when every step returned 0, 1 if not,
+ * -c records opens of cpuset.mems for writing; -s CPULIST sched_switch on those CPUs. Exit 0 when every step returned 0, 1 if not,
  * 2 on usage errors. Built by tests/live/recorder.sh and bench/recorder.sh against cgwatch's
  * objects. */
 #include <errno.h>
@@ -26,12 +26,13 @@ int main(int argc, char **argv)
 {
 	struct recorder_opts o = { .buffer_kb = 256, .timeout_ms = 5000 };
 	int c;
-	while ((c = getopt(argc, argv, "t:n:b:c")) != -1) {
+	while ((c = getopt(argc, argv, "t:n:b:cs:")) != -1) {
 		switch (c) {
 		case 't': o.tracefs = optarg; break;
 		case 'n': o.name = optarg; break;
 		case 'b': o.buffer_kb = (unsigned)atoi(optarg); break;
 		case 'c': o.cpuset_opens = true; break;
+		case 's': o.sched_switch = optarg; break;
 		default: return 2;
 		}
 	}
