@@ -173,7 +173,9 @@ tally < <(python3 tests/layout.py "$BUILD/obj" src)
 section "hostile files and strings: FIFOs, escape sequences, 10,000 signatures"
 tally < <(CGWATCH=$CGW tests/hostile.sh)
 section "packaging: make install, units, catalog, man pages, the Debian package"
-tally < <(tests/packaging.sh)
+# the package it builds is the one the systemd section installs (SD_DEB): built once
+SUITE_DEB=$(mktemp -d)
+tally < <(DEB_KEEP=$SUITE_DEB tests/packaging.sh)
 section "a fresh build: check and run from its build tree, with an empty environment"
 tally < <(tests/fresh-build.sh)
 # Replays under valgrind: leaks and memory errors of the whole check path, libproc2 included.
@@ -250,9 +252,10 @@ tally < <(CGWATCH=$CGW tests/daemon/run.sh)
 section "under a real systemd: a Debian 12 container booted with systemd-nspawn"
 # bounded by its own budget (SD_BUDGET, 300 s); this is only a backstop. The first run
 # builds the rootfs (mmdebstrap, cached in /var/cache/cgwatch-tests).
-tally < <(BUILD=$BUILD timeout -k 10 1500 tests/systemd/run.sh)
+tally < <(BUILD=$BUILD SD_DEB=$(ls "$SUITE_DEB"/cgwatch_*.deb 2>/dev/null | head -1) \
+	timeout -k 10 1500 tests/systemd/run.sh)
 section end
 echo "   (slowest scenarios: $(sort -rn "$SUITE_TIMES" | head -8 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}'))"
-rm -f "$SUITE_TIMES"
+rm -rf "$SUITE_TIMES" "$SUITE_DEB"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
