@@ -83,25 +83,28 @@ unit() {
 
 # The same unit tests built with AddressSanitizer and UBSan (make asan-unit): any finding
 # fails, UBSan's too (halt_on_error: it would only print). Leaks are valgrind's part above.
+asan_unit_one() {
+	local t=$1 name out rc
+	name=$(basename "$t")
+	out=$(CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=0 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 timeout 300 "$t" 2>&1)
+	rc=$?
+	if [ $rc = 0 ] && ! grep -qE 'runtime error:|ERROR: AddressSanitizer' <<<"$out"; then
+		echo "PASS asan-unit-$name"
+	else
+		echo "FAIL asan-unit-$name: exit $rc"
+		grep -m5 -E 'runtime error:|ERROR: AddressSanitizer|^not ok|SUMMARY' <<<"$out" | sed 's/^/    /'
+	fi
+}
 asan_unit() {
-	local t name out rc
+	local t
 	if ! ls "$BUILD"/asan/tests/test-* >/dev/null 2>&1; then
 		echo "FAIL asan-unit: no $BUILD/asan/tests/test-* (make asan-unit)"
 		return
 	fi
 	for t in "$BUILD"/asan/tests/test-*; do
-		[ -x "$t" ] || continue
-		name=$(basename "$t")
-		out=$(CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=0 \
-			UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 timeout 300 "$t" 2>&1)
-		rc=$?
-		if [ $rc = 0 ] && ! grep -qE 'runtime error:|ERROR: AddressSanitizer' <<<"$out"; then
-			echo "PASS asan-unit-$name"
-		else
-			echo "FAIL asan-unit-$name: exit $rc"
-			grep -m5 -E 'runtime error:|ERROR: AddressSanitizer|^not ok|SUMMARY' <<<"$out" | sed 's/^/    /'
-		fi
-	done
+		[ -x "$t" ] && echo "$t"
+	done | parallel_ordered asan_unit_one
 }
 
 # Golden files: tests/conf/N.in through `config --check` must print N.ok exactly.
