@@ -16,6 +16,7 @@ pass=0 fail=0 skip=0
 SECONDS=0 t_sec=0
 SUITE_TIMES=$(mktemp)             # live and daemon scenarios' wall times (scenarios.sh)
 export SUITE_TIMES
+SUITE_DEB=$(mktemp -d)            # the package the packaging section built, for the systemd one
 # "== name" starts a section; the previous one's wall time is printed when the next starts
 section() {
 	[ -n "${t_name:-}" ] && echo "   ($t_name: $((SECONDS - t_sec)) s)"
@@ -177,7 +178,6 @@ section "hostile files and strings: FIFOs, escape sequences, 10,000 signatures"
 tally < <(CGWATCH=$CGW tests/hostile.sh)
 section "packaging: make install, units, catalog, man pages, the Debian package"
 # the package it builds is the one the systemd section installs (SD_DEB): built once
-SUITE_DEB=$(mktemp -d)
 tally < <(DEB_KEEP=$SUITE_DEB tests/packaging.sh)
 section "a fresh build: check and run from its build tree, with an empty environment"
 tally < <(tests/fresh-build.sh)
