@@ -190,7 +190,8 @@ test-build: all unit test-build-asan test-build-fuzz
 test-build-asan:
 	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" all unit
 test-build-fuzz:
-	-@command -v $(FUZZ_CC) >/dev/null && $(MAKE) fuzz-build
+	@if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) fuzz-build || \
+		echo "make test-build: the fuzz build failed; tests/fuzz/run.sh says why"; fi
 
 install: all
 	@# generated files are staged in $(BUILD)/install, then installed with their modes
