@@ -60,7 +60,8 @@ FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,
 FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_BINS  := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/bin/%)
 
-.PHONY: all deps run test unit install deb asan asan-unit fuzz fuzz-smoke fuzz-build fuzz-bins \
+.PHONY: all deps run test test-build test-build-asan test-build-fuzz unit install deb asan asan-unit \
+        fuzz fuzz-smoke fuzz-build fuzz-bins \
         print-cflags print-libs \
         clean help FORCE
 
@@ -177,11 +178,20 @@ run: deps
 	$(BUILD)/cgwatch check; \
 	rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
-# (tests/fuzz/run.sh builds the fuzz harnesses itself, or skips them without clang-14)
 test: deps
-	$(MAKE) -j$$(nproc) all unit
-	$(MAKE) -j$$(nproc) BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" all unit
+	$(MAKE) -j$$(nproc) test-build
 	BUILD=$(BUILD) tests/run.sh
+
+# What the suite runs, built under one jobserver so that no build's serial steps (its links)
+# leave a CPU idle: the program and the unit tests, the same with ASan and UBSan, and the fuzz
+# harnesses when $(FUZZ_CC) is there. A failure of the last is tests/fuzz/run.sh's to report
+# (it runs make fuzz-build again, or skips the harnesses without clang-14).
+test-build: all unit test-build-asan test-build-fuzz
+test-build-asan:
+	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="$(ASAN_CFLAGS)" all unit
+test-build-fuzz:
+	@if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) fuzz-build || \
+		echo "make test-build: the fuzz build failed; tests/fuzz/run.sh says why"; fi
 
 install: all
 	@# generated files are staged in $(BUILD)/install, then installed with their modes

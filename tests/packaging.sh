@@ -9,6 +9,8 @@
 # Prints only "PASS name", "FAIL name: why" and "SKIP name: why" lines; exits non-zero when
 # anything failed. Needs no root: everything happens under a temporary directory. (e) never
 # installs the package here: tests/systemd/ installs it into a booted container.
+# DEB_KEEP=DIR (tests/run.sh): the package, once built without a fault, is copied into DIR
+# for tests/systemd/run.sh (SD_DEB) to install rather than build the same package again.
 set -u
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -273,6 +275,7 @@ deb_section() {
 		[ -f "$deb" ] || return
 	else
 		pass deb-build
+		[ -z "${DEB_KEEP:-}" ] || cp "$deb" "$DEB_KEEP/" || fail deb-keep "cp $deb $DEB_KEEP/ failed"
 	fi
 
 	# lintian: no error, and no tag (shown or overridden) outside LINTIAN_ALLOWED

@@ -16,6 +16,7 @@ pass=0 fail=0 skip=0
 SECONDS=0 t_sec=0
 SUITE_TIMES=$(mktemp)             # live and daemon scenarios' wall times (scenarios.sh)
 export SUITE_TIMES
+SUITE_DEB=$(mktemp -d)            # the package the packaging section built, for the systemd one
 # "== name" starts a section; the previous one's wall time is printed when the next starts
 section() {
 	[ -n "${t_name:-}" ] && echo "   ($t_name: $((SECONDS - t_sec)) s)"
@@ -83,25 +84,28 @@ unit() {
 
 # The same unit tests built with AddressSanitizer and UBSan (make asan-unit): any finding
 # fails, UBSan's too (halt_on_error: it would only print). Leaks are valgrind's part above.
+asan_unit_one() {
+	local t=$1 name out rc
+	name=$(basename "$t")
+	out=$(CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=0 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 timeout 300 "$t" 2>&1)
+	rc=$?
+	if [ $rc = 0 ] && ! grep -qE 'runtime error:|ERROR: AddressSanitizer' <<<"$out"; then
+		echo "PASS asan-unit-$name"
+	else
+		echo "FAIL asan-unit-$name: exit $rc"
+		grep -m5 -E 'runtime error:|ERROR: AddressSanitizer|^not ok|SUMMARY' <<<"$out" | sed 's/^/    /'
+	fi
+}
 asan_unit() {
-	local t name out rc
+	local t
 	if ! ls "$BUILD"/asan/tests/test-* >/dev/null 2>&1; then
 		echo "FAIL asan-unit: no $BUILD/asan/tests/test-* (make asan-unit)"
 		return
 	fi
 	for t in "$BUILD"/asan/tests/test-*; do
-		[ -x "$t" ] || continue
-		name=$(basename "$t")
-		out=$(CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=0 \
-			UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 timeout 300 "$t" 2>&1)
-		rc=$?
-		if [ $rc = 0 ] && ! grep -qE 'runtime error:|ERROR: AddressSanitizer' <<<"$out"; then
-			echo "PASS asan-unit-$name"
-		else
-			echo "FAIL asan-unit-$name: exit $rc"
-			grep -m5 -E 'runtime error:|ERROR: AddressSanitizer|^not ok|SUMMARY' <<<"$out" | sed 's/^/    /'
-		fi
-	done
+		[ -x "$t" ] && echo "$t"
+	done | parallel_ordered asan_unit_one
 }
 
 # Golden files: tests/conf/N.in through `config --check` must print N.ok exactly.
@@ -172,8 +176,16 @@ section "layout: data flows one way through the stages, no files call each other
 tally < <(python3 tests/layout.py "$BUILD/obj" src)
 section "hostile files and strings: FIFOs, escape sequences, 10,000 signatures"
 tally < <(CGWATCH=$CGW tests/hostile.sh)
+# The fuzz harnesses (built by make test-build) run at nice 10 from here to the fuzzing
+# section, where their lines are printed: the packaging, bundle and redaction tests leave a
+# CPU idle much of the time, which they take. Never beside the live tests: timing tests there
+# fail with a CPU-bound neighbour, even a niced one.
+FUZZ_OUT=$(mktemp)
+BUILD=$BUILD FUZZ_SECONDS=${FUZZ_SECONDS:-1} nice -n 10 tests/fuzz/run.sh >"$FUZZ_OUT" 2>&1 &
+fuzz_pid=$!
 section "packaging: make install, units, catalog, man pages, the Debian package"
-tally < <(tests/packaging.sh)
+# the package it builds is the one the systemd section installs (SD_DEB): built once
+tally < <(DEB_KEEP=$SUITE_DEB tests/packaging.sh)
 section "a fresh build: check and run from its build tree, with an empty environment"
 tally < <(tests/fresh-build.sh)
 # Replays under valgrind: leaks and memory errors of the whole check path, libproc2 included.
@@ -241,18 +253,28 @@ tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=
 section "redacted bundles: no host, user or home path left; the same findings from the archive"
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/redact.sh)
-section "fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan)"
-tally < <(BUILD=$BUILD FUZZ_SECONDS=${FUZZ_SECONDS:-1} tests/fuzz/run.sh)
+section "fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan; the time past the sections they ran beside)"
+wait $fuzz_pid
+tally <"$FUZZ_OUT"
 section "live tests on this kernel"
 tally < <(CGWATCH=$CGW tests/live/run.sh)
 section "the daemon, live: journald, notify, restart, full disk, storm"
-tally < <(CGWATCH=$CGW tests/daemon/run.sh)
-section "under a real systemd: a Debian 12 container booted with systemd-nspawn"
-# bounded by its own budget (SD_BUDGET, 300 s); this is only a backstop. The first run
+# The container's test starts now, beside the daemon's scenarios: each of those runs in PID
+# and mount namespaces of its own, as the container does, so no daemon sees another's tasks
+# (the live tests, which look at the whole host, are done). Its lines are printed after theirs.
+# Bounded by its own budget (SD_BUDGET, 300 s); this is only a backstop. The first run
 # builds the rootfs (mmdebstrap, cached in /var/cache/cgwatch-tests).
-tally < <(BUILD=$BUILD timeout -k 10 1500 tests/systemd/run.sh)
+SD_OUT=$(mktemp)
+BUILD=$BUILD SD_DEB=$(ls "$SUITE_DEB"/cgwatch_*.deb 2>/dev/null | head -1) \
+	timeout -k 10 1500 tests/systemd/run.sh >"$SD_OUT" &
+sd_pid=$!
+# (the scenarios with busy loops wait for it: they load both CPUs as they are)
+tally < <(CGWATCH=$CGW SCENARIO_ALONE_AFTER=$sd_pid tests/daemon/run.sh)
+section "under a real systemd: a Debian 12 container booted with systemd-nspawn (the time past the daemon's)"
+wait $sd_pid
+tally <"$SD_OUT"
 section end
 echo "   (slowest scenarios: $(sort -rn "$SUITE_TIMES" | head -8 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}'))"
-rm -f "$SUITE_TIMES"
+rm -rf "$SUITE_TIMES" "$SUITE_DEB" "$SD_OUT" "$FUZZ_OUT"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

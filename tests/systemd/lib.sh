@@ -17,7 +17,8 @@
 #
 # Environment: SD_DEBUG=1 (keep stderr, and the container's console in it), SD_BUDGET (the
 # scenario once the rootfs and the build are ready, seconds; default 300), BUILD (the suite's build dir; the copy installed into the
-# container is built in $BUILD/systemd with PREFIX=/usr).
+# container is built in $BUILD/systemd with PREFIX=/usr), SD_DEB (a .deb of this tree to install
+# instead of building one: tests/run.sh passes the one tests/packaging.sh built).
 
 SD_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SD_REPO=$(cd "$SD_DIR/../.." && pwd)

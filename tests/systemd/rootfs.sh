@@ -15,10 +15,10 @@ set -u
 CACHE=${CGWATCH_TEST_CACHE:-/var/cache/cgwatch-tests}
 SUITE=bookworm
 # What the tests need inside, and what the cgwatch binary (built on this Debian 12 host)
-# links: libsystemd0 libproc2-0 libinih1 libjson-c5 libarchive13 libnettle8 libunwind8 (and libc6,
-# libcap2, ... from minbase).
+# links: libsystemd0 libproc2-0 libinih1 libjson-c5 libarchive13 libnettle8 libunwind8 libbpf1
+# (and libc6, libcap2, ... from minbase).
 PACKAGES=(systemd systemd-sysv dbus fuse3 jq procps libproc2-0 libinih1 libjson-c5
-	libsystemd0 libarchive13 libnettle8 libunwind8 util-linux)
+	libsystemd0 libarchive13 libnettle8 libunwind8 libbpf1 util-linux)
 RECIPE=1        # bump when the mmdebstrap options below change
 
 mirror() {
