@@ -1972,6 +1972,11 @@ const char *lock_kind_name(int kind);
  * finding); a finding without a correlator's chain gets waiter -> owner -> ... while the
  * owners are this scan's tasks (a cycle ends it). 0, or -1 out of memory. */
 int lock_link(struct cgw_report *r);
+/* Did the iterator read the owner of the lock t waits on? Then lock_link's line says whether
+ * the kernel's hung-task report (r->kmsg's blocker line of t) agrees, names another owner or
+ * found none, and kmsg_link leaves that blocker line out; else the kernel's line is the
+ * source. */
+bool lock_kmsg_confirms(const struct cgw_task *t);
 
 /* ---- diagnose-cause.c: what a suspect's wait is on, the key of its finding and incident ---- */
 
