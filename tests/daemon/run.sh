@@ -4,5 +4,5 @@
 # namespace and the private journald.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../live/scenarios.sh"
-SCENARIOS_ALL=(harness journal notify restart fulldisk stuckdisk storm durations phantom memlock bundle bundleopen crash ustackstuck hazard recorder scansource exactdur)
+SCENARIOS_ALL=(harness journal notify restart fulldisk stuckdisk storm durations phantom memlock bundle bundleopen crash ustackstuck hazard recorder scansource exactdur leaks)
 scenarios_main live-daemon "$here" 90 "$@"
