@@ -1430,8 +1430,8 @@ static void test_link_blocker(void **state)
 /* The scan's task iterator named the lock's owner (lock_link): the kernel's blocker line for
  * the same waiter confirms it on the iterator's line, or, where it names another owner or
  * none, is quoted there with the iterator's; a task the iterator gave no owner for (the
- * /proc source) keeps the kernel's lines as the source. The lines: a 6.16 kernel's rw_sem
- * test module (LKML), a KVM host, Proxmox vzdump to NFS. */
+ * /proc source) keeps the kernel's lines as the source. The lines: the rw_sem and semaphore
+ * test modules of the hung-task blocker series (LKML), a KVM host, Proxmox vzdump to NFS. */
 static void test_link_blocker_iterator(void **state)
 {
 	(void)state;
@@ -1446,8 +1446,8 @@ static void test_link_blocker_iterator(void **state)
 		{ 3, "INFO: task worker:488783 is blocked on an rw-semaphore, but the owner is not found." },
 		{ 3, "INFO: task rw_sem_thread2:36526 blocked for more than 122 seconds." },
 		{ 3, "INFO: task rw_sem_thread2:36526 <writer> blocked on an rw-semaphore likely owned by task rw_sem_thread1:36525 <writer>" },
-		{ 3, "INFO: task df:902 blocked for more than 122 seconds." },
-		{ 3, "INFO: task df:902 blocked on a semaphore likely last held by task kworker/0:3:33" },
+		{ 3, "INFO: task cat:945 blocked for more than 122 seconds." },
+		{ 3, "INFO: task cat:945 blocked on a semaphore likely last held by task cat:938" },
 	};
 	cap_klines(&c, reports, ARRAY_SIZE(reports));
 	struct cgw_kmsg k;
@@ -1461,7 +1461,7 @@ static void test_link_blocker_iterator(void **state)
 	a[1] = us_task(&u, 28631, 28631, "cat", 3, 122.5);
 	a[2] = us_task(&u, 488783, 488783, "worker", 6, 122.5);
 	a[3] = us_task(&u, 36526, 36526, "rw_sem_thread2", 14, 122.5);
-	a[4] = us_task(&u, 902, 902, "df", 2, 122.5);
+	a[4] = us_task(&u, 945, 945, "cat", 3, 122.5);
 	static const struct { int kind; bool likely; int owner; const char *comm; } it[] = {
 		{ 1, false, 1500, "qemu: io" },       /* the same owner */
 		{ 3, false, 28629, "cat" },           /* another one */
@@ -1499,8 +1499,8 @@ static void test_link_blocker_iterator(void **state)
 	            "on an rw-semaphore likely owned by task rw_sem_thread1:36525 <writer>");
 	assert_line(f, "the likely owner of the rw-semaphore, task 36525 (rw_sem_thread1), is "
 	            "neither blocked nor waiting to run in this scan");
-	assert_line(f, "/dev/kmsg seq 709: kernel: INFO: task df:902 blocked on a semaphore likely "
-	            "last held by task kworker/0:3:33");
+	assert_line(f, "/dev/kmsg seq 709: kernel: INFO: task cat:945 blocked on a semaphore likely "
+	            "last held by task cat:938");
 	assert_int_equal(count_lines(f, "the likely "), 2);
 	/* the hung-task reports themselves are there */
 	assert_int_equal(count_lines(f, "blocked for more than 122 seconds"), 5);
