@@ -46,7 +46,8 @@ bool lock_kmsg_confirms(const struct cgw_task *t)
 }
 
 /* What the kernel's hung-task report of t (when it has a blocker line) says of the owner the
- * iterator read: "; the kernel's hung-task report agrees (...)", names another, found none. */
+ * iterator read: "; the kernel's hung-task report agrees (...)", names another, found none;
+ * with no owner from the iterator, that the report names one (its lines follow). */
 static void kmsg_word(const struct cgw_kmsg *k, const struct cgw_task *t, char *buf, size_t cap)
 {
 	buf[0] = '\0';
@@ -55,6 +56,12 @@ static void kmsg_word(const struct cgw_kmsg *k, const struct cgw_task *t, char *
 		return;
 	const struct kmsg_blocker *b = &h->blocker;
 	unsigned long long seq = (unsigned long long)h->blocker_seq;
+	if (!t->owner_tid) {                  /* the kernel's line is the source: kept below */
+		if (b->owner_found)
+			snprintf(buf, cap, "; the kernel's hung-task report names one (%s seq %llu, "
+			         "below)", k->source, seq);
+		return;
+	}
 	if (!b->owner_found) {
 		snprintf(buf, cap, "; the kernel's hung-task report did not find the %s (%s seq %llu)",
 		         b->lock == KMSG_LOCK_SEM ? "last holder" : "owner", k->source, seq);
@@ -90,11 +97,13 @@ int lock_link(struct cgw_report *r)
 				continue;
 			char wn[CGW_COMM_MAX * 4 + 32], on[64];
 			task_name(t, wn, sizeof(wn));
+			char kw[KMSG_COMM * 4 + 1024];
+			kmsg_word(r->kmsg, t, kw, sizeof(kw));
 			if (!t->owner_tid) {
 				sb_printf(&f->evidence, "%s is blocked on %s%s%s whose %s the kernel does "
-				          "not record\n", wn, t->lock_name[0] ? t->lock_name : "",
+				          "not record%s\n", wn, t->lock_name[0] ? t->lock_name : "",
 				          t->lock_name[0] ? ", " : "", lock_kind_name(t->lock_kind),
-				          t->lock_kind == 2 ? "last holder" : "owner");
+				          t->lock_kind == 2 ? "last holder" : "owner", kw);
 				continue;
 			}
 			char oc[sizeof(t->owner_comm) * 4];
@@ -117,8 +126,6 @@ int lock_link(struct cgw_report *r)
 			} else {
 				snprintf(where, sizeof(where), "not blocked past the threshold in this scan");
 			}
-			char kw[KMSG_COMM * 4 + 1024];
-			kmsg_word(r->kmsg, t, kw, sizeof(kw));
 			sb_printf(&f->evidence, "%s is blocked on %s%s%s %s %s, %s%s\n", wn,
 			          t->lock_name[0] ? t->lock_name : "", t->lock_name[0] ? ", " : "",
 			          lock_kind_name(t->lock_kind),

@@ -1499,6 +1499,8 @@ static void test_link_blocker_iterator(void **state)
 	            "on an rw-semaphore likely owned by task rw_sem_thread1:36525 <writer>");
 	assert_line(f, "the likely owner of the rw-semaphore, task 36525 (rw_sem_thread1), is "
 	            "neither blocked nor waiting to run in this scan");
+	assert_line(f, "PID 945 (cat) is blocked on a semaphore whose last holder the kernel does "
+	            "not record; the kernel's hung-task report names one (/dev/kmsg seq 709, below)");
 	assert_line(f, "/dev/kmsg seq 709: kernel: INFO: task cat:945 blocked on a semaphore likely "
 	            "last held by task cat:938");
 	assert_int_equal(count_lines(f, "the likely "), 2);
