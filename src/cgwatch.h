@@ -1990,6 +1990,11 @@ const char *lock_kind_name(int kind);
  * finding); a finding without a correlator's chain gets waiter -> owner -> ... while the
  * owners are this scan's tasks (a cycle ends it). 0, or -1 out of memory. */
 int lock_link(struct cgw_report *r);
+/* Did the iterator read the owner of the lock t waits on? Then lock_link's line says whether
+ * the kernel's hung-task report (r->kmsg's blocker line of t) agrees, names another owner or
+ * found none, and kmsg_link leaves that blocker line out; else the kernel's line is the
+ * source. */
+bool lock_kmsg_confirms(const struct cgw_task *t);
 
 /* ---- diagnose-cause.c: what a suspect's wait is on, the key of its finding and incident ---- */
 
@@ -2291,7 +2296,7 @@ void metrics_hazards(struct strbuf *b, const struct cgw_hazstate *st);
 enum wr_kind { WR_REPORTS, WR_STATE, WR_METRICS, WR_BUNDLES, WR_NLANES };
 struct cgw_writer;
 /* A writer with one thread per kind, started at its first job; a write that has not returned
- * within timeout_ms is "stuck". Main loop only; never freed (see writer_stop). */
+ * within timeout_ms is "stuck". Main loop only; freed by writer_stop when it can be. */
 struct cgw_writer *writer_new(unsigned timeout_ms);
 /* Queue a report pair for report_files_write; takes f over (f is emptied). Never waits.
  * Returns 0, -EAGAIN when the queue is full, or -ENOMEM (the pair is dropped; counted and said
@@ -2325,9 +2330,10 @@ bool writer_wait(struct cgw_writer *w, unsigned wait_ms);
  * lane's job too: the bundles lane waits so for the reports it names. True when it did. */
 bool writer_lane_wait(struct cgw_writer *w, enum wr_kind k, unsigned wait_ms);
 /* Let the lanes that answer finish their queue, for at most wait_ms, then tell every thread
- * to exit when idle. Never joins: a thread stuck in the kernel ends with the process. True
- * when no job is still running; false: end the process with _exit, not exit, or the
- * exit-time destructors of the libraries the job is in run under it. */
+ * to exit when idle and wait (briefly) until they have: then w is freed and true returned.
+ * Never joins a thread stuck in the kernel: it ends with the process; false when one is still
+ * running (w stays allocated): end the process with _exit, not exit, or the exit-time
+ * destructors of the libraries the job is in run under it. */
 bool writer_stop(struct cgw_writer *w, unsigned wait_ms);
 
 /* ---- sink-redact.c: stable tokens for what a bundle must not carry off the host ---- */

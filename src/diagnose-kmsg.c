@@ -168,7 +168,7 @@ static void link_task(struct cgw_report *r, const struct cgw_kmsg *k, size_t fi,
 				          esc_comm(h->frames[i].name, line, sizeof(line)));
 		sb_printf(&f->evidence, "\n");
 	}
-	if (h->have_blocker)
+	if (h->have_blocker && !lock_kmsg_confirms(t))   /* else on lock_link's line */
 		link_blocker(r, k, fi, h);
 }
 

@@ -7,7 +7,8 @@
  * "again N times; now cleared" when a write succeeds again) and, once, a lane whose write
  * has not returned within the deadline.
  * A thread stuck in the kernel is never joined: the process exits around it; when a reload
- * points a stuck lane somewhere else, a new thread takes over and the stuck one is left. */
+ * points a stuck lane somewhere else, a new thread takes over and the stuck one is left.
+ * writer_stop frees the writer once every lane thread has exited, and only then. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@ struct cgw_writer {
 	pthread_cond_t work, done;
 	struct wr_lane *lane[WR_NLANES];
 	unsigned timeout_ms;
+	unsigned threads;                     /* lane threads alive, abandoned ones too */
 	bool quit;
 };
 
@@ -162,6 +164,8 @@ static void *lane_thread(void *p)
 		pthread_mutex_lock(&w->lock);
 	}
 	bool abandoned = l->abandoned;        /* then nothing points to l any more */
+	w->threads--;                         /* writer_stop may free w, and l, once unlocked */
+	pthread_cond_broadcast(&w->done);
 	pthread_mutex_unlock(&w->lock);
 	if (abandoned)
 		free(l);
@@ -235,6 +239,7 @@ static bool lane_push(struct cgw_writer *w, int k, struct wr_job *j)
 		pthread_attr_setstacksize(&attr, 256 * 1024);
 		pthread_t t;
 		l->started = pthread_create(&t, &attr, lane_thread, l) == 0;
+		w->threads += l->started;
 		pthread_attr_destroy(&attr);
 		if (!l->started) {
 			job_free(j);
@@ -446,7 +451,27 @@ bool writer_stop(struct cgw_writer *w, unsigned wait_ms)
 	bool idle = true;
 	for (int k = 0; k < WR_NLANES; k++)
 		idle &= !w->lane[k]->busy_since;
+	/* the idle threads exit at once; one still in a job (or an abandoned one stuck in the
+	 * kernel) holds w until the process exits: then w stays allocated */
+	struct timespec until = mono_after(idle ? 500 : 0);
+	while (w->threads && pthread_cond_timedwait(&w->done, &w->lock, &until) != ETIMEDOUT)
+		;
+	idle = !w->threads;
 	pthread_mutex_unlock(&w->lock);
-	/* w stays allocated: a thread still in the kernel holds it until the process exits */
-	return idle;
+	if (!idle)
+		return false;
+	for (int k = 0; k < WR_NLANES; k++) {
+		struct wr_lane *l = w->lane[k];
+		while (l->head) {                 /* a lane whose thread never started */
+			struct wr_job *q = l->head;
+			l->head = q->next;
+			job_free(q);
+		}
+		free(l);
+	}
+	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->done);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	return true;
 }

@@ -8,6 +8,12 @@
 # iterator's ids being the host's): the daemon sees the host, and only the incidents of this
 # test's task are looked at. Then, in a PID namespace of its own, a third daemon says so and
 # scans /proc.
+# Alert latency through both sources: each of the first two daemons is scanning (it has said
+# its source) before its task blocks (a fresh FUSE-stuck child each), and its "opened" alert
+# must come at the first scan past the warning threshold: CGWATCH_BLOCKED_SEC within
+# warning..warning + one interval (+0.5 s slack), and, with journald, journald's receive time
+# at most warning + one interval + 1 s after the task blocked, CGWATCH_BLOCKED_SEC not above
+# that (the same bounds as tests/daemon/journal.sh, which measures /proc in a PID namespace).
 DMN_PIDNS=${DMN_PIDNS_SCANSOURCE:-0}
 . "$(dirname "$0")/lib.sh"
 dmn_enter_ns "$@"
@@ -17,19 +23,48 @@ dmn_require
 "$LIVE_DIR/build.sh" && [ -x "$LIVE_BIN/nobpf" ] || live_fail "could not build tests/live/bin/nobpf"
 dmn_journald optional
 dmn_conf
-dmn_fuse_child cgw-srcstuck
 
 # said NAME PATTERN: how many lines of daemon NAME's log match PATTERN (grep -E)
-said() { grep -cE "$2" "$LIVE_TMP/$1.err"; }
-opened_by() { dmn_wait_msg 10 ".CGWATCH_STATE == \"opened\" and .CGWATCH_COMM == \"cgw-srcstuck\" and (._PID | tostring) == \"$1\""; }
+said() { grep -cE "$2" "$LIVE_TMP/$1.err" 2>/dev/null; }
+# the "opened" alert of daemon $DPID for the stuck child $CHILD
+opened() { echo ".CGWATCH_STATE == \"opened\" and .CGWATCH_COMM == \"cgw-srcstuck\" and (._PID | tostring) == \"$DPID\" and (.CGWATCH_PID | tostring) == \"$CHILD\""; }
+opened_by() { dmn_wait_msg 10 "$(opened)"; }
+# stuck_after_start NAME: once daemon NAME has said its scan source (it is scanning), a fresh
+# FUSE-stuck child (T_START: just before it blocked).
+stuck_after_start() {
+	_scanning() { [ "$(said "$1" '^cgwatch: scan source: ')" -ge 1 ] 2>/dev/null; }
+	live_wait_for 10 _scanning "$1" || live_fail "$1: no 'scan source' line within 10 s: $(tail -c 300 "$LIVE_TMP/$1.err")"
+	dmn_fuse_child cgw-srcstuck
+}
+# latency_ok NAME: daemon NAME's "opened" alert came at its first scan past the threshold.
+latency_ok() {
+	local sel b t
+	sel=$(opened)
+	b=$(dmn_msgs "select($sel)" | head -1 | jq -r '.CGWATCH_BLOCKED_SEC // empty')
+	dmn_fcmp "$b" '>=' "$DMN_WARN" && dmn_fcmp "$b" '<=' "$(dmn_fcalc "$DMN_WARN + $DMN_INTERVAL + 0.5")" ||
+		live_fail "$1: \"opened\" CGWATCH_BLOCKED_SEC=$b, want $DMN_WARN..$DMN_WARN+interval($DMN_INTERVAL)+0.5"
+	LAT[$1]="blocked ${b} s at the alert"
+	[ "$DMN_JOURNALD" = 1 ] || return 0
+	t=$(dmn_fcalc "$(dmn_msg_time "$sel") - $T_START")
+	dmn_fcmp "$t" '<=' "$(dmn_fcalc "$DMN_WARN + $DMN_INTERVAL + 1")" ||
+		live_fail "$1: journald got the \"opened\" alert $t s after the task blocked, want at most $DMN_WARN+interval($DMN_INTERVAL)+1"
+	dmn_fcmp "$b" '<=' "$(dmn_fcalc "$t * 1.1 + 0.05")" ||
+		live_fail "$1: \"opened\" CGWATCH_BLOCKED_SEC=$b, but journald got it $t s after the task blocked"
+	LAT[$1]+=", journald got it $t s after the block"
+}
+declare -A LAT
 
 dmn_start bpf
+stuck_after_start bpf
 opened_by "$DPID" || live_fail "bpf: no incident opened for the stuck task within 10 s: $(dmn_digest); $(dmn_ctx)"
+latency_ok bpf
 sleep 2                                   # a few more scans (interval 0.5 s)
 n=$(said bpf '^cgwatch: scan source: bpf \(task iterator loaded\)$')
 [ "$n" = 1 ] || live_fail "bpf: 'scan source: bpf (task iterator loaded)' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/bpf.err" | head -3 | tr '\n' '|')"
 dmn_stop
 [ "$DMN_STOP_RC" = 0 ] || live_fail "bpf: exit $DMN_STOP_RC on SIGTERM"
+dmn_fuse_release                          # the next daemon gets a task of its own
+live_umount "$MNT"
 
 dmn_conf run.state_dir="$LIVE_TMP/state2" reports.dir="$LIVE_TMP/reports2" bundle.dir="$LIVE_TMP/bundles2"
 REAL=$CGWATCH
@@ -37,7 +72,9 @@ CGWATCH=$LIVE_TMP/cgwatch-nobpf
 printf '#!/bin/sh\nexec %q %q "$@"\n' "$LIVE_BIN/nobpf" "$REAL" >"$CGWATCH" && chmod +x "$CGWATCH" ||
 	live_fail "setup: wrapper"
 dmn_start nobpf
+stuck_after_start nobpf
 opened_by "$DPID" || live_fail "nobpf: no incident opened for the stuck task within 10 s: $(dmn_digest); $(dmn_ctx)"
+latency_ok nobpf
 sleep 2
 n=$(said nobpf '^cgwatch: scan source: /proc \(.*refused.*\)$')
 [ "$n" = 1 ] || live_fail "nobpf: 'scan source: /proc (... refused ...)' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/nobpf.err" | head -3 | tr '\n' '|')"
@@ -50,4 +87,4 @@ dmn_start pidns
 said_pidns() { [ "$(said pidns '^cgwatch: scan source: /proc \(in a PID namespace of its own')" = 1 ]; }
 live_wait_for 5 said_pidns || live_fail "pidns: not said once: $(grep 'scan source' "$LIVE_TMP/pidns.err" | head -3 | tr '\n' '|')"
 dmn_stop
-live_pass "$(grep -m1 'scan source' "$LIVE_TMP/bpf.err" | cut -c10-); then $(grep -m1 'scan source' "$LIVE_TMP/nobpf.err" | cut -c10- | head -c 90)"
+live_pass "$(grep -m1 'scan source' "$LIVE_TMP/bpf.err" | cut -c10-): ${LAT[bpf]}; then $(grep -m1 'scan source' "$LIVE_TMP/nobpf.err" | cut -c10- | head -c 90): ${LAT[nobpf]}"

@@ -181,7 +181,7 @@ static int ran(void)
 /* A job that does not return (a bundle dir that does not answer): one more may queue, a third
  * is refused (-EAGAIN) and released; past the deadline the lane is not ok and the poll says
  * "bundle directory D does not answer" once; when it returns, "answers again". */
-static struct cgw_writer *w;          /* never freed, by design: kept reachable */
+static struct cgw_writer *w;          /* freed by writer_stop at the end */
 
 static void test_lane(void **state)
 {
@@ -224,7 +224,7 @@ static void test_lane(void **state)
 	assert_non_null(strstr(log, "bundle directory /b answers again"));
 	assert_int_equal(ran(), 2);
 	assert_true(writer_ok(w, WR_BUNDLES));
-	writer_stop(w, 1000);
+	assert_true(writer_stop(w, 1000));      /* its threads gone: the writer freed */
 	pthread_mutex_lock(&gate.m);
 	assert_int_equal(gate.released, 3);
 	pthread_mutex_unlock(&gate.m);

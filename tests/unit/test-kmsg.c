@@ -1427,6 +1427,88 @@ static void test_link_blocker(void **state)
 	link_free(&u, &k, &c);
 }
 
+/* The scan's task iterator named the lock's owner (lock_link): the kernel's blocker line for
+ * the same waiter confirms it on the iterator's line, or, where it names another owner or
+ * none, is quoted there with the iterator's; a task the iterator gave no owner for (the
+ * /proc source) keeps the kernel's lines as the source. The lines: the rw_sem and semaphore
+ * test modules of the hung-task blocker series (LKML), a KVM host, Proxmox vzdump to NFS. */
+static void test_link_blocker_iterator(void **state)
+{
+	(void)state;
+	struct cap c;
+	cap_init(&c, 700, 3000000000ULL);
+	static const struct kline reports[] = {
+		{ 3, "INFO: task CPU 0/KVM:1499 blocked for more than 122 seconds." },
+		{ 3, "INFO: task CPU 0/KVM:1499 is blocked on a mutex likely owned by task qemu: io:1500." },
+		{ 3, "INFO: task cat:28631 blocked for more than 122 seconds." },
+		{ 3, "INFO: task cat:28631 <reader> blocked on an rw-semaphore likely owned by task cat:28630 <writer>" },
+		{ 3, "INFO: task worker:488783 blocked for more than 122 seconds." },
+		{ 3, "INFO: task worker:488783 is blocked on an rw-semaphore, but the owner is not found." },
+		{ 3, "INFO: task rw_sem_thread2:36526 blocked for more than 122 seconds." },
+		{ 3, "INFO: task rw_sem_thread2:36526 <writer> blocked on an rw-semaphore likely owned by task rw_sem_thread1:36525 <writer>" },
+		{ 3, "INFO: task cat:945 blocked for more than 122 seconds." },
+		{ 3, "INFO: task cat:945 blocked on a semaphore likely last held by task cat:938" },
+	};
+	cap_klines(&c, reports, ARRAY_SIZE(reports));
+	struct cgw_kmsg k;
+	cap_kmsg(&k, &c, 3000.5);
+	struct cgw_sig unk = unit_sig("unknown", "t", "s", SEV_WARNING);
+	struct unit_scan u;
+	us_init(&u);
+	u.rep.kmsg = &k;
+	size_t a[5];
+	a[0] = us_task(&u, 1499, 1499, "CPU 0/KVM", 9, 122.5);
+	a[1] = us_task(&u, 28631, 28631, "cat", 3, 122.5);
+	a[2] = us_task(&u, 488783, 488783, "worker", 6, 122.5);
+	a[3] = us_task(&u, 36526, 36526, "rw_sem_thread2", 14, 122.5);
+	a[4] = us_task(&u, 945, 945, "cat", 3, 122.5);
+	static const struct { int kind; bool likely; int owner; const char *comm; } it[] = {
+		{ 1, false, 1500, "qemu: io" },       /* the same owner */
+		{ 3, false, 28629, "cat" },           /* another one */
+		{ 3, true, 488001, "worker" },        /* the kernel found none */
+		{ 0, false, 0, "" },                  /* no iterator: /proc */
+		{ 2, false, 0, "" },                  /* the iterator read no last holder */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(it); i++) {
+		struct cgw_task *t = &u.scan.t[a[i]];
+		t->lock_kind = it[i].kind;
+		t->owner_likely = it[i].likely;
+		t->owner_tid = t->owner_tgid = it[i].owner;
+		snprintf(t->owner_comm, sizeof(t->owner_comm), "%s", it[i].comm);
+	}
+	us_finding(&u, &unk, SEV_WARNING, ARRAY_SIZE(a), a);
+	lock_link(&u.rep);
+	kmsg_link(&u.rep, &k);
+	const struct cgw_finding *f = &u.rep.f[0];
+	assert_line(f, "PID 1499 (CPU 0/KVM) is blocked on a mutex held by PID 1500 (qemu: io), not "
+	            "blocked past the threshold in this scan; the kernel's hung-task report agrees "
+	            "(/dev/kmsg seq 701)");
+	assert_line(f, "PID 28631 (cat) is blocked on an rw-semaphore (to read) held by PID 28629 "
+	            "(cat), not blocked past the threshold in this scan; the kernel's hung-task "
+	            "report names another owner (/dev/kmsg seq 703: task cat:28630 <writer>)");
+	assert_line(f, "PID 488783 (worker) is blocked on an rw-semaphore (to read) held for "
+	            "reading, its last reader PID 488001 (worker), not blocked past the threshold "
+	            "in this scan; the kernel's hung-task report did not find the owner (/dev/kmsg "
+	            "seq 705)");
+	/* the kernel's own lines for these three are not repeated */
+	assert_int_equal(count_lines(f, "kernel: INFO: task CPU 0/KVM:1499 is blocked"), 0);
+	assert_int_equal(count_lines(f, "kernel: INFO: task cat:28631 <reader>"), 0);
+	assert_int_equal(count_lines(f, "kernel: INFO: task worker:488783 is blocked"), 0);
+	/* the /proc source, and an owner the iterator did not read: the kernel's lines stay */
+	assert_line(f, "/dev/kmsg seq 707: kernel: INFO: task rw_sem_thread2:36526 <writer> blocked "
+	            "on an rw-semaphore likely owned by task rw_sem_thread1:36525 <writer>");
+	assert_line(f, "the likely owner of the rw-semaphore, task 36525 (rw_sem_thread1), is "
+	            "neither blocked nor waiting to run in this scan");
+	assert_line(f, "PID 945 (cat) is blocked on a semaphore whose last holder the kernel does "
+	            "not record; the kernel's hung-task report names one (/dev/kmsg seq 709, below)");
+	assert_line(f, "/dev/kmsg seq 709: kernel: INFO: task cat:945 blocked on a semaphore likely "
+	            "last held by task cat:938");
+	assert_int_equal(count_lines(f, "the likely "), 2);
+	/* the hung-task reports themselves are there */
+	assert_int_equal(count_lines(f, "blocked for more than 122 seconds"), 5);
+	link_free(&u, &k, &c);
+}
+
 /* The seed 004 lockup dump linked to the seed 004 finding: the pools of its CPUs, the drain
  * work pending there, the worker's flush barrier, and the pools' state. */
 static void test_link_wq(void **state)
@@ -1642,6 +1724,7 @@ int main(void)
 		cmocka_unit_test(test_link_only_same_task_and_wait),
 		cmocka_unit_test(test_link_hostile_comm),
 		cmocka_unit_test(test_link_blocker),
+		cmocka_unit_test(test_link_blocker_iterator),
 		cmocka_unit_test(test_link_wq),
 		cmocka_unit_test(test_link_pool_cpus_raw),
 		cmocka_unit_test(test_link_soft_rcu),

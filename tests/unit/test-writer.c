@@ -12,7 +12,7 @@
 #define T0_ID "20261130T071622Z"
 
 static struct cgw_sig sig_fuse;
-static struct cgw_writer *writer;     /* never freed, by design: kept reachable */
+static struct cgw_writer *writer;     /* freed by writer_stop in teardown */
 
 static int setup(void **state)
 {
@@ -27,8 +27,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	writer_stop(writer, 2000);
-	return 0;
+	return writer_stop(writer, 2000) ? 0 : -1;   /* every lane thread gone, the writer freed */
 }
 
 /* One state write through the writer, waited for and polled. */
