@@ -45,15 +45,16 @@ static void check_loaded(const struct incident *i)
 		FUZZ_CHECK(time_ok(i->timeline[k].time) && time_ok(i->timeline[k].blocked_s));
 }
 
-/* The reports a bundle takes of the loaded incidents: a .json and its .txt each, directly in
- * the reports directory, named <id>-NN-<state>, as a member name that is safe to extract. */
+/* The reports a bundle takes of the loaded incidents: a .json, its .txt and the incident's
+ * page <id>.html each, directly in the reports directory, the reports named <id>-NN-<state>,
+ * as member names that are safe to extract. */
 static void bundle_files(const struct cgw_incidents *in)
 {
 	static const char dir[] = "/var/log/cgwatch";
 	struct bundle_incidents b;
 	memset(&b, 0, sizeof(b));
 	FUZZ_CHECK(bundle_incident_files(in, dir, &b) == 0);
-	FUZZ_CHECK(b.n % 2 == 0 && b.n / 2 + b.nnotes == in->n);
+	FUZZ_CHECK(b.n % 3 == 0 && b.n / 3 + b.nnotes == in->n);
 	for (size_t k = 0; k < b.n; k++) {
 		const char *p = b.v[k].path, *n = b.v[k].name, *base = strrchr(p, '/') + 1;
 		FUZZ_CHECK(strncmp(p, dir, sizeof(dir) - 1) == 0 && p[sizeof(dir) - 1] == '/');
@@ -61,7 +62,13 @@ static void bundle_files(const struct cgw_incidents *in)
 		FUZZ_CHECK(!strchr(n + 10, '/') && strcmp(n + 10, "..") && strcmp(n + 10, "."));
 		FUZZ_CHECK(member_name_check(n, strlen(n), NULL, 0) == 0);
 		size_t l = strlen(n);
-		FUZZ_CHECK(k % 2 ? l > 4 && !strcmp(n + l - 4, ".txt") : l > 5 && !strcmp(n + l - 5, ".json"));
+		if (k % 3 == 0)
+			FUZZ_CHECK(l > 5 && !strcmp(n + l - 5, ".json"));
+		else if (k % 3 == 1)
+			FUZZ_CHECK(l > 4 && !strcmp(n + l - 4, ".txt"));
+		else
+			FUZZ_CHECK(l > 5 && !strcmp(n + l - 5, ".html") &&
+			           strncmp(n + 10, b.v[k - 2].name + 10, l - 15) == 0);
 	}
 	for (size_t k = 0; k < b.nnotes; k++)
 		FUZZ_CHECK(member_name_check(b.notes[k].path, strlen(b.notes[k].path), NULL, 0) == 0);
