@@ -459,18 +459,20 @@ static int cmd_hazards(int argc, char **argv)
 	return rc;
 }
 
-static int cmd_run(int argc, char **argv)
+/* The options of `run` and `recorder`: --config FILE into *config, --help. Returns -1 to go
+ * on, else the exit code (0 after --help, EXIT_USAGE after a bad option: usage printed). */
+static int config_args_parse(int argc, char **argv, const char **config)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *config = NULL;
+	*config = NULL;
 	int o;
 	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		if (o == 'c')
-			config = optarg;
+			*config = optarg;
 		else if (o == 'h') {
 			usage(stdout);
 			return 0;
@@ -479,6 +481,15 @@ static int cmd_run(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	const char *config;
+	int rc = config_args_parse(argc, argv, &config);
+	if (rc >= 0)
+		return rc;
 	if (optind < argc) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -491,24 +502,10 @@ static int cmd_run(int argc, char **argv)
  * ExecStopPost=+, run as root). Exit 0 done (or nothing to do), 2 usage, 3 could not. */
 static int cmd_recorder(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *config = NULL;
-	int o;
-	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-		if (o == 'c')
-			config = optarg;
-		else if (o == 'h') {
-			usage(stdout);
-			return 0;
-		} else {
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	const char *config;
+	int rc = config_args_parse(argc, argv, &config);
+	if (rc >= 0)
+		return rc;
 	if (optind + 1 != argc || (strcmp(argv[optind], "start") && strcmp(argv[optind], "stop"))) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -525,7 +522,8 @@ static int cmd_recorder(int argc, char **argv)
 	                            .sched_switch = c.recorder_sched_switch,
 	                            .timeout_ms = (unsigned)(c.read_timeout_s * 1000) };
 	struct cgw_recorder r;
-	int rc = 0, e;
+	int e;
+	rc = 0;
 	if (start && c.recorder_enabled) {
 		e = recorder_start(&ro, &r);
 		if (e == 0) {
