@@ -2459,6 +2459,8 @@ void html_write(struct strbuf *b, FILE *out);
 const char *html_sev_class(enum cgw_sev s);
 /* The '\n'-separated lines of text as a list (alike lines as one when group: lines_group). */
 void html_lines(struct strbuf *b, const char *text, bool group);
+/* A heading and the numbered list of items (remedies, safest first). Nothing when n is 0. */
+void html_numbered(struct strbuf *b, const char *heading, char *const *items, size_t n);
 /* A "References" list: https addresses as links, the rest as text. Nothing when n is 0. */
 void html_references(struct strbuf *b, char *const *refs, size_t n);
 /* A CPU map: every CPU up to the highest known, housekeeping, isolated, nohz_full, offline,

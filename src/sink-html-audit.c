@@ -36,15 +36,7 @@ static void hazard_html(struct strbuf *b, const struct cgw_audit *a, size_t i)
 		html_s(b, h->signature);
 		sb_printf(b, "</code> (the signature of the hang it sets up)</p>\n");
 	}
-	if (h->nremedies) {
-		sb_printf(b, "<h3>What to change (safest first)</h3><ol>");
-		for (size_t r = 0; r < h->nremedies; r++) {
-			sb_printf(b, "<li>");
-			html_s(b, h->remedies[r]);
-			sb_printf(b, "</li>");
-		}
-		sb_printf(b, "</ol>\n");
-	}
+	html_numbered(b, "What to change (safest first)", h->remedies, h->nremedies);
 	sb_printf(b, "<p>Seen in: ");
 	html_s(b, h->seed);
 	sb_printf(b, "</p>\n");

@@ -394,15 +394,7 @@ static void finding_html(struct strbuf *b, const struct cgw_report *r, size_t k)
 		sb_printf(b, "<h3>Evidence</h3>\n");
 		html_lines(b, f->evidence.s, !r->verbose);
 	}
-	if (s->nremedies) {
-		sb_printf(b, "<h3>What to do (safest first)</h3><ol>");
-		for (size_t i = 0; i < s->nremedies; i++) {
-			sb_printf(b, "<li>");
-			html_s(b, s->remedies[i]);
-			sb_printf(b, "</li>");
-		}
-		sb_printf(b, "</ol>\n");
-	}
+	html_numbered(b, "What to do (safest first)", s->remedies, s->nremedies);
 	html_references(b, s->references, s->nreferences);
 	sb_printf(b, "</section>\n");
 }

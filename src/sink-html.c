@@ -179,6 +179,19 @@ void html_lines(struct strbuf *b, const char *text, bool group)
 	free(g);
 }
 
+void html_numbered(struct strbuf *b, const char *heading, char *const *items, size_t n)
+{
+	if (!n)
+		return;
+	sb_printf(b, "<h3>%s</h3><ol>", heading);
+	for (size_t i = 0; i < n; i++) {
+		sb_printf(b, "<li>");
+		html_s(b, items[i]);
+		sb_printf(b, "</li>");
+	}
+	sb_printf(b, "</ol>\n");
+}
+
 void html_references(struct strbuf *b, char *const *refs, size_t n)
 {
 	if (!n)

@@ -283,18 +283,30 @@ fail:
 		r->dir[0] = 0;
 }
 
+/* The instance's tracefs and name from o (their defaults when NULL) into a job's fields.
+ * Returns 0, or -EINVAL: a name that is not one, a tracefs path too long. */
+static int opts_names(const struct recorder_opts *o, char *tracefs, size_t tcap, char *name,
+                      size_t ncap)
+{
+	const char *n = o->name ? o->name : CGW_RECORDER_NAME;
+	const char *t = o->tracefs ? o->tracefs : TRACEFS_DEFAULT;
+	if (!name_ok(n) || strlen(t) >= tcap)
+		return -EINVAL;
+	snprintf(tracefs, tcap, "%s", t);
+	snprintf(name, ncap, "%s", n);
+	return 0;
+}
+
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r)
 {
 	memset(r, 0, sizeof(*r));
-	const char *name = o->name ? o->name : CGW_RECORDER_NAME;
-	const char *tfs = o->tracefs ? o->tracefs : TRACEFS_DEFAULT;
-	if (!name_ok(name) || strlen(tfs) >= sizeof(((struct start_job *)0)->tracefs))
-		return -EINVAL;
 	struct start_job *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	snprintf(j->tracefs, sizeof(j->tracefs), "%s", tfs);
-	snprintf(j->name, sizeof(j->name), "%s", name);
+	if (opts_names(o, j->tracefs, sizeof(j->tracefs), j->name, sizeof(j->name)) < 0) {
+		free(j);
+		return -EINVAL;
+	}
 	j->buffer_kb = o->buffer_kb ? o->buffer_kb : 256;
 	j->cpuset_opens = o->cpuset_opens;
 	snprintf(j->sw, sizeof(j->sw), "%s", o->sched_switch ? o->sched_switch : "");
@@ -360,15 +372,13 @@ static void attach_fn(void *arg)
 int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r)
 {
 	memset(r, 0, sizeof(*r));
-	const char *name = o->name ? o->name : CGW_RECORDER_NAME;
-	const char *tfs = o->tracefs ? o->tracefs : TRACEFS_DEFAULT;
-	if (!name_ok(name) || strlen(tfs) >= sizeof(((struct attach_job *)0)->tracefs))
-		return -EINVAL;
 	struct attach_job *j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	snprintf(j->tracefs, sizeof(j->tracefs), "%s", tfs);
-	snprintf(j->name, sizeof(j->name), "%s", name);
+	if (opts_names(o, j->tracefs, sizeof(j->tracefs), j->name, sizeof(j->name)) < 0) {
+		free(j);
+		return -EINVAL;
+	}
 	int rc = dl_call(attach_fn, j, free, o->timeout_ms);
 	if (rc < 0)
 		return rc;
