@@ -1960,6 +1960,49 @@ struct cgw_finding {
 	struct strbuf evidence;           /* lines separated by '\n' */
 	struct cgw_cpus cpus;
 };
+/* ---- the latency half: pressure (PSI) and run-queue latency, measured by the daemon ----
+ * Filled by their sources before diagnosis; NULL in a report when not measured. */
+enum cgw_psi_res { PSI_CPU, PSI_MEMORY, PSI_IO, PSI_NRES };
+struct cgw_psi_avg { bool have; double avg10, avg60, avg300; unsigned long long total_us; };
+struct cgw_psi { bool have; struct cgw_psi_avg some, full; };   /* one pressure file */
+struct cgw_psi_cgroup {                   /* a cgroup v2 directory's cpu/memory/io.pressure */
+	char path[256];                   /* as /proc/PID/cgroup's 0:: line names it */
+	struct cgw_psi res[PSI_NRES];
+};
+struct cgw_pressure {
+	struct cgw_psi sys[PSI_NRES];     /* /proc/pressure/{cpu,memory,io} */
+	struct cgw_psi_cgroup *cg; size_t ncg;   /* the v2 cgroups of the findings' tasks */
+	bool crossed[PSI_NRES];           /* past its [pressure] threshold, or its trigger fired
+	                                     since the last scan */
+	char why[PSI_NRES][160];          /* what crossed, as a sentence; "" when not */
+};
+
+#define RUNQ_BUCKETS 32                   /* log2 buckets of waits in microseconds: bucket k
+                                             counts waits in [2^k, 2^(k+1)) us, 0 also < 1 us */
+struct cgw_runq_task {                    /* a task, its policy, and a time in the interval */
+	int tid, tgid;
+	char comm[CGW_COMM_MAX];
+	unsigned policy, rt_priority;
+	double ms;
+};
+struct cgw_runq_cpu {
+	int cpu;
+	bool isolated;                    /* isolcpus or nohz_full (the topology) */
+	unsigned long long count;         /* waits measured over the interval */
+	unsigned long long buckets[RUNQ_BUCKETS];
+	double sum_ms, p50_ms, p99_ms, max_ms;
+	struct cgw_runq_task waited[4];   /* the longest waits, longest first */
+	size_t nwaited;
+	struct cgw_runq_task held;        /* the task that ran longest on the CPU (ms: its run
+	                                     time in the interval); tid 0 when unknown */
+};
+struct cgw_runq {
+	const char *source;               /* where the waits come from, e.g. "sched_switch" */
+	double interval_s;                /* the window the counts cover */
+	struct cgw_runq_cpu *cpu; size_t ncpu;
+	char missing[256];                /* measurements this kernel could not make, "" none */
+};
+
 struct cgw_rates;
 struct cgw_report {
 	struct cgw_scan *scan;
@@ -1972,6 +2015,8 @@ struct cgw_report {
 	const struct cgw_rates *rates;    /* cgroup activity over the window (rates.h), or NULL */
 	bool rates_skipped;               /* a live check that needed no counts: not measured */
 	const struct cgw_recwin *recorder; /* the flight recorder's readout (its timeline), or NULL */
+	const struct cgw_pressure *pressure; /* PSI at this scan, or NULL (not measured) */
+	const struct cgw_runq *runq;      /* run-queue latency over the interval, or NULL */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,
