@@ -2111,6 +2111,8 @@ int check_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs, cgw_rate
 #define INC_MAX_TIMELINE 64       /* state changes remembered per incident */
 #define INC_MAX_OVERFLOW_SAVED 1024   /* overflow tasks listed in the state file; more counted */
 #define STATE_MAX_BYTES ((1 << 20) - 1)  /* the largest state file saved or loaded */
+#define INC_REC_HELD_MAX 60000    /* flight recorder events all incidents' readouts keep */
+#define INC_REC_KEEP_MIN 1000     /* ... and one more readout at least */
 
 enum inc_state { INC_NONE = 0, INC_OPENED, INC_ESCALATED, INC_UPDATED, INC_RESOLVED };
 
@@ -2166,6 +2168,9 @@ ssize_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, d
                          double update_s, struct inc_change **ch);
 /* Drop resolved incidents (after their changes were emitted). */
 void incidents_prune(struct cgw_incidents *in);
+/* How many recorder events one more readout may keep: CGW_REC_KEEP, less what the readouts of
+ * in's incidents hold past INC_REC_HELD_MAX, never under INC_REC_KEEP_MIN. */
+size_t incidents_rec_keep(const struct cgw_incidents *in);
 void incidents_free(struct cgw_incidents *in);
 /* Tasks of incident i stuck now (remembered and counted ones). */
 size_t incident_stuck(const struct incident *i);

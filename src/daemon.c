@@ -22,8 +22,6 @@
 
 #define IOPRIO_WHO_PROCESS 1
 #define IOPRIO_CLASS_SHIFT 13
-#define REC_HELD_MAX 60000                /* flight recorder events the open incidents keep */
-#define REC_KEEP_MIN 1000                 /* ... and one incident at least */
 
 struct cgw_daemon {
 	sd_event *event;
@@ -625,14 +623,7 @@ static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw
 	w->window_s = d->conf.recorder_window_s;
 	snprintf(w->enabled, sizeof(w->enabled), "%s", d->rec.enabled);
 	snprintf(w->missing, sizeof(w->missing), "%s", d->rec.missing);
-	/* events kept: CGW_REC_KEEP for one readout, REC_HELD_MAX over all the open incidents'
-	 * (a storm of incidents holds a few MiB, not one readout's each), REC_KEEP_MIN at least */
-	size_t held = 0, keep = CGW_REC_KEEP;
-	for (size_t k = 0; k < d->inc.n; k++)
-		if (d->inc.v[k].rec)
-			held += d->inc.v[k].rec->ev.n;
-	if (held + keep > REC_HELD_MAX)
-		keep = held + REC_KEEP_MIN >= REC_HELD_MAX ? REC_KEEP_MIN : REC_HELD_MAX - held;
+	size_t keep = incidents_rec_keep(&d->inc);
 	w->read_at = mono_s();
 	record_mute(true);                /* read for the incident, not for a bundle's tree */
 	int e = recorder_read_keep(&d->rec, w->window_s, keep, &w->ev, &w->dropped);
