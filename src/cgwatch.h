@@ -1731,6 +1731,8 @@ struct cgw_recorder {
  * tracefs; -EBUSY: the old instance is held open; -ETIMEDOUT): then nothing is left behind
  * when it can be removed. */
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
+/* The options [recorder] of c gives, each step bounded by its read_timeout. */
+struct recorder_opts recorder_opts_of(const struct cgw_conf *c);
 /* Use instances/NAME (and NAME-switch, when there) as another process (`cgwatch recorder
  * start`, as root) made them: nothing is written; r->enabled and r->missing from their
  * events' enable files. Returns 0, or -errno
@@ -2272,6 +2274,10 @@ void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
 
 /* ---- sink-recorder.c: the flight recorder's readout in a report ---- */
 
+/* Read rec's last window_s seconds into w (the newest keep events), told from finding's first
+ * task of r (recorder_anchor). 0, or -errno with w->why saying what failed (w->ev empty). */
+int recwin_read(struct cgw_recwin *w, const struct cgw_recorder *rec, double window_s,
+                size_t keep, const struct cgw_report *r, ssize_t finding);
 /* The timeline sentences of w (at most 64; malloc'd, *n of them; NULL without memory). */
 struct rec_line *recorder_report_lines(const struct cgw_recwin *w, size_t *n);
 /* "Kernel events before the hang (flight recorder, ...):" and the sentences of r->recorder,

@@ -561,11 +561,7 @@ static void recorder_setup(struct cgw_daemon *d)
 		log_warnx("%s", d->rec_off);
 		return;
 	}
-	struct recorder_opts o = { .name = c->recorder_instance,
-	                           .buffer_kb = (unsigned)c->recorder_buffer_kb,
-	                           .cpuset_opens = c->recorder_cpuset_opens,
-	                           .sched_switch = c->recorder_sched_switch,
-	                           .timeout_ms = (unsigned)(c->read_timeout_s * 1000) };
+	struct recorder_opts o = recorder_opts_of(c);
 	int e = recorder_start(&o, &d->rec);
 	if (e == 0) {
 		d->rec_on = d->rec_own = true;
@@ -620,24 +616,15 @@ static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw
 		         "(read_timeout %g s): not tried again yet", d->rec.dir, d->conf.read_timeout_s);
 		return w;
 	}
-	w->window_s = d->conf.recorder_window_s;
-	snprintf(w->enabled, sizeof(w->enabled), "%s", d->rec.enabled);
-	snprintf(w->missing, sizeof(w->missing), "%s", d->rec.missing);
-	size_t keep = incidents_rec_keep(&d->inc);
-	w->read_at = mono_s();
-	record_mute(true);                /* read for the incident, not for a bundle's tree */
-	int e = recorder_read_keep(&d->rec, w->window_s, keep, &w->ev, &w->dropped);
-	record_mute(false);
+	int e = recwin_read(w, &d->rec, d->conf.recorder_window_s, incidents_rec_keep(&d->inc), r,
+	                    finding);
 	if (e < 0) {
-		trace_events_free(&w->ev);
 		if (e == -ETIMEDOUT)          /* the next incidents' alerts do not wait on it too */
 			d->rec_skip_until = mono_s() + 60;
-		snprintf(w->why, sizeof(w->why), "reading %s/trace: %s", d->rec.dir, strerror(-e));
 		warn_once(&d->rec_warn, "flight recorder: %s", w->why);
 		return w;
 	}
 	warn_clear(&d->rec_warn);
-	recorder_anchor(w, r, finding);
 	return w;
 }
 
