@@ -819,6 +819,33 @@ static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *
 }
 
 /* SIGHUP: a new config and signature library, or the old ones when anything is wrong. */
+/* Do a and b give the recorder's instance the same settings ([recorder] window is only how
+ * much a readout takes)? */
+static bool recorder_conf_same(const struct cgw_conf *a, const struct cgw_conf *b)
+{
+	return a->recorder_enabled == b->recorder_enabled &&
+	       a->recorder_buffer_kb == b->recorder_buffer_kb &&
+	       a->recorder_cpuset_opens == b->recorder_cpuset_opens &&
+	       strcmp(a->recorder_instance, b->recorder_instance) == 0 &&
+	       strcmp(a->recorder_sched_switch, b->recorder_sched_switch) == 0;
+}
+
+/* The recorder as a reloaded [recorder] says: ours removed, then set up as at start-up (the
+ * open incidents keep the readouts they have). */
+static void recorder_restart(struct cgw_daemon *d)
+{
+	if (d->rec_own) {
+		int e = recorder_stop(&d->rec);
+		if (e < 0)
+			log_warnx("cannot remove the flight recorder's %s: %s", d->rec.dir, strerror(-e));
+	}
+	d->rec_on = d->rec_own = false;
+	d->rec_off[0] = '\0';
+	d->rec_skip_until = 0;
+	warn_clear(&d->rec_warn);
+	recorder_setup(d);
+}
+
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	(void)s;
@@ -832,11 +859,14 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 		sig_free(&sigs);
 		conf_free(&c);
 	} else {
+		bool rec_same = recorder_conf_same(&d->conf, &c);
 		conf_free(&d->conf);
 		sig_free(&d->sigs);
 		d->conf = c;
 		d->sigs = sigs;
 		log_warnx("configuration reloaded");
+		if (!rec_same)
+			recorder_restart(d);
 	}
 	sd_notify(0, "READY=1");
 	return 0;
