@@ -2,6 +2,8 @@
  * (psi_trigger_parse, psi_trigger_format), thresholds crossed and why (pressure_decide), a
  * cgroup's evidence line (pressure_cgroup_line, pressure_link), the report's pressure in the
  * metrics (metrics_pressure) and in the text report. */
+#include <json-c/json.h>
+
 #include "unit.h"
 
 /* /proc/pressure/cpu on this host (6.18, under other sessions' load) */
@@ -329,6 +331,43 @@ static void test_pressure_metrics_text(void **state)
 	free(out);
 }
 
+/* the report's "pressure" object: the keys section 3 of the README promises */
+static void test_pressure_json(void **state)
+{
+	(void)state;
+	struct cgw_pressure *p = pressure_of(proc_cpu, old_cpu);
+	p->fired[PSI_IO] = true;
+	p->triggers = true;
+	snprintf(p->error[PSI_MEMORY], sizeof(p->error[PSI_MEMORY]), "/proc/pressure/memory: x");
+	p->sys[PSI_MEMORY].have = p->sys[PSI_MEMORY].some.have = p->sys[PSI_MEMORY].full.have = false;
+	struct cgw_psi_cgroup cg = { .path = "/a\nb" };
+	char err[256];
+	assert_int_equal(psi_parse(cg_cpu, &cg.res[PSI_CPU], err, sizeof(err)), 0);
+	p->cg = &cg;
+	p->ncg = 1;
+	pressure_decide(p);
+	struct json_object *o = pressure_json(p);
+	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	static const char *const want[] = {
+		"\"system\":{\"cpu\":{\"some\":{\"avg10\":51.91,\"avg60\":58.94,\"avg300\":32.80,"
+		"\"total_us\":14436187768},\"full\":{\"avg10\":0.00,",
+		"\"threshold\":\"some 500ms 1s\",\"crossed\":true,\"why\":\"cpu some avg10 52 %",
+		"\"memory\":{\"error\":\"/proc/pressure/memory: x\",\"threshold\":\"some 150ms 1s\","
+		"\"crossed\":false,\"trigger_fired\":false}",
+		/* an old kernel's file: no "full" key */
+		"\"io\":{\"some\":{\"avg10\":0.12,\"avg60\":0.05,\"avg300\":0.01,\"total_us\":4531},"
+		"\"threshold\":\"full 500ms 2s\",\"crossed\":true,",
+		"\"trigger_fired\":true}},\"triggers\":true,\"cgroups\":[{\"path\":\"/a\\nb\",\"cpu\":"
+		"{\"some\":{\"avg10\":10.86,",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		if (!strstr(txt, want[i])) {
+			print_error("missing %s in:\n%s\n", want[i], txt);
+			fail();
+		}
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_pressure_decide),
 		cmocka_unit_test(test_pressure_cgroup_evidence),
 		cmocka_unit_test(test_pressure_metrics_text),
+		cmocka_unit_test(test_pressure_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
