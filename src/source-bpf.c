@@ -141,7 +141,7 @@ static int walk_open(struct cgw_bpfscan *b, int skip_tgid, char *why, size_t cap
 	last_libbpf[0] = '\0';
 	b->walk = taskwalk__open();
 	if (!b->walk) {
-		snprintf(why, cap, "could not be opened: %s", strerror(errno));
+		snprintf(why, cap, "the task walker could not be opened: %s", strerror(errno));
 		return -1;
 	}
 	b->walk->bss->skip_tgid = skip_tgid;
@@ -153,7 +153,7 @@ static int walk_open(struct cgw_bpfscan *b, int skip_tgid, char *why, size_t cap
 	}
 	b->rb = ring_buffer__new(bpf_map__fd(b->walk->maps.out), walk_record, b, NULL);
 	if (!b->rb) {
-		snprintf(why, cap, "its ring buffer could not be mapped (%s)", strerror(errno));
+		snprintf(why, cap, "the task walker's ring buffer could not be mapped (%s)", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -236,7 +236,7 @@ struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap)
 		return NULL;
 	}
 	/* the walker first; the iterator where it does not load or run (before 6.7) */
-	char walk_why[200];
+	char walk_why[256];
 	if (walk_open(b, skip_tgid, walk_why, sizeof(walk_why)) == 0 &&
 	    first_walk(b, "task walker", walk_why, sizeof(walk_why)) == 0) {
 		snprintf(why, cap, "task walker loaded (the open-coded task iterator)");
@@ -248,7 +248,7 @@ struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap)
 		bpfscan_free(b);
 		return NULL;
 	}
-	snprintf(why, cap, "task iterator loaded; the task walker: %s", walk_why);
+	snprintf(why, cap, "task iterator loaded; %s", walk_why);
 	return b;
 }
 
