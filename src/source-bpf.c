@@ -283,10 +283,14 @@ static int walk_read(struct cgw_bpfscan *b)
 	b->len = 0;
 	b->nchunks = 0;
 	b->rb_nomem = false;
-	for (;;) {
+	double longest = 0;
+	for (int runs = 1;; runs++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts);
+		double t0 = mono_ms();
 		if (bpf_prog_test_run_opts(fd, &opts) < 0)
 			return -errno;
+		double took = mono_ms() - t0;
+		longest = took > longest ? took : longest;
 		if (opts.retval)
 			return -ENOMEM;               /* no scratch record (a per-CPU map) */
 		int n = ring_buffer__consume(b->rb);
@@ -298,8 +302,11 @@ static int walk_read(struct cgw_bpfscan *b)
 		         sizeof(*b->chunks)) < 0)
 			return -ENOMEM;
 		b->chunks[b->nchunks++] = (struct chunk){ b->len, mono_ms() };
-		if (v->done)
+		if (v->done) {
+			log_debug("task walk: %u threads in %d runs (%d restarts), the longest %.3f ms",
+			          v->counted, runs, restarts, longest);
 			return 0;
+		}
 		if (v->lost) {                    /* the thread to resume at exited: again */
 			if (++restarts >= WALK_RESTARTS)
 				return -ESTALE;
