@@ -63,7 +63,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
+	__uint(max_entries, 256 << 10);  /* about 1,400 records: a run stops when it is full */
 } out SEC(".maps");
 
 /* Thread t of process p walked: its record written if it gets one. 0, or 1 to stop here (the
