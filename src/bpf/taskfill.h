@@ -128,20 +128,25 @@ static __always_inline void read_blocker(struct task_struct *t, struct taskrec *
 
 /* The record of thread t into s->r (its stack into s->frames): TASKREC_TASK for a D or R
  * thread (any, with all), TASKREC_LEADER for a process's main thread in another state, 0 for
- * a thread that gets none (the state is read first: most threads cost that one read). */
-static __always_inline int task_fill(struct task_struct *t, struct scratch *s, bool all)
+ * a thread that gets none. leader: 1 or 0 where the caller knows whether t is its process's
+ * main thread, -1 where not (then read from its ids). The state is read first, and the ids
+ * only where needed: a thread that gets no record costs the cache lines of its state and
+ * exit_state (as /proc, a task past exit_notify is Z whatever its state), not its ids'. */
+static __always_inline int task_fill(struct task_struct *t, struct scratch *s, bool all,
+                                     int leader)
 {
 	struct taskrec *r = &s->r;
 	unsigned int st = task_state(t);
 	int exit_state = t->exit_state;
 	char c = state_letter(st, exit_state);
-	int tid = t->pid, tgid = t->tgid, kind;
+	int kind;
 	if (c == 'D' || c == 'R' || all)
 		kind = TASKREC_TASK;
-	else if (tid == tgid)
+	else if (leader == 1 || (leader < 0 && t->pid == t->tgid))
 		kind = TASKREC_LEADER;
 	else
 		return 0;
+	int tid = t->pid, tgid = t->tgid;
 	__builtin_memset(r, 0, sizeof(*r));
 	r->magic = TASKREC_MAGIC;
 	r->version = TASKREC_VERSION;

@@ -49,7 +49,7 @@ __u32 done = 0;                         /* 1: the walk is over, its end record w
 __u32 lost = 0;                         /* 1: the thread to resume at has exited: walk again */
 __u32 full = 0;                         /* 1: stopped on a full ring buffer */
 __u32 end_pending = 0;                  /* 1: walked to the end, the end record not written */
-__u32 walked_run = 0;                   /* threads this run walked */
+__u64 took_ns = 0;                      /* how long this run held the RCU read lock */
 /* 0, read from memory: the loops' counters start unknown to the verifier, which then sees
  * every turn of a loop as the same state (from known constants it would follow each turn) */
 __u32 origin = 0;
@@ -77,7 +77,7 @@ static __always_inline int walk_one(struct task_struct *p, struct task_struct *t
 		resume_tid = t->pid;
 		return 1;
 	}
-	if (task_fill(t, s, emit_all)) {
+	if (task_fill(t, s, emit_all, t == p)) {
 		__u32 len = TASKREC_SIZE + (__u32)s->r.nframes * 8;
 		if (len > sizeof(*s))
 			len = sizeof(*s);
@@ -104,7 +104,7 @@ int cgw_walk(void *ctx)
 	(void)ctx;
 	if (!s)
 		return 1;
-	__u64 deadline = bpf_ktime_get_ns() + budget_ns;
+	__u64 began = bpf_ktime_get_ns(), deadline = began + budget_ns;
 	__s32 want = resume_tgid, want_tid = resume_tid;
 	__u64 want_start = resume_start;
 	done = lost = full = 0;
@@ -120,6 +120,7 @@ int cgw_walk(void *ctx)
 			if (pid != want || p->start_boottime != want_start)
 				continue;
 			want = 0;
+			deadline = bpf_ktime_get_ns() + budget_ns;   /* the walk's budget, from here */
 			if (want_tid != pid) {        /* inside it: from that thread on */
 				struct task_struct *r = bpf_task_from_pid(want_tid);
 				if (!r) {
@@ -170,8 +171,8 @@ int cgw_walk(void *ctx)
 	}
 	bpf_iter_task_destroy(&procs);
 	bpf_rcu_read_unlock();
+	took_ns = bpf_ktime_get_ns() - began;
 	counted += n;
-	walked_run = n;
 	if (want && !stop)
 		stop = 2;                         /* the process to resume in is gone */
 	if (stop == 2) {

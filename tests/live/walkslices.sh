@@ -7,13 +7,16 @@
 # walk took more than one run (its debug line "task walk: N threads in R runs"), N and
 # scan.threads are /proc's count of threads (counted just before and just after, within 300
 # for other tests' tasks coming and going: a run resumed at the wrong place counts a run's
-# worth of threads, thousands, twice or not at all), and the frozen sleeper is found.
+# worth of threads, thousands, twice or not at all), and the frozen sleeper is found. Then,
+# those threads gone, 4,500 one-thread processes (more than the 4,000 above which each run's
+# pass over the processes before it costs more than the iter/task program): the report says
+# the task iterator was read, with /proc's count of threads, and the sleeper found.
 . "$(dirname "$0")/lib.sh"
 live_init walkslices
 live_require_root
 live_require_tools jq timeout awk
 live_require_binary
-live_require_helpers manythreads
+live_require_helpers manythreads manyprocs
 live_mktemp
 [ -r /sys/kernel/btf/vmlinux ] || live_skip "no kernel BTF: the walker cannot load here"
 FZ=/sys/fs/cgroup/freezer
@@ -25,6 +28,7 @@ live_on_exit 'rmdir_cg'
 live_on_exit 'live_kill_wait "$SLEEPER"'
 live_on_exit 'thaw'
 live_on_exit 'live_kill_wait "$MANY"'
+live_on_exit 'live_kill_wait "$PROCS"'
 thaw() { [ -d "$CG" ] || return 0; echo THAWED >"$CG/freezer.state" || live_cleanup_error "could not thaw $CG"; }
 rmdir_cg() { [ -d "$CG" ] || return 0; live_wait_for 3 rmdir "$CG" 2>/dev/null || live_cleanup_error "could not rmdir $CG"; }
 
@@ -62,4 +66,20 @@ for v in "walked:$walked" "scan.threads:$scanned"; do
 done
 jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
 	"$LIVE_TMP/r.json" >/dev/null || live_fail "no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/r.json")"
-live_pass "${line#cgwatch: debug: }; scan.threads $scanned, /proc $before..$after; frozen $SLEEPER found"
+live_kill_wait "$MANY"
+"$LIVE_BIN/manyprocs" 4500 >"$LIVE_TMP/procs.out" 2>&1 3>&- &
+PROCS=$!
+live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs.out" || live_fail "setup: 4500 processes not started: $(head -c 200 "$LIVE_TMP/procs.out")"
+before2=$(threads)
+live_cgwatch "$LIVE_TMP/p.json" "$LIVE_TMP/p.err" check --format json --threshold 1
+after2=$(threads)
+live_json_check "$LIVE_TMP/p.json" "check (4500 processes)"
+why2=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/p.json")
+[[ $why2 == "bpf: task iterator read: "* ]] || live_fail "4500 processes: $why2, want the task iterator read"
+scanned2=$(jq -r .scan.threads "$LIVE_TMP/p.json")
+lo=$(( (before2 < after2 ? before2 : after2) - 300 )) hi=$(( (before2 > after2 ? before2 : after2) + 300 ))
+[ "$scanned2" -ge "$lo" ] && [ "$scanned2" -le "$hi" ] ||
+	live_fail "4500 processes: scan.threads $scanned2, want /proc's count ($before2 before, $after2 after) within 300"
+jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
+	"$LIVE_TMP/p.json" >/dev/null || live_fail "4500 processes: no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/p.json")"
+live_pass "${line#cgwatch: debug: }; scan.threads $scanned, /proc $before..$after; frozen $SLEEPER found; 4500 processes: ${why2:0:60}..., scan.threads $scanned2"
