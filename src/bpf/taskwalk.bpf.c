@@ -6,9 +6,10 @@
  * main thread, and a TASKREC_END record when the walk is done.
  *
  * A run holds the RCU read lock for its whole walk, and the kernel does not preempt it
- * (PREEMPT_DYNAMIC none): so a run stops after budget_ns (checked every 64 threads) and the
- * reader runs it again, from where it stopped, until `done`. A run resumes at the process it
- * stopped in, found by its pid and start time (one read per process before it: no thread is
+ * (PREEMPT_DYNAMIC none): so a run stops after budget_ns of walking (checked every 16
+ * threads: a D thread's stack takes microseconds), and the reader runs it again, from where
+ * it stopped, until `done`. A run resumes at the process it stopped in, found by its pid and
+ * start time (one read per process before it, not counted in the budget: no thread is
  * passed over), and inside it at the thread it stopped at (bpf_task_from_pid): no thread is
  * walked twice. Where that thread or process has exited in between, the run stops at once
  * with `lost` and the reader starts the walk over. A full ring buffer is a stop as well. */
@@ -71,7 +72,7 @@ struct {
 static __always_inline int walk_one(struct task_struct *p, struct task_struct *t,
                                     struct scratch *s, __u32 *n, __u64 deadline)
 {
-	if ((*n & 63) == 63 && bpf_ktime_get_ns() > deadline) {
+	if ((*n & 15) == 15 && bpf_ktime_get_ns() > deadline) {
 		resume_tgid = p->pid;
 		resume_start = p->start_boottime;
 		resume_tid = t->pid;

@@ -8,9 +8,10 @@
 # scan.threads are /proc's count of threads (counted just before and just after, within 300
 # for other tests' tasks coming and going: a run resumed at the wrong place counts a run's
 # worth of threads, thousands, twice or not at all), and the frozen sleeper is found. Then,
-# those threads gone, 4,500 one-thread processes (more than the 4,000 above which each run's
-# pass over the processes before it costs more than the iter/task program): the report says
-# the task iterator was read, with /proc's count of threads, and the sleeper found.
+# those threads gone, 3,000 one-thread processes: the walker, /proc's count, the sleeper
+# found; and 4,500 (more than the 4,000 above which each run's pass over the
+# processes before it costs more than the iter/task program): the report says the task
+# iterator was read, with /proc's count of threads, and the sleeper found.
 . "$(dirname "$0")/lib.sh"
 live_init walkslices
 live_require_root
@@ -29,6 +30,7 @@ live_on_exit 'live_kill_wait "$SLEEPER"'
 live_on_exit 'thaw'
 live_on_exit 'live_kill_wait "$MANY"'
 live_on_exit 'live_kill_wait "$PROCS"'
+live_on_exit 'live_kill_wait "$PROCS2"'
 thaw() { [ -d "$CG" ] || return 0; echo THAWED >"$CG/freezer.state" || live_cleanup_error "could not thaw $CG"; }
 rmdir_cg() { [ -d "$CG" ] || return 0; live_wait_for 3 rmdir "$CG" 2>/dev/null || live_cleanup_error "could not rmdir $CG"; }
 
@@ -67,9 +69,28 @@ done
 jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
 	"$LIVE_TMP/r.json" >/dev/null || live_fail "no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/r.json")"
 live_kill_wait "$MANY"
-"$LIVE_BIN/manyprocs" 4500 >"$LIVE_TMP/procs.out" 2>&1 3>&- &
+# 3,000 processes: the walker still, each run resuming in a process found by its pid
+"$LIVE_BIN/manyprocs" 3000 >"$LIVE_TMP/procs.out" 2>&1 3>&- &
 PROCS=$!
-live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs.out" || live_fail "setup: 4500 processes not started: $(head -c 200 "$LIVE_TMP/procs.out")"
+live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs.out" || live_fail "setup: 3000 processes not started: $(head -c 200 "$LIVE_TMP/procs.out")"
+before1=$(threads)
+live_cgwatch "$LIVE_TMP/f.json" "$LIVE_TMP/f.err" check --verbose --format json --threshold 1
+after1=$(threads)
+live_json_check "$LIVE_TMP/f.json" "check (3000 processes)"
+why1=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/f.json")
+[[ $why1 == "bpf: task walker loaded"* ]] || live_fail "3000 processes: the walker was not used: $why1"
+line1=$(grep -m1 -E '^cgwatch: debug: task walk: [0-9]+ threads in [0-9]+ runs \([0-9]+ restarts, [0-9]+ on a full ring buffer\)' "$LIVE_TMP/f.err") ||
+	live_fail "3000 processes: no 'task walk' line: $(grep -m3 'task walk' "$LIVE_TMP/f.err" | tr '\n' '|')"
+scanned1=$(jq -r .scan.threads "$LIVE_TMP/f.json")
+lo=$(( (before1 < after1 ? before1 : after1) - 300 )) hi=$(( (before1 > after1 ? before1 : after1) + 300 ))
+[ "$scanned1" -ge "$lo" ] && [ "$scanned1" -le "$hi" ] ||
+	live_fail "3000 processes: scan.threads $scanned1, want /proc's count ($before1 before, $after1 after) within 300"
+jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
+	"$LIVE_TMP/f.json" >/dev/null || live_fail "3000 processes: no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/f.json")"
+# 1,500 more: 4,500
+"$LIVE_BIN/manyprocs" 1500 >"$LIVE_TMP/procs2.out" 2>&1 3>&- &
+PROCS2=$!
+live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs2.out" || live_fail "setup: 1500 more processes not started: $(head -c 200 "$LIVE_TMP/procs2.out")"
 before2=$(threads)
 live_cgwatch "$LIVE_TMP/p.json" "$LIVE_TMP/p.err" check --format json --threshold 1
 after2=$(threads)
@@ -82,4 +103,4 @@ lo=$(( (before2 < after2 ? before2 : after2) - 300 )) hi=$(( (before2 > after2 ?
 	live_fail "4500 processes: scan.threads $scanned2, want /proc's count ($before2 before, $after2 after) within 300"
 jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
 	"$LIVE_TMP/p.json" >/dev/null || live_fail "4500 processes: no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/p.json")"
-live_pass "${line#cgwatch: debug: }; scan.threads $scanned, /proc $before..$after; frozen $SLEEPER found; 4500 processes: ${why2:0:60}..., scan.threads $scanned2"
+live_pass "${line#cgwatch: debug: }; scan.threads $scanned, /proc $before..$after; frozen $SLEEPER found; 3000 processes: ${line1#cgwatch: debug: }; 4500 processes: ${why2:0:60}..., scan.threads $scanned2"
