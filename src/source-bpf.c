@@ -48,8 +48,9 @@
 /* Above this many processes the iterator is read instead of the walker (where both load):
  * each run of the walker passes over the processes before the one it resumes in (0.1 us
  * each here), so its cost grows with processes times runs, and a run's time with processes.
- * Measured with 10,000 one-thread processes: the walker 18 to 20 ms of CPU a walk in runs of
- * up to 1.5 ms, the iterator 7.5 ms. Back to the walker below three quarters of it. */
+ * Measured with 10,000 one-thread processes: the walker 8 to 13 ms of CPU a walk in runs of
+ * up to 1.5 ms, the iterator 7.3 to 8.9 ms; with 3,000, runs of up to 0.4 ms. Back to the
+ * walker below three quarters of it. */
 #define WALK_MAX_PROCS 4000
 
 struct kept { int tid; unsigned long long start_ticks; size_t off; };
@@ -163,7 +164,8 @@ static int walk_open(struct cgw_bpfscan *b, int skip_tgid, char *why, size_t cap
 	}
 	b->rb = ring_buffer__new(bpf_map__fd(b->walk->maps.out), walk_record, b, NULL);
 	if (!b->rb) {
-		snprintf(why, cap, "the task walker's ring buffer could not be mapped (%s)", strerror(errno));
+		snprintf(why, cap, "the task walker's ring buffer could not be mapped (%s)",
+		         strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -224,8 +226,8 @@ static int first_walk(struct cgw_bpfscan *b, const char *what, char *why, size_t
 		return 0;
 	}
 	if (e < 0)
-		snprintf(why, cap, "the %s could not be %s (%s)", what, b->walk ? "run" : "read",
-		         strerror(-e));
+		snprintf(why, cap, "the %s could not be %s (%s)", what,
+		         b->walk && !b->use_iter ? "run" : "read", strerror(-e));
 	else if (r.kind != TASKREC_END)
 		snprintf(why, cap, "the %s's output is not its records", what);
 	else
