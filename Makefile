@@ -103,23 +103,24 @@ $(BUILD)/config.h: FORCE | $(BUILD)/obj
 $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(wildcard src/bpf/*.h) $(BUILD)/config.h | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
 
-# the skeleton, generated before source-bpf.c is compiled; without the tools make stops here
-# and names the Debian package
-$(BUILD)/gen/taskiter.bpf.o: src/bpf/taskiter.bpf.c src/bpf/taskrec.h | $(BUILD)/gen
+# the skeletons (the task walker, taskwalk.bpf.c; the task iterator, taskiter.bpf.c), generated
+# before source-bpf.c is compiled; without the tools make stops here and names the Debian package
+$(BUILD)/gen/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) | $(BUILD)/gen
 	@command -v $(BPF_CLANG) >/dev/null || { echo "make: $(BPF_CLANG) not found: the BPF task" \
-		"iterator (src/bpf/taskiter.bpf.c) is compiled with clang's BPF target; install the" \
+		"walker (src/bpf/$*.bpf.c) is compiled with clang's BPF target; install the" \
 		"Debian package clang-14 (or clang), or run make deps" >&2; exit 1; }
 	@[ -f /usr/include/bpf/bpf_helpers.h ] || { echo "make: /usr/include/bpf/bpf_helpers.h" \
 		"not found: install the Debian package libbpf-dev, or run make deps" >&2; exit 1; }
 	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
-$(BUILD)/gen/taskiter.skel.h: $(BUILD)/gen/taskiter.bpf.o
+$(BUILD)/gen/%.skel.h: $(BUILD)/gen/%.bpf.o
 	@command -v $(BPFTOOL) >/dev/null || { echo "make: $(BPFTOOL) not found: the BPF task" \
-		"iterator is embedded through a skeleton that bpftool generates; install the Debian" \
+		"walker is embedded through a skeleton that bpftool generates; install the Debian" \
 		"package bpftool, or run make deps" >&2; exit 1; }
-	$(BPFTOOL) gen skeleton $< name taskiter > $@.tmp && mv $@.tmp $@
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/source-bpf.o: $(BUILD)/gen/taskiter.skel.h
+.PRECIOUS: $(BUILD)/gen/%.bpf.o $(BUILD)/gen/%.skel.h
+$(BUILD)/obj/source-bpf.o: $(BUILD)/gen/taskwalk.skel.h $(BUILD)/gen/taskiter.skel.h
 $(BUILD)/obj/source-bpf.o: ALL_CFLAGS += -I$(BUILD)/gen -Isrc
 
 # conf/signatures.d itself is a prerequisite: a file added or removed changes its mtime

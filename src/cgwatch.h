@@ -1426,18 +1426,22 @@ void scan_runner_push(struct cgw_scan *s, const struct cgw_stat *st, const struc
 void scan_discard_walk(struct cgw_scan *s);
 void scan_free(struct cgw_scan *s);
 
-/* ---- source-bpf.c: the scan as one read of a BPF task iterator ---- */
+/* ---- source-bpf.c: the scan as a walk by a BPF program (the task walker, or the task
+ * iterator) ---- */
 
 struct cgw_bpfscan;
-/* Load the task iterator once, leaving skip_tgid (the reader's process; 0 none) out of every
- * walk. NULL when it cannot be used, why (cap bytes) saying so: in a PID namespace below the
- * initial one, no BTF, not permitted, refused by the verifier; else why says it loaded. */
+/* Load the task walker once (and the task iterator, read where the walker does not load or
+ * run, or above WALK_MAX_PROCS processes), leaving skip_tgid (the reader's process; 0 none)
+ * out of every walk. NULL when neither can be used, why (cap bytes) saying so: in a PID
+ * namespace below the initial one, no BTF, not permitted, refused by the verifier; else why
+ * says which loaded. */
 struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap);
 void bpfscan_free(struct cgw_bpfscan *b);
-/* The walk of scan_walk through one read of the iterator: threads counted, processes listed,
- * every D and R thread handed to judge as /proc would show it; status (and a workqueue
- * worker's full name) read from /proc for the tasks kept. 0, -ECANCELED, -ENOMEM or -errno
- * of the read; -EIO when the output is not whole records (s->fatal says why). */
+/* The walk of scan_walk through the walker's runs or one read of the iterator: threads
+ * counted, processes listed, every D and R thread handed to judge as /proc would show it;
+ * status (and a workqueue worker's full name) read from /proc for the tasks kept. 0,
+ * -ECANCELED, -ENOMEM or -errno of the run or read; -EIO when the output is not whole
+ * records, or the walker restarted too often (s->fatal says why). */
 int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_scan_opts *o,
                  cgw_judge_fn judge);
 /* The kernel stacks of the tasks still kept, from their records of the last walk, named from

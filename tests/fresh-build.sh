@@ -59,7 +59,7 @@ cd "$T/src" || exit 1
 # copy of the build above without the iterator's files (the rest up to date, not built again)
 for tool in BPF_CLANG:clang-14 BPFTOOL:bpftool; do
 	nb="$T/nobpf-${tool%%:*}"
-	cp -a build "$nb" && rm -f "$nb"/gen/taskiter.* "$nb"/obj/source-bpf.o "$nb"/cgwatch
+	cp -a build "$nb" && rm -f "$nb"/gen/taskiter.* "$nb"/gen/taskwalk.* "$nb"/obj/source-bpf.o "$nb"/cgwatch
 	out=$(timeout 120 make -s BUILD="$nb" "${tool%%:*}=/nonexistent/${tool#*:}" 2>&1)
 	rc=$?
 	if [ $rc = 0 ] || [ -x "$T/nobpf-${tool%%:*}/cgwatch" ]; then

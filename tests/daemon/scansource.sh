@@ -1,7 +1,7 @@
 #!/bin/bash
 # live-daemon-scansource: the daemon says its scan source once in its log, and finds a stuck
 # task through either. A task blocked on FUSE; `cgwatch run` with the default [scan] source
-# (auto) logs "scan source: bpf (task iterator loaded)" exactly once over its scans and opens
+# (auto) logs "scan source: bpf (task walker loaded ...)" exactly once over its scans and opens
 # the task's incident; a second daemon, run with bpf() refused by a seccomp filter
 # (tests/live/nobpf), logs "scan source: /proc (...refused...)" exactly once and opens it too.
 # In the initial PID namespace (DMN_PIDNS=0: in one of its own the daemon reads /proc, the
@@ -59,8 +59,8 @@ stuck_after_start bpf
 opened_by "$DPID" || live_fail "bpf: no incident opened for the stuck task within 10 s: $(dmn_digest); $(dmn_ctx)"
 latency_ok bpf
 sleep 2                                   # a few more scans (interval 0.5 s)
-n=$(said bpf '^cgwatch: scan source: bpf \(task iterator loaded\)$')
-[ "$n" = 1 ] || live_fail "bpf: 'scan source: bpf (task iterator loaded)' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/bpf.err" | head -3 | tr '\n' '|')"
+n=$(said bpf '^cgwatch: scan source: bpf \(task walker loaded \(the open-coded task iterator\)\)$')
+[ "$n" = 1 ] || live_fail "bpf: 'scan source: bpf (task walker loaded (the open-coded task iterator))' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/bpf.err" | head -3 | tr '\n' '|')"
 dmn_stop
 [ "$DMN_STOP_RC" = 0 ] || live_fail "bpf: exit $DMN_STOP_RC on SIGTERM"
 dmn_fuse_release                          # the next daemon gets a task of its own

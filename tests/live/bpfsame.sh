@@ -7,8 +7,12 @@
 # = proc (scan.source "proc") alternate twice; each pair must agree on every finding (id,
 # cause, severity, tasks, chain, cpus), on each finding task's state, bound and kernel stack
 # (frame names, as /proc/TID/stack names them), and on the times within the seconds between
-# the two runs. Then with bpf() refused by a seccomp filter (tests/live/nobpf), the default
-# source falls back to /proc, says why in scan.source_why, and finds the same.
+# the two runs. The default source is the task walker (the open-coded task iterator: its
+# scan.source_why says so); with only its runs refused (tests/live/nobpf --test-run: a
+# kernel without it) the default source is the iter/task program, which says why the walker
+# is not used and finds the same. Then with bpf() refused by a seccomp filter
+# (tests/live/nobpf), the default source falls back to /proc, says why in scan.source_why,
+# and finds the same.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/capturelib.sh"
 live_init_fuse bpfsame jq timeout awk taskset
@@ -89,6 +93,8 @@ one bpf2 "$LIVE_TMP/auto.conf" taskset -c 0,1
 for r in bpf1 bpf2; do
 	[ "$(jq -r .scan.source "$LIVE_TMP/$r.json")" = bpf ] ||
 		live_fail "$r: the iterator was not used: $(src $r)"
+	jq -e '.scan.source_why | test("^task walker loaded")' "$LIVE_TMP/$r.json" >/dev/null ||
+		live_fail "$r: the task walker was not used: $(src $r)"
 done
 for r in proc1 proc2; do
 	[ "$(jq -r .scan.source "$LIVE_TMP/$r.json")" = proc ] || live_fail "$r: $(src $r), want proc"
@@ -102,10 +108,19 @@ done
 same bpf1 proc1
 same proc2 bpf2
 
+# the walker cannot run: the iter/task program, saying why
+one nowalk "$LIVE_TMP/auto.conf" taskset -c 0,1 "$LIVE_BIN/nobpf" --test-run
+[ "$(jq -r .scan.source "$LIVE_TMP/nowalk.json")" = bpf ] ||
+	live_fail "the walker's runs refused: $(src nowalk), want bpf through the iter/task program"
+jq -e '.scan.source_why | test("^task iterator loaded; the task walker could not be run")' \
+	"$LIVE_TMP/nowalk.json" >/dev/null ||
+	live_fail "the walker's runs refused: the report does not say why: $(src nowalk)"
+same bpf2 nowalk
+
 one nobpf "$LIVE_TMP/auto.conf" taskset -c 0,1 "$LIVE_BIN/nobpf"
 [ "$(jq -r .scan.source "$LIVE_TMP/nobpf.json")" = proc ] ||
 	live_fail "bpf() refused: $(src nobpf), want proc"
 jq -e '.scan.source_why | test("refused")' "$LIVE_TMP/nobpf.json" >/dev/null ||
 	live_fail "bpf() refused: the report does not say why: $(src nobpf)"
 same bpf2 nobpf
-live_pass "$(src bpf1); $(jq --argjson ours "$IDS" "$OURS | length" "$LIVE_TMP/bpf1.json") findings alike through bpf and /proc; bpf() refused: $(src nobpf | head -c 80)"
+live_pass "$(src bpf1); $(jq --argjson ours "$IDS" "$OURS | length" "$LIVE_TMP/bpf1.json") findings alike through the walker, the iter/task program and /proc; walker refused: $(src nowalk | head -c 120); bpf() refused: $(src nobpf | head -c 80)"

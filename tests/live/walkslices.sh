@@ -1,0 +1,106 @@
+#!/bin/bash
+# live-walkslices: the task walker (the default scan source, the open-coded task iterator)
+# walks the host in runs of at most a quarter of a millisecond, each resuming at the process
+# and thread where the last stopped, and counts every thread once. A process of 20,000
+# sleeping threads, then a sleeper frozen in a v1 freezer cgroup (started after them: later
+# in the task list); `check --verbose --format json --threshold 1`: the walker was used, its
+# walk took more than one run (its debug line "task walk: N threads in R runs"), N and
+# scan.threads are /proc's count of threads (counted just before and just after, within 300
+# for other tests' tasks coming and going: a run resumed at the wrong place counts a run's
+# worth of threads, thousands, twice or not at all), and the frozen sleeper is found. Then,
+# those threads gone, 3,000 one-thread processes: the walker, /proc's count, the sleeper
+# found; and 4,500 (more than the 4,000 above which each run's pass over the
+# processes before it costs more than the iter/task program): the report says the task
+# iterator was read, with /proc's count of threads, and the sleeper found.
+. "$(dirname "$0")/lib.sh"
+live_init walkslices
+live_require_root
+live_require_tools jq timeout awk
+live_require_binary
+live_require_helpers manythreads manyprocs
+live_mktemp
+[ -r /sys/kernel/btf/vmlinux ] || live_skip "no kernel BTF: the walker cannot load here"
+FZ=/sys/fs/cgroup/freezer
+[ -f "$FZ/tasks" ] || live_skip "no cgroup v1 freezer hierarchy at $FZ"
+N=20000
+
+CG=$FZ/cgwatch-walkslices-$$
+live_on_exit 'rmdir_cg'
+live_on_exit 'live_kill_wait "$SLEEPER"'
+live_on_exit 'thaw'
+live_on_exit 'live_kill_wait "$MANY"'
+live_on_exit 'live_kill_wait "$PROCS"'
+live_on_exit 'live_kill_wait "$PROCS2"'
+thaw() { [ -d "$CG" ] || return 0; echo THAWED >"$CG/freezer.state" || live_cleanup_error "could not thaw $CG"; }
+rmdir_cg() { [ -d "$CG" ] || return 0; live_wait_for 3 rmdir "$CG" 2>/dev/null || live_cleanup_error "could not rmdir $CG"; }
+
+"$LIVE_BIN/manythreads" "$N" >"$LIVE_TMP/many.out" 2>&1 3>&- &
+MANY=$!
+live_wait_for 30 grep -q '^ready$' "$LIVE_TMP/many.out" || live_fail "setup: $N threads not started: $(head -c 200 "$LIVE_TMP/many.out")"
+mkdir "$CG" || live_fail "setup: mkdir $CG failed"
+sleep 1000 3>&- &
+SLEEPER=$!
+echo "$SLEEPER" >"$CG/cgroup.procs" || live_fail "setup: could not move $SLEEPER into $CG"
+asleep() { [ "$(live_task_state "$SLEEPER")" = S ]; }
+live_wait_for 3 asleep || live_fail "setup: sleeper $SLEEPER not asleep"
+echo FROZEN >"$CG/freezer.state" || live_fail "setup: could not write FROZEN"
+is_frozen() { [ "$(cat "$CG/freezer.state")" = FROZEN ] && [ "$(live_task_state "$SLEEPER")" = D ]; }
+live_wait_for 5 is_frozen || live_fail "setup: $CG not frozen, or $SLEEPER not in D"
+sleep 1.2
+
+threads() { local n=0 d; for d in /proc/[0-9]*/task; do set -- "$d"/*; [ -e "$1" ] && n=$((n + $#)); done; echo "$n"; }
+before=$(threads)
+live_cgwatch "$LIVE_TMP/r.json" "$LIVE_TMP/r.err" check --verbose --format json --threshold 1
+after=$(threads)
+live_json_check "$LIVE_TMP/r.json" "check"
+why=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/r.json")
+[[ $why == "bpf: task walker loaded"* ]] || live_fail "the walker was not used: $why"
+line=$(grep -m1 -E '^cgwatch: debug: task walk: [0-9]+ threads in [0-9]+ runs' "$LIVE_TMP/r.err") ||
+	live_fail "no 'task walk' line in check --verbose: $(grep -m3 'debug' "$LIVE_TMP/r.err" | tr '\n' '|' | head -c 300)"
+read -r walked runs < <(sed -E 's/^.*task walk: ([0-9]+) threads in ([0-9]+) runs.*$/\1 \2/' <<<"$line")
+scanned=$(jq -r .scan.threads "$LIVE_TMP/r.json")
+[ "$runs" -ge 2 ] || live_fail "$N threads walked in $runs run, want more than one: $line"
+lo=$(( (before < after ? before : after) - 300 )) hi=$(( (before > after ? before : after) + 300 ))
+# the walk leaves out cgwatch itself and PID 1's threads (read from /proc, in scan.threads)
+for v in "walked:$walked" "scan.threads:$scanned"; do
+	[ "${v#*:}" -ge "$lo" ] && [ "${v#*:}" -le "$hi" ] ||
+		live_fail "${v%%:*} ${v#*:}, want /proc's count of threads ($before before, $after after) within 300: $line"
+done
+jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
+	"$LIVE_TMP/r.json" >/dev/null || live_fail "no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/r.json")"
+live_kill_wait "$MANY"
+# 3,000 processes: the walker still, each run resuming in a process found by its pid
+"$LIVE_BIN/manyprocs" 3000 >"$LIVE_TMP/procs.out" 2>&1 3>&- &
+PROCS=$!
+live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs.out" || live_fail "setup: 3000 processes not started: $(head -c 200 "$LIVE_TMP/procs.out")"
+before1=$(threads)
+live_cgwatch "$LIVE_TMP/f.json" "$LIVE_TMP/f.err" check --verbose --format json --threshold 1
+after1=$(threads)
+live_json_check "$LIVE_TMP/f.json" "check (3000 processes)"
+why1=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/f.json")
+[[ $why1 == "bpf: task walker loaded"* ]] || live_fail "3000 processes: the walker was not used: $why1"
+line1=$(grep -m1 -E '^cgwatch: debug: task walk: [0-9]+ threads in [0-9]+ runs \([0-9]+ restarts, [0-9]+ on a full ring buffer\)' "$LIVE_TMP/f.err") ||
+	live_fail "3000 processes: no 'task walk' line: $(grep -m3 'task walk' "$LIVE_TMP/f.err" | tr '\n' '|')"
+scanned1=$(jq -r .scan.threads "$LIVE_TMP/f.json")
+lo=$(( (before1 < after1 ? before1 : after1) - 300 )) hi=$(( (before1 > after1 ? before1 : after1) + 300 ))
+[ "$scanned1" -ge "$lo" ] && [ "$scanned1" -le "$hi" ] ||
+	live_fail "3000 processes: scan.threads $scanned1, want /proc's count ($before1 before, $after1 after) within 300"
+jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
+	"$LIVE_TMP/f.json" >/dev/null || live_fail "3000 processes: no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/f.json")"
+# 1,500 more: 4,500
+"$LIVE_BIN/manyprocs" 1500 >"$LIVE_TMP/procs2.out" 2>&1 3>&- &
+PROCS2=$!
+live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs2.out" || live_fail "setup: 1500 more processes not started: $(head -c 200 "$LIVE_TMP/procs2.out")"
+before2=$(threads)
+live_cgwatch "$LIVE_TMP/p.json" "$LIVE_TMP/p.err" check --format json --threshold 1
+after2=$(threads)
+live_json_check "$LIVE_TMP/p.json" "check (4500 processes)"
+why2=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/p.json")
+[[ $why2 == "bpf: task iterator read: "* ]] || live_fail "4500 processes: $why2, want the task iterator read"
+scanned2=$(jq -r .scan.threads "$LIVE_TMP/p.json")
+lo=$(( (before2 < after2 ? before2 : after2) - 300 )) hi=$(( (before2 > after2 ? before2 : after2) + 300 ))
+[ "$scanned2" -ge "$lo" ] && [ "$scanned2" -le "$hi" ] ||
+	live_fail "4500 processes: scan.threads $scanned2, want /proc's count ($before2 before, $after2 after) within 300"
+jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
+	"$LIVE_TMP/p.json" >/dev/null || live_fail "4500 processes: no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/p.json")"
+live_pass "${line#cgwatch: debug: }; scan.threads $scanned, /proc $before..$after; frozen $SLEEPER found; 3000 processes: ${line1#cgwatch: debug: }; 4500 processes: ${why2:0:60}..., scan.threads $scanned2"
