@@ -272,6 +272,10 @@ struct cgw_conf {
 	bool recorder_cpuset_opens;    /* [recorder] cpuset_opens: record cpuset.mems opens */
 	char *recorder_instance;       /* [recorder] instance: instances/NAME of tracefs */
 	char *recorder_sched_switch;   /* [recorder] sched_switch: auto, no or a CPU list */
+	double latency_runq_p99_ms;    /* [latency] runq_p99_ms: a CPU's p99 run-queue wait that
+	                                  opens a latency finding, 0 off */
+	double latency_runq_scans;     /* [latency] runq_scans: consecutive scans past it (daemon) */
+	double latency_runq_min_waits; /* [latency] runq_min_waits: waits a p99 needs to count */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -701,7 +705,8 @@ struct cgw_dur { double s; enum cgw_bound bound; };
  * known. */
 struct cgw_now { double ms; enum cgw_bound bound; };
 
-enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED };
+enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED,
+                   SUSPECT_LATENCY };   /* a latency finding's waiter or holder (diagnose-latency.c) */
 
 struct cgw_task {
 	int tid, tgid, ppid;
@@ -762,6 +767,12 @@ struct cgw_task {
 	struct cgw_uframe *uframes; size_t nuframes;
 	char ustack_error[320];
 	int ustack_same_as;
+	/* its part in a latency finding (diagnose-latency.c): LAT_WAITED on lat_cpu for lat_ms
+	 * (its longest wait in the interval), or LAT_HELD it for lat_ms (its run time there);
+	 * LAT_NONE for every other task */
+	enum { LAT_NONE = 0, LAT_WAITED, LAT_HELD } lat_role;
+	int lat_cpu;
+	double lat_ms;
 };
 
 /* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
@@ -1467,6 +1478,20 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
 const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
                           unsigned timeout_ms);
 
+/* ---- source-latency.c: what a latency finding reads of its tasks ---- */
+
+/* What the latency findings read of the host (source-latency.c; the unit tests give their
+ * own): a task's stat and cgroup, t->tid and tgid set (0, or -errno: gone), and a task's
+ * kernel stack (the frame count into *f, malloc'd, or -errno). NULL members: not read. */
+struct lat_reader {
+	int (*task)(struct cgw_task *t, void *ctx);
+	int (*stack)(int tgid, int tid, struct cgw_frame **f, void *ctx);
+	void *ctx;
+};
+/* The reader latency_diagnose is given on a host or a replayed tree: /proc/TID/stat and
+ * cgroup, /proc/TID/stack, each with the deadline ctx points at (unsigned ms). */
+extern const struct lat_reader latency_proc_reader;
+
 /* ---- source-waitfile.c: the file a blocked suspect waits on ---- */
 
 /* For a D suspect (not a kernel thread): its syscall (/proc/TID/syscall), the path it names
@@ -1959,6 +1984,9 @@ struct cgw_finding {
 	struct strbuf summary;            /* a correlator's own sentence; else the signature's */
 	struct strbuf evidence;           /* lines separated by '\n' */
 	struct cgw_cpus cpus;
+	const struct cgw_sig *family;     /* a latency finding's: the signature family its
+	                                     evidence points to, whose remedies it prints; NULL:
+	                                     sig's own */
 };
 /* ---- the latency half: pressure (PSI) and run-queue latency, measured by the daemon ----
  * Filled by their sources before diagnosis; NULL in a report when not measured. */
@@ -2017,6 +2045,10 @@ struct cgw_report {
 	const struct cgw_recwin *recorder; /* the flight recorder's readout (its timeline), or NULL */
 	const struct cgw_pressure *pressure; /* PSI at this scan, or NULL (not measured) */
 	const struct cgw_runq *runq;      /* run-queue latency over the interval, or NULL */
+	const struct cgw_rates *rates_prev; /* the daemon's previous scan's counts, or NULL: what
+	                                     a latency finding's rates are compared with */
+	struct cgw_latency *latency;      /* the daemon's latency streaks across scans, or NULL:
+	                                     one look decides (diagnose-latency.c) */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,
@@ -2025,6 +2057,38 @@ struct cgw_report {
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 /* classify() for check: 0, or EXIT_UNREADABLE with the reason logged (out of memory). */
 int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
+
+/* ---- diagnose-latency.c: latency findings from run-queue latency and pressure ---- */
+
+#define LAT_RSTAT_FLOOR 10.0      /* rstat lock contentions a second that can "rise" */
+#define LAT_CPUHP_FLOOR 1.0       /* hotplug steps in the window (or a second) that can */
+#define LAT_FORK_FLOOR 500.0      /* forks a second: a clone storm */
+#define LAT_CG_FLOOR 1.0          /* a cgroup's avg10 (%) worth naming in evidence */
+#define LAT_MAX_CGROUPS 5         /* cgroups named per pressure finding */
+#define LAT_MAX_CPUS 4            /* CPUs whose tasks a cpu pressure finding holds */
+#define LAT_MAX_DTASKS 8          /* D tasks a memory or io pressure finding holds */
+#define LAT_MAX_STACKS 32         /* kernel stacks read per CPU looking for rstat readers */
+#define LAT_MAX_READERS 8         /* rstat readers made tasks of the finding */
+/* The daemon's latency streaks: per CPU, the consecutive scans its p99 passed. */
+struct cgw_latency { unsigned *streak; size_t n; };
+void latency_state_free(struct cgw_latency *st);
+/* Does c's p99 wait pass [latency] runq_p99_ms, over at least runq_min_waits waits? */
+bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf);
+/* The signature family a latency points to: "starved" (c held by a SCHED_FIFO/RR task for at
+ * least its p99 wait), "rstat-flush" (rstat lock contention rose against prev), then
+ * "sched-domain-rebuild" (hotplug steps), "cgroup-fork-lock" (forks rose to a storm), else
+ * "runq-latency". c, rt, prev may be NULL. */
+const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates *rt,
+                           const struct cgw_rates *prev);
+/* Add r's latency findings (r->rates, r->rates_prev set): one runq-latency finding, cause
+ * "cpu N", per CPU of r->runq whose p99 passed (r->latency: on runq_scans scans in a row;
+ * NULL: this one), its tasks the CPU's holder and longest waiters (the scan's entries, else
+ * new ones read through rd); one pressure-stall finding, cause "pressure RES", per resource
+ * r->pressure says crossed. Evidence: the wait, what held the CPU, the cgroup activity rates
+ * against the interval before, the family (f->family), the rstat readers when it is
+ * rstat-flush, what this kernel could not measure. 0, or -ENOMEM. */
+int latency_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs,
+                     const struct lat_reader *rd);
 
 /* ---- diagnose-lock.c: the owner of the lock a blocked task waits on (the scan's iterator) ---- */
 

@@ -60,6 +60,9 @@ static const struct conf_key conf_keys[] = {
 	KEY("recorder", "cpuset_opens", CT_BOOL, recorder_cpuset_opens),
 	KEY("recorder", "instance", CT_NAME, recorder_instance),
 	KEY("recorder", "sched_switch", CT_CPUS_AUTO, recorder_sched_switch),
+	NUM("latency", "runq_p99_ms", latency_runq_p99_ms, 0, 60000),
+	NUM("latency", "runq_scans", latency_runq_scans, 1, 1000),
+	NUM("latency", "runq_min_waits", latency_runq_min_waits, 1, 1000000),
 };
 
 void conf_defaults(struct cgw_conf *c)
@@ -99,6 +102,9 @@ void conf_defaults(struct cgw_conf *c)
 	c->recorder_cpuset_opens = false;
 	c->recorder_instance = xstrdup(CGW_RECORDER_NAME);
 	c->recorder_sched_switch = xstrdup("auto");
+	c->latency_runq_p99_ms = 50;
+	c->latency_runq_scans = 2;
+	c->latency_runq_min_waits = 20;
 }
 
 char *conf_dump(const struct cgw_conf *c, size_t *len)

@@ -46,6 +46,9 @@ struct cgw_daemon {
 	uint64_t scans;
 	struct cgw_kmsg kmsg;             /* /dev/kmsg from start-up on */
 	struct cgw_rates_src *rates;      /* cgroup activity counters, kept across scans */
+	struct cgw_rates rates_prev;      /* the previous scan's counts (have_rates_prev) */
+	bool have_rates_prev;
+	struct cgw_latency latency;       /* the CPUs' latency streaks (diagnose-latency.c) */
 	struct warn_once kmsg_warn;       /* per-scan warnings: said once, counted */
 	struct warn_once scan_warn;
 	struct warn_once pin_warn;
@@ -768,7 +771,9 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		rates_sample(d->rates, &rates);
 		struct cgw_report rep = { .scan = &scan, .conf = &d->conf,
 		                          .threshold_s = d->conf.blocked_warning_s, .kmsg = &d->kmsg,
-		                          .rates = &rates };
+		                          .rates = &rates,
+		                          .rates_prev = d->have_rates_prev ? &d->rates_prev : NULL,
+		                          .latency = &d->latency };
 		if (diagnose(&rep, &d->sigs, NULL, NULL) < 0) {   /* out of memory: scan lost */
 			warn_once(&d->scan_warn, "scan failed: out of memory classifying %zu tasks; "
 			          "trying again every %g s", scan.n, d->conf.scan_interval_s);
@@ -776,6 +781,8 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			report_free(&rep);
 			goto next;
 		}
+		d->rates_prev = rates;            /* what the next scan's latency compares with */
+		d->have_rates_prev = true;
 		/* the findings' user stacks, under the deadline: the alerts name the top frame */
 		ustack_report(&rep, (unsigned)d->conf.ustack_max, so.read_timeout_ms);
 		struct inc_change *ch;
@@ -1000,6 +1007,7 @@ out:
 	free(d.runners);
 	kmsg_free(&d.kmsg);
 	d.rates = rates_close(d.rates);
+	latency_state_free(&d.latency);
 	sig_free(&d.sigs);
 	conf_free(&d.conf);
 	if (!idle) {

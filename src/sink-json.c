@@ -158,7 +158,10 @@ static json_object *finding_json(const struct cgw_report *r, const struct cgw_fi
 		l += n + (l[n] == '\n');
 	}
 	json_object_object_add(o, "evidence", ev);
-	json_object_object_add(o, "remedies", strv_json(s->remedies, s->nremedies));
+	const struct cgw_sig *rs = f->family ? f->family : s;   /* a latency finding's family */
+	if (f->family)
+		json_object_object_add(o, "family", json_object_new_string(f->family->id));
+	json_object_object_add(o, "remedies", strv_json(rs->remedies, rs->nremedies));
 	json_object_object_add(o, "references", strv_json(s->references, s->nreferences));
 	return o;
 }
