@@ -185,8 +185,8 @@ static ssize_t lat_task(struct cgw_report *r, const struct cgw_runq_task *q, int
 	ssize_t i = task_index(s, q->tid);
 	struct cgw_task *t;
 	if (i < 0) {
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? 2 * s->cap : 16;
+		if (s->n >= s->cap) {             /* cap may lag n where t grew by n alone */
+			size_t cap = s->n + 16;
 			struct cgw_task *v = try_reallocarray(s->t, cap, sizeof(*v));
 			if (!v)
 				return -1;

@@ -243,11 +243,13 @@ static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE
 	else
 		fprintf(out, ": %s for %s, ", t->state == 'D' ? "blocked (D)" : "runnable (R), not run",
 		        duration_text(s, m, n, dur, sizeof(dur)));
-	if (n == 1)
-		fprintf(out, "CPU %d", t->cpu);
+	if (t->suspect == SUSPECT_LATENCY)    /* its CPU is in its part, said above */
+		fprintf(out, "%s", policy_name(t->policy));
+	else if (n == 1)
+		fprintf(out, "CPU %d, %s", t->cpu, policy_name(t->policy));
 	else
-		fprintf(out, "CPU%s %s", strpbrk(cpul, ",-") ? "s" : "", cpul);
-	fprintf(out, ", %s", policy_name(t->policy));
+		fprintf(out, "CPU%s %s, %s", strpbrk(cpul, ",-") ? "s" : "", cpul,
+		        policy_name(t->policy));
 	if (t->rt_priority)
 		fprintf(out, "/%u", t->rt_priority);
 	if (t->cgroup[0])
