@@ -1996,12 +1996,42 @@ struct cgw_runq_cpu {
 	struct cgw_runq_task held;        /* the task that ran longest on the CPU (ms: its run
 	                                     time in the interval); tid 0 when unknown */
 };
+enum { RUNQ_HOUSEKEEPING, RUNQ_ISOLATED, RUNQ_NGROUPS };
+struct cgw_runq_total {                   /* a CPU group's waits since the daemon started */
+	unsigned long long count;
+	unsigned long long buckets[RUNQ_BUCKETS];
+	double sum_ms;
+};
 struct cgw_runq {
 	const char *source;               /* where the waits come from, e.g. "sched_switch" */
 	double interval_s;                /* the window the counts cover */
 	struct cgw_runq_cpu *cpu; size_t ncpu;
 	char missing[256];                /* measurements this kernel could not make, "" none */
+	bool exact;                       /* each wait measured (the tracepoint); else a mean
+	                                     wait per slice (schedstat): coarser */
+	struct cgw_runq_total total[RUNQ_NGROUPS];   /* cumulative: the metrics' histograms */
 };
+
+/* ---- parse-runq.c: run-queue waits, pure (histograms, /proc/TID/schedstat) ---- */
+
+/* /proc/TID/schedstat, "RUN_NS WAIT_NS SLICES\n" (sched_info: time on the CPU, time
+ * runnable waiting on a run queue, times it got a CPU). 0, or -EINVAL / -ERANGE. */
+struct cgw_schedstat { uint64_t run_ns, wait_ns, slices; };
+int parse_schedstat(const char *buf, struct cgw_schedstat *out);
+/* The log2 bucket of a wait of us microseconds: k with 2^k <= us < 2^(k+1), 0 below 2,
+ * RUNQ_BUCKETS - 1 at most. */
+unsigned runq_bucket(uint64_t us);
+/* The q-quantile (0 < q <= 1) of a RUNQ_BUCKETS histogram, in ms: the bucket holding it,
+ * interpolated linearly across the bucket's span (so within a factor of 2 of the true wait:
+ * the resolution of log2 buckets), at most max_ms when max_ms > 0; 0 for an empty one. */
+double runq_quantile(const unsigned long long *buckets, double q, double max_ms);
+/* c's count, sum_ms, p50_ms and p99_ms from its buckets (max_ms kept: the quantiles are
+ * capped by it when it is known). */
+void runq_summarize(struct cgw_runq_cpu *c);
+/* Keep t among c's longest waits (c->waited, longest first, at most 4). */
+void runq_waited_add(struct cgw_runq_cpu *c, const struct cgw_runq_task *t);
+/* Add c's counts to the running total of its group. */
+void runq_total_add(struct cgw_runq_total *tot, const struct cgw_runq_cpu *c);
 
 struct cgw_rates;
 struct cgw_report {
