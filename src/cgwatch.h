@@ -272,6 +272,7 @@ struct cgw_conf {
 	bool recorder_cpuset_opens;    /* [recorder] cpuset_opens: record cpuset.mems opens */
 	char *recorder_instance;       /* [recorder] instance: instances/NAME of tracefs */
 	char *recorder_sched_switch;   /* [recorder] sched_switch: auto, no or a CPU list */
+	int latency_runq;              /* [latency] runq: RUNQ_MODE_AUTO, _SCHEDSTAT or _OFF */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -1421,6 +1422,24 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
  * /proc/TID/stack is read as before. */
 void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s);
 
+/* ---- source-runq.c: run-queue latency over the interval between two samples ---- */
+
+enum { RUNQ_MODE_AUTO, RUNQ_MODE_SCHEDSTAT, RUNQ_MODE_OFF };   /* [latency] runq */
+struct cgw_runq_src;
+struct cgw_runq;
+/* Start measuring: RUNQ_MODE_AUTO loads the sched_switch program (src/bpf/runqlat.bpf.c)
+ * where BPF tracing is allowed, else (or RUNQ_MODE_SCHEDSTAT) the /proc/TID/schedstat
+ * deltas of the threads each scan reads. why (cap bytes) names the source and why it was
+ * chosen. NULL only out of memory. */
+struct cgw_runq_src *runq_open(int mode, char *why, size_t cap);
+void runq_src_free(struct cgw_runq_src *s);
+/* The waits per online CPU since the last sample (or runq_open) into out (out->cpu
+ * allocated: runq_free), the per-group totals since runq_open with them; scan gives the
+ * topology and, for schedstat, its threads (the first sample of a thread has no delta).
+ * 0, -ENOMEM, or -errno of the map read. */
+int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_runq *out);
+void runq_free(struct cgw_runq *r);
+
 /* ---- source-read.c: the scan's reads that can fail ---- */
 
 /* Deadline reads that time out in one scan before the rest of its risky reads are skipped:
@@ -2047,6 +2066,7 @@ struct cgw_report {
 	const struct cgw_recwin *recorder; /* the flight recorder's readout (its timeline), or NULL */
 	const struct cgw_pressure *pressure; /* PSI at this scan, or NULL (not measured) */
 	const struct cgw_runq *runq;      /* run-queue latency over the interval, or NULL */
+	const char *runq_why;             /* why runq is NULL (not measured), or NULL */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,
@@ -2313,6 +2333,15 @@ struct json_object *recorder_json(const struct cgw_recwin *w);
 struct json_object;
 /* The incident as the "incident" object of a report. */
 struct json_object *incident_json(const struct incident *i, enum inc_state state);
+
+/* ---- sink-runq.c: run-queue latency out ---- */
+
+/* The report's `runq` object: source, interval, per CPU count, p50/p99/max, the longest
+ * waits and the task that held the CPU; for r NULL, source null and why (not measured). */
+struct json_object *runq_json(const struct cgw_runq *r, const char *why);
+/* The Prometheus histogram cgwatch_runq_latency_seconds per CPU group (cumulative: r's
+ * totals) and the gauge cgwatch_runq_latency_p99_seconds per CPU, appended to b. */
+void metrics_runq(struct strbuf *b, const struct cgw_runq *r);
 
 /* ---- sink-report.c, sink-journal.c, sink-metrics.c: where incidents go ---- */
 
