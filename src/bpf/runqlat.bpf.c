@@ -1,11 +1,13 @@
-/* runqlat.bpf.c: run-queue latency inside the kernel. One tp_btf program on sched_switch:
- * the task switched in has waited on this run queue since the scheduler's own enqueue stamp,
- * sched_info.last_queued (set on every wakeup, new task and preemption that leaves a task
- * runnable: CONFIG_SCHED_INFO, the /proc/TID/schedstat accounting), and the run queue's
- * clock now (rq->clock, updated by __schedule before the tracepoint) is the clock that
- * stamp was taken on: now - last_queued is the very run_delay the kernel is about to add.
- * So one tracepoint does what runqlat's three do (sched_wakeup, sched_wakeup_new, and
- * sched_switch with the prev task's state), without a map keyed by task.
+/* runqlat.bpf.c: run-queue latency inside the kernel. One tp_btf program on sched_switch,
+ * built on the scheduler's own accounting (CONFIG_SCHED_INFO, what /proc/TID/schedstat
+ * shows): sched_info.run_delay, the time a task has waited runnable on a run queue, from
+ * every enqueue (a wakeup, a new task, a preempted task left runnable) to when it got the
+ * CPU, and sched_info.pcount, the times it got one. When a task leaves the CPU it has
+ * arrived once since it last left: the growth of its run_delay since then is that one wait,
+ * exactly as the kernel measured it. So one tracepoint does what runqlat's three do
+ * (sched_wakeup, sched_wakeup_new, and sched_switch with the prev task's state), and the
+ * only per-task state is the two counters at its last switch-out, in task-local storage
+ * (no map keyed by pid, no lock on the lookup). The wait is counted on the CPU it ran on.
  *
  * Per CPU (a per-CPU array: no lock, no shared cache line) and per interval: a log2
  * histogram of waits in us, their count, sum and maximum, the 4 longest with the task, and
@@ -24,7 +26,8 @@
 char LICENSE[] SEC("license") = "GPL";
 
 struct sched_info {
-	unsigned long long last_queued;
+	unsigned long pcount;
+	unsigned long long run_delay;
 } __attribute__((preserve_access_index));
 struct task_struct {
 	int pid, tgid;
@@ -32,9 +35,6 @@ struct task_struct {
 	struct sched_info sched_info;
 	char comm[16];
 } __attribute__((preserve_access_index));
-struct rq { __u64 clock; } __attribute__((preserve_access_index));
-
-extern struct rq runqueues __ksym;
 
 __u32 epoch = 0;                        /* the slot written: epoch & 1 (the reader flips it) */
 
@@ -44,6 +44,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct runqrec);
 } stats SEC(".maps");
+
+struct seen { __u64 run_delay, pcount; };   /* a task's counters at its last switch-out */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct seen);
+} seen SEC(".maps");
 
 struct running { __u64 since; __s32 tid; __u32 pad; };
 struct {
@@ -83,25 +91,32 @@ int cgw_switch(__u64 *ctx)
 	/* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next, ...) */
 	struct task_struct *prev = (struct task_struct *)ctx[1];
 	struct task_struct *next = (struct task_struct *)ctx[2];
-	struct rq *rq = bpf_this_cpu_ptr(&runqueues);
-	__u64 now = rq->clock;
+	__u64 now = bpf_ktime_get_ns();
 	__u32 k = epoch & 1, z = 0;
 	struct runqrec *s = bpf_map_lookup_elem(&stats, &k);
 	struct running *c = bpf_map_lookup_elem(&running, &z);
 	if (!s || !c)
 		return 0;
-	int ptid = prev->pid, ntid = next->pid;
+	int ptid = prev->pid;
 	if (ptid && c->tid == ptid && c->since && now > c->since) {
 		__u64 ran = now - c->since;
 		if (ran > s->held.ns)
 			fill(&s->held, prev, ran);
 	}
 	c->since = now;
-	c->tid = ntid;
-	__u64 q = next->sched_info.last_queued;
-	if (!ntid || !q || now < q)
+	c->tid = next->pid;
+	if (!ptid)
+		return 0;                     /* the idle task */
+	struct seen *st = bpf_task_storage_get(&seen, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st)
 		return 0;
-	__u64 d = now - q;
+	__u64 rd = prev->sched_info.run_delay, pc = prev->sched_info.pcount;
+	__u64 last_rd = st->run_delay, last_pc = st->pcount;
+	st->run_delay = rd;
+	st->pcount = pc;
+	if (!last_pc || pc != last_pc + 1 || rd < last_rd)
+		return 0;                     /* first seen, or switches missed */
+	__u64 d = rd - last_rd;
 	s->count++;
 	s->sum_ns += d;
 	if (d > s->max_ns)
@@ -115,11 +130,11 @@ int cgw_switch(__u64 *ctx)
 #pragma unroll
 	for (int i = RUNQREC_WAITED - 1; i > 0; i--) {
 		if (d <= s->waited[i - 1].ns) {
-			fill(&s->waited[i], next, d);
+			fill(&s->waited[i], prev, d);
 			return 0;
 		}
 		s->waited[i] = s->waited[i - 1];
 	}
-	fill(&s->waited[0], next, d);
+	fill(&s->waited[0], prev, d);
 	return 0;
 }
