@@ -276,6 +276,7 @@ struct cgw_conf {
 	                                  opens a latency finding, 0 off */
 	double latency_runq_scans;     /* [latency] runq_scans: consecutive scans past it (daemon) */
 	double latency_runq_min_waits; /* [latency] runq_min_waits: waits a p99 needs to count */
+	int latency_runq;              /* [latency] runq: RUNQ_MODE_AUTO, _SCHEDSTAT or _OFF */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -1432,6 +1433,24 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
  * /proc/TID/stack is read as before. */
 void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s);
 
+/* ---- source-runq.c: run-queue latency over the interval between two samples ---- */
+
+enum { RUNQ_MODE_AUTO, RUNQ_MODE_SCHEDSTAT, RUNQ_MODE_OFF };   /* [latency] runq */
+struct cgw_runq_src;
+struct cgw_runq;
+/* Start measuring: RUNQ_MODE_AUTO loads the sched_switch program (src/bpf/runqlat.bpf.c)
+ * where BPF tracing is allowed, else (or RUNQ_MODE_SCHEDSTAT) the /proc/TID/schedstat
+ * deltas of the threads each scan reads. why (cap bytes) names the source and why it was
+ * chosen. NULL only out of memory. */
+struct cgw_runq_src *runq_open(int mode, char *why, size_t cap);
+void runq_src_free(struct cgw_runq_src *s);
+/* The waits per online CPU since the last sample (or runq_open) into out (out->cpu
+ * allocated: runq_free), the per-group totals since runq_open with them; scan gives the
+ * topology and, for schedstat, its threads (the first sample of a thread has no delta).
+ * 0, -ENOMEM, or -errno of the map read. */
+int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_runq *out);
+void runq_free(struct cgw_runq *r);
+
 /* ---- source-read.c: the scan's reads that can fail ---- */
 
 /* Deadline reads that time out in one scan before the rest of its risky reads are skipped:
@@ -2024,12 +2043,42 @@ struct cgw_runq_cpu {
 	struct cgw_runq_task held;        /* the task that ran longest on the CPU (ms: its run
 	                                     time in the interval); tid 0 when unknown */
 };
+enum { RUNQ_HOUSEKEEPING, RUNQ_ISOLATED, RUNQ_NGROUPS };
+struct cgw_runq_total {                   /* a CPU group's waits since the daemon started */
+	unsigned long long count;
+	unsigned long long buckets[RUNQ_BUCKETS];
+	double sum_ms;
+};
 struct cgw_runq {
 	const char *source;               /* where the waits come from, e.g. "sched_switch" */
 	double interval_s;                /* the window the counts cover */
 	struct cgw_runq_cpu *cpu; size_t ncpu;
 	char missing[256];                /* measurements this kernel could not make, "" none */
+	bool exact;                       /* each wait measured (the tracepoint); else a mean
+	                                     wait per slice (schedstat): coarser */
+	struct cgw_runq_total total[RUNQ_NGROUPS];   /* cumulative: the metrics' histograms */
 };
+
+/* ---- parse-runq.c: run-queue waits, pure (histograms, /proc/TID/schedstat) ---- */
+
+/* /proc/TID/schedstat, "RUN_NS WAIT_NS SLICES\n" (sched_info: time on the CPU, time
+ * runnable waiting on a run queue, times it got a CPU). 0, or -EINVAL / -ERANGE. */
+struct cgw_schedstat { uint64_t run_ns, wait_ns, slices; };
+int parse_schedstat(const char *buf, struct cgw_schedstat *out);
+/* The log2 bucket of a wait of us microseconds: k with 2^k <= us < 2^(k+1), 0 below 2,
+ * RUNQ_BUCKETS - 1 at most. */
+unsigned runq_bucket(uint64_t us);
+/* The q-quantile (0 < q <= 1) of a RUNQ_BUCKETS histogram, in ms: the bucket holding it,
+ * interpolated linearly across the bucket's span (so within a factor of 2 of the true wait:
+ * the resolution of log2 buckets), at most max_ms when max_ms > 0; 0 for an empty one. */
+double runq_quantile(const unsigned long long *buckets, double q, double max_ms);
+/* c's count, sum_ms, p50_ms and p99_ms from its buckets (max_ms kept: the quantiles are
+ * capped by it when it is known). */
+void runq_summarize(struct cgw_runq_cpu *c);
+/* Keep t among c's longest waits (c->waited, longest first, at most 4). */
+void runq_waited_add(struct cgw_runq_cpu *c, const struct cgw_runq_task *t);
+/* Add c's counts to the running total of its group. */
+void runq_total_add(struct cgw_runq_total *tot, const struct cgw_runq_cpu *c);
 
 struct cgw_rates;
 struct cgw_report {
@@ -2049,6 +2098,7 @@ struct cgw_report {
 	                                     a latency finding's rates are compared with */
 	struct cgw_latency *latency;      /* the daemon's latency streaks across scans, or NULL:
 	                                     one look decides (diagnose-latency.c) */
+	const char *runq_why;             /* why runq is NULL (not measured), or NULL */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,
@@ -2347,6 +2397,15 @@ struct json_object *recorder_json(const struct cgw_recwin *w);
 struct json_object;
 /* The incident as the "incident" object of a report. */
 struct json_object *incident_json(const struct incident *i, enum inc_state state);
+
+/* ---- sink-runq.c: run-queue latency out ---- */
+
+/* The report's `runq` object: source, interval, per CPU count, p50/p99/max, the longest
+ * waits and the task that held the CPU; for r NULL, source null and why (not measured). */
+struct json_object *runq_json(const struct cgw_runq *r, const char *why);
+/* The Prometheus histogram cgwatch_runq_latency_seconds per CPU group (cumulative: r's
+ * totals) and the gauge cgwatch_runq_latency_p99_seconds per CPU, appended to b. */
+void metrics_runq(struct strbuf *b, const struct cgw_runq *r);
 
 /* ---- sink-report.c, sink-journal.c, sink-metrics.c: where incidents go ---- */
 

@@ -101,7 +101,9 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 		log_debug("cannot read %s: %s; kernel reports are not linked", cesc(kpath),
 		          strerror(-kr));
 	struct cgw_report rep = { .scan = &scan, .conf = conf, .all = s->all, .verbose = s->verbose,
-	                          .threshold_s = conf->blocked_warning_s, .kmsg = &km };
+	                          .threshold_s = conf->blocked_warning_s, .kmsg = &km,
+	                          .runq_why = "a single snapshot has no interval: the daemon "
+	                                      "measures run-queue latency between its scans" };
 	struct check_rates cr = { .live = root == NULL, .want = root || s->rates,
 	                          .timeout_ms = timeout_ms };
 	int rc = check_diagnose(&rep, sigs, check_rates, &cr);   /* says why it failed */

@@ -237,6 +237,8 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 		json_object_object_add(o, "rates", rates_json(r->rates));
 	if (r->recorder)
 		json_object_object_add(o, "recorder", recorder_json(r->recorder));
+	if (r->runq || r->runq_why)
+		json_object_object_add(o, "runq", runq_json(r->runq, r->runq_why));
 	return o;
 }
 

@@ -242,6 +242,7 @@ SEEDS = {
     "group": lambda: iter([b"root:x:0:\nalice:x:1000:\ndevs:x:5001:alice,bob\n",
                            b"127.0.0.1 localhost\n127.0.1.1 web-01.corp.example web-01\n"
                            b"10.0.0.7 web-01.lan mail # here\n2001:db8::7 web-01\n"]),
+    "schedstat": lambda: iter([b"1848513 54321 12\n", b"0 0 0\n", b"184851399 49000123 7\n"]),
     "numbers": lambda: (l.split(b":", 1)[1].strip() for f in files(FIX + "proc/**/sched")
                         for l in f.split(b"\n")[:12] if b":" in l),
 }

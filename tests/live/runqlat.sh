@@ -1,0 +1,70 @@
+#!/bin/bash
+# live-runqlat: run-queue latency per CPU, as the daemon measures it ([latency] runq = auto,
+# the sched_switch program), through `cgwatch runq --interval 2` (one interval, the report's
+# JSON runq object). A SCHED_OTHER task on CPU 1 sleeps 1 ms in a loop. First alone: CPU 1's
+# p99 is whatever the host's load gives it, and no SCHED_FIFO task holds CPU 1. Then a
+# SCHED_FIFO/50 spinner on CPU 1 spins 49 ms and sleeps 1 ms, over and over: every other
+# task on CPU 1 waits for it, so CPU 1's p99 and longest wait rise to tens of ms (p99 at
+# least 20 ms, and above the first measurement's; max at least 30 ms), and CPU 1's `held`
+# names the spinner, SCHED_FIFO priority 50, for at least 30 ms without a switch.
+# The spinner ends itself at its own deadline (8 s) and is killed from CPU 0 at SCHED_FIFO 99;
+# the test and cgwatch stay on CPU 0.
+. "$(dirname "$0")/lib.sh"
+live_init runqlat
+live_require_root
+live_require_tools jq timeout taskset chrt
+live_require_helpers runqspin
+live_require_binary
+live_mktemp
+[ "$(nproc --all)" -ge 2 ] && grep -q '^1$' /sys/devices/system/cpu/cpu1/online 2>/dev/null ||
+	live_skip "needs a second CPU online"
+taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
+
+# kill PID from CPU 0 at a priority above the spinner's (a same-priority kill on its CPU
+# might never run)
+hard_kill() {
+	[ -n "$1" ] || return 0
+	taskset -c 0 chrt -f 99 kill -KILL "$1" 2>/dev/null
+	live_kill_wait "$1"
+}
+live_on_exit 'hard_kill "$SPIN"'
+live_on_exit 'hard_kill "$SLEEPER"'
+
+# cpu1 FILE: CPU 1's object of a runq JSON
+cpu1() { jq -c '[.cpus[] | select(.cpu == 1)][0] // empty' "$1"; }
+measure() {
+	live_cgwatch "$LIVE_TMP/$1.json" "$LIVE_TMP/$1.err" runq --interval 2
+	[ "$CG_RC" = 0 ] || live_fail "$1: cgwatch runq exit $CG_RC: $(head -c 300 "$LIVE_TMP/$1.err")"
+	jq -e '.cpus | length >= 2' "$LIVE_TMP/$1.json" >/dev/null ||
+		live_fail "$1: no per-CPU runq object: $(head -c 300 "$LIVE_TMP/$1.json")"
+}
+
+"$LIVE_BIN/runqspin" 1 0 20 0 1 >"$LIVE_TMP/sleeper.out" 2>&1 &
+SLEEPER=$!
+live_wait_for 3 grep -q '^running ' "$LIVE_TMP/sleeper.out" || live_fail "setup: sleeper: $(cat "$LIVE_TMP/sleeper.out")"
+
+measure base
+src=$(jq -r .source "$LIVE_TMP/base.json")
+[ "$src" = sched_switch ] || live_skip "the sched_switch program does not load here: $(jq -r .why "$LIVE_TMP/base.json")"
+base=$(cpu1 "$LIVE_TMP/base.json")
+jq -e '.count > 0' <<<"$base" >/dev/null || live_fail "base: no wait counted on CPU 1 while a task sleeps and wakes there: $base"
+jq -e '(.held.comm == "runqspin" and .held.policy == "SCHED_FIFO") | not' <<<"$base" >/dev/null ||
+	live_fail "base: a SCHED_FIFO runqspin held CPU 1 before the spinner started: $base"
+
+"$LIVE_BIN/runqspin" 1 50 8 49 1 >"$LIVE_TMP/spin.out" 2>&1 &
+SPIN=$!
+live_wait_for 3 grep -q '^running ' "$LIVE_TMP/spin.out" || live_fail "setup: spinner: $(cat "$LIVE_TMP/spin.out")"
+sleep 0.3
+measure spin
+hard_kill "$SPIN"
+SPIN=
+spin=$(cpu1 "$LIVE_TMP/spin.json")
+
+jq -e '.held.comm == "runqspin" and .held.policy == "SCHED_FIFO" and .held.rt_priority == 50 and .held.ms >= 30' \
+	<<<"$spin" >/dev/null || live_fail "CPU 1's held is not the spinner (SCHED_FIFO/50, >= 30 ms): $spin"
+jq -e '.p99_ms >= 20 and .max_ms >= 30' <<<"$spin" >/dev/null ||
+	live_fail "CPU 1's waits did not rise to tens of ms with the spinner (want p99 >= 20, max >= 30): $spin"
+b99=$(jq .p99_ms <<<"$base") s99=$(jq .p99_ms <<<"$spin")
+awk -v b="$b99" -v s="$s99" 'BEGIN { exit !(s > b) }' ||
+	live_fail "CPU 1's p99 with the spinner ($s99 ms) is not above without it ($b99 ms)"
+live_pass "CPU 1 p99 $b99 ms alone, $s99 ms with the spinner (max $(jq .max_ms <<<"$spin") ms); held: $(jq -r '"\(.held.comm) \(.held.policy)/\(.held.rt_priority) \(.held.ms) ms"' <<<"$spin")"
