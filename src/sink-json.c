@@ -234,6 +234,8 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 		json_object_object_add(o, "rates", rates_json(r->rates));
 	if (r->recorder)
 		json_object_object_add(o, "recorder", recorder_json(r->recorder));
+	if (r->pressure)
+		json_object_object_add(o, "pressure", pressure_json(r->pressure));
 	return o;
 }
 
