@@ -232,6 +232,20 @@ void record_free(struct rec_entry *list);
 
 /* ---- conf.c ---- */
 
+/* A [pressure] setting: the kernel's PSI trigger (Documentation/accounting/psi.rst): "some"
+ * or "full" stall of stall_us within window_us; on false: "no". */
+struct cgw_psi_trigger { bool on, full; unsigned stall_us, window_us; };
+#define PSI_WINDOW_MIN_US 500000u         /* the windows the kernel takes: 500 ms .. 10 s */
+#define PSI_WINDOW_MAX_US 10000000u
+/* Parse a [pressure] value: "no", or "some|full STALL WINDOW" with durations such as 500ms,
+ * 1s, 1.5s, 250000us (stall > 0 and <= window, window 500 ms..10 s, whole microseconds).
+ * 0, or -EINVAL with why in err (cap bytes). Pure. */
+int psi_trigger_parse(const char *s, struct cgw_psi_trigger *t, char *err, size_t cap);
+/* t as a [pressure] value ("some 500ms 1s", "no") into buf; returns buf. */
+const char *psi_trigger_format(const struct cgw_psi_trigger *t, char *buf, size_t cap);
+/* A duration in microseconds as a person reads it: "500 ms", "1 s", "1.5 s", "250 us". */
+const char *psi_us_text(unsigned us, char *buf, size_t cap);
+
 /* [scan] source: the task iterator where the kernel allows it, else /proc; or /proc always */
 enum cgw_scan_source { SCAN_SOURCE_AUTO = 0, SCAN_SOURCE_PROC };
 
@@ -277,6 +291,7 @@ struct cgw_conf {
 	double latency_runq_scans;     /* [latency] runq_scans: consecutive scans past it (daemon) */
 	double latency_runq_min_waits; /* [latency] runq_min_waits: waits a p99 needs to count */
 	int latency_runq;              /* [latency] runq: RUNQ_MODE_AUTO, _SCHEDSTAT or _OFF */
+	struct cgw_psi_trigger pressure[3];  /* [pressure] cpu, memory, io (enum cgw_psi_res) */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -1110,6 +1125,16 @@ struct unit_cpus {
  * ("numa", a bad list: systemd ignores those lines too). */
 int parse_unit_cpus(const char *text, size_t len, struct unit_cpus *u);
 
+/* ---- parse-psi.c: pressure files, /proc/pressure/FILE and a cgroup v2 directory's RES.pressure (pure) ---- */
+
+struct cgw_psi;
+/* A pressure file's text (NUL-terminated) into p: its "some" line and its "full" line (not
+ * there on kernels before 5.13 for cpu, and on older ones: p->full.have false). 0; or -EINVAL
+ * with why in err, naming the line ("line 2: ..."), p then all false. */
+int psi_parse(const char *buf, struct cgw_psi *p, char *err, size_t cap);
+/* "cpu", "memory", "io" for enum cgw_psi_res; "?" otherwise. */
+const char *psi_res_name(int res);
+
 /* ---- parse-trace.c: a tracefs instance's text `trace` file, the flight recorder's events (pure) ---- */
 /* One event line, as the kernel prints it (trace_clock mono: seconds of CLOCK_MONOTONIC):
  *            mkdir-4242    [001] .....  5123.456789: cgroup_mkdir: root=14 id=2 level=1 path=/c0
@@ -1510,6 +1535,26 @@ struct lat_reader {
 /* The reader latency_diagnose is given on a host or a replayed tree: /proc/TID/stat and
  * cgroup, /proc/TID/stack, each with the deadline ctx points at (unsigned ms). */
 extern const struct lat_reader latency_proc_reader;
+/* ---- source-psi.c: pressure (PSI) read from the host, and the kernel's triggers ---- */
+
+struct cgw_psi_src;
+struct cgw_pressure;
+struct cgw_psi_trigger;
+struct cgw_report;
+/* /proc/pressure/{cpu,memory,io} opened for reading, kept open (a file that cannot be opened
+ * is said by each psi_read_sys). NULL without memory. */
+struct cgw_psi_src *psi_src_open(void);
+void psi_src_free(struct cgw_psi_src *s);
+/* One pread of each system file into p->sys (recorded when a capture records), why one was
+ * not read or parsed into p->error. Returns the number read. */
+int psi_read_sys(struct cgw_psi_src *src, struct cgw_pressure *p);
+/* Register t as the kernel's trigger on /proc/pressure/RES: the fd (O_RDWR, O_NONBLOCK) to poll
+ * for POLLPRI, or -errno with why in out (cap bytes). */
+int psi_trigger_open(int res, const struct cgw_psi_trigger *t, char *why, size_t cap);
+/* The pressure files of the v2 cgroups of r's findings' tasks into p->cg (at most 64
+ * cgroups; scan_read, the deadline; what cannot be read is named with scan_unreadable).
+ * 0, or -ENOMEM (p->cg is then partial). */
+int psi_read_cgroups(struct cgw_report *r, struct cgw_pressure *p, unsigned timeout_ms);
 
 /* ---- source-waitfile.c: the file a blocked suspect waits on ---- */
 
@@ -2022,7 +2067,15 @@ struct cgw_pressure {
 	bool crossed[PSI_NRES];           /* past its [pressure] threshold, or its trigger fired
 	                                     since the last scan */
 	char why[PSI_NRES][160];          /* what crossed, as a sentence; "" when not */
+	/* added by the PSI source (source-psi.c, diagnose-psi.c) */
+	struct cgw_psi_trigger trig[PSI_NRES];  /* the thresholds decided against ([pressure]) */
+	bool fired[PSI_NRES];             /* the kernel's trigger fired since the last scan */
+	bool triggers;                    /* the kernel's triggers are registered (the daemon) */
+	char error[PSI_NRES][256];        /* why a system file was not read, "" when it was */
 };
+/* avg10 (percent) at or above this is worth a line: an evidence line of a finding's cgroup,
+ * the text report's system-wide line */
+#define PSI_FLOOR_PCT 5.0
 
 #define RUNQ_BUCKETS 32                   /* log2 buckets of waits in microseconds: bucket k
                                              counts waits in [2^k, 2^(k+1)) us, 0 also < 1 us */
@@ -2139,6 +2192,18 @@ const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates 
  * rstat-flush, what this kernel could not measure. 0, or -ENOMEM. */
 int latency_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs,
                      const struct lat_reader *rd);
+/* ---- diagnose-psi.c: pressure against its thresholds, and as evidence (pure) ---- */
+
+/* p->crossed and p->why of each resource from p->sys, p->trig and p->fired: crossed when its
+ * trigger fired since the last scan, or its avg10 is at or above stall/window; off ("no")
+ * resources never cross. */
+void pressure_decide(struct cgw_pressure *p);
+/* The pressure of cgroup c at or above PSI_FLOOR_PCT as one line ("/system.slice/db.service:
+ * cpu some avg10 42 %, io some avg10 12 % (full 8 %)") into buf; "" when none. Returns buf. */
+const char *pressure_cgroup_line(const struct cgw_psi_cgroup *c, char *buf, size_t cap);
+/* An evidence line on each finding for each cgroup of its tasks (p->cg) with pressure at or
+ * above the floor. */
+void pressure_link(struct cgw_report *r, const struct cgw_pressure *p);
 
 /* ---- diagnose-lock.c: the owner of the lock a blocked task waits on (the scan's iterator) ---- */
 
@@ -2378,6 +2443,18 @@ struct json_object *report_json_build(const struct cgw_report *r, ssize_t only);
 void report_text_sources(const struct cgw_report *r, FILE *out);
 /* The text report of finding k alone, after a header line of the caller's. */
 void report_text_finding(const struct cgw_report *r, size_t k, FILE *out);
+
+/* ---- sink-psi.c: pressure (PSI) in the reports and the metrics ---- */
+
+/* The report's "pressure" object: system (per resource: some, full, threshold, crossed, why,
+ * trigger_fired, error), triggers, cgroups (path and each resource's some and full). */
+struct json_object *pressure_json(const struct cgw_pressure *p);
+/* "Pressure (PSI, avg10): cpu some 42 %, ..." when a resource is at or above the floor, then
+ * a line for each that crossed its threshold. Nothing when r->pressure is NULL. */
+void report_text_pressure(const struct cgw_report *r, FILE *out);
+/* The metrics of p appended to b: cgwatch_pressure_avg{10,60,300}_ratio{resource,kind},
+ * cgwatch_pressure_stall_seconds_total{resource,kind}, cgwatch_pressure_crossed{resource}. */
+void metrics_pressure(struct strbuf *b, const struct cgw_pressure *p);
 
 /* ---- sink-recorder.c: the flight recorder's readout in a report ---- */
 

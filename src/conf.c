@@ -6,7 +6,7 @@
 #include "cgwatch.h"
 
 enum conf_type { CT_SECONDS, CT_NUMBER, CT_PATH, CT_PATH_OR_EMPTY, CT_BOOL, CT_IOCLASS, CT_NAME,
-                 CT_SOURCE, CT_CPUS_AUTO, CT_RUNQ };
+                 CT_SOURCE, CT_CPUS_AUTO, CT_RUNQ, CT_PSI };
 
 struct conf_key {
 	const char *section, *key;
@@ -65,7 +65,110 @@ static const struct conf_key conf_keys[] = {
 	NUM("latency", "runq_p99_ms", latency_runq_p99_ms, 0, 60000),
 	NUM("latency", "runq_scans", latency_runq_scans, 1, 1000),
 	NUM("latency", "runq_min_waits", latency_runq_min_waits, 1, 1000000),
+	KEY("pressure", "cpu", CT_PSI, pressure[0]),
+	KEY("pressure", "memory", CT_PSI, pressure[1]),
+	KEY("pressure", "io", CT_PSI, pressure[2]),
 };
+
+/* One duration of a trigger: a decimal number and its unit (us, ms, s), whole microseconds. */
+static int psi_duration(const char *s, size_t n, unsigned *us)
+{
+	char num[32];
+	size_t d = 0;
+	while (d < n && ((s[d] >= '0' && s[d] <= '9') || s[d] == '.'))
+		d++;
+	const char *unit = s + d;
+	size_t un = n - d;
+	double mult = un == 2 && !strncmp(unit, "us", 2) ? 1 : un == 2 && !strncmp(unit, "ms", 2) ?
+	              1e3 : un == 1 && unit[0] == 's' ? 1e6 : 0;
+	double v;
+	if (d == 0 || d >= sizeof(num) || mult == 0)
+		return -EINVAL;
+	memcpy(num, s, d);
+	num[d] = '\0';
+	if (parse_seconds(num, 0, 1e6, &v) < 0)
+		return -EINVAL;
+	v *= mult;
+	if (v > 4e9 || v != (double)(unsigned long long)v)
+		return -ERANGE;               /* more than the kernel's u32, or a fraction of a us */
+	*us = (unsigned)v;
+	return 0;
+}
+
+int psi_trigger_parse(const char *s, struct cgw_psi_trigger *t, char *err, size_t cap)
+{
+	if (strcmp(s, "no") == 0) {
+		memset(t, 0, sizeof(*t));
+		return 0;
+	}
+	const char *tok[4];
+	size_t len[4], n = 0;
+	for (const char *p = s; *p && n < 4;) {
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		tok[n] = p;
+		len[n] = strcspn(p, " \t");
+		p += len[n++];
+	}
+	struct cgw_psi_trigger v = { .on = true };
+	if (n != 3 || !((len[0] == 4 && !strncmp(tok[0], "some", 4)) ||
+	                (len[0] == 4 && !strncmp(tok[0], "full", 4)))) {
+		snprintf(err, cap, "want no, or some|full STALL WINDOW (e.g. some 500ms 2s)");
+		return -EINVAL;
+	}
+	v.full = tok[0][0] == 'f';
+	if (psi_duration(tok[1], len[1], &v.stall_us) < 0 ||
+	    psi_duration(tok[2], len[2], &v.window_us) < 0) {
+		snprintf(err, cap, "a duration is a number of us, ms or s, whole microseconds "
+		         "(e.g. 500ms, 1.5s)");
+		return -EINVAL;
+	}
+	if (v.window_us < PSI_WINDOW_MIN_US || v.window_us > PSI_WINDOW_MAX_US) {
+		snprintf(err, cap, "the window must be 500ms..10s, as the kernel takes it");
+		return -EINVAL;
+	}
+	if (v.stall_us == 0 || v.stall_us > v.window_us) {
+		snprintf(err, cap, "the stall must be more than 0 and at most the window");
+		return -EINVAL;
+	}
+	*t = v;
+	return 0;
+}
+
+/* us as "Ns", "Nms" or "Nus", the largest unit that holds it whole. */
+static const char *psi_dur_conf(unsigned us, char *buf, size_t cap)
+{
+	if (us % 1000000 == 0)
+		snprintf(buf, cap, "%us", us / 1000000);
+	else if (us % 1000 == 0)
+		snprintf(buf, cap, "%ums", us / 1000);
+	else
+		snprintf(buf, cap, "%uus", us);
+	return buf;
+}
+
+const char *psi_trigger_format(const struct cgw_psi_trigger *t, char *buf, size_t cap)
+{
+	char a[24], b[24];
+	if (!t->on)
+		snprintf(buf, cap, "no");
+	else
+		snprintf(buf, cap, "%s %s %s", t->full ? "full" : "some",
+		         psi_dur_conf(t->stall_us, a, sizeof(a)), psi_dur_conf(t->window_us, b, sizeof(b)));
+	return buf;
+}
+
+const char *psi_us_text(unsigned us, char *buf, size_t cap)
+{
+	if (us >= 1000000)
+		snprintf(buf, cap, "%g s", us / 1e6);
+	else if (us >= 1000)
+		snprintf(buf, cap, "%g ms", us / 1e3);
+	else
+		snprintf(buf, cap, "%u us", us);
+	return buf;
+}
 
 void conf_defaults(struct cgw_conf *c)
 {
@@ -107,6 +210,11 @@ void conf_defaults(struct cgw_conf *c)
 	c->latency_runq_p99_ms = 50;
 	c->latency_runq_scans = 2;
 	c->latency_runq_min_waits = 20;
+	/* [pressure]: 2 s windows, which the kernel also takes from a process without
+	 * CAP_SYS_RESOURCE (the unit's); see cgwatch.conf for why these stalls */
+	c->pressure[0] = (struct cgw_psi_trigger){ true, false, 1500000, 2000000 };
+	c->pressure[1] = (struct cgw_psi_trigger){ true, false, 200000, 2000000 };
+	c->pressure[2] = (struct cgw_psi_trigger){ true, true, 500000, 2000000 };
 }
 
 char *conf_dump(const struct cgw_conf *c, size_t *len)
@@ -145,6 +253,11 @@ char *conf_dump(const struct cgw_conf *c, size_t *len)
 		case CT_RUNQ:
 			sb_printf(&b, "%s\n", runq_modes[*(const int *)field % 3]);
 			break;
+		case CT_PSI: {
+			char v[64];
+			sb_printf(&b, "%s\n", psi_trigger_format(field, v, sizeof(v)));
+			break;
+		}
 		}
 	}
 	if (b.lost) {
@@ -307,6 +420,15 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 				return 0;
 			}
 			*(int *)field = c;
+			break;
+		}
+		case CT_PSI: {
+			char why[128];
+			if (psi_trigger_parse(value, field, why, sizeof(why)) < 0) {
+				errorf(x->err, "%s:%d: %s: %s, ignoring: %s", cesc(x->path), line, key, why,
+				       cesc(value));
+				return 0;
+			}
 			break;
 		}
 		}

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -83,6 +84,19 @@ struct cgw_daemon {
 	double rec_skip_until;            /* a readout timed out: none until then (monotonic s) */
 	char rec_off[512];
 	struct warn_once rec_warn;
+	/* pressure (PSI): the system files, kept open; the kernel's triggers, each an IO source
+	 * that moves the next scan to now (psi_triggers, on_pressure) */
+	struct cgw_psi_src *psi;
+	struct psi_watch {
+		struct cgw_daemon *d;
+		int res;
+		struct cgw_psi_trigger t;     /* as registered */
+		sd_event_source *src;         /* NULL: not registered */
+		uint64_t moved_us;            /* when it last moved a scan (CLOCK_MONOTONIC us) */
+		uint64_t said_us;             /* when that was last logged */
+		unsigned unsaid;              /* moves since, not logged */
+	} psiw[PSI_NRES];
+	bool psi_fired[PSI_NRES];         /* since the last scan */
 };
 
 static void daemon_unlock(struct cgw_daemon *d);
@@ -723,10 +737,109 @@ static bool runq_tick(struct cgw_daemon *d, const struct cgw_scan *scan, struct 
 	return d->runq && runq_sample(d->runq, scan, out) == 0;
 }
 
+/* A PSI trigger fired: the kernel saw the stall it was given within its window. The next scan
+ * runs now, or one window after the last scan this trigger moved (at most one a window);
+ * said at most once a minute per resource, with the count of those not said. */
+static int on_pressure(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	(void)fd;
+	struct psi_watch *w = userdata;
+	struct cgw_daemon *d = w->d;
+	if (revents & (EPOLLERR | EPOLLHUP)) {       /* the file went away: no more events */
+		log_warnx("%s pressure trigger: error on /proc/pressure/%s; reading the averages "
+		          "each scan instead", psi_res_name(w->res), psi_res_name(w->res));
+		sd_event_source_set_enabled(s, SD_EVENT_OFF);
+		return 0;
+	}
+	d->psi_fired[w->res] = true;
+	uint64_t now = 0, next = 0, at;
+	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
+	at = w->moved_us && w->moved_us + w->t.window_us > now ? w->moved_us + w->t.window_us : now;
+	if (sd_event_source_get_time(d->scan_timer, &next) < 0 || at >= next)
+		return 0;                 /* the scan already due then or sooner tells it */
+	sd_event_source_set_time(d->scan_timer, at);
+	sd_event_source_set_enabled(d->scan_timer, SD_EVENT_ONESHOT);
+	w->moved_us = at;
+	if (w->said_us && now - w->said_us < 60000000ull) {
+		w->unsaid++;
+		return 0;
+	}
+	char stall[24], win[24], more[64] = "";
+	if (w->unsaid)
+		snprintf(more, sizeof(more), " (%u more time%s in the last minute)", w->unsaid,
+		         w->unsaid == 1 ? "" : "s");
+	log_warnx("%s pressure: %s %s in %s passed: scanning %s%s", psi_res_name(w->res),
+	          w->t.full ? "full" : "some", psi_us_text(w->t.stall_us, stall, sizeof(stall)),
+	          psi_us_text(w->t.window_us, win, sizeof(win)), at > now ? "within the window" :
+	          "now", more);
+	w->said_us = now;
+	w->unsaid = 0;
+	return 0;
+}
+
+/* Register the kernel's PSI triggers of [pressure] (again after a reload): said once, with
+ * why one could not be (no PSI, a sandbox, an unprivileged window); without them each scan
+ * still reads the averages. */
+static void psi_triggers(struct cgw_daemon *d)
+{
+	char on[256] = "", off[768] = "", why[256], t[48];
+	for (int r = 0; r < PSI_NRES; r++) {
+		struct psi_watch *w = &d->psiw[r];
+		w->src = sd_event_source_disable_unref(w->src);
+		w->d = d;
+		w->res = r;
+		w->t = d->conf.pressure[r];
+		w->moved_us = w->said_us = 0;
+		w->unsaid = 0;
+		if (!w->t.on)
+			continue;
+		int fd = psi_trigger_open(r, &w->t, why, sizeof(why));
+		if (fd >= 0 && sd_event_add_io(d->event, &w->src, fd, EPOLLPRI, on_pressure, w) < 0) {
+			close(fd);
+			snprintf(why, sizeof(why), "cannot watch /proc/pressure/%s in the event loop",
+			         psi_res_name(r));
+			fd = -1;
+		}
+		if (fd < 0) {
+			size_t n = strlen(off);
+			snprintf(off + n, sizeof(off) - n, "%s%s", n ? "; " : "", why);
+			continue;
+		}
+		sd_event_source_set_io_fd_own(w->src, true);
+		sd_event_source_set_description(w->src, "cgw-psi");
+		size_t n = strlen(on);
+		snprintf(on + n, sizeof(on) - n, "%s%s %s", n ? ", " : "", psi_res_name(r),
+		         psi_trigger_format(&w->t, t, sizeof(t)));
+	}
+	if (on[0])
+		log_warnx("pressure triggers: %s (a scan runs when one fires)", on);
+	if (off[0])
+		log_warnx("pressure triggers not registered: %s; those resources are read from the "
+		          "averages each scan", off);
+}
+
+/* This scan's pressure: the system files, the thresholds, the triggers fired since the last
+ * scan (then cleared). NULL when no file could be read. */
+static struct cgw_pressure *pressure_scan(struct cgw_daemon *d, struct cgw_pressure *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!d->psi || psi_read_sys(d->psi, p) == 0)
+		return NULL;
+	for (int r = 0; r < PSI_NRES; r++) {
+		p->trig[r] = d->conf.pressure[r];
+		p->fired[r] = d->psi_fired[r];
+		d->psi_fired[r] = false;
+		p->triggers |= d->psiw[r].src != NULL;
+	}
+	pressure_decide(p);
+	return p;
+}
+
 static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct cgw_daemon *d = userdata;
 	struct cgw_scan scan = { 0 };
+	struct cgw_pressure pres = { 0 };
 	struct cgw_scan_opts so = {
 		.blocked_s = d->conf.blocked_warning_s,
 		.starved_s = d->conf.starved_s,
@@ -798,7 +911,8 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		                          .rates = &rates, .runq = have_runq ? &runq : NULL,
 		                          .runq_why = have_runq ? NULL : d->runq ?
 		                                      "the first interval has not ended" :
-		                                      "[latency] runq = no" };
+		                                      "[latency] runq = no",
+		                          .pressure = pressure_scan(d, &pres) };
 		if (diagnose(&rep, &d->sigs, NULL, NULL) < 0) {   /* out of memory: scan lost */
 			warn_once(&d->scan_warn, "scan failed: out of memory classifying %zu tasks; "
 			          "trying again every %g s", scan.n, d->conf.scan_interval_s);
@@ -809,6 +923,8 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		}
 		d->rates_prev = rates;            /* what the next scan's latency compares with */
 		d->have_rates_prev = true;
+		if (rep.pressure && psi_read_cgroups(&rep, &pres, so.read_timeout_ms) == 0)
+			pressure_link(&rep, &pres);   /* the findings' cgroups' pressure */
 		/* the findings' user stacks, under the deadline: the alerts name the top frame */
 		ustack_report(&rep, (unsigned)d->conf.ustack_max, so.read_timeout_ms);
 		struct inc_change *ch;
@@ -852,6 +968,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		runq_free(&runq);
 	}
 next:
+	free(pres.cg);
 	free(d->runners);                 /* keep this scan's runners for the next one */
 	d->runners = scan.runners;
 	d->nrunners = scan.nrunners;
@@ -894,6 +1011,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 		d->conf = c;
 		d->sigs = sigs;
 		log_warnx("configuration reloaded");
+		psi_triggers(d);
 	}
 	sd_notify(0, "READY=1");
 	return 0;
@@ -1005,6 +1123,8 @@ int daemon_run(const char *config_path)
 	}
 	sd_event_source_set_description(d.scan_timer, "cgw-scan");
 	sd_event_source_set_time_accuracy(d.scan_timer, 1000);   /* 1 ms, not sd-event's 250 ms */
+	d.psi = psi_src_open();
+	psi_triggers(&d);
 	sd_event_set_watchdog(d.event, true);   /* WATCHDOG=1 from this loop only */
 	int r = sd_event_loop(d.event);
 	rc = r < 0 ? EXIT_UNREADABLE : 0;
@@ -1026,6 +1146,9 @@ out:
 		audit_job_free(d.audit);
 	hazstate_free(&d.haz);
 	free(d.audit_said);
+	for (int k = 0; k < PSI_NRES; k++)
+		sd_event_source_disable_unref(d.psiw[k].src);
+	psi_src_free(d.psi);
 	sd_event_source_unref(d.scan_timer);
 	sd_event_unref(d.event);
 	incidents_free(&d.inc);

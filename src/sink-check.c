@@ -100,13 +100,25 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 	if (kr < 0)
 		log_debug("cannot read %s: %s; kernel reports are not linked", cesc(kpath),
 		          strerror(-kr));
+	/* pressure: /proc/pressure (a replay's, when its tree holds them) against [pressure] */
+	struct cgw_pressure pres = { 0 };
+	struct cgw_psi_src *psi = psi_src_open();
+	bool have_psi = psi && psi_read_sys(psi, &pres) > 0;
+	psi_src_free(psi);
+	if (have_psi) {
+		memcpy(pres.trig, conf->pressure, sizeof(pres.trig));
+		pressure_decide(&pres);
+	}
 	struct cgw_report rep = { .scan = &scan, .conf = conf, .all = s->all, .verbose = s->verbose,
 	                          .threshold_s = conf->blocked_warning_s, .kmsg = &km,
 	                          .runq_why = "a single snapshot has no interval: the daemon "
-	                                      "measures run-queue latency between its scans" };
+	                                      "measures run-queue latency between its scans",
+	                          .pressure = have_psi ? &pres : NULL };
 	struct check_rates cr = { .live = root == NULL, .want = root || s->rates,
 	                          .timeout_ms = timeout_ms };
 	int rc = check_diagnose(&rep, sigs, check_rates, &cr);   /* says why it failed */
+	if (rc == 0 && have_psi && psi_read_cgroups(&rep, &pres, timeout_ms) == 0)
+		pressure_link(&rep, &pres);   /* the findings' cgroups' pressure */
 	if (rc == 0)                      /* the findings' user stacks, under the deadline */
 		ustack_report(&rep, (unsigned)conf->ustack_max, timeout_ms);
 	if (rc == 0) {
@@ -134,6 +146,7 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 	}
 	cr.src = rates_close(cr.src);    /* after the output: closing waits for RCU (~0.3 s here) */
 	report_free(&rep);
+	free(pres.cg);
 	kmsg_free(&km);
 	scan_free(&scan);
 	capture_free(capture);

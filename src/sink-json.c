@@ -239,6 +239,8 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 		json_object_object_add(o, "recorder", recorder_json(r->recorder));
 	if (r->runq || r->runq_why)
 		json_object_object_add(o, "runq", runq_json(r->runq, r->runq_why));
+	if (r->pressure)
+		json_object_object_add(o, "pressure", pressure_json(r->pressure));
 	return o;
 }
 

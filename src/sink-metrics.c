@@ -63,6 +63,8 @@ char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, u
 	          (unsigned long long)scans);
 	if (r->runq)
 		metrics_runq(&b, r->runq);
+	if (r->pressure)
+		metrics_pressure(&b, r->pressure);
 	*len = b.len;
 	return b.s;
 }

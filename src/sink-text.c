@@ -475,6 +475,7 @@ static void report_text_raw(const struct cgw_report *r, FILE *out)
 	        cpus_empty(&s->topo.isolated) ? "none" : cpulist_format(&s->topo.isolated, b, sizeof(b)),
 	        cpus_empty(&s->topo.nohz_full) ? "none" : cpulist_format(&s->topo.nohz_full, c, sizeof(c)),
 	        cpulist_format(&s->topo.housekeeping, d, sizeof(d)));
+	report_text_pressure(r, out);
 	report_text_sources(r, out);
 	fputc('\n', out);
 

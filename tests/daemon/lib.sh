@@ -253,7 +253,7 @@ dmn_conf() {
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
 	{
 		echo "# written by tests/daemon/lib.sh for live-$LIVE_NAME"
-		for s in scan thresholds signatures hazards audit incidents reports run bundle recorder latency; do
+		for s in scan thresholds signatures hazards audit incidents reports run bundle recorder latency pressure; do
 			echo "[$s]"
 			for k in $(printf '%s\n' "${!v[@]}" | grep "^$s\." | sort); do
 				[ -n "${v[$k]}" ] && echo "${k#*.} = ${v[$k]}"
