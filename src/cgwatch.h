@@ -2178,7 +2178,7 @@ void latency_state_free(struct cgw_latency *st);
 /* Does c's p99 wait pass [latency] runq_p99_ms, over at least runq_min_waits waits? */
 bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf);
 /* The signature family a latency points to: "starved" (c held by a SCHED_FIFO/RR task for at
- * least its p99 wait), "rstat-flush" (rstat lock contention rose against prev), then
+ * least half its p99 wait: the histogram's resolution), "rstat-flush" (rstat lock contention rose against prev), then
  * "sched-domain-rebuild" (hotplug steps), "cgroup-fork-lock" (forks rose to a storm), else
  * "runq-latency". c, rt, prev may be NULL. */
 const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates *rt,

@@ -86,7 +86,9 @@ static bool forks_rose(const struct cgw_rates *rt, const struct cgw_rates *prev)
 const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates *rt,
                            const struct cgw_rates *prev)
 {
-	if (c && c->held.tid > 0 && is_rt(c->held.policy) && c->held.ms >= c->p99_ms)
+	/* an RT task that held the CPU about as long as the p99 wait (the histogram's buckets
+	 * are powers of two: within a factor of two) */
+	if (c && c->held.tid > 0 && is_rt(c->held.policy) && 2 * c->held.ms >= c->p99_ms)
 		return "starved";
 	if (rose(rt, prev, RATE_RSTAT_CONTENDED, LAT_RSTAT_FLOOR))
 		return "rstat-flush";
@@ -103,7 +105,7 @@ static void family_evidence(struct strbuf *ev, const char *fam, const struct cgw
 {
 	if (strcmp(fam, "starved") == 0)
 		sb_printf(ev, "points to RT starvation (signature starved): CPU %d was held by "
-		          "PID %d (%s) %s/%u for %.1f ms, longer than its p99 wait\n", c->cpu,
+		          "PID %d (%s) %s/%u for %.1f ms, as long as its p99 wait\n", c->cpu,
 		          c->held.tgid > 0 ? c->held.tgid : c->held.tid, cesc(c->held.comm),
 		          policy_name(c->held.policy), c->held.rt_priority, c->held.ms);
 	else if (strcmp(fam, "rstat-flush") == 0)
@@ -373,9 +375,17 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 		          policy_name(c->held.policy));
 		if (c->held.rt_priority)
 			sb_printf(ev, "/%u", c->held.rt_priority);
-		sb_printf(ev, " for %.1f ms of the %.1f s", c->held.ms, q->interval_s);
-		if (q->interval_s > 0)
-			sb_printf(ev, " (%.0f %%)", 100 * c->held.ms / (q->interval_s * 1000));
+		/* each switch measured: the longest run without one; else its run time in the
+		 * interval, the most of the tasks read there */
+		if (q->exact)
+			sb_printf(ev, " for %.1f ms without a switch, the longest run there in the "
+			          "%.1f s", c->held.ms, q->interval_s);
+		else if (q->interval_s > 0)
+			sb_printf(ev, " for %.1f ms of the %.1f s (%.0f %%), the most of the tasks read "
+			          "there", c->held.ms, q->interval_s,
+			          100 * c->held.ms / (q->interval_s * 1000));
+		else
+			sb_printf(ev, " for %.1f ms", c->held.ms);
 		sb_add(ev, "\n", 1);
 		if (finding_add_task(f, lat_task(r, &c->held, LAT_HELD, c->cpu, sig, rd)) < 0)
 			return -1;

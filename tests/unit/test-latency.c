@@ -76,11 +76,11 @@ static void runq_spinner(double p99_ms, unsigned long long count)
 	cpus[0].held = rqt(78, "cc1", 0, 0, 3100);
 	cpus[1] = (struct cgw_runq_cpu){ .cpu = 1, .count = count, .p50_ms = 24, .p99_ms = p99_ms,
 	                                 .max_ms = 49.2, .nwaited = 2 };
-	cpus[1].held = rqt(4242, "spinner", 1, 50, 4900);
+	cpus[1].held = rqt(4242, "spinner", 1, 50, 49.1);
 	cpus[1].waited[0] = rqt(4243, "sleeper", 0, 0, 49.2);
 	cpus[1].waited[1] = rqt(999, "gone", 0, 0, 12.5);
 	runq = (struct cgw_runq){ .source = "sched_switch", .interval_s = 5, .cpu = cpus,
-	                          .ncpu = 2 };
+	                          .ncpu = 2, .exact = true };
 	snprintf(runq.missing, sizeof(runq.missing), "interrupts-off spans (no irqsoff tracer)");
 }
 
@@ -141,7 +141,7 @@ static void test_cpu_finding(void **state)
 	assert_int_equal(h->suspect, SUSPECT_LATENCY);
 	assert_int_equal(h->policy, 1);
 	assert_int_equal(h->start_ticks, 9242);
-	assert_near(h->blocked_s, 4.9, 1e-9);
+	assert_near(h->blocked_s, 0.0491, 1e-9);
 	assert_ptr_equal(h->sig, f->sig);
 	const struct cgw_task *w = &u.scan.t[f->tasks[1]];
 	assert_int_equal(w->tid, 4243);
@@ -152,12 +152,12 @@ static void test_cpu_finding(void **state)
 	assert_int_equal(reads_stack, 0);          /* stacks only for rstat-flush */
 	assert_true(has_line(f, "CPU 1: run-queue wait p50 24.00 ms, p99 62.00 ms, max 49.20 ms "
 	                        "over 5.0 s (300 waits, from sched_switch); threshold p99 50 ms\n"));
-	assert_true(has_line(f, "held: CPU 1 ran PID 4242 (spinner) SCHED_FIFO/50 for 4900.0 ms "
-	                        "of the 5.0 s (98 %)\n"));
+	assert_true(has_line(f, "held: CPU 1 ran PID 4242 (spinner) SCHED_FIFO/50 for 49.1 ms "
+	                        "without a switch, the longest run there in the 5.0 s\n"));
 	assert_true(has_line(f, "waited: PID 4243 (sleeper) SCHED_OTHER waited 49.20 ms for "
 	                        "CPU 1\n"));
 	assert_true(has_line(f, "points to RT starvation (signature starved): CPU 1 was held by "
-	                        "PID 4242 (spinner) SCHED_FIFO/50 for 4900.0 ms"));
+	                        "PID 4242 (spinner) SCHED_FIFO/50 for 49.1 ms, as long as its p99 wait"));
 	assert_true(has_line(f, "cgroup activity rates: not counted at this scan\n"));
 	assert_true(has_line(f, "not measured on this kernel: interrupts-off spans (no irqsoff "
 	                        "tracer)\n"));
@@ -249,8 +249,8 @@ static void test_family(void **state)
 	assert_string_equal(latency_family(&other, &quiet, &quiet), "runq-latency");
 	assert_string_equal(latency_family(&other, NULL, NULL), "runq-latency");
 	assert_string_equal(latency_family(NULL, &hp, NULL), "sched-domain-rebuild");
-	/* an RT holder that ran less than the p99 wait does not explain it */
-	other.held = rqt(501, "rtkick", 1, 10, 3);
+	/* an RT holder that ran less than half the p99 wait does not explain it */
+	other.held = rqt(501, "rtkick", 1, 10, 30.9);
 	assert_string_equal(latency_family(&other, &quiet, &quiet), "runq-latency");
 	struct rates_count miss = { .missing = true };
 	snprintf(miss.why, sizeof(miss.why), "perf_event_open: Permission denied");
@@ -395,11 +395,11 @@ static void test_downstream(void **state)
 	assert_string_equal(in.v[0].cause, "cpu 1");
 	const struct inc_task *lead = incident_lead(&in.v[0]);
 	assert_non_null(lead);
-	assert_int_equal(lead->tid, 4242);        /* the holder names it */
+	assert_int_equal(lead->tid, 4243);        /* the longest time: the wait, 49.2 ms */
 	char msg[1024];
 	incident_message(&in.v[0], INC_OPENED, msg, sizeof(msg));
 	print_message("%s\n", msg);
-	assert_non_null(strstr(msg, "runq-latency on cpu 1, naming PID 4242 (spinner) (and 2 more "
+	assert_non_null(strstr(msg, "runq-latency on cpu 1, naming PID 4243 (sleeper) (and 2 more "
 	                            "tasks): incident "));
 	size_t len;
 	char *txt = incidents_serialize(&in, "boot", &len, NULL);
@@ -430,7 +430,7 @@ static void test_downstream(void **state)
 	print_message("%s", buf);
 	assert_non_null(strstr(buf, "WARNING  runq-latency: Runnable tasks wait too long for a CPU\n"
 	                            "  Cause: cpu 1\n  Points to: starved ("));
-	assert_non_null(strstr(buf, "PID 4242 (spinner): held CPU 1 for 4900.0 ms, "
+	assert_non_null(strstr(buf, "PID 4242 (spinner): held CPU 1 for 49.1 ms, "
 	                            "SCHED_FIFO/50, cgroup /user.slice\n"));
 	assert_non_null(strstr(buf, "PID 4243 (sleeper): waited 49.20 ms for CPU 1"));
 	assert_non_null(strstr(buf, "Find the hog"));
