@@ -2177,12 +2177,12 @@ struct cgw_latency { unsigned *streak; size_t n; };
 void latency_state_free(struct cgw_latency *st);
 /* Does c's p99 wait pass [latency] runq_p99_ms, over at least runq_min_waits waits? */
 bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf);
-/* The signature family a latency points to: "starved" (c held by a SCHED_FIFO/RR task for at
- * least half its p99 wait: the histogram's resolution), "rstat-flush" (rstat lock contention rose against prev), then
+/* The signature family a latency points to: "starved" (c held by a SCHED_FIFO/RR task, without
+ * a switch, for at least half its p99 wait, the histogram's resolution, or half threshold_ms), "rstat-flush" (rstat lock contention rose against prev), then
  * "sched-domain-rebuild" (hotplug steps), "cgroup-fork-lock" (forks rose to a storm), else
  * "runq-latency". c, rt, prev may be NULL. */
 const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates *rt,
-                           const struct cgw_rates *prev);
+                           const struct cgw_rates *prev, double threshold_ms);
 /* Add r's latency findings (r->rates, r->rates_prev set): one runq-latency finding, cause
  * "cpu N", per CPU of r->runq whose p99 passed (r->latency: on runq_scans scans in a row;
  * NULL: this one), its tasks the CPU's holder and longest waiters (the scan's entries, else

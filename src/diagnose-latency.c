@@ -84,11 +84,13 @@ static bool forks_rose(const struct cgw_rates *rt, const struct cgw_rates *prev)
 }
 
 const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates *rt,
-                           const struct cgw_rates *prev)
+                           const struct cgw_rates *prev, double threshold_ms)
 {
-	/* an RT task that held the CPU about as long as the p99 wait (the histogram's buckets
-	 * are powers of two: within a factor of two) */
-	if (c && c->held.tid > 0 && is_rt(c->held.policy) && 2 * c->held.ms >= c->p99_ms)
+	/* an RT task, which no fair task preempts, that held the CPU for half the p99 wait (the
+	 * histogram's buckets are powers of two) or half the threshold: a wait behind it alone
+	 * is that long, and a fair task that waits behind it twice, longer */
+	if (c && c->held.tid > 0 && is_rt(c->held.policy) &&
+	    (2 * c->held.ms >= c->p99_ms || (threshold_ms > 0 && 2 * c->held.ms >= threshold_ms)))
 		return "starved";
 	if (rose(rt, prev, RATE_RSTAT_CONTENDED, LAT_RSTAT_FLOOR))
 		return "rstat-flush";
@@ -105,7 +107,7 @@ static void family_evidence(struct strbuf *ev, const char *fam, const struct cgw
 {
 	if (strcmp(fam, "starved") == 0)
 		sb_printf(ev, "points to RT starvation (signature starved): CPU %d was held by "
-		          "PID %d (%s) %s/%u for %.1f ms, as long as its p99 wait\n", c->cpu,
+		          "PID %d (%s) %s/%u for %.1f ms without a switch, and no fair task preempts it\n", c->cpu,
 		          c->held.tgid > 0 ? c->held.tgid : c->held.tid, cesc(c->held.comm),
 		          policy_name(c->held.policy), c->held.rt_priority, c->held.ms);
 	else if (strcmp(fam, "rstat-flush") == 0)
@@ -394,7 +396,10 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 	}
 	for (size_t k = 0; k < c->nwaited && k < sizeof(c->waited) / sizeof(c->waited[0]); k++) {
 		const struct cgw_runq_task *w = &c->waited[k];
-		if (w->tid <= 0)
+		bool again = false;               /* a task's longest wait only */
+		for (size_t j = 0; j < k && !again; j++)
+			again = c->waited[j].tid == w->tid;
+		if (w->tid <= 0 || again)
 			continue;
 		sb_printf(ev, "waited: %s %s", rq_name(w, nm, sizeof(nm)), policy_name(w->policy));
 		if (w->rt_priority)
@@ -404,7 +409,7 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 			return -1;
 	}
 	rates_evidence(ev, r->rates, r->rates_prev);
-	const char *fam = latency_family(c, r->rates, r->rates_prev);
+	const char *fam = latency_family(c, r->rates, r->rates_prev, r->conf->latency_runq_p99_ms);
 	const struct cgw_sig *fs = sig_find(sigs, fam);
 	family_evidence(ev, fam, c, fs);
 	f->family = fs && fs != sig ? fs : NULL;
@@ -526,7 +531,8 @@ static int pressure_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 			cpus_set(&f->cpus, (unsigned)c->cpu);
 		}
 		rates_evidence(ev, r->rates, r->rates_prev);
-		fam = latency_family(w, r->rates, r->rates_prev);
+		fam = latency_family(w, r->rates, r->rates_prev,
+		                     r->conf ? r->conf->latency_runq_p99_ms : 0);
 		if (!r->runq)
 			sb_printf(ev, "run-queue latency: not measured at this scan\n");
 	} else {

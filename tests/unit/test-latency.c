@@ -75,10 +75,11 @@ static void runq_spinner(double p99_ms, unsigned long long count)
 	cpus[0].waited[0] = rqt(77, "bash", 0, 0, 4.1);
 	cpus[0].held = rqt(78, "cc1", 0, 0, 3100);
 	cpus[1] = (struct cgw_runq_cpu){ .cpu = 1, .count = count, .p50_ms = 24, .p99_ms = p99_ms,
-	                                 .max_ms = 49.2, .nwaited = 2 };
+	                                 .max_ms = 49.2, .nwaited = 3 };
 	cpus[1].held = rqt(4242, "spinner", 1, 50, 49.1);
 	cpus[1].waited[0] = rqt(4243, "sleeper", 0, 0, 49.2);
 	cpus[1].waited[1] = rqt(999, "gone", 0, 0, 12.5);
+	cpus[1].waited[2] = rqt(4243, "sleeper", 0, 0, 11);   /* its second-longest wait */
 	runq = (struct cgw_runq){ .source = "sched_switch", .interval_s = 5, .cpu = cpus,
 	                          .ncpu = 2, .exact = true };
 	snprintf(runq.missing, sizeof(runq.missing), "interrupts-off spans (no irqsoff tracer)");
@@ -157,7 +158,9 @@ static void test_cpu_finding(void **state)
 	assert_true(has_line(f, "waited: PID 4243 (sleeper) SCHED_OTHER waited 49.20 ms for "
 	                        "CPU 1\n"));
 	assert_true(has_line(f, "points to RT starvation (signature starved): CPU 1 was held by "
-	                        "PID 4242 (spinner) SCHED_FIFO/50 for 49.1 ms, as long as its p99 wait"));
+	                        "PID 4242 (spinner) SCHED_FIFO/50 for 49.1 ms without a switch, and no fair task "
+	                        "preempts it\n"));
+	assert_null(strstr(f->evidence.s, "waited 11.00 ms"));   /* one line a task */
 	assert_true(has_line(f, "cgroup activity rates: not counted at this scan\n"));
 	assert_true(has_line(f, "not measured on this kernel: interrupts-off spans (no irqsoff "
 	                        "tracer)\n"));
@@ -239,23 +242,29 @@ static void test_family(void **state)
 	other.held = rqt(500, "java", 0, 0, 4000);
 	struct cgw_rates quiet = rates_with(1, 0, 20), rstat = rates_with(300, 0, 20),
 	                 hp = rates_with(1, 4, 20), storm = rates_with(1, 0, 3000);
-	assert_string_equal(latency_family(&cpus[1], &rstat, &quiet), "starved");
-	assert_string_equal(latency_family(&other, &rstat, &quiet), "rstat-flush");
-	assert_string_equal(latency_family(&other, &rstat, NULL), "rstat-flush");
-	assert_string_equal(latency_family(&other, &rstat, &rstat), "runq-latency");
-	assert_string_equal(latency_family(&other, &hp, &quiet), "sched-domain-rebuild");
-	assert_string_equal(latency_family(&other, &storm, &quiet), "cgroup-fork-lock");
-	assert_string_equal(latency_family(&other, &storm, &storm), "runq-latency");
-	assert_string_equal(latency_family(&other, &quiet, &quiet), "runq-latency");
-	assert_string_equal(latency_family(&other, NULL, NULL), "runq-latency");
-	assert_string_equal(latency_family(NULL, &hp, NULL), "sched-domain-rebuild");
-	/* an RT holder that ran less than half the p99 wait does not explain it */
-	other.held = rqt(501, "rtkick", 1, 10, 30.9);
-	assert_string_equal(latency_family(&other, &quiet, &quiet), "runq-latency");
+	assert_string_equal(latency_family(&cpus[1], &rstat, &quiet, 50), "starved");
+	assert_string_equal(latency_family(&other, &rstat, &quiet, 50), "rstat-flush");
+	assert_string_equal(latency_family(&other, &rstat, NULL, 50), "rstat-flush");
+	assert_string_equal(latency_family(&other, &rstat, &rstat, 50), "runq-latency");
+	assert_string_equal(latency_family(&other, &hp, &quiet, 50), "sched-domain-rebuild");
+	assert_string_equal(latency_family(&other, &storm, &quiet, 50), "cgroup-fork-lock");
+	assert_string_equal(latency_family(&other, &storm, &storm, 50), "runq-latency");
+	assert_string_equal(latency_family(&other, &quiet, &quiet, 50), "runq-latency");
+	assert_string_equal(latency_family(&other, NULL, NULL, 50), "runq-latency");
+	assert_string_equal(latency_family(NULL, &hp, NULL, 50), "sched-domain-rebuild");
+	/* an RT holder that ran less than half the p99 wait and half the threshold does not
+	 * explain it; half the threshold does */
+	other.held = rqt(501, "rtkick", 1, 10, 24.9);
+	assert_string_equal(latency_family(&other, &quiet, &quiet, 50), "runq-latency");
+	other.p99_ms = 99.3;
+	other.held.ms = 25;
+	assert_string_equal(latency_family(&other, &quiet, &quiet, 50), "starved");
+	assert_string_equal(latency_family(&other, &quiet, &quiet, 0), "runq-latency");
+	other.held = rqt(500, "java", 0, 0, 4000);
 	struct rates_count miss = { .missing = true };
 	snprintf(miss.why, sizeof(miss.why), "perf_event_open: Permission denied");
 	rstat.ev[RATE_RSTAT_CONTENDED] = miss;
-	assert_string_equal(latency_family(&other, &rstat, &quiet), "runq-latency");
+	assert_string_equal(latency_family(&other, &rstat, &quiet, 50), "runq-latency");
 }
 
 /* rstat contention rose while CPU 1 waited, held by a fair task: the finding points to
