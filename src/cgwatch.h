@@ -2163,7 +2163,8 @@ int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 
 /* ---- diagnose-latency.c: latency findings from run-queue latency and pressure ---- */
 
-#define LAT_RSTAT_FLOOR 10.0      /* rstat lock contentions a second that can "rise" */
+#define LAT_RSTAT_FLOOR 1.0       /* rstat lock contentions a second that can "rise" (as the
+                                     audit's rstat-contended) */
 #define LAT_CPUHP_FLOOR 1.0       /* hotplug steps in the window (or a second) that can */
 #define LAT_FORK_FLOOR 500.0      /* forks a second: a clone storm */
 #define LAT_CG_FLOOR 1.0          /* a cgroup's avg10 (%) worth naming in evidence */
