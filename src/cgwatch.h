@@ -1525,11 +1525,13 @@ const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
 /* ---- source-latency.c: what a latency finding reads of its tasks ---- */
 
 /* What the latency findings read of the host (source-latency.c; the unit tests give their
- * own): a task's stat and cgroup, t->tid and tgid set (0, or -errno: gone), and a task's
- * kernel stack (the frame count into *f, malloc'd, or -errno). NULL members: not read. */
+ * own): a task's stat and cgroup, t->tid and tgid set (0, or -errno: gone), a task's kernel
+ * stack (the frame count into *f, malloc'd, or -errno), and a pause. NULL members: not read
+ * (no pause). */
 struct lat_reader {
 	int (*task)(struct cgw_task *t, void *ctx);
 	int (*stack)(int tgid, int tid, struct cgw_frame **f, void *ctx);
+	void (*pause)(void *ctx);         /* between two passes over the stacks: LAT_STACK_GAP_MS */
 	void *ctx;
 };
 /* The reader latency_diagnose is given on a host or a replayed tree: /proc/TID/stat and
@@ -2147,8 +2149,9 @@ struct cgw_report {
 	const struct cgw_recwin *recorder; /* the flight recorder's readout (its timeline), or NULL */
 	const struct cgw_pressure *pressure; /* PSI at this scan, or NULL (not measured) */
 	const struct cgw_runq *runq;      /* run-queue latency over the interval, or NULL */
-	const struct cgw_rates *rates_prev; /* the daemon's previous scan's counts, or NULL: what
-	                                     a latency finding's rates are compared with */
+	const struct cgw_rates *rates_prev; /* the daemon's counts of its last interval without a
+	                                     latency finding (the host before the latency), or
+	                                     NULL: what a latency finding's rates are compared with */
 	struct cgw_latency *latency;      /* the daemon's latency streaks across scans, or NULL:
 	                                     one look decides (diagnose-latency.c) */
 	const char *runq_why;             /* why runq is NULL (not measured), or NULL */
@@ -2171,7 +2174,11 @@ int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 #define LAT_MAX_CGROUPS 5         /* cgroups named per pressure finding */
 #define LAT_MAX_CPUS 4            /* CPUs whose tasks a cpu pressure finding holds */
 #define LAT_MAX_DTASKS 8          /* D tasks a memory or io pressure finding holds */
-#define LAT_MAX_STACKS 32         /* kernel stacks read per CPU looking for rstat readers */
+#define LAT_MAX_STACKS 32         /* tasks per CPU whose kernel stacks show rstat readers */
+#define LAT_STACK_PASSES 16       /* times each is read, until a pass finds one: a reader */
+#define LAT_STACK_GAP_MS 3        /* preempted in the flush shows it until it runs again (here
+                                     1 look in 20 caught one), so the passes are ms apart: at
+                                     most 48 ms, only when rstat contention rose */
 #define LAT_MAX_READERS 8         /* rstat readers made tasks of the finding */
 /* The daemon's latency streaks: per CPU, the consecutive scans its p99 passed. */
 struct cgw_latency { unsigned *streak; size_t n; };
@@ -2184,12 +2191,14 @@ bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *con
  * "runq-latency". c, rt, prev may be NULL. */
 const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates *rt,
                            const struct cgw_rates *prev, double threshold_ms);
+/* Has r a latency finding (runq-latency, pressure-stall)? */
+bool latency_any(const struct cgw_report *r);
 /* Add r's latency findings (r->rates, r->rates_prev set): one runq-latency finding, cause
  * "cpu N", per CPU of r->runq whose p99 passed (r->latency: on runq_scans scans in a row;
  * NULL: this one), its tasks the CPU's holder and longest waiters (the scan's entries, else
  * new ones read through rd); one pressure-stall finding, cause "pressure RES", per resource
  * r->pressure says crossed. Evidence: the wait, what held the CPU, the cgroup activity rates
- * against the interval before, the family (f->family), the rstat readers when it is
+ * against r->rates_prev (before the latency), the family (f->family), the rstat readers when it is
  * rstat-flush, what this kernel could not measure. 0, or -ENOMEM. */
 int latency_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs,
                      const struct lat_reader *rd);

@@ -47,7 +47,8 @@ struct cgw_daemon {
 	uint64_t scans;
 	struct cgw_kmsg kmsg;             /* /dev/kmsg from start-up on */
 	struct cgw_rates_src *rates;      /* cgroup activity counters, kept across scans */
-	struct cgw_rates rates_prev;      /* the previous scan's counts (have_rates_prev) */
+	struct cgw_rates rates_prev;      /* the counts of the last scan without a latency finding
+	                                     (have_rates_prev) */
 	bool have_rates_prev;
 	struct cgw_latency latency;       /* the CPUs' latency streaks (diagnose-latency.c) */
 	struct cgw_runq_src *runq;        /* run-queue latency ([latency] runq), or NULL: off */
@@ -921,8 +922,10 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			runq_free(&runq);
 			goto next;
 		}
-		d->rates_prev = rates;            /* what the next scan's latency compares with */
-		d->have_rates_prev = true;
+		if (!latency_any(&rep)) {         /* the host before a latency: what one compares with */
+			d->rates_prev = rates;
+			d->have_rates_prev = true;
+		}
 		if (rep.pressure && psi_read_cgroups(&rep, &pres, so.read_timeout_ms) == 0)
 			pressure_link(&rep, &pres);   /* the findings' cgroups' pressure */
 		/* the findings' user stacks, under the deadline: the alerts name the top frame */

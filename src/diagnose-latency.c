@@ -4,8 +4,9 @@
  * stuck tasks: signature runq-latency (cause "cpu N") or pressure-stall (cause "pressure
  * RES"), folded into incidents by the same key, and resolved when it falls back below. Its
  * tasks are the ones that waited longest and the one that held the CPU; its evidence says what
- * held the CPU, which cgroup activity rates rose at the same time (against the previous
- * interval's), and the signature family that points to, whose remedies it prints.
+ * held the CPU, which cgroup activity rates rose at the same time (against the last interval
+ * without a latency finding: the host before the latency began), and the signature family
+ * that points to, whose remedies it prints.
  * Pure but for what the lat_reader it is given reads (source-latency.c; the unit tests give
  * their own). */
 #include <errno.h>
@@ -150,10 +151,10 @@ static void rates_evidence(struct strbuf *ev, const struct cgw_rates *rt,
 		else
 			sb_printf(ev, "%llu", (unsigned long long)c->count);
 		if (!prev || prev->ev[e].missing)
-			sb_printf(ev, " (no earlier interval to compare with)\n");
+			sb_printf(ev, " (no interval before the latency to compare with)\n");
 		else {
 			double a = rate_of(c, rt), b = rate_of(&prev->ev[e], prev);
-			sb_printf(ev, ", %s %.1f%s the interval before\n", a >= 2 * b && a > b ?
+			sb_printf(ev, ", %s %.1f%s before the latency\n", a >= 2 * b && a > b ?
 			          "up from" : a * 2 <= b && a < b ? "down from" : "as", b,
 			          rates_has_rate(prev) ? "/s" : "");
 		}
@@ -162,12 +163,12 @@ static void rates_evidence(struct strbuf *ev, const struct cgw_rates *rt,
 		sb_printf(ev, "forks (%s): %.1f/s over %.1f s", rt->forks_from, rt->forks.per_s,
 		          rt->window_s);
 		if (prev && !prev->forks.missing && rates_has_rate(prev))
-			sb_printf(ev, ", %s %.1f/s the interval before\n",
+			sb_printf(ev, ", %s %.1f/s before the latency\n",
 			          rt->forks.per_s >= 2 * prev->forks.per_s &&
 			          rt->forks.per_s > prev->forks.per_s ? "up from" : "against",
 			          prev->forks.per_s);
 		else
-			sb_printf(ev, " (no earlier interval to compare with)\n");
+			sb_printf(ev, " (no interval before the latency to compare with)\n");
 	}
 }
 
@@ -279,20 +280,23 @@ static const char *rq_name(const struct cgw_runq_task *q, char *buf, size_t cap)
 	return buf;
 }
 
-static bool has_frame(const struct cgw_frame *f, size_t n, const char *const *names)
+/* The first frame of f that is one of names (a trailing '*' a prefix), or NULL. */
+static const char *frame_in(const struct cgw_frame *f, size_t n, const char *const *names)
 {
 	for (size_t i = 0; i < n; i++)
 		for (const char *const *p = names; *p; p++) {
 			size_t l = strlen(*p);
 			bool prefix = (*p)[l - 1] == '*';
 			if (prefix ? strncmp(f[i].name, *p, l - 1) == 0 : strcmp(f[i].name, *p) == 0)
-				return true;
+				return f[i].name;
 		}
-	return false;
+	return NULL;
 }
 
 /* The rstat readers: runnable tasks of the finding's CPU (the scan's R tasks there, and the
- * finding's own) whose kernel stack, read now, is in the rstat flush. */
+ * finding's own) whose kernel stack is in the rstat flush. A task running at the moment of the
+ * read shows an empty stack, and one preempted shows where it was: the candidates are read
+ * up to LAT_STACK_PASSES times, until a pass finds one. */
 static void rstat_readers(struct cgw_report *r, struct cgw_finding *f, int cpu,
                           const struct lat_reader *rd)
 {
@@ -300,56 +304,60 @@ static void rstat_readers(struct cgw_report *r, struct cgw_finding *f, int cpu,
 	                                     "mem_cgroup_flush_stats*", "do_flush_stats",
 	                                     "__cgroup_rstat_lock", "__css_rstat_lock", NULL };
 	struct cgw_scan *s = r->scan;
-	size_t tried = 0, found = 0;
 	if (!rd || !rd->stack) {
 		sb_printf(&f->evidence, "rstat readers on CPU %d: stacks not read here\n", cpu);
 		return;
 	}
-	for (size_t i = 0; i < s->n && tried < LAT_MAX_STACKS; i++) {
-		struct cgw_task *t = &s->t[i];
+	size_t cand[LAT_MAX_STACKS], nc = 0, found = 0;
+	bool done[LAT_MAX_STACKS] = { false };
+	for (size_t i = 0; i < s->n && nc < LAT_MAX_STACKS; i++) {
+		const struct cgw_task *t = &s->t[i];
 		bool mine = false;
 		for (size_t j = 0; j < f->ntasks && !mine; j++)
 			mine = f->tasks[j] == i;
-		if (t->gone || t->cpu != cpu || (t->state != 'R' && !mine))
-			continue;
-		struct cgw_frame *fr = NULL;
-		int n = rd->stack(t->tgid, t->tid, &fr, rd->ctx);
-		tried++;
-		if (n <= 0)
-			continue;
-		bool in = has_frame(fr, (size_t)n, flush);
-		const char *top = NULL;
-		for (int k = 0; in && k < n && !top; k++)
-			for (const char *const *p = flush; *p && !top; p++) {
-				size_t l = strlen(*p);
-				bool prefix = (*p)[l - 1] == '*';
-				if (prefix ? !strncmp(fr[k].name, *p, l - 1) : !strcmp(fr[k].name, *p))
-					top = fr[k].name;
-			}
-		if (in) {
-			char nm[CGW_COMM_MAX * 4 + 64];
-			sb_printf(&f->evidence, "rstat reader: %s, %s on CPU %d, has %s on its kernel "
-			          "stack\n", task_name(t, nm, sizeof(nm)),
-			          t->state == 'R' ? "runnable" : "seen", cpu, top);
-			found++;
-			if (t->lat_role == LAT_NONE && found <= LAT_MAX_READERS) {
-				(void)finding_add_task(f, (ssize_t)i);
-				if (t->suspect == SUSPECT_NONE) {
-					t->suspect = SUSPECT_LATENCY;
-					t->sig = f->sig;
-					t->severity = f->severity;
-					t->bound = BOUND_EXACT;
+		if (!t->gone && t->cpu == cpu && (t->state == 'R' || mine))
+			cand[nc++] = i;
+	}
+	unsigned pass;
+	for (pass = 0; pass < LAT_STACK_PASSES && !found; pass++) {
+		if (pass && rd->pause)
+			rd->pause(rd->ctx);
+		for (size_t c = 0; c < nc; c++) {
+			if (done[c])
+				continue;
+			struct cgw_task *t = &s->t[cand[c]];
+			struct cgw_frame *fr = NULL;
+			int n = rd->stack(t->tgid, t->tid, &fr, rd->ctx);
+			if (n < 0)
+				done[c] = true;           /* gone, or refused: not read again */
+			const char *top = n > 0 ? frame_in(fr, (size_t)n, flush) : NULL;
+			if (top) {
+				char nm[CGW_COMM_MAX * 4 + 64];
+				sb_printf(&f->evidence, "rstat reader: %s, %s on CPU %d, has %s on its "
+				          "kernel stack\n", task_name(t, nm, sizeof(nm)),
+				          t->state == 'R' ? "runnable" : "seen", cpu, top);
+				done[c] = true;
+				found++;
+				if (t->lat_role == LAT_NONE && found <= LAT_MAX_READERS) {
+					(void)finding_add_task(f, (ssize_t)cand[c]);
+					if (t->suspect == SUSPECT_NONE) {
+						t->suspect = SUSPECT_LATENCY;
+						t->sig = f->sig;
+						t->severity = f->severity;
+						t->bound = BOUND_EXACT;
+					}
+					t->lat_role = LAT_WAITED;
+					t->lat_cpu = cpu;
 				}
-				t->lat_role = LAT_WAITED;
-				t->lat_cpu = cpu;
 			}
+			if (n > 0)
+				frames_free(fr, (size_t)n);
 		}
-		frames_free(fr, (size_t)n);
 	}
 	if (!found)
-		sb_printf(&f->evidence, "rstat readers on CPU %d: none of its %zu runnable task%s "
-		          "read had an rstat flush on its kernel stack (a task running at that "
-		          "moment shows none)\n", cpu, tried, tried == 1 ? "" : "s");
+		sb_printf(&f->evidence, "rstat readers on CPU %d: none of its %zu runnable task%s had "
+		          "an rstat flush on its kernel stack, read %u times %d ms apart (a task running "
+		          "at that moment shows none)\n", cpu, nc, nc == 1 ? "" : "s", pass, LAT_STACK_GAP_MS);
 }
 
 /* The finding of one CPU whose p99 passed. -1 out of memory. */
@@ -559,6 +567,14 @@ static int pressure_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 		          res == PSI_MEMORY ? "reclaim and refaults" : "waiting on I/O");
 	f->family = fs && fs != sig ? fs : NULL;
 	return 0;
+}
+
+bool latency_any(const struct cgw_report *r)
+{
+	for (size_t k = 0; k < r->nf; k++)
+		if (!strcmp(r->f[k].sig->id, "runq-latency") || !strcmp(r->f[k].sig->id, "pressure-stall"))
+			return true;
+	return false;
 }
 
 int latency_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs,

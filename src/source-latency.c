@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cgwatch.h"
 
@@ -54,4 +55,11 @@ static int lat_read_stack(int tgid, int tid, struct cgw_frame **f, void *ctx)
 	return r;
 }
 
-const struct lat_reader latency_proc_reader = { lat_read_task, lat_read_stack, NULL };
+static void lat_pause(void *ctx)
+{
+	(void)ctx;
+	struct timespec ts = { 0, LAT_STACK_GAP_MS * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+const struct lat_reader latency_proc_reader = { lat_read_task, lat_read_stack, lat_pause, NULL };

@@ -16,8 +16,8 @@
 #     (measured: 500 contentions/s with 4 readers). Both flush under the one rstat lock;
 #     readers on both CPUs contend for it;
 #   - within 20 s, a report of a runq-latency incident whose finding points to rstat-flush,
-#     says "tracepoint cgroup:cgroup_rstat_lock_contended: X/s over 2.0 s, up from Y/s the
-#     interval before" and names a reader, "rstat reader: PID N (cgwstatrd), ... has
+#     says "tracepoint cgroup:cgroup_rstat_lock_contended: X/s over 2.0 s, up from Y/s before
+#     the latency" (the daemon's last interval without a latency finding) and names a reader, "rstat reader: PID N (cgwstatrd), ... has
 #     css_rstat_flush (or cgroup_rstat_flush, mem_cgroup_flush_stats...) on its kernel stack",
 #     with rstat-flush's remedies.
 # Skips without the sched_switch program, perf counting of the tracepoint, or a v1 memory
@@ -101,7 +101,7 @@ done
 # a runq-latency report written since, pointing to rstat-flush with a reader named (the
 # newest few only: the readers keep both CPUs busy, and this loop must stay cheap)
 CHECK='[.findings[] | select(.id == "runq-latency" and .family == "rstat-flush")][0] // empty
-	| select(.evidence | any(test("^tracepoint cgroup:cgroup_rstat_lock_contended: [0-9.]+/s over [0-9.]+ s, up from [0-9.]+/s the interval before$")))
+	| select(.evidence | any(test("^tracepoint cgroup:cgroup_rstat_lock_contended: [0-9.]+/s over [0-9.]+ s, up from [0-9.]+(/s)? before the latency$")))
 	| select(.evidence | any(test("^rstat reader: (PID|TID) [0-9]+ \\(cgwstatrd\\).* has (css_rstat_flush|cgroup_rstat_flush|mem_cgroup_flush_stats|do_flush_stats|__css_rstat_lock|__cgroup_rstat_lock)[^ ]* on its kernel stack$")))
 	| select(.remedies | any(test("memory.stat")))'
 found() {

@@ -52,7 +52,13 @@ static int fake_stack(int tgid, int tid, struct cgw_frame **f, void *ctx)
 		"[<0>] do_nanosleep+0x6b/0x170\n[<0>] hrtimer_nanosleep+0xb2/0x1a0\n";
 	return parse_stack_buf(text, f);
 }
-static const struct lat_reader fake = { fake_task, fake_stack, NULL };
+static int pauses;
+static void fake_pause(void *ctx)
+{
+	(void)ctx;
+	pauses++;
+}
+static const struct lat_reader fake = { fake_task, fake_stack, fake_pause, NULL };
 
 static struct cgw_runq_task rqt(int tid, const char *comm, unsigned policy, unsigned prio,
                                 double ms)
@@ -126,6 +132,7 @@ static void test_cpu_finding(void **state)
 	reads_task = reads_stack = 0;
 	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
 	assert_int_equal(u.rep.nf, 1);
+	assert_true(latency_any(&u.rep));
 	const struct cgw_finding *f = finding(&u.rep, "runq-latency", "cpu 1");
 	assert_non_null(f);
 	assert_true(cause_ok(f->cause));
@@ -176,6 +183,7 @@ static void test_quiet(void **state)
 	us_latency(&u);
 	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
 	assert_int_equal(u.rep.nf, 0);
+	assert_false(latency_any(&u.rep));
 	assert_int_equal(u.scan.n, 1);            /* no task added */
 	us_free(&u);
 
@@ -232,7 +240,7 @@ static struct cgw_rates rates_with(double rstat, double cpuhp, double forks)
 }
 
 /* The family, in order: an RT holder, rstat contention that rose, hotplug steps, a fork storm,
- * else runq-latency itself. A rate that did not rise against the interval before points
+ * else runq-latency itself. A rate that did not rise against before the latency points
  * nowhere. */
 static void test_family(void **state)
 {
@@ -240,8 +248,8 @@ static void test_family(void **state)
 	runq_spinner(62, 300);
 	struct cgw_runq_cpu other = cpus[1];
 	other.held = rqt(500, "java", 0, 0, 4000);
-	struct cgw_rates quiet = rates_with(1, 0, 20), rstat = rates_with(300, 0, 20),
-	                 hp = rates_with(1, 4, 20), storm = rates_with(1, 0, 3000);
+	struct cgw_rates quiet = rates_with(0.4, 0, 20), rstat = rates_with(300, 0, 20),
+	                 hp = rates_with(0.4, 4, 20), storm = rates_with(0.4, 0, 3000);
 	assert_string_equal(latency_family(&cpus[1], &rstat, &quiet, 50), "starved");
 	assert_string_equal(latency_family(&other, &rstat, &quiet, 50), "rstat-flush");
 	assert_string_equal(latency_family(&other, &rstat, NULL, 50), "rstat-flush");
@@ -297,9 +305,9 @@ static void test_rstat_readers(void **state)
 	assert_non_null(f->family);
 	assert_string_equal(f->family->id, "rstat-flush");
 	assert_true(has_line(f, "tracepoint cgroup:cgroup_rstat_lock_contended: 850.4/s over "
-	                        "5.0 s, up from 3.0/s the interval before\n"));
-	assert_true(has_line(f, "tracepoint cpuhp:cpuhp_enter: 0.0/s over 5.0 s, as 0.0/s the "
-	                        "interval before\n"));
+	                        "5.0 s, up from 3.0/s before the latency\n"));
+	assert_true(has_line(f, "tracepoint cpuhp:cpuhp_enter: 0.0/s over 5.0 s, as 0.0/s before "
+	                        "the latency\n"));
 	assert_true(has_line(f, "points to rstat-flush"));
 	assert_true(has_line(f, "rstat reader: TID 301 (cat), runnable on CPU 1, has "
 	                        "css_rstat_flush on its kernel stack\n"));
@@ -314,7 +322,7 @@ static void test_rstat_readers(void **state)
 	assert_true(r301);
 	us_free(&u);
 
-	/* the same contention as the interval before: no readers looked for */
+	/* the same contention as before the latency: no readers looked for */
 	runq_spinner(62, 300);
 	cpus[1].held = rqt(600, "stress", 0, 0, 2500);
 	us_latency(&u);
@@ -327,6 +335,23 @@ static void test_rstat_readers(void **state)
 	assert_null(f->family);                   /* runq-latency's own remedies */
 	assert_int_equal(reads_stack, 0);
 	assert_true(has_line(f, "points to no known mechanism"));
+	us_free(&u);
+
+	/* rose, but no reader in the flush when read: said, each read LAT_STACK_PASSES times */
+	pauses = 0;
+	runq_spinner(62, 300);
+	cpus[1].held = rqt(600, "stress", 0, 0, 2500);
+	us_latency(&u);
+	u.rep.rates = &now;
+	u.rep.rates_prev = &before;
+	reads_stack = 0;
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_true(has_line(f, "rstat readers on CPU 1: none of its 3 runnable tasks had an rstat "
+	                        "flush on its kernel stack, read 16 times 3 ms apart"));
+	assert_int_equal(reads_stack, 3 * 16);
+	assert_int_equal(pauses, 15);
 	us_free(&u);
 }
 
