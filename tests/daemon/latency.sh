@@ -10,7 +10,8 @@
 #     runq-latency incident opens for "cpu 1" within 14 s; its opened report's finding
 #     points to `starved` (RT starvation) with starved's remedies, its evidence holds
 #     "held: CPU 1 ran PID SPIN (runqspin) SCHED_FIFO/50", its tasks hold the spinner
-#     (SCHED_FIFO) and the journal message names the CPU;
+#     (SCHED_FIFO), the journal message names the CPU, the metrics file counts it open
+#     (cgwatch_incidents_open) and the state file keeps it;
 #   - the spinner killed, the incident resolves within 12 s.
 # The test and both daemons stay on CPU 0. Skips when the run-queue source is not the
 # sched_switch program (no BPF tracing): the schedstat fallback names no holder reliably.
@@ -37,9 +38,10 @@ hard_kill() {
 live_on_exit 'hard_kill "$SPIN"'
 live_on_exit 'for p in "${SLEEPERS[@]}"; do hard_kill "$p"; done'
 
-conf() {   # conf NAME: a config of its own reports and state
+conf() {   # conf NAME: a config of its own reports, state and metrics
 	DMN_CONF=$LIVE_TMP/$1.conf
 	dmn_conf scan.interval=2 reports.dir="$LIVE_TMP/$1-reports" run.state_dir="$LIVE_TMP/$1-state" \
+		run.metrics_file="$LIVE_TMP/$1.prom" \
 		run.pin_housekeeping=no latency.runq_p99_ms=30 latency.runq_scans=2 \
 		pressure.cpu=no pressure.memory=no pressure.io=no
 }
@@ -103,6 +105,11 @@ jq -e --argjson t "$SPIN" '[.tasks[] | select(.tid == $t and .policy == "SCHED_F
 	live_fail "the report's tasks do not hold the spinner $SPIN (SCHED_FIFO/50): $(jq -c '[.tasks[] | {tid, comm, policy}]' "$REP" | head -c 400)"
 jq -e --argjson t "$SPIN" --argjson f "$fd" '$f.tasks | index($t) != null' "$REP" >/dev/null ||
 	live_fail "the finding's tasks do not hold the spinner $SPIN: $(jq -c .tasks <<<"$fd")"
+# the metrics count it; the state file keeps it, by its cause
+metric() { grep -qE '^cgwatch_incidents_open\{signature="runq-latency",severity="warning"\} [1-9]' "$LIVE_TMP/spin.prom" 2>/dev/null; }
+live_wait_for 5 metric || live_fail "the metrics file does not count an open runq-latency incident: $(grep incidents_open "$LIVE_TMP/spin.prom" 2>&1 | head -c 300)"
+stated() { grep -q 'runq-latency' "$DMN_STATE"/*.json 2>/dev/null; }
+live_wait_for 5 stated || live_fail "the state file does not keep the runq-latency incident: $(ls "$DMN_STATE")"
 # the alert names the CPU: in the journal (CGWATCH_CAUSE too), or on stderr without one
 if [ "$DMN_JOURNALD" = 1 ]; then
 	sel='.CGWATCH_SIGNATURE == "runq-latency" and .CGWATCH_CAUSE == "cpu 1" and .CGWATCH_STATE == "opened"'
