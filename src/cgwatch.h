@@ -2196,8 +2196,8 @@ bool latency_any(const struct cgw_report *r);
 /* Add r's latency findings (r->rates, r->rates_prev set): one runq-latency finding, cause
  * "cpu N", per CPU of r->runq whose p99 passed (r->latency: on runq_scans scans in a row;
  * NULL: this one), its tasks the CPU's holder and longest waiters (the scan's entries, else
- * new ones read through rd); one pressure-stall finding, cause "pressure RES", per resource
- * r->pressure says crossed. Evidence: the wait, what held the CPU, the cgroup activity rates
+ * new ones read through rd); with r->latency (the daemon), one pressure-stall finding, cause
+ * "pressure RES", per resource r->pressure says crossed. Evidence: the wait, what held the CPU, the cgroup activity rates
  * against r->rates_prev (before the latency), the family (f->family), the rstat readers when it is
  * rstat-flush, what this kernel could not measure. 0, or -ENOMEM. */
 int latency_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs,

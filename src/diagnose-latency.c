@@ -592,7 +592,9 @@ int latency_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs,
 		if (streak >= need && cpu_finding(r, sigs, runq, c, streak, rd) < 0)
 			return -ENOMEM;
 	}
-	for (size_t res = 0; press && r->pressure && res < PSI_NRES; res++)
+	/* pressure findings are the daemon's (r->latency): `check` reads the averages too, and its
+	 * exit code stays about stuck tasks */
+	for (size_t res = 0; press && r->pressure && r->latency && res < PSI_NRES; res++)
 		if (r->pressure->crossed[res] && pressure_finding(r, sigs, press, res, rd) < 0)
 			return -ENOMEM;
 	return 0;

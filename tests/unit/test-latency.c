@@ -355,7 +355,8 @@ static void test_rstat_readers(void **state)
 	us_free(&u);
 }
 
-/* Pressure: each resource that crossed is a finding keyed "pressure RES", saying why, with
+/* Pressure (the daemon's only): each resource that crossed is a finding keyed "pressure RES",
+ * saying why, with
  * the findings' cgroups that have pressure of their own, most first; memory's family is
  * reclaim, its tasks the D tasks; cpu's tasks each CPU's holder and longest waiter. */
 static void test_pressure(void **state)
@@ -386,6 +387,11 @@ static void test_pressure(void **state)
 	snprintf(p.why[PSI_CPU], sizeof(p.why[0]), "cpu some 62 %% over 1 s (threshold 500 ms in 1 s)");
 	u.rep.pressure = &p;
 	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	assert_int_equal(u.rep.nf, 0);            /* check: none, its exit code is about tasks */
+	struct cgw_latency st = { 0 };
+	u.rep.latency = &st;                      /* the daemon */
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	latency_state_free(&st);
 	assert_int_equal(u.rep.nf, 2);
 	const struct cgw_finding *f = finding(&u.rep, "pressure-stall", "pressure cpu");
 	assert_non_null(f);
