@@ -2362,6 +2362,13 @@ size_t incident_stuck(const struct incident *i);
 double incident_worst(const struct incident *i);
 /* The task of incident i blocked longest (the one a message names). */
 const struct inc_task *incident_lead(const struct incident *i);
+/* Is i a latency incident (diagnose-latency.c: cause "cpu N" or "pressure RES")? */
+bool incident_latency(const struct incident *i);
+/* How long t of i was in it, for the reports: "stuck for 21.3 s" ("was stuck" once recovered);
+ * of a latency incident, its longest wait for the CPU or run on it, "holds or waits for the
+ * CPU 49.0 ms" ("held or waited"). Returns buf. */
+const char *inc_task_time(const struct incident *i, const struct inc_task *t, char *buf,
+                          size_t cap);
 /* An incident task's duration as one value and its bound. */
 struct cgw_dur inc_task_dur(const struct inc_task *t);
 

@@ -436,6 +436,10 @@ static void test_downstream(void **state)
 	const struct inc_task *lead = incident_lead(&in.v[0]);
 	assert_non_null(lead);
 	assert_int_equal(lead->tid, 4243);        /* the longest time: the wait, 49.2 ms */
+	assert_true(incident_latency(&in.v[0]));
+	char tt[96];
+	assert_string_equal(inc_task_time(&in.v[0], lead, tt, sizeof(tt)),
+	                    "holds or waits for the CPU 49.2 ms");
 	char msg[1024];
 	incident_message(&in.v[0], INC_OPENED, msg, sizeof(msg));
 	print_message("%s\n", msg);
