@@ -12,7 +12,8 @@
 #     "held: CPU 1 ran PID SPIN (runqspin) SCHED_FIFO/50", its tasks hold the spinner
 #     (SCHED_FIFO), the journal message names the CPU, the metrics file counts it open
 #     (cgwatch_incidents_open) and the state file keeps it;
-#   - the spinner killed, the incident resolves within 12 s.
+#   - the spinner killed, the incident resolves within 12 s; SIGTERM: exit 0 (with the ASan
+#     build, CGWATCH=build/asan/cgwatch, no leak either).
 # The test and both daemons stay on CPU 0. Skips when the run-queue source is not the
 # sched_switch program (no BPF tracing): the schedstat fallback names no holder reliably.
 DMN_PIDNS=0
@@ -138,4 +139,6 @@ after() {
 	return 1
 }
 live_wait_for 12 after || live_fail "the incident on cpu 1 did not resolve (or stop pointing to starved) within 12 s of the spinner's end: $(ls "$DMN_REPORTS" | grep runq); $(dmn_ctx "" 400)"
+dmn_stop TERM 5
+[ "$DMN_STOP_RC" = 0 ] || live_fail "the daemon's exit status on SIGTERM: $DMN_STOP_RC; $(tail -c 600 "${DMN_ERRS[-1]}" | tr '\n' '|')"
 live_pass "opened $took s after the spinner started, pointing to starved; then $END$note"
