@@ -35,6 +35,11 @@ lock_memory = yes
 [recorder]
 # the flight recorder on, as by default, in an instance of its own (not a service's)
 instance = cgwbench$$$src
+[pressure]
+# no PSI triggers: on a host under pressure a trigger adds scans (CPU per scan is per 1 s)
+cpu = no
+memory = no
+io = no
 EOC
 done
 

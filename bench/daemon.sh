@@ -24,6 +24,12 @@ lock_memory = yes
 [recorder]
 # the flight recorder on, as by default, in an instance of its own (not a service's)
 instance = cgwbench$$
+[pressure]
+# no PSI triggers: on a host under pressure a trigger adds scans, and this compares one scan
+# a second with what a watch job would run
+cpu = no
+memory = no
+io = no
 EOC
 
 cpu_s() { awk -v hz="$hz" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"; }

@@ -1822,6 +1822,8 @@ struct cgw_recorder {
  * tracefs; -EBUSY: the old instance is held open; -ETIMEDOUT): then nothing is left behind
  * when it can be removed. */
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
+/* The options [recorder] of c gives, each step bounded by its read_timeout. */
+struct recorder_opts recorder_opts_of(const struct cgw_conf *c);
 /* Use instances/NAME (and NAME-switch, when there) as another process (`cgwatch recorder
  * start`, as root) made them: nothing is written; r->enabled and r->missing from their
  * events' enable files. Returns 0, or -errno
@@ -2300,6 +2302,8 @@ int check_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs, cgw_rate
 #define INC_MAX_TIMELINE 64       /* state changes remembered per incident */
 #define INC_MAX_OVERFLOW_SAVED 1024   /* overflow tasks listed in the state file; more counted */
 #define STATE_MAX_BYTES ((1 << 20) - 1)  /* the largest state file saved or loaded */
+#define INC_REC_HELD_MAX 60000    /* flight recorder events all incidents' readouts keep */
+#define INC_REC_KEEP_MIN 1000     /* ... and one more readout at least */
 
 enum inc_state { INC_NONE = 0, INC_OPENED, INC_ESCALATED, INC_UPDATED, INC_RESOLVED };
 
@@ -2355,6 +2359,9 @@ ssize_t incidents_update(struct cgw_incidents *in, const struct cgw_report *r, d
                          double update_s, struct inc_change **ch);
 /* Drop resolved incidents (after their changes were emitted). */
 void incidents_prune(struct cgw_incidents *in);
+/* How many recorder events one more readout may keep: CGW_REC_KEEP, less what the readouts of
+ * in's incidents hold past INC_REC_HELD_MAX, never under INC_REC_KEEP_MIN. */
+size_t incidents_rec_keep(const struct cgw_incidents *in);
 void incidents_free(struct cgw_incidents *in);
 /* Tasks of incident i stuck now (remembered and counted ones). */
 size_t incident_stuck(const struct incident *i);
@@ -2475,6 +2482,10 @@ void metrics_pressure(struct strbuf *b, const struct cgw_pressure *p);
 
 /* ---- sink-recorder.c: the flight recorder's readout in a report ---- */
 
+/* Read rec's last window_s seconds into w (the newest keep events), told from finding's first
+ * task of r (recorder_anchor). 0, or -errno with w->why saying what failed (w->ev empty). */
+int recwin_read(struct cgw_recwin *w, const struct cgw_recorder *rec, double window_s,
+                size_t keep, const struct cgw_report *r, ssize_t finding);
 /* The timeline sentences of w (at most 64; malloc'd, *n of them; NULL without memory). */
 struct rec_line *recorder_report_lines(const struct cgw_recwin *w, size_t *n);
 /* "Kernel events before the hang (flight recorder, ...):" and the sentences of r->recorder,

@@ -86,7 +86,7 @@ static int psi_duration(const char *s, size_t n, unsigned *us)
 		return -EINVAL;
 	memcpy(num, s, d);
 	num[d] = '\0';
-	if (parse_seconds(num, 0, 1e6, &v) < 0)
+	if (parse_seconds(num, 0, 1e10, &v) < 0)
 		return -EINVAL;
 	v *= mult;
 	if (v > 4e9 || v != (double)(unsigned long long)v)

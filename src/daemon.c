@@ -23,8 +23,6 @@
 
 #define IOPRIO_WHO_PROCESS 1
 #define IOPRIO_CLASS_SHIFT 13
-#define REC_HELD_MAX 60000                /* flight recorder events the open incidents keep */
-#define REC_KEEP_MIN 1000                 /* ... and one incident at least */
 
 struct cgw_daemon {
 	sd_event *event;
@@ -583,11 +581,7 @@ static void recorder_setup(struct cgw_daemon *d)
 		log_warnx("%s", d->rec_off);
 		return;
 	}
-	struct recorder_opts o = { .name = c->recorder_instance,
-	                           .buffer_kb = (unsigned)c->recorder_buffer_kb,
-	                           .cpuset_opens = c->recorder_cpuset_opens,
-	                           .sched_switch = c->recorder_sched_switch,
-	                           .timeout_ms = (unsigned)(c->read_timeout_s * 1000) };
+	struct recorder_opts o = recorder_opts_of(c);
 	int e = recorder_start(&o, &d->rec);
 	if (e == 0) {
 		d->rec_on = d->rec_own = true;
@@ -642,31 +636,15 @@ static struct cgw_recwin *recorder_window(struct cgw_daemon *d, const struct cgw
 		         "(read_timeout %g s): not tried again yet", d->rec.dir, d->conf.read_timeout_s);
 		return w;
 	}
-	w->window_s = d->conf.recorder_window_s;
-	snprintf(w->enabled, sizeof(w->enabled), "%s", d->rec.enabled);
-	snprintf(w->missing, sizeof(w->missing), "%s", d->rec.missing);
-	/* events kept: CGW_REC_KEEP for one readout, REC_HELD_MAX over all the open incidents'
-	 * (a storm of incidents holds a few MiB, not one readout's each), REC_KEEP_MIN at least */
-	size_t held = 0, keep = CGW_REC_KEEP;
-	for (size_t k = 0; k < d->inc.n; k++)
-		if (d->inc.v[k].rec)
-			held += d->inc.v[k].rec->ev.n;
-	if (held + keep > REC_HELD_MAX)
-		keep = held + REC_KEEP_MIN >= REC_HELD_MAX ? REC_KEEP_MIN : REC_HELD_MAX - held;
-	w->read_at = mono_s();
-	record_mute(true);                /* read for the incident, not for a bundle's tree */
-	int e = recorder_read_keep(&d->rec, w->window_s, keep, &w->ev, &w->dropped);
-	record_mute(false);
+	int e = recwin_read(w, &d->rec, d->conf.recorder_window_s, incidents_rec_keep(&d->inc), r,
+	                    finding);
 	if (e < 0) {
-		trace_events_free(&w->ev);
 		if (e == -ETIMEDOUT)          /* the next incidents' alerts do not wait on it too */
 			d->rec_skip_until = mono_s() + 60;
-		snprintf(w->why, sizeof(w->why), "reading %s/trace: %s", d->rec.dir, strerror(-e));
 		warn_once(&d->rec_warn, "flight recorder: %s", w->why);
 		return w;
 	}
 	warn_clear(&d->rec_warn);
-	recorder_anchor(w, r, finding);
 	return w;
 }
 
@@ -996,6 +974,33 @@ static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *
 }
 
 /* SIGHUP: a new config and signature library, or the old ones when anything is wrong. */
+/* Do a and b give the recorder's instance the same settings ([recorder] window is only how
+ * much a readout takes)? */
+static bool recorder_conf_same(const struct cgw_conf *a, const struct cgw_conf *b)
+{
+	return a->recorder_enabled == b->recorder_enabled &&
+	       a->recorder_buffer_kb == b->recorder_buffer_kb &&
+	       a->recorder_cpuset_opens == b->recorder_cpuset_opens &&
+	       strcmp(a->recorder_instance, b->recorder_instance) == 0 &&
+	       strcmp(a->recorder_sched_switch, b->recorder_sched_switch) == 0;
+}
+
+/* The recorder as a reloaded [recorder] says: ours removed, then set up as at start-up (the
+ * open incidents keep the readouts they have). */
+static void recorder_restart(struct cgw_daemon *d)
+{
+	if (d->rec_own) {
+		int e = recorder_stop(&d->rec);
+		if (e < 0)
+			log_warnx("cannot remove the flight recorder's %s: %s", d->rec.dir, strerror(-e));
+	}
+	d->rec_on = d->rec_own = false;
+	d->rec_off[0] = '\0';
+	d->rec_skip_until = 0;
+	warn_clear(&d->rec_warn);
+	recorder_setup(d);
+}
+
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	(void)s;
@@ -1009,11 +1014,14 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 		sig_free(&sigs);
 		conf_free(&c);
 	} else {
+		bool rec_same = recorder_conf_same(&d->conf, &c);
 		conf_free(&d->conf);
 		sig_free(&d->sigs);
 		d->conf = c;
 		d->sigs = sigs;
 		log_warnx("configuration reloaded");
+		if (!rec_same)
+			recorder_restart(d);
 		psi_triggers(d);
 	}
 	sd_notify(0, "READY=1");

@@ -64,6 +64,19 @@ void incidents_prune(struct cgw_incidents *in)
 	in->n = k;
 }
 
+size_t incidents_rec_keep(const struct cgw_incidents *in)
+{
+	/* a storm of incidents holds a few MiB of events, not one whole readout each */
+	size_t held = 0;
+	for (size_t k = 0; k < in->n; k++)
+		if (in->v[k].rec)
+			held += in->v[k].rec->ev.n;
+	if (held + CGW_REC_KEEP <= INC_REC_HELD_MAX)
+		return CGW_REC_KEEP;
+	return held + INC_REC_KEEP_MIN >= INC_REC_HELD_MAX ? INC_REC_KEEP_MIN
+	                                                   : INC_REC_HELD_MAX - held;
+}
+
 const struct inc_task *incident_lead(const struct incident *i)
 {
 	const struct inc_task *lead = NULL;

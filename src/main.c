@@ -518,11 +518,7 @@ static int cmd_recorder(int argc, char **argv)
 		conf_free(&c);
 		return EXIT_USAGE;
 	}
-	struct recorder_opts ro = { .name = c.recorder_instance,
-	                            .buffer_kb = (unsigned)c.recorder_buffer_kb,
-	                            .cpuset_opens = c.recorder_cpuset_opens,
-	                            .sched_switch = c.recorder_sched_switch,
-	                            .timeout_ms = (unsigned)(c.read_timeout_s * 1000) };
+	struct recorder_opts ro = recorder_opts_of(&c);
 	struct cgw_recorder r;
 	int e;
 	rc = 0;

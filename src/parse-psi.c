@@ -17,27 +17,30 @@ const char *psi_res_name(int res)
 	return res >= 0 && res < PSI_NRES ? res_names[res] : "?";
 }
 
-/* Digits [. digits] at *p into a percent 0..100; *p moved past it. */
+/* Digits [. digits] at *p into a percent 0..100 (as the kernel prints it: the value is
+ * digits/10^decimals, rounded once); *p moved past it. */
 static bool take_pct(const char **p, double *out)
 {
 	const char *s = *p;
-	double v = 0, scale = 1;
+	unsigned long long v = 0, den = 1;
 	int n = 0;
 	for (; *s >= '0' && *s <= '9' && n < 4; s++, n++)
-		v = v * 10 + (*s - '0');
+		v = v * 10 + (unsigned)(*s - '0');
 	if (n == 0 || (*s >= '0' && *s <= '9'))
 		return false;
 	if (*s == '.') {
 		s++;
 		n = 0;
-		for (; *s >= '0' && *s <= '9' && n < 6; s++, n++)
-			v += (*s - '0') * (scale /= 10);
+		for (; *s >= '0' && *s <= '9' && n < 6; s++, n++) {
+			v = v * 10 + (unsigned)(*s - '0');
+			den *= 10;
+		}
 		if (n == 0 || (*s >= '0' && *s <= '9'))
 			return false;
 	}
-	if (v > 100.0)
+	if (v > 100 * den)
 		return false;
-	*out = v;
+	*out = (double)v / (double)den;
 	*p = s;
 	return true;
 }

@@ -35,6 +35,26 @@ static void check_rates(struct cgw_report *r, void *ctx)
 	}
 }
 
+/* The window of the daemon's flight recorder, when its instance runs ([recorder] of conf),
+ * told from r's first finding; NULL when there is none (nothing made, nothing said). */
+static struct cgw_recwin *check_recorder(const struct cgw_conf *conf, const struct cgw_report *r)
+{
+	if (!conf->recorder_enabled)
+		return NULL;
+	struct recorder_opts o = recorder_opts_of(conf);
+	struct cgw_recorder rec;
+	int e = recorder_attach(&o, &rec);
+	if (e < 0) {
+		log_debug("no flight recorder window: instances/%s: %s", conf->recorder_instance,
+		          strerror(-e));
+		return NULL;
+	}
+	struct cgw_recwin *w = try_calloc(1, sizeof(*w));
+	if (w && recwin_read(w, &rec, conf->recorder_window_s, CGW_REC_KEEP, r, -1) < 0)
+		log_warnx("flight recorder: %s", w->why);
+	return w;
+}
+
 int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
                const struct check_spec *s, struct check_outcome *out, char *msg, size_t cap)
 {
@@ -121,6 +141,9 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 		pressure_link(&rep, &pres);   /* the findings' cgroups' pressure */
 	if (rc == 0)                      /* the findings' user stacks, under the deadline */
 		ustack_report(&rep, (unsigned)conf->ustack_max, timeout_ms);
+	struct cgw_recwin *rw = NULL;     /* a capture of this host: the daemon's recorder too */
+	if (rc == 0 && capture && !root && !rep.recorder)
+		rep.recorder = rw = check_recorder(conf, &rep);
 	if (rc == 0) {
 		char m[8192];                 /* the tree of what the findings were made from */
 		if (capture && capture_write(capture, &rep, m, sizeof(m)) < 0) {
@@ -146,6 +169,9 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 	}
 	cr.src = rates_close(cr.src);    /* after the output: closing waits for RCU (~0.3 s here) */
 	report_free(&rep);
+	if (rw)
+		recwin_free(rw);
+	free(rw);
 	free(pres.cg);
 	kmsg_free(&km);
 	scan_free(&scan);

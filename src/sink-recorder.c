@@ -10,6 +10,25 @@
 #define REC_JSON_MAX 1000                 /* events listed in the JSON, the newest */
 #define REC_LINES_MAX 64                  /* timeline sentences */
 
+int recwin_read(struct cgw_recwin *w, const struct cgw_recorder *rec, double window_s,
+                size_t keep, const struct cgw_report *r, ssize_t finding)
+{
+	w->window_s = window_s;
+	snprintf(w->enabled, sizeof(w->enabled), "%s", rec->enabled);
+	snprintf(w->missing, sizeof(w->missing), "%s", rec->missing);
+	w->read_at = mono_ms() / 1000.0;
+	record_mute(true);                /* read for the report, not for a capture's tree */
+	int e = recorder_read_keep(rec, window_s, keep, &w->ev, &w->dropped);
+	record_mute(false);
+	if (e < 0) {
+		trace_events_free(&w->ev);
+		snprintf(w->why, sizeof(w->why), "reading %s/trace: %s", rec->dir, strerror(-e));
+		return e;
+	}
+	recorder_anchor(w, r, finding);
+	return 0;
+}
+
 struct rec_line *recorder_report_lines(const struct cgw_recwin *w, size_t *n)
 {
 	*n = 0;

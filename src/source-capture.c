@@ -606,7 +606,8 @@ void capture_snap_free(struct cap_snap *sn)
 int capture_write(struct cgw_capture *c, const struct cgw_report *r, char *msg, size_t cap)
 {
 	struct cap_snap *sn = capture_take(c, r);
-	if (!sn) {
+	if (!sn || (r->recorder && capture_snap_recorder(sn, r->recorder) < 0)) {
+		capture_snap_free(sn);
 		snprintf(msg, cap, "--capture %s: %s", cesc(c->dir), strerror(ENOMEM));
 		return -ENOMEM;
 	}

@@ -297,6 +297,15 @@ static int opts_names(const struct recorder_opts *o, char *tracefs, size_t tcap,
 	return 0;
 }
 
+struct recorder_opts recorder_opts_of(const struct cgw_conf *c)
+{
+	return (struct recorder_opts){ .name = c->recorder_instance,
+	                               .buffer_kb = (unsigned)c->recorder_buffer_kb,
+	                               .cpuset_opens = c->recorder_cpuset_opens,
+	                               .sched_switch = c->recorder_sched_switch,
+	                               .timeout_ms = (unsigned)(c->read_timeout_s * 1000) };
+}
+
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r)
 {
 	memset(r, 0, sizeof(*r));

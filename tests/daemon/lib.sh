@@ -233,7 +233,9 @@ _dmn_journald_stop() {
 # dmn_conf [section.key=value ...]: write $DMN_CONF ($LIVE_TMP/cgwatch.conf)
 # with the short test thresholds, overridden by the arguments (an empty value
 # drops the key; the flight recorder is off unless a scenario turns it on, with an
-# instance name of its own), make the report and state dirs (bundles go to $LIVE_TMP/bundles,
+# instance name of its own; the PSI triggers are off too, since on this loaded host a trigger
+# that fires moves a scan and the scenarios time scans at the interval: pressure.sh sets its
+# own), make the report and state dirs (bundles go to $LIVE_TMP/bundles,
 # never the host's), and have `cgwatch config --check` accept it.
 dmn_conf() {
 	DMN_CONF=${DMN_CONF:-$LIVE_TMP/cgwatch.conf}
@@ -248,6 +250,9 @@ dmn_conf() {
 		[run.lock_memory]=no
 		[run.pin_housekeeping]=yes
 		[recorder.enabled]=no
+		[pressure.cpu]=no
+		[pressure.memory]=no
+		[pressure.io]=no
 	)
 	local kv k s out
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done

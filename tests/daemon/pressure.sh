@@ -12,12 +12,17 @@
 #   - the metrics carry cgwatch_pressure_avg10_ratio{resource="cpu",kind="some"}, a cpu
 #     cgwatch_pressure_stall_seconds_total between /proc/pressure/cpu's total before the
 #     daemon started and after that scan, and cgwatch_pressure_crossed{resource="cpu"} 1.
+#   - the hogs and a task blocked on a FUSE mount that never answers run in a v2 cgroup of the
+#     test's own (cgwpsiPID under the cgroup2 mount; removed at exit): the incident's
+#     "opened" report has that cgroup in pressure.cgroups and the evidence line
+#     "/cgwpsiPID: cpu some avg10 N %" on its finding, N at least 5 (the scans the trigger
+#     runs, one a window, find the task past the 2 s warning without the 60 s interval).
 # This host may be under CPU pressure already (other sessions): the trigger may then fire before
 # the hogs start. What is measured, the time from the trigger's event to the scan, is the same.
 . "$(dirname "$0")/lib.sh"
 dmn_enter_ns "$@"
 live_init daemon-pressure
-dmn_require nofuse
+dmn_require
 [ -r /proc/pressure/cpu ] || live_skip "no /proc/pressure/cpu (a kernel without PSI, or psi=0)"
 PROM=$LIVE_TMP/cgwatch.prom
 dmn_conf scan.interval=60 run.metrics_file="$PROM" pressure.cpu="some 1900ms 2s" \
@@ -37,8 +42,25 @@ grep -q 'pressure triggers: cpu some 1900ms 2s' "$ERR" ||
 	live_fail "the daemon did not register the cpu trigger: $(grep -m2 'pressure' "$ERR" | tr '\n' '|'); $(dmn_ctx)"
 cpu_total() { sed -n 's/^cgwatch_pressure_stall_seconds_total{resource="cpu",kind="some"} //p' "$1"; }
 
+# the cgroup the hogs and the blocked task run in: this shell joins it while they start
+CG2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+[ -n "$CG2" ] && [ -e "$CG2/cgroup.procs" ] || live_skip "no cgroup2 mount (the pressure of a finding's cgroup is read from there)"
+CGNAME=cgwpsi-$(basename "$LIVE_TMP" | tr -c "A-Za-z0-9._\n-" _)
+CGDIR=$CG2/$CGNAME
+cg_cleanup() {
+	[ -d "$CGDIR" ] || return 0
+	local i
+	for ((i = 0; i < 50; i++)); do rmdir "$CGDIR" 2>/dev/null && return 0; sleep 0.1; done
+	live_cleanup_error "cannot remove $CGDIR: $(cat "$CGDIR/cgroup.procs" 2>/dev/null | tr '\n' ' ')"
+}
+live_on_exit cg_cleanup
+mkdir "$CGDIR" || live_fail "setup: mkdir $CGDIR"
+echo $$ >"$CGDIR/cgroup.procs" || live_fail "setup: cannot join $CGDIR"
 dmn_hogs "$(($(nproc) * 3))"
 T_HOGS=$(live_now)
+dmn_fuse_child cgw-psi-stuck
+echo $$ >"$CG2/cgroup.procs" || live_fail "setup: cannot leave $CGDIR"
+grep -qx "0::/$CGNAME" "/proc/$CHILD/cgroup" || live_fail "setup: the blocked task is not in /$CGNAME: $(cat "/proc/$CHILD/cgroup" | tr '\n' ' ')"
 line='cpu pressure: some 1.9 s in 2 s passed: scanning now'
 # poll the log and the metrics together: the time the line is first seen, then the time the
 # second scan's metrics are
@@ -63,6 +85,19 @@ grep -q '^cgwatch_pressure_crossed{resource="cpu"} 1$' "$LIVE_TMP/scan2.prom" ||
 t2=$(cpu_total "$LIVE_TMP/scan2.prom")
 dmn_fcmp "$t2" '>=' "$T0_TOTAL" && dmn_fcmp "$t2" '<=' "$T1_TOTAL" ||
 	live_fail "cpu stall seconds $t2 in the metrics, not within /proc/pressure/cpu's $T0_TOTAL (before the daemon) .. $T1_TOTAL (after its scan)"
+
+# the blocked task's incident: its cgroup's pressure in the report and as evidence
+dmn_wait_msg 15 '.CGWATCH_STATE == "opened" and .CGWATCH_COMM == "cgw-psi-stuck"' ||
+	live_fail "no incident opened for the blocked task within 15 s (scans: $(scans)); $(dmn_ctx)"
+rep=$(dmn_get '.CGWATCH_STATE == "opened" and .CGWATCH_COMM == "cgw-psi-stuck"' CGWATCH_REPORT)
+[ -f "$rep" ] || live_fail "the opened message names no report file: '$rep'"
+jq -e --arg p "/$CGNAME" '[.pressure.cgroups[]? | select(.path == $p and .cpu.some.avg10 >= 0)] | length == 1' "$rep" >/dev/null ||
+	live_fail "report $rep: pressure.cgroups has no /$CGNAME with cpu: $(jq -c '.pressure.cgroups' "$rep" | head -c 400)"
+ev=$(jq -r '.findings[0].evidence[]?' "$rep" | grep "^/$CGNAME: cpu some avg10 ")
+[ -n "$ev" ] || live_fail "report $rep: no evidence line \"/$CGNAME: cpu some avg10 N %\": $(jq -c '.findings[0].evidence' "$rep" | head -c 500)"
+n=$(sed -n 's/^[^:]*: cpu some avg10 \([0-9]*\) %.*/\1/p' <<<"$ev")
+[ "${n:-0}" -ge 5 ] || live_fail "evidence line \"$ev\": under the 5 % floor"
+grep -qF "$ev" "${rep%.json}.txt" || live_fail "the text report ${rep%.json}.txt lacks \"$ev\""
 dmn_hogs_stop
 dmn_stop
-live_pass "trigger to scan $lag s (interval 60 s), hogs started $(dmn_fcalc "$t_line - $T_HOGS") s before the trigger's line; cpu stall $T0_TOTAL <= $t2 <= $T1_TOTAL s"
+live_pass "trigger to scan $lag s (interval 60 s), hogs started $(dmn_fcalc "$t_line - $T_HOGS") s before the trigger's line; cpu stall $T0_TOTAL <= $t2 <= $T1_TOTAL s; evidence \"$ev\""

@@ -180,10 +180,35 @@ live_wait_for 10 recording || live_fail "start after SIGKILL: no recording insta
 cnt=$(ls "$TFS/instances" | grep -cx "$NAME")
 [ "$cnt" = 1 ] || live_fail "$cnt instances named $NAME after SIGKILL + restart, want 1"
 grep -q "cgwdrec-marker-$$" "$INST/trace" && live_fail "the restarted daemon kept the old ring (marker still there)"
+# a reload with other [recorder] settings restarts it: the old instance gone, the new one
+# there with its ring's size; one with only the readout's window changed keeps the ring
+INSTB=${INST}b
+instb_cleanup() {
+	[ -d "$INSTB" ] && { rmdir "$INSTB" || live_cleanup_error "rmdir $INSTB failed"; }
+	return 0
+}
+live_on_exit instb_cleanup
+dmn_conf recorder.enabled=yes recorder.cpuset_opens=yes recorder.instance="${NAME}b" \
+	recorder.buffer_kb=512 recorder.window=120 bundle.dir="$LIVE_TMP/bundles" bundle.min_interval=0
+kill -HUP "$DPID"
+restarted() {
+	[ -d "$INSTB" ] && [ ! -d "$INST" ] && [ "$(cat "$INSTB/buffer_size_kb" 2>/dev/null || echo 0)" -ge 512 ] &&
+		grep -q "flight recorder on: $INSTB" "${DMN_ERRS[-1]}"
+}
+live_wait_for 10 restarted || live_fail "SIGHUP with [recorder] instance ${NAME}b, buffer_kb 512: $(ls "$TFS/instances" | grep "$NAME" | tr '\n' ' ') $(cat "$INSTB/buffer_size_kb" 2>&1); $(dmn_ctx 600)"
+echo "cgwdrec-keep-$$" >"$INSTB/trace_marker" || live_fail "setup: trace_marker of $INSTB"
+dmn_conf recorder.enabled=yes recorder.cpuset_opens=yes recorder.instance="${NAME}b" \
+	recorder.buffer_kb=512 recorder.window=60 bundle.dir="$LIVE_TMP/bundles" bundle.min_interval=0
+kill -HUP "$DPID"
+live_wait_for 10 eval '[ "$(grep -c "configuration reloaded" "${DMN_ERRS[-1]}")" -ge 2 ]' ||
+	live_fail "the second SIGHUP was not taken: $(dmn_ctx 600)"
+sleep 0.5
+grep -q "cgwdrec-keep-$$" "$INSTB/trace" || live_fail "a reload changing only [recorder] window restarted the ring (its marker is gone)"
 dmn_stop TERM 5
-[ -d "$INST" ] && live_fail "the instance $INST is still there after the third daemon's SIGTERM"
+[ -d "$INSTB" ] && live_fail "the instance $INSTB is still there after SIGTERM"
+[ -d "$INST" ] && live_fail "the instance $INST is back after SIGTERM"
 
 snapshot >"$LIVE_TMP/main.after"
 cmp -s "$LIVE_TMP/main.before" "$LIVE_TMP/main.after" ||
 	live_fail "the main buffer's settings changed: $(diff "$LIVE_TMP/main.before" "$LIVE_TMP/main.after" | head -5 | tr '\n' '|')"
-live_pass "churn ($N mkdir/rmdir) and the cpuset.mems write in the report, its bundle and a replay, before PID $CHILD blocked; instance gone after SIGTERM, one after SIGKILL + restart; main buffer unchanged"
+live_pass "churn ($N mkdir/rmdir) and the cpuset.mems write in the report, its bundle and a replay, before PID $CHILD blocked; instance gone after SIGTERM, one after SIGKILL + restart; SIGHUP with another instance and ring size restarts it, with only the window changed keeps it; main buffer unchanged"

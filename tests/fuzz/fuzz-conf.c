@@ -29,6 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(path_ok(c.signatures_dir, true) && path_ok(c.local_signatures_dir, true));
 	FUZZ_CHECK(path_ok(c.state_dir, false) && path_ok(c.report_dir, false));
 	FUZZ_CHECK(path_ok(c.metrics_file, true));
+	for (int k = 0; k < 3; k++)           /* [pressure]: off, or a trigger the kernel takes */
+		FUZZ_CHECK(!c.pressure[k].on ||
+		           (c.pressure[k].window_us >= PSI_WINDOW_MIN_US &&
+		            c.pressure[k].window_us <= PSI_WINDOW_MAX_US &&
+		            c.pressure[k].stall_us > 0 && c.pressure[k].stall_us <= c.pressure[k].window_us));
 	if (r == 0)
 		FUZZ_CHECK(c.blocked_critical_s >= c.blocked_warning_s);
 	conf_free(&c);

@@ -27,17 +27,11 @@ taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
 live_on_exit 'live_kill_wait "$HIGH"'
 live_on_exit 'live_kill_wait "$LOW"'
 
-spinner() {   # spinner VAR PRIO SECONDS: start spin on CPU 1, its pid in VAR
-	"$LIVE_BIN/spin" 1 "$2" "$3" >"$LIVE_TMP/$1.out" 2>&1 &
-	printf -v "$1" %s $!
-	live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/$1.out" ||
-		live_fail "setup: spinner $1: $(cat "$LIVE_TMP/$1.out")"
-}
 hazards() { jq -r '[.hazards[].id] | join(",")' "$1"; }
 
 # 1. throttling off
 echo -1 > "$RT" || live_fail "setup: cannot write -1 to $RT"
-spinner HIGH 50 4
+live_spin HIGH 1 50 4
 OUT=$LIVE_TMP/off.json ERR=$LIVE_TMP/off.err
 live_cgwatch "$OUT" "$ERR" audit --format json
 echo "$OLD_RT" > "$RT"            # at once: the spinner keeps CPU 1 only as long as needed
@@ -54,8 +48,8 @@ jq -e '[.hazards[].id] | index("rt-spinner") | not' "$OUT" >/dev/null ||
 
 # 2. throttling on, a lower-priority RT task under the spinner
 [ "$(cat "$RT")" -ge 0 ] || echo 950000 > "$RT"
-spinner LOW 10 4
-spinner HIGH 50 3
+live_spin LOW 1 10 4
+live_spin HIGH 1 50 3
 sleep 0.3
 OUT=$LIVE_TMP/on.json ERR=$LIVE_TMP/on.err
 live_cgwatch "$OUT" "$ERR" audit --format json

@@ -26,33 +26,16 @@ live_vforkhold
 VPARENT=$PARENT
 
 CG=$FZ/cgwatch-bpfsame-$$
-live_on_exit 'rmdir_cg'
-live_on_exit 'live_kill_wait "$SLEEPER"'
-live_on_exit 'thaw'
-thaw() { [ -d "$CG" ] || return 0; echo THAWED >"$CG/freezer.state" || live_cleanup_error "could not thaw $CG"; }
-rmdir_cg() { [ -d "$CG" ] || return 0; live_wait_for 3 rmdir "$CG" 2>/dev/null || live_cleanup_error "could not rmdir $CG"; }
-mkdir "$CG" || live_fail "setup: mkdir $CG failed"
-sleep 1000 3>&- &
-SLEEPER=$!
-echo "$SLEEPER" >"$CG/cgroup.procs" || live_fail "setup: could not move $SLEEPER into $CG"
-asleep() { [ "$(live_task_state "$SLEEPER")" = S ]; }
-live_wait_for 3 asleep || live_fail "setup: sleeper $SLEEPER not asleep"
-echo FROZEN >"$CG/freezer.state" || live_fail "setup: could not write FROZEN"
-is_frozen() { [ "$(cat "$CG/freezer.state")" = FROZEN ] && [ "$(live_task_state "$SLEEPER")" = D ]; }
-live_wait_for 5 is_frozen || live_fail "setup: $CG not frozen, or $SLEEPER not in D"
+live_frozen_sleeper "$CG"
 
 # the starved one dies only once the one starving it is gone: that one is killed first; each
 # is moved to CPU 0 first, where no other test's real-time spinner may keep it from dying
 unpin_kill() { [ -n "$1" ] && taskset -pc 0 "$1" >/dev/null 2>&1; live_kill_wait "$1"; }
 live_on_exit 'unpin_kill "$LOW"'
 live_on_exit 'unpin_kill "$HIGH"'
-"$LIVE_BIN/spin" 1 10 25 >"$LIVE_TMP/low.out" 2>&1 3>&- &
-LOW=$!
-live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/low.out" || live_fail "setup: low spinner: $(cat "$LIVE_TMP/low.out")"
+live_spin LOW 1 10 25
 sleep 0.2
-"$LIVE_BIN/spin" 1 50 20 >"$LIVE_TMP/high.out" 2>&1 3>&- &
-HIGH=$!
-live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/high.out" || live_fail "setup: high spinner: $(cat "$LIVE_TMP/high.out")"
+live_spin HIGH 1 50 20
 sleep 2
 
 printf '[thresholds]\nstarved = 1\n' >"$LIVE_TMP/auto.conf"

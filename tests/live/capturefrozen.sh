@@ -17,21 +17,7 @@ live_mktemp
 FZ=/sys/fs/cgroup/freezer
 [ -f "$FZ/tasks" ] || live_skip "no cgroup v1 freezer hierarchy at $FZ"
 CG=$FZ/cgwatch-capture-$$
-live_on_exit 'rmdir_cg'
-live_on_exit 'live_kill_wait "$SLEEPER"'
-live_on_exit 'thaw'
-thaw() { [ -d "$CG" ] || return 0; echo THAWED >"$CG/freezer.state" || live_cleanup_error "could not thaw $CG"; }
-rmdir_cg() { [ -d "$CG" ] || return 0; live_wait_for 3 rmdir "$CG" 2>/dev/null || live_cleanup_error "could not rmdir $CG"; }
-
-mkdir "$CG" || live_fail "setup: mkdir $CG failed"
-sleep 1000 3>&- &
-SLEEPER=$!
-echo "$SLEEPER" >"$CG/cgroup.procs" || live_fail "setup: could not move $SLEEPER into $CG"
-asleep() { [ "$(live_task_state "$SLEEPER")" = S ]; }
-live_wait_for 3 asleep || live_fail "setup: sleeper $SLEEPER not asleep"
-echo FROZEN >"$CG/freezer.state" || live_fail "setup: could not write FROZEN"
-is_frozen() { [ "$(cat "$CG/freezer.state")" = FROZEN ] && [ "$(live_task_state "$SLEEPER")" = D ]; }
-live_wait_for 5 is_frozen || live_fail "setup: $CG not frozen, or $SLEEPER not in D"
+live_frozen_sleeper "$CG"
 
 sleep 2
 CAP=$LIVE_TMP/cap

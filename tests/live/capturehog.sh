@@ -39,13 +39,9 @@ for c in 0 1; do
 done
 live_on_exit 'live_kill_wait "$HIGH"'
 live_on_exit 'live_kill_wait "$LOW"'
-"$LIVE_BIN/spin" 1 10 10 >"$LIVE_TMP/low.out" 2>&1 3>&- &
-LOW=$!
-live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/low.out" || live_fail "setup: low spinner: $(cat "$LIVE_TMP/low.out")"
+live_spin LOW 1 10 10
 sleep 0.2
-"$LIVE_BIN/spin" 1 50 6 >"$LIVE_TMP/high.out" 2>&1 3>&- &
-HIGH=$!
-live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/high.out" || live_fail "setup: high spinner: $(cat "$LIVE_TMP/high.out")"
+live_spin HIGH 1 50 6
 sleep 2
 printf '[thresholds]\nstarved = 1\n' >"$LIVE_TMP/cgwatch.conf"
 

@@ -82,6 +82,49 @@ _live_v1_cleanup() {
 		live_cleanup_error "hierarchy name=$LIVE_V1_NAME still mounted"
 }
 
+# live_frozen_sleeper CG: make the v1 freezer cgroup CG, move a new `sleep 1000` into it (pid in
+# SLEEPER) once it sleeps, and freeze it until the sleeper shows D. On exit (in this order):
+# thawed, the sleeper killed, CG removed.
+live_frozen_sleeper() {
+	LIVE_FROZEN_CG=$1
+	live_on_exit _live_frozen_rmdir
+	live_on_exit 'live_kill_wait "$SLEEPER"'
+	live_on_exit _live_frozen_thaw
+	mkdir "$LIVE_FROZEN_CG" || live_fail "setup: mkdir $LIVE_FROZEN_CG failed"
+	sleep 1000 3>&- &
+	SLEEPER=$!
+	echo "$SLEEPER" >"$LIVE_FROZEN_CG/cgroup.procs" ||
+		live_fail "setup: could not move $SLEEPER into $LIVE_FROZEN_CG"
+	_live_asleep() { [ "$(live_task_state "$SLEEPER")" = S ]; }
+	live_wait_for 3 _live_asleep || live_fail "setup: sleeper $SLEEPER not asleep"
+	echo FROZEN >"$LIVE_FROZEN_CG/freezer.state" || live_fail "setup: could not write FROZEN"
+	_live_frozen() {
+		[ "$(cat "$LIVE_FROZEN_CG/freezer.state")" = FROZEN ] &&
+			[ "$(live_task_state "$SLEEPER")" = D ]
+	}
+	live_wait_for 5 _live_frozen || live_fail "setup: $LIVE_FROZEN_CG not frozen, or $SLEEPER not in D"
+}
+_live_frozen_thaw() {
+	[ -d "$LIVE_FROZEN_CG" ] || return 0
+	echo THAWED >"$LIVE_FROZEN_CG/freezer.state" || live_cleanup_error "could not thaw $LIVE_FROZEN_CG"
+}
+_live_frozen_rmdir() {
+	[ -d "$LIVE_FROZEN_CG" ] || return 0
+	live_wait_for 3 rmdir "$LIVE_FROZEN_CG" 2>/dev/null ||
+		live_cleanup_error "could not rmdir $LIVE_FROZEN_CG"
+}
+
+# live_spin VAR CPU PRIO SECONDS: start tests/live/spin.c, a SCHED_FIFO spinner at PRIO pinned
+# to CPU that ends itself after SECONDS, its output in $LIVE_TMP/VAR.out and its pid in VAR,
+# once it says it spins. The caller registers its kill (a starved task's spinner is killed
+# before it).
+live_spin() {
+	"$LIVE_BIN/spin" "$2" "$3" "$4" >"$LIVE_TMP/$1.out" 2>&1 3>&- &
+	printf -v "$1" %s $!
+	live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/$1.out" ||
+		live_fail "setup: spinner $1: $(cat "$LIVE_TMP/$1.out")"
+}
+
 live_pass() { LIVE_RESULT=PASS; LIVE_REASON=$*; exit 0; }     # optional: what it showed
 live_fail() { LIVE_RESULT=FAIL; LIVE_REASON=$*; exit 1; }
 live_skip() { LIVE_RESULT=SKIP; LIVE_REASON=$*; exit 0; }

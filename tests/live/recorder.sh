@@ -16,6 +16,9 @@
 #     start --config`): a switch storm pinned to CPU 1 (bench/pingpong.c as cgwsw-in) is in
 #     instances/NAME-switch, one pinned to CPU 0 (cgwsw-out) is not, nor is any switch of
 #     another CPU, and none is in NAME's own ring; `recorder stop` removes both instances;
+#   - `cgwatch bundle` made by hand and `check --capture` while that instance runs: their tree
+#     holds its window (cgwatch/recorder/trace, with mkdirs made just before and the switches),
+#     and the bundle's report.json a recorder object;
 #   - the main buffer's settings (tracing_on, current_tracer, buffer_size_kb, trace_clock,
 #     set_event, tracing_cpumask, the filters and enables of the events the recorder uses)
 #     and the other instances unchanged.
@@ -23,7 +26,7 @@
 . "$(dirname "$0")/lib.sh"
 live_init recorder
 live_require_root
-live_require_tools cc make awk mount umount timeout taskset
+live_require_tools cc make awk mount umount timeout taskset zstd tar
 live_mktemp
 
 N=${CHURN_N:-200}
@@ -195,10 +198,34 @@ SW=$LIVE_TMP/switch.trace
 cat "$INST-switch/trace" >"$SW" || live_fail "reading $INST-switch/trace"
 nin=$(grep -c 'next_comm=cgwsw-in ' "$SW")
 [ "$nin" -ge 2000 ] || live_fail "switches to cgwsw-in on CPU 1 recorded: $nin, want >= 2000"
-grep -q 'cgwsw-out' "$SW" && live_fail "a switch of cgwsw-out (CPU 0) recorded: $(grep -m1 cgwsw-out "$SW")"
+# the fields, not the line's prefix: trace prints the prefix's comm from its cache of the pid's
+# comm at read time, so the taskset process that became cgwsw-out shows as cgwsw-out there
+# when it ran on CPU 1 before its affinity was set
+grep -qE '(prev|next)_comm=cgwsw-out ' "$SW" &&
+	live_fail "a switch of cgwsw-out (CPU 0) recorded: $(grep -m1 -E '(prev|next)_comm=cgwsw-out ' "$SW")"
 other=$(grep -v '^#' "$SW" | grep -cv ' \[001\] ')
 [ "$other" = 0 ] || live_fail "$other switches of other CPUs recorded: $(grep -v '^#' "$SW" | grep -m1 -v ' \[001\] ')"
 grep -q 'sched_switch:' "$INST/trace" && live_fail "sched_switch in $INST's own ring"
+# ---- a bundle made by hand (and check --capture) carries the running recorder's window
+for i in 1 2 3; do mkdir "$MNT/cbyhand$i" && rmdir "$MNT/cbyhand$i" || live_fail "mkdir/rmdir $MNT/cbyhand$i"; done
+timeout -k 2 60 "$CGWATCH" bundle --config "$LIVE_TMP/sw.conf" -o "$LIVE_TMP/hand.tar.zst" \
+	>"$LIVE_TMP/hand.out" 2>&1 3>&- || live_fail "cgwatch bundle: $(head -c 300 "$LIVE_TMP/hand.out")"
+HT=$LIVE_TMP/hand.trace
+zstd -dc "$LIVE_TMP/hand.tar.zst" | tar -xOf - tree/cgwatch/recorder/trace >"$HT" 2>/dev/null ||
+	live_fail "no tree/cgwatch/recorder/trace in a bundle made by hand: $(zstd -dc "$LIVE_TMP/hand.tar.zst" | tar -tf - | grep -c .) members"
+for i in 1 2 3; do
+	grep -q "cgroup_mkdir:.*cbyhand$i" "$HT" || live_fail "the hand bundle's recorder has no mkdir of cbyhand$i: $(grep -c cgroup_ "$HT") cgroup events"
+done
+grep -q ' \[001\] .*sched_switch:' "$HT" || live_fail "the hand bundle's recorder has no switch of CPU 1"
+grep 'sched_switch:' "$HT" | grep -qv ' \[001\] ' && live_fail "the hand bundle has a switch of a CPU other than 1"
+zstd -dc "$LIVE_TMP/hand.tar.zst" | tar -xOf - report.json | grep -q '"recorder"' ||
+	live_fail "the hand bundle's report.json has no recorder object"
+CAPD=$LIVE_TMP/capture
+timeout -k 2 60 "$CGWATCH" check --config "$LIVE_TMP/sw.conf" --capture "$CAPD" >/dev/null 2>"$LIVE_TMP/cap.err" 3>&-
+[ $? -le 1 ] || live_fail "check --capture: $(head -c 300 "$LIVE_TMP/cap.err")"
+grep -q 'cgroup_mkdir:.*cbyhand3' "$CAPD/cgwatch/recorder/trace" 2>/dev/null ||
+	live_fail "check --capture's tree has no recorder window with cbyhand3"
+SEEN="$SEEN; a bundle made by hand and check --capture hold the recorder's window"
 timeout 60 "$CGWATCH" recorder stop --config "$LIVE_TMP/sw.conf" >"$LIVE_TMP/swstop.out" 2>&1 ||
 	live_fail "recorder stop: $(head -c 300 "$LIVE_TMP/swstop.out")"
 [ -d "$INST-switch" ] && live_fail "$INST-switch still there after recorder stop"

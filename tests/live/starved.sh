@@ -19,13 +19,9 @@ taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
 live_on_exit 'live_kill_wait "$HIGH"'
 live_on_exit 'live_kill_wait "$LOW"'
 
-"$LIVE_BIN/spin" 1 10 8 >"$LIVE_TMP/low.out" 2>&1 &
-LOW=$!
-live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/low.out" || live_fail "setup: low spinner: $(cat "$LIVE_TMP/low.out")"
+live_spin LOW 1 10 8
 sleep 0.2
-"$LIVE_BIN/spin" 1 50 4 >"$LIVE_TMP/high.out" 2>&1 &
-HIGH=$!
-live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/high.out" || live_fail "setup: high spinner: $(cat "$LIVE_TMP/high.out")"
+live_spin HIGH 1 50 4
 T0=$(live_now)
 
 printf '[thresholds]\nstarved = 1\n' >"$LIVE_TMP/cgwatch.conf"

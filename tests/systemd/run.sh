@@ -29,6 +29,8 @@
 #                 sandboxed daemon (the journal says both); where the host has no tracefs, the
 #                 unit is active and says the recorder is off and why; the bundle's replay
 #                 has the recorder's readout
+#   pressure      the daemon registered the kernel's PSI triggers (cpu, memory, io) under the
+#                 unit's sandbox (DynamicUser, no CAP_SYS_RESOURCE: 2 s windows), as it says
 #   check-kmsg    cgwatch-check.service (drop-in: --format json into a file) reads /dev/kmsg
 #   recorder-stop `systemctl stop cgwatch` removes the instance (ExecStopPost=+)
 #   purge         with the .deb: `apt-get purge cgwatch` leaves nothing behind
@@ -159,6 +161,19 @@ elif ! grep -q "flight recorder instance $REC_INST made" <<<"$log" ||
 	sd_result FAIL recorder "the journal does not say ExecStartPre made $REC_INST and the daemon uses it: ${log:-nothing}"
 else
 	sd_result PASS recorder "$REC_INST made by ExecStartPre=+ (as root); the daemon (DynamicUser, sandboxed) reads it"
+fi
+
+# ---- pressure: the kernel's PSI triggers, registered by the daemon under the sandbox ----------
+# (DynamicUser, no CAP_SYS_RESOURCE: the default 2 s windows are what the kernel takes from it)
+log=$(sd_in journalctl -u cgwatch -o cat --no-pager 2>&1 | grep -E 'pressure triggers' | tr '\n' '|')
+if [ ! -e /proc/pressure/cpu ]; then
+	sd_result SKIP pressure "no /proc/pressure on this host (a kernel without PSI)"
+elif grep -q 'pressure triggers not registered' <<<"$log"; then
+	sd_result FAIL pressure "the daemon could not register its triggers under the unit: $log"
+elif ! grep -qF 'pressure triggers: cpu some 1500ms 2s, memory some 200ms 2s, io full 500ms 2s' <<<"$log"; then
+	sd_result FAIL pressure "the journal does not say the triggers were registered: ${log:-nothing about them}"
+else
+	sd_result PASS pressure "cpu, memory and io triggers registered by the sandboxed daemon"
 fi
 
 # ---- FUSE hangs -------------------------------------------------------------------------------

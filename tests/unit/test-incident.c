@@ -1130,6 +1130,36 @@ static void test_state_names(void **state)
 		assert_string_equal(inc_state_name(c[k].st), c[k].name);
 }
 
+/* The recorder events one more readout may keep: a whole readout (CGW_REC_KEEP) while the open
+ * incidents hold little, what is left of INC_REC_HELD_MAX past that, and INC_REC_KEEP_MIN
+ * however many are held; resolved incidents' readouts still count until pruned. */
+static void test_rec_keep(void **state)
+{
+	(void)state;
+	struct cgw_incidents in = { 0 };
+	assert_int_equal(incidents_rec_keep(&in), CGW_REC_KEEP);
+	struct incident v[4] = { 0 };
+	struct cgw_recwin w[4] = { 0 };
+	in.v = v;
+	in.n = 4;
+	v[0].rec = &w[0];
+	w[0].ev.n = 10000;
+	assert_int_equal(incidents_rec_keep(&in), CGW_REC_KEEP);   /* 30,000 in all */
+	v[1].rec = &w[1];
+	w[1].ev.n = 25000;                 /* 35,000 held: 25,000 left */
+	assert_int_equal(incidents_rec_keep(&in), CGW_REC_KEEP);
+	w[1].ev.n = 35000;                 /* 45,000 held: 15,000 left */
+	assert_int_equal(incidents_rec_keep(&in), 15000);
+	v[2].rec = &w[2];                  /* no readout of its own: counts nothing */
+	v[3].rec = &w[3];
+	w[3].ev.n = 14500;                 /* 59,500 held: the floor, not 500 */
+	assert_int_equal(incidents_rec_keep(&in), INC_REC_KEEP_MIN);
+	w[3].ev.n = 30000;                 /* past the cap: still the floor */
+	assert_int_equal(incidents_rec_keep(&in), INC_REC_KEEP_MIN);
+	v[3].rec = NULL;                   /* its readout freed: 45,000 held again */
+	assert_int_equal(incidents_rec_keep(&in), 15000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1161,6 +1191,7 @@ int main(void)
 		cmocka_unit_test(test_update_out_of_memory),
 		cmocka_unit_test(test_load_out_of_memory),
 		cmocka_unit_test(test_state_names),
+		cmocka_unit_test(test_rec_keep),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, setup_sigs, NULL));
 }
