@@ -6,8 +6,9 @@
 # SCHED_FIFO/50 spinner on CPU 1 spins 49 ms and sleeps 1 ms, over and over: every other
 # task on CPU 1 waits for it, so CPU 1's p99 and longest wait rise to tens of ms (p99 at
 # least 20 ms, and above the first measurement's; max at least 30 ms), and CPU 1's `held`
-# names the spinner, SCHED_FIFO priority 50, for at least 30 ms without a switch.
-# The spinner ends itself at its own deadline (8 s) and is killed from CPU 0 at SCHED_FIFO 99;
+# names the spinner, SCHED_FIFO priority 50, for at least 30 ms without a switch. With
+# [latency] runq = schedstat (the fallback) the same CPU's held is the spinner too.
+# The spinner ends itself at its own deadline (12 s) and is killed from CPU 0 at SCHED_FIFO 99;
 # the test and cgwatch stay on CPU 0.
 . "$(dirname "$0")/lib.sh"
 live_init runqlat
@@ -33,13 +34,13 @@ live_on_exit 'hard_kill "$SLEEPER"'
 # cpu1 FILE: CPU 1's object of a runq JSON
 cpu1() { jq -c '[.cpus[] | select(.cpu == 1)][0] // empty' "$1"; }
 measure() {
-	live_cgwatch "$LIVE_TMP/$1.json" "$LIVE_TMP/$1.err" runq --interval 2
+	live_cgwatch "$LIVE_TMP/$1.json" "$LIVE_TMP/$1.err" runq --interval 2 "${@:2}"
 	[ "$CG_RC" = 0 ] || live_fail "$1: cgwatch runq exit $CG_RC: $(head -c 300 "$LIVE_TMP/$1.err")"
 	jq -e '.cpus | length >= 2' "$LIVE_TMP/$1.json" >/dev/null ||
 		live_fail "$1: no per-CPU runq object: $(head -c 300 "$LIVE_TMP/$1.json")"
 }
 
-"$LIVE_BIN/runqspin" 1 0 20 0 1 >"$LIVE_TMP/sleeper.out" 2>&1 &
+"$LIVE_BIN/runqspin" 1 0 25 0 1 >"$LIVE_TMP/sleeper.out" 2>&1 &
 SLEEPER=$!
 live_wait_for 3 grep -q '^running ' "$LIVE_TMP/sleeper.out" || live_fail "setup: sleeper: $(cat "$LIVE_TMP/sleeper.out")"
 
@@ -51,14 +52,27 @@ jq -e '.count > 0' <<<"$base" >/dev/null || live_fail "base: no wait counted on 
 jq -e '(.held.comm == "runqspin" and .held.policy == "SCHED_FIFO") | not' <<<"$base" >/dev/null ||
 	live_fail "base: a SCHED_FIFO runqspin held CPU 1 before the spinner started: $base"
 
-"$LIVE_BIN/runqspin" 1 50 8 49 1 >"$LIVE_TMP/spin.out" 2>&1 &
+"$LIVE_BIN/runqspin" 1 50 12 49 1 >"$LIVE_TMP/spin.out" 2>&1 &
 SPIN=$!
 live_wait_for 3 grep -q '^running ' "$LIVE_TMP/spin.out" || live_fail "setup: spinner: $(cat "$LIVE_TMP/spin.out")"
 sleep 0.3
 measure spin
+# the fallback: the scans' own accounting (run_delay and pcount from the task iterator, or
+# /proc/TID/schedstat): coarser, but the spinner, runnable at both scans, holds CPU 1 (the
+# spinner sleeps 2 % of the time: a scan that found it asleep is tried once more)
+printf '[latency]\nrunq = schedstat\n' >"$LIVE_TMP/schedstat.conf"
+for try in 1 2; do
+	measure schedstat --config "$LIVE_TMP/schedstat.conf"
+	ss=$(cpu1 "$LIVE_TMP/schedstat.json")
+	jq -e '.held.comm == "runqspin" and .held.policy == "SCHED_FIFO"' <<<"$ss" >/dev/null && break
+done
 hard_kill "$SPIN"
 SPIN=
 spin=$(cpu1 "$LIVE_TMP/spin.json")
+jq -e '(.source | startswith("schedstat")) and .exact == false' "$LIVE_TMP/schedstat.json" >/dev/null ||
+	live_fail "schedstat: source $(jq -c '[.source, .exact]' "$LIVE_TMP/schedstat.json"), want schedstat, not exact"
+jq -e '.held.comm == "runqspin" and .held.policy == "SCHED_FIFO" and .held.rt_priority == 50 and .held.ms >= 1000' \
+	<<<"$ss" >/dev/null || live_fail "schedstat: CPU 1's held is not the spinner (SCHED_FIFO/50, >= 1 s of CPU in 2 s): $ss"
 
 jq -e '.held.comm == "runqspin" and .held.policy == "SCHED_FIFO" and .held.rt_priority == 50 and .held.ms >= 30' \
 	<<<"$spin" >/dev/null || live_fail "CPU 1's held is not the spinner (SCHED_FIFO/50, >= 30 ms): $spin"
