@@ -2018,10 +2018,13 @@ struct cgw_runq_cpu {
 	unsigned long long count;         /* waits measured over the interval */
 	unsigned long long buckets[RUNQ_BUCKETS];
 	double sum_ms, p50_ms, p99_ms, max_ms;
-	struct cgw_runq_task waited[4];   /* the longest waits, longest first */
+	struct cgw_runq_task waited[4];   /* the longest waits, longest first (schedstat: the
+	                                     highest mean waits per slice) */
 	size_t nwaited;
 	struct cgw_runq_task held;        /* the task that ran longest on the CPU (ms: its run
-	                                     time in the interval); tid 0 when unknown */
+	                                     time in the interval: sched_switch, its longest run
+	                                     without a switch; schedstat, its CPU time); tid 0
+	                                     when unknown */
 };
 enum { RUNQ_HOUSEKEEPING, RUNQ_ISOLATED, RUNQ_NGROUPS };
 struct cgw_runq_total {                   /* a CPU group's waits since the daemon started */
