@@ -7,10 +7,10 @@
 #     over two pipes SWITCH_ITER times (2 SWITCH_ITER switches; its wall and CPU time,
 #     getrusage: the tracepoint's cost lands in the task that switches, so CPU per switch
 #     against runq = no is what the program costs a switch).
-# The daemon's CPU share is its own run time (/proc/PID/schedstat, ns) over the storm's wall
-# time. Prints the medians and their quartiles.
+# The daemon's CPU share is its CPU time (utime + stime of /proc/PID/stat: all its threads,
+# 10 ms ticks) over the storm's wall time; and over IDLE_S (10) seconds of no storm. Prints the medians and their quartiles.
 # usage: sudo bench/latency.sh   env: RUNS (5), ITER (2000), SWITCH_ITER (200000),
-#        CGWATCH (build/cgwatch)
+#        IDLE_S (10), CGWATCH (build/cgwatch)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -65,7 +65,10 @@ EOC
 	echo "bench/latency.sh: the daemon ($1) did not scan twice in 10 s: $(tail -c 300 "$d/err")" >&2
 	exit 1
 }
-dcpu() { awk '{ print $1 }' "/proc/$DPID/schedstat"; }   # the daemon's run time, ns
+# the daemon's CPU time, ns: utime + stime of /proc/PID/stat, all its threads, those that
+# ended too (the writers, the audit), in clock ticks
+TCK=$(getconf CLK_TCK)
+dcpu() { awk -v t="$TCK" '{ sub(/^.*\) /, ""); printf "%d", ($12 + $13) * 1e9 / t }' "/proc/$DPID/stat"; }
 forks() {
 	local i=0
 	while [ $i -lt "$ITER" ]; do /bin/true; i=$((i + 1)); done
@@ -84,10 +87,19 @@ storm() {
 		>>"$tmp/$kind.$mode"
 }
 
+IDLE_S=${IDLE_S:-10}
+idle() {
+	local c0 c1
+	c0=$(dcpu)
+	sleep "$IDLE_S"
+	c1=$(dcpu)
+	awk -v a="$c0" -v b="$c1" -v w="$IDLE_S" 'BEGIN { printf "%s 0 %.3f\n", w, (b - a) / 1e9 / w * 100 }' >>"$tmp/idle.$1"
+}
 MODES=(no schedstat auto)
 for ((r = 0; r < RUNS; r++)); do
 	for m in "${MODES[@]}"; do
 		start_daemon "$m"
+		idle "$m"
 		storm fork "$m"
 		storm switch "$m"
 		stop_daemon
@@ -100,6 +112,10 @@ echo "host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $RUNS 
 echo "runq = auto: $src"
 printf '%-50s %8s %8s %17s %10s %12s %14s\n' "storm, [latency] runq" "wall s" "CPU s" "CPU s Q1..Q3" \
 	"per s" "CPU/op" "daemon CPU %"
+for m in "${MODES[@]}"; do
+	printf '%-50s %8s %8s %17s %10s %12s %14s\n' "idle host (${IDLE_S} s), runq = $m" - - - - - \
+		"$(col "idle.$m" 3) ($(cut -d' ' -f3 "$tmp/idle.$m" | quart))"
+done
 for k in fork switch; do
 	for m in "${MODES[@]}"; do
 		w=$(col "$k.$m" 1); c=$(col "$k.$m" 2); d=$(col "$k.$m" 3)
