@@ -26,7 +26,7 @@
 
 #define SRC_TRACEPOINT "sched_switch"
 #define SRC_SCHEDSTAT "schedstat: the mean wait per slice of the threads each scan reads " \
-	"(/proc/TID/schedstat deltas), coarser than each wait"
+	"(their sched_info run_delay and pcount deltas), coarser than each wait"
 
 struct prev_task { int tid; char comm[16]; struct cgw_schedstat st; bool seen; };
 
