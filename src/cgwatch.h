@@ -441,6 +441,9 @@ struct cgw_sched {
 	unsigned long long nr_switches;
 	bool have_exec_start, have_switches;
 	const char *bad;                  /* the key whose value is no time or count, or NULL */
+	bool have_delay;                  /* the scan's iterator: sched_info's run_delay (ns waited
+	                                     on a run queue) and pcount (times it got a CPU) */
+	uint64_t run_delay_ns, pcount;
 };
 /* Returns 0 when se.exec_start was found and every value read (se.exec_start,
  * se.sum_exec_runtime, nr_switches; the last line of each) is a finite time within
@@ -531,6 +534,7 @@ struct cgw_bpfrec {
 	uint64_t start_boottime, exec_start, sum_exec_runtime, prev_sum_exec_runtime;
 	uint64_t last_arrival, last_queued;   /* _END: last_arrival is "now" on the rq clock
 	                                         of its cpu, at the end of the walk */
+	uint64_t run_delay, pcount;       /* sched_info: ns waited runnable, times it got a CPU */
 	unsigned long long nvcsw, nivcsw;
 	char comm[17]; size_t comm_len;
 	const unsigned char *frames; size_t nframes;   /* into the buffer: bpfrec_frame() */
@@ -754,6 +758,8 @@ struct cgw_task {
 	char duration_from[32];           /* the field its time comes from: "se.exec_start", or
 	                                     "sched_info.last_arrival" where se.exec_start read 0
 	                                     (the scan's iterator); "" a bound or unknown */
+	bool have_delay;                  /* run_delay and pcount read with it (the iterator) */
+	uint64_t run_delay_ns, pcount;
 	char cpus_allowed[256];
 	enum cgw_suspect suspect;
 	/* read only for suspects */
@@ -1328,6 +1334,8 @@ struct cgw_runner {
 	unsigned policy, rt_priority;
 	char comm[CGW_COMM_MAX]; size_t comm_len;
 	double exec_start_ms, sum_exec_ms, read_mono_ms;
+	bool have_delay;                  /* run_delay and pcount read with it (the iterator) */
+	uint64_t run_delay_ns, pcount;
 	double share;                     /* of its CPU over share_window_s, 0..1; <0 unknown */
 	double share_window_s;            /* since the previous scan (daemon), or the second look */
 };
@@ -2095,10 +2103,13 @@ struct cgw_runq_cpu {
 	unsigned long long count;         /* waits measured over the interval */
 	unsigned long long buckets[RUNQ_BUCKETS];
 	double sum_ms, p50_ms, p99_ms, max_ms;
-	struct cgw_runq_task waited[4];   /* the longest waits, longest first */
+	struct cgw_runq_task waited[4];   /* the longest waits, longest first (schedstat: the
+	                                     highest mean waits per slice) */
 	size_t nwaited;
 	struct cgw_runq_task held;        /* the task that ran longest on the CPU (ms: its run
-	                                     time in the interval); tid 0 when unknown */
+	                                     time in the interval: sched_switch, its longest run
+	                                     without a switch; schedstat, its CPU time); tid 0
+	                                     when unknown */
 };
 enum { RUNQ_HOUSEKEEPING, RUNQ_ISOLATED, RUNQ_NGROUPS };
 struct cgw_runq_total {                   /* a CPU group's waits since the daemon started */

@@ -603,11 +603,15 @@ static int cmd_runq(int argc, char **argv)
 		conf_free(&conf);
 		return EXIT_UNREADABLE;
 	}
-	char why[400];
+	char why[400], swhy[320];
 	struct cgw_runq_src *src = runq_open(conf.latency_runq, why, sizeof(why));
+	/* the scans as the daemon's: through the task iterator where it loads (schedstat then
+	 * takes run_delay and pcount from its records) */
+	struct cgw_bpfscan *bpf = conf.scan_source == SCAN_SOURCE_AUTO ?
+	                          bpfscan_open(getpid(), swhy, sizeof(swhy)) : NULL;
 	struct cgw_scan_opts so = { .blocked_s = conf.blocked_warning_s, .starved_s = conf.starved_s,
 	                            .read_timeout_ms = (unsigned)(conf.read_timeout_s * 1000),
-	                            .self_tgid = getpid(), .source_why = "" };
+	                            .self_tgid = getpid(), .bpf = bpf, .source_why = "" };
 	struct cgw_scan a = { 0 }, b = { 0 };
 	struct cgw_runq rq = { 0 };
 	rc = EXIT_UNREADABLE;
@@ -625,6 +629,7 @@ static int cmd_runq(int argc, char **argv)
 		log_warnx("run-queue latency could not be measured (%s)", src ? why : "out of memory");
 	scan_free(&a);
 	scan_free(&b);
+	bpfscan_free(bpf);
 	runq_src_free(src);
 	conf_free(&conf);
 	return rc;

@@ -1,14 +1,15 @@
 /* source-runq.c: run-queue latency, per CPU, over the interval between two samples.
  *
  * Two sources. Where BPF tracing is allowed, a tp_btf program on sched_switch
- * (src/bpf/runqlat.bpf.c) measures every wait in the kernel: enqueue (the scheduler's own
- * sched_info.last_queued stamp: a wakeup, a new task, a preempted task left runnable) to
- * switch-in, into a per-CPU log2 histogram with the longest waits and the task that ran
- * longest without a switch; read and reset once per sample. Otherwise the scheduler's own
- * per-task accounting: /proc/TID/schedstat (time run, time waited, slices) of the runnable
- * and blocked threads the scan read, whose deltas between two samples give each task's mean
- * wait per slice on its CPU; a coarser measure (a mean, not each wait, and only of the tasks
- * the scan saw in both samples), said so in `source`. */
+ * (src/bpf/runqlat.bpf.c) measures every wait in the kernel (enqueue to switch-in: the growth
+ * of the task's sched_info.run_delay over one arrival) into a per-CPU histogram with the
+ * longest waits and the task that ran longest without a switch; read and reset once per
+ * sample. Otherwise the scheduler's own per-task accounting: time run, time waited and
+ * slices (sched_info's run_delay and pcount as the scan's task iterator read them;
+ * /proc/TID/schedstat for a /proc scan) of the runnable and blocked threads the scan read,
+ * whose deltas between two samples give each task's mean wait per slice on its CPU; a
+ * coarser measure (a mean, not each wait, and only of the tasks the scan saw in both
+ * samples), said so in `source`. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -25,7 +26,7 @@
 
 #define SRC_TRACEPOINT "sched_switch"
 #define SRC_SCHEDSTAT "schedstat: the mean wait per slice of the threads each scan reads " \
-	"(/proc/TID/schedstat deltas), coarser than each wait"
+	"(their sched_info run_delay and pcount deltas), coarser than each wait"
 
 struct prev_task { int tid; char comm[16]; struct cgw_schedstat st; bool seen; };
 
@@ -211,19 +212,25 @@ static int runq_bpf_sample(struct cgw_runq_src *s, struct cgw_runq *out)
 }
 
 /* One thread's schedstat since the last sample into its CPU's counts; its reading kept in
- * next. */
+ * next. given: what the scan's iterator read of it (the same three numbers), else NULL:
+ * /proc/TID/schedstat is read. */
 static void runq_task(struct cgw_runq_src *s, struct cgw_runq *out, int tid, int tgid,
                       const char *comm, int cpu, unsigned policy, unsigned prio,
+                      const struct cgw_schedstat *given,
                       struct prev_task *next, size_t *nnext, size_t cap)
 {
 	for (size_t i = 0; i < *nnext; i++)
 		if (next[i].tid == tid)
 			return;                       /* a runner is also a task */
 	char path[96], buf[128];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", tgid, tid);
 	struct cgw_schedstat st;
-	if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_schedstat(buf, &st) < 0)
-		return;                               /* gone, or not CONFIG_SCHED_INFO */
+	if (given) {
+		st = *given;
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", tgid, tid);
+		if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_schedstat(buf, &st) < 0)
+			return;                       /* gone, or not CONFIG_SCHED_INFO */
+	}
 	if (*nnext < cap) {
 		struct prev_task *p = &next[(*nnext)++];
 		p->tid = tid;
@@ -268,14 +275,18 @@ static int runq_schedstat_sample(struct cgw_runq_src *s, const struct cgw_scan *
 	size_t nnext = 0;
 	for (size_t i = 0; scan && i < scan->n; i++) {
 		const struct cgw_task *t = &scan->t[i];
+		struct cgw_schedstat g = { (uint64_t)(t->seen.sum_exec_ms * 1e6), t->run_delay_ns,
+		                           t->pcount };
 		if (!t->gone)
 			runq_task(s, out, t->tid, t->tgid, t->comm, t->cpu, t->policy, t->rt_priority,
-			          next, &nnext, cap);
+			          t->have_delay ? &g : NULL, next, &nnext, cap);
 	}
 	for (size_t i = 0; scan && i < scan->nrunners; i++) {
 		const struct cgw_runner *t = &scan->runners[i];
+		struct cgw_schedstat g = { (uint64_t)(t->sum_exec_ms * 1e6), t->run_delay_ns,
+		                           t->pcount };
 		runq_task(s, out, t->tid, t->tgid, t->comm, t->cpu, t->policy, t->rt_priority,
-		          next, &nnext, cap);
+		          t->have_delay ? &g : NULL, next, &nnext, cap);
 	}
 	free(s->prev);
 	s->prev = next;

@@ -1,6 +1,7 @@
 /* test-runq.c: run-queue waits (parse-runq.c): log2 buckets, their quantiles, the longest
  * waits kept, group totals, and /proc/TID/schedstat. */
 #include "unit.h"
+#include <json-c/json.h>
 
 static void test_bucket(void **state)
 {
@@ -104,6 +105,52 @@ static void test_schedstat(void **state)
 	assert_int_equal(parse_schedstat("1 99999999999999999999 3\n", &s), -ERANGE);
 }
 
+/* the metrics: per group, cumulative buckets ending in +Inf equal to _count, one p99 gauge
+ * per CPU; a group with no CPU left out */
+static void test_metrics(void **state)
+{
+	(void)state;
+	struct cgw_runq_cpu cpus[2] = { { .cpu = 0 }, { .cpu = 1 } };
+	cpus[0].p99_ms = 0.5;
+	cpus[1].p99_ms = 46.7;
+	struct cgw_runq r = { .source = "sched_switch", .exact = true, .cpu = cpus, .ncpu = 2 };
+	r.total[RUNQ_HOUSEKEEPING].buckets[0] = 5;
+	r.total[RUNQ_HOUSEKEEPING].buckets[3] = 7;
+	r.total[RUNQ_HOUSEKEEPING].buckets[15] = 2;
+	r.total[RUNQ_HOUSEKEEPING].count = 14;
+	r.total[RUNQ_HOUSEKEEPING].sum_ms = 98.5;
+	struct strbuf b = { 0 };
+	metrics_runq(&b, &r);
+	assert_non_null(b.s);
+	assert_non_null(strstr(b.s, "# TYPE cgwatch_runq_latency_seconds histogram\n"));
+	assert_non_null(strstr(b.s, "cgwatch_runq_latency_seconds_bucket{cpus=\"housekeeping\",le=\"2e-06\"} 5\n"));
+	assert_non_null(strstr(b.s, "cgwatch_runq_latency_seconds_bucket{cpus=\"housekeeping\",le=\"1.6e-05\"} 12\n"));
+	assert_non_null(strstr(b.s, "cgwatch_runq_latency_seconds_bucket{cpus=\"housekeeping\",le=\"0.065536\"} 14\n"));
+	assert_non_null(strstr(b.s, "cgwatch_runq_latency_seconds_bucket{cpus=\"housekeeping\",le=\"+Inf\"} 14\n"));
+	assert_non_null(strstr(b.s, "cgwatch_runq_latency_seconds_sum{cpus=\"housekeeping\"} 0.098500\n"));
+	assert_non_null(strstr(b.s, "cgwatch_runq_latency_seconds_count{cpus=\"housekeeping\"} 14\n"));
+	assert_null(strstr(b.s, "cpus=\"isolated\""));
+	assert_non_null(strstr(b.s, "cgwatch_runq_latency_p99_seconds{cpu=\"1\"} 0.046700\n"));
+	/* cumulative: each bucket at least the one before */
+	unsigned long long last = 0;
+	for (const char *p = b.s; (p = strstr(p, "_bucket{")); p++) {
+		unsigned long long v = strtoull(strchr(strchr(p, '}'), ' ') + 1, NULL, 10);
+		assert_true(v >= last);
+		last = v;
+	}
+	sb_free(&b);
+	struct json_object *j = runq_json(NULL, "a single snapshot has no interval");
+	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+	                    "{\"source\":null,\"why\":\"a single snapshot has no interval\"}");
+	json_object_put(j);
+	j = runq_json(&r, NULL);
+	struct json_object *c, *v;
+	assert_true(json_object_object_get_ex(j, "cpus", &c) && json_object_array_length(c) == 2);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(c, 1), "p99_ms", &v));
+	assert_float_equal(json_object_get_double(v), 46.7, 1e-9);
+	json_object_put(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +160,7 @@ int main(void)
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_waited),
 		cmocka_unit_test(test_schedstat),
+		cmocka_unit_test(test_metrics),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
