@@ -412,7 +412,10 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 		sb_printf(ev, "waited: %s %s", rq_name(w, nm, sizeof(nm)), policy_name(w->policy));
 		if (w->rt_priority)
 			sb_printf(ev, "/%u", w->rt_priority);
-		sb_printf(ev, " waited %.2f ms for CPU %d\n", w->ms, c->cpu);
+		if (q->exact)
+			sb_printf(ev, " waited %.2f ms for CPU %d\n", w->ms, c->cpu);
+		else                              /* schedstat: a mean over its slices */
+			sb_printf(ev, " waited %.2f ms a slice, on average, for CPU %d\n", w->ms, c->cpu);
 		if (finding_add_task(f, lat_task(r, w, LAT_WAITED, c->cpu, sig, rd)) < 0)
 			return -1;
 	}

@@ -322,6 +322,20 @@ static void test_rstat_readers(void **state)
 	assert_true(r301);
 	us_free(&u);
 
+	/* schedstat's waits are means per slice, and its holder's time its CPU time */
+	runq_spinner(62, 300);
+	runq.exact = false;
+	runq.source = "schedstat";
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_true(has_line(f, "waited: PID 4243 (sleeper) SCHED_OTHER waited 49.20 ms a slice, "
+	                        "on average, for CPU 1\n"));
+	assert_true(has_line(f, "held: CPU 1 ran PID 4242 (spinner) SCHED_FIFO/50 for 49.1 ms of "
+	                        "the 5.0 s (1 %), the most of the tasks read there\n"));
+	us_free(&u);
+
 	/* the same contention as before the latency: no readers looked for */
 	runq_spinner(62, 300);
 	cpus[1].held = rqt(600, "stress", 0, 0, 2500);
