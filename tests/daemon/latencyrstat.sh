@@ -15,7 +15,7 @@
 #     memory charged in 40 cgroups); cpu.stat reads flush the base statistics every time
 #     (measured: 500 contentions/s with 4 readers). Both flush under the one rstat lock;
 #     readers on both CPUs contend for it;
-#   - within 20 s, a report of a runq-latency incident whose finding points to rstat-flush,
+#   - within 30 s, a report of a runq-latency incident whose finding points to rstat-flush,
 #     says "tracepoint cgroup:cgroup_rstat_lock_contended: X/s over 2.0 s, up from Y/s before
 #     the latency" (the daemon's last interval without a latency finding) and names a reader, "rstat reader: PID N (cgwstatrd), ... has
 #     css_rstat_flush (or cgroup_rstat_flush, mem_cgroup_flush_stats...) on its kernel stack",
@@ -23,7 +23,7 @@
 # Skips without the sched_switch program, perf counting of the tracepoint, or a v1 memory
 # controller.
 DMN_PIDNS=0
-LIVE_BUDGET=${LIVE_BUDGET:-80}
+LIVE_BUDGET=${LIVE_BUDGET:-85}
 . "$(dirname "$0")/lib.sh"
 dmn_enter_ns "$@"
 live_init daemon-latencyrstat
@@ -83,7 +83,7 @@ sleep 5                                  # two intervals without the readers: "b
 for i in 1; do
 	(
 		echo "$BASHPID" >"$SUB/c$i/cgroup.procs" || exit 1
-		end=$((SECONDS + 30))
+		end=$((SECONDS + 45))
 		while [ $SECONDS -lt $end ]; do head -c 4000000 /dev/zero | tr '\0' a >/dev/null; done
 	) &
 	PIDS+=($!)
@@ -92,7 +92,7 @@ T0=$(live_now)
 touch "$LIVE_TMP/t0"
 for cpu in 0 1; do
 	for i in 1 2; do
-		taskset -c "$cpu" "$DMN_BIN/statread" 30 cgwstatrd "$SUB/memory.stat" "$SUB/c$((i * 7))/memory.stat" "$SUB2/cpu.stat" \
+		taskset -c "$cpu" "$DMN_BIN/statread" 45 cgwstatrd "$SUB/memory.stat" "$SUB/c$((i * 7))/memory.stat" "$SUB2/cpu.stat" \
 			>"$LIVE_TMP/reader$cpu$i.out" 2>&1 &
 		PIDS+=($!)
 	done
@@ -119,9 +119,9 @@ wait_found() {
 	while [ $SECONDS -lt $end ]; do found && return 0; sleep 0.5; done
 	found
 }
-wait_found 20 || {
+wait_found 30 || {
 	last=$(ls -t "$DMN_REPORTS"/*-runq-latency*.json 2>/dev/null | head -1)
-	live_fail "no runq-latency finding pointing to rstat-flush, with the rate and a reader, within 20 s of the readers: $(ls "$DMN_REPORTS" | grep -c runq) runq reports; the last: $([ -n "$last" ] && jq -c '[.findings[] | select(.id == "runq-latency")][0] | {cause, family, evidence}' "$last" | head -c 2500); $(dmn_ctx "" 300)"
+	live_fail "no runq-latency finding pointing to rstat-flush, with the rate and a reader, within 30 s of the readers: $(ls "$DMN_REPORTS" | grep -c runq) runq reports; the last: $([ -n "$last" ] && jq -c '[.findings[] | select(.id == "runq-latency")][0] | {cause, family, evidence}' "$last" | head -c 2500); $(dmn_ctx "" 300)"
 }
 rate=$(jq -r '.evidence[] | select(startswith("tracepoint cgroup:cgroup_rstat_lock_contended"))' <<<"$FD")
 reader=$(jq -r '[.evidence[] | select(startswith("rstat reader: "))][0]' <<<"$FD")
