@@ -2204,6 +2204,12 @@ bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *con
  * "runq-latency". c, rt, prev may be NULL. */
 const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates *rt,
                            const struct cgw_rates *prev, double threshold_ms);
+/* With r->latency (the daemon), once r->pressure->cg holds the pressure of the findings'
+ * tasks' v2 cgroups (psi_read_cgroups): one pressure-stall finding, cause "cgroup PATH", per
+ * cgroup but the root whose avg10 of a resource passes that resource's [pressure] threshold
+ * (stall/window), its tasks the findings' tasks in it, its family as "pressure RES"'s.
+ * 0, or -ENOMEM. */
+int latency_cgroups(struct cgw_report *r, const struct cgw_sigset *sigs);
 /* Has r a latency finding (runq-latency, pressure-stall)? */
 bool latency_any(const struct cgw_report *r);
 /* Add r's latency findings (r->rates, r->rates_prev set): one runq-latency finding, cause

@@ -904,8 +904,11 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			d->rates_prev = rates;
 			d->have_rates_prev = true;
 		}
-		if (rep.pressure && psi_read_cgroups(&rep, &pres, so.read_timeout_ms) == 0)
+		if (rep.pressure && psi_read_cgroups(&rep, &pres, so.read_timeout_ms) == 0) {
 			pressure_link(&rep, &pres);   /* the findings' cgroups' pressure */
+			if (latency_cgroups(&rep, &d->sigs) < 0)   /* a cgroup's own stall */
+				log_warnx("cgroup pressure findings incomplete: out of memory");
+		}
 		/* the findings' user stacks, under the deadline: the alerts name the top frame */
 		ustack_report(&rep, (unsigned)d->conf.ustack_max, so.read_timeout_ms);
 		struct inc_change *ch;

@@ -572,6 +572,65 @@ static int pressure_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 	return 0;
 }
 
+int latency_cgroups(struct cgw_report *r, const struct cgw_sigset *sigs)
+{
+	const struct cgw_sig *press = sig_find(sigs, "pressure-stall");
+	const struct cgw_pressure *p = r->pressure;
+	if (!press || !p || !r->latency || !r->scan)
+		return 0;
+	for (size_t k = 0; k < p->ncg; k++) {
+		const struct cgw_psi_cgroup *c = &p->cg[k];
+		if (strcmp(c->path, "/") == 0)    /* the root's is the system's: "pressure RES" */
+			continue;
+		struct strbuf ev = { 0 };
+		const char *fam = NULL;
+		for (size_t res = 0; res < PSI_NRES; res++) {
+			const struct cgw_psi_trigger *t = &p->trig[res];
+			const struct cgw_psi_avg *a = t->full ? &c->res[res].full : &c->res[res].some;
+			if (!t->on || !t->window_us || !c->res[res].have || !a->have)
+				continue;
+			double pct = 100.0 * t->stall_us / t->window_us;
+			if (a->avg10 < pct)
+				continue;
+			char tr[64];
+			sb_printf(&ev, "cgroup %s: %s %s avg10 %.2f %%, past the threshold's %.0f %% (%s)\n",
+			          cesc(c->path), res_names[res], t->full ? "full" : "some", a->avg10, pct,
+			          psi_trigger_format(t, tr, sizeof(tr)));
+			if (!fam)
+				fam = res == PSI_CPU ? latency_family(worst_cpu(r->runq), r->rates,
+				                                      r->rates_prev, r->conf ?
+				                                      r->conf->latency_runq_p99_ms : 0) :
+				      res == PSI_MEMORY ? "reclaim" : "io-wait";
+		}
+		if (!ev.len) {
+			sb_free(&ev);
+			continue;
+		}
+		char cause[CGW_CAUSE_MAX];
+		snprintf(cause, sizeof(cause), "cgroup %s", c->path);
+		struct cgw_finding *f = finding_new(r, press, cause);
+		if (!f) {
+			sb_free(&ev);
+			return -ENOMEM;
+		}
+		f->evidence = ev;
+		/* its tasks: those of the earlier findings in that cgroup */
+		for (size_t j = 0; j < r->nf; j++) {
+			const struct cgw_finding *g = &r->f[j];
+			if (g == f || (!strncmp(g->cause, "cgroup ", 7) && g->sig == press))
+				continue;
+			for (size_t i = 0; i < g->ntasks; i++)
+				if (!strcmp(r->scan->t[g->tasks[i]].cgroup, c->path) &&
+				    finding_add_task(f, (ssize_t)g->tasks[i]) < 0)
+					return -ENOMEM;
+		}
+		const struct cgw_sig *fs = sig_find(sigs, fam);
+		sb_printf(&f->evidence, "points to %s\n", fam);
+		f->family = fs && fs != press ? fs : NULL;
+	}
+	return 0;
+}
+
 bool latency_any(const struct cgw_report *r)
 {
 	for (size_t k = 0; k < r->nf; k++)

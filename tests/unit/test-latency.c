@@ -427,6 +427,34 @@ static void test_pressure(void **state)
 	assert_int_equal(u.scan.t[m->tasks[0]].tid, 40);
 	assert_true(has_line(m, "memory pressure crossed its threshold: (no reason given)\n"));
 	assert_null(finding(&u.rep, "pressure-stall", "pressure io"));
+
+	/* a cgroup past the threshold (75 % of some stall in 2 s): "cgroup PATH", its tasks the
+	 * findings' tasks in it; below it, and the root, none */
+	p.trig[PSI_CPU] = (struct cgw_psi_trigger){ true, false, 1500000, 2000000 };
+	p.trig[PSI_MEMORY] = (struct cgw_psi_trigger){ false, false, 0, 0 };
+	cg[1].res[PSI_CPU].some.avg10 = 80;       /* db.service */
+	cg[2].res[PSI_CPU].some.avg10 = 74.9;     /* user.slice */
+	snprintf(cg[0].path, sizeof(cg[0].path), "/");
+	cg[0].res[PSI_CPU].some.avg10 = 99;
+	snprintf(u.scan.t[d].cgroup, sizeof(u.scan.t[d].cgroup), "/system.slice/db.service");
+	u.rep.latency = NULL;
+	assert_int_equal(latency_cgroups(&u.rep, &sigs), 0);    /* not the daemon's: none */
+	assert_int_equal(u.rep.nf, 2);
+	u.rep.latency = &st;
+	assert_int_equal(latency_cgroups(&u.rep, &sigs), 0);
+	u.rep.latency = NULL;
+	assert_int_equal(u.rep.nf, 3);
+	const struct cgw_finding *c = finding(&u.rep, "pressure-stall", "cgroup /system.slice/db.service");
+	assert_non_null(c);
+	assert_true(cause_ok(c->cause));
+	assert_true(has_line(c, "cgroup /system.slice/db.service: cpu some avg10 80.00 %, past the "
+	                        "threshold's 75 % (some 1500ms 2s)\n"));
+	assert_int_equal(c->ntasks, 1);
+	assert_int_equal(u.scan.t[c->tasks[0]].tid, 40);
+	assert_non_null(c->family);
+	assert_string_equal(c->family->id, "starved");
+	assert_null(finding(&u.rep, "pressure-stall", "cgroup /user.slice"));
+	assert_null(finding(&u.rep, "pressure-stall", "cgroup /"));
 	us_free(&u);
 }
 
