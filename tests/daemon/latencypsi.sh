@@ -5,16 +5,19 @@
 # runq-latency off (runq_p99_ms = 0: this test is about pressure). Three CPU hogs per CPU
 # (tests/live/hog, bounded, killed on exit), moved into a cgroup v2 of the test's own
 # (removed at the end):
-#   - a pressure-stall incident with cause "pressure cpu" opens within 15 s; its opened
-#     report's finding says "cpu pressure crossed its threshold: cpu ..." (the PSI source's
-#     sentence), the system-wide averages ("/proc/pressure/cpu: cpu some avg10 ..."), what held
-#     the CPU that waited most ("held: CPU N ran ...") and the family it points to;
+#   - a pressure-stall incident with cause "pressure cpu" opens within 15 s; its reports'
+#     finding says "cpu pressure crossed its threshold: cpu ..." (the PSI source's sentence),
+#     the system-wide averages ("/proc/pressure/cpu: cpu some avg10 ..."), and, once the
+#     run-queue latency is measured (from the daemon's second scan), what held the CPU that
+#     waited most ("held: CPU N ran ...", its tasks) and the family it points to;
 #     its alert reads "pressure-stall on pressure cpu, naming ...";
 #   - the hogs are that finding's tasks (what held the CPUs), so their cgroup's cpu.pressure is
 #     read: a pressure-stall incident with cause "cgroup /cgwlatpsiPID" opens within 20 s of
 #     the hogs, "cgroup /cgwlatpsiPID: cpu some avg10 N %, past the threshold's 25 % (some
 #     500ms 2s)", its tasks hogs;
-#   - the hogs stopped, it resolves within 25 s (avg10 decays over about 10 s).
+#   - the hogs stopped, the cgroup's incident resolves within 25 s (avg10 decays over about
+#     10 s; the host's own load may keep "pressure cpu" past 25 %, so that one is not waited
+#     for).
 DMN_PIDNS=0
 LIVE_BUDGET=${LIVE_BUDGET:-80}
 . "$(dirname "$0")/lib.sh"
@@ -55,6 +58,18 @@ for p in "${HOGS[@]}"; do echo "$p" >"$CG/cgroup.procs" || live_fail "setup: mov
 T0=$(live_now)
 wait_for 15 opened || live_fail "no pressure-stall incident on \"pressure cpu\" within 15 s of $(($(nproc) * 3)) hogs: $(ls "$DMN_REPORTS" | head -5); $(grep -m3 pressure "$ERR" | tr '\n' '|'); $(dmn_ctx "" 300)"
 took=$(live_elapsed_since "$T0")
+# the run-queue measurement starts with the daemon's second scan: a crossing at its first (the
+# host's own load) has no holder yet; a later report of the incident has
+INC=$(jq -r .incident.id "$REP")
+held() {
+	local f
+	for f in $(ls -t "$DMN_REPORTS/$INC"-[0-9]*-{opened,updated}.json 2>/dev/null | head -4); do
+		FD=$(fcpu "$f")
+		[ -n "$FD" ] && jq -e '(.tasks | length > 0) and (.evidence | any(startswith("held: ")))' <<<"$FD" >/dev/null && return 0
+	done
+	return 1
+}
+wait_for 10 held || live_fail "no report of the pressure cpu incident names what held a CPU: $(jq -c .evidence <<<"$FD" | head -c 900)"
 ev=$(jq -r '.evidence[]' <<<"$FD")
 grep -qE '^cpu pressure crossed its threshold: cpu ' <<<"$ev" ||
 	live_fail "no 'cpu pressure crossed its threshold: ...' line: $(head -c 900 <<<"$ev")"
@@ -63,7 +78,6 @@ grep -qE '^/proc/pressure/cpu: cpu some avg10 [0-9.]+ %' <<<"$ev" ||
 grep -qE '^held: CPU [0-9]+ \(p99 wait [0-9.]+ ms, the highest\) ran ' <<<"$ev" ||
 	live_fail "no line saying what held the CPU that waited most: $(head -c 900 <<<"$ev")"
 grep -qE '^points to ' <<<"$ev" || live_fail "no family line: $(head -c 900 <<<"$ev")"
-jq -e '.tasks | length > 0' <<<"$FD" >/dev/null || live_fail "the finding holds no task: $FD"
 if [ "$DMN_JOURNALD" = 1 ]; then
 	sel='.CGWATCH_SIGNATURE == "pressure-stall" and .CGWATCH_CAUSE == "pressure cpu" and .CGWATCH_STATE == "opened"'
 	dmn_wait_msg 5 "$sel" || live_fail "no journal message opening pressure-stall with CGWATCH_CAUSE pressure cpu: $(dmn_digest)"
@@ -88,7 +102,9 @@ jq -e --arg c "$CGN" '.evidence | any(test("^cgroup /" + $c + ": cpu some avg10 
 hogtask=$(jq --argjson f "$CFD" '[.tasks[] | select(.tid as $t | $f.tasks | index($t)) | .comm] | map(select(. == "hog")) | length' "$CREP")
 [ "$hogtask" -ge 1 ] 2>/dev/null || live_fail "the cgroup finding's tasks hold no hog: $(jq -c --argjson f "$CFD" '[.tasks[] | select(.tid as $t | $f.tasks | index($t)) | {tid, comm}]' "$CREP")"
 dmn_hogs_stop
-INC=$(jq -r .incident.id "$REP")
-resolved() { ls "$DMN_REPORTS/$INC"-[0-9]*-resolved.json >/dev/null 2>&1; }
-wait_for 25 resolved || live_fail "the pressure cpu incident did not resolve within 25 s of the hogs' end: $(grep -h '^some' /proc/pressure/cpu); $(ls "$DMN_REPORTS" | grep pressure | tail -3)"
+# their cgroup's incident resolves (the host's own load may keep "pressure cpu" open: not
+# asserted)
+CINC=$(jq -r .incident.id "$CREP")
+resolved() { ls "$DMN_REPORTS/$CINC"-[0-9]*-resolved.json >/dev/null 2>&1; }
+wait_for 25 resolved || live_fail "the cgroup /$CGN incident did not resolve within 25 s of the hogs' end: $(grep -h '^some' "$CG/cpu.pressure"); $(ls "$DMN_REPORTS" | grep pressure | tail -3)"
 live_pass "opened $took s after the hogs, $(grep -m1 '^points to' <<<"$ev" | cut -c1-60)...; their cgroup's too; resolved after them"
