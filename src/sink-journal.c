@@ -43,6 +43,9 @@ char *incident_message(const struct incident *i, enum inc_state st, char *out, s
 			snprintf(out, cap, "%s on %s, which named %s and %zu more task%s; resolved at %s "
 			         "(incident %s)", i->sig, cause, who, others > 1 ? others - 1 : 0,
 			         others == 2 ? "" : "s", hm, i->id);
+		} else if (!t) {                  /* pressure before any task was named */
+			snprintf(out, cap, "%s on %s: incident %s %s, %s", i->sig, cause, i->id,
+			         inc_state_name(st), sev_name(i->severity));
 		} else {
 			snprintf(out, cap, "%s on %s, naming %s (and %zu more task%s): incident %s %s, %s",
 			         i->sig, cause, who, others > 1 ? others - 1 : 0, others == 2 ? "" : "s",

@@ -10,7 +10,7 @@
 #     the system-wide averages ("/proc/pressure/cpu: cpu some avg10 ..."), and, once the
 #     run-queue latency is measured (from the daemon's second scan), what held the CPU that
 #     waited most ("held: CPU N ran ...", its tasks) and the family it points to;
-#     its alert reads "pressure-stall on pressure cpu, naming ...";
+#     its alert reads "pressure-stall on pressure cpu[, naming ...]: incident ID opened";
 #   - the hogs are that finding's tasks (what held the CPUs), so their cgroup's cpu.pressure is
 #     read: a pressure-stall incident with cause "cgroup /cgwlatpsiPID" opens within 20 s of
 #     the hogs, "cgroup /cgwlatpsiPID: cpu some avg10 N %, past the threshold's 25 % (some
@@ -85,7 +85,7 @@ if [ "$DMN_JOURNALD" = 1 ]; then
 else
 	msg=$(grep 'pressure-stall on pressure cpu' "$ERR")
 fi
-grep -qE 'pressure-stall on pressure cpu, naming .*: incident [^ ]+ opened, warning' <<<"$msg" ||
+grep -qE 'pressure-stall on pressure cpu(, naming .*)?: incident [^ ]+ opened, warning' <<<"$msg" ||
 	live_fail "the alert does not read 'pressure-stall on pressure cpu, naming ...': $(head -c 300 <<<"$msg")"
 # the hogs' own cgroup
 cgfound() {

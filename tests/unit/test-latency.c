@@ -454,6 +454,17 @@ static void test_pressure(void **state)
 	assert_non_null(c->family);
 	assert_string_equal(c->family->id, "starved");
 	assert_null(finding(&u.rep, "pressure-stall", "cgroup /user.slice"));
+	/* an incident of pressure with no task yet names none */
+	struct incident pi;
+	memset(&pi, 0, sizeof(pi));
+	snprintf(pi.id, sizeof(pi.id), "20261202T070000Z-pressure-stall");
+	snprintf(pi.sig, sizeof(pi.sig), "pressure-stall");
+	snprintf(pi.cause, sizeof(pi.cause), "pressure cpu");
+	pi.severity = SEV_WARNING;
+	char pm[512];
+	assert_string_equal(incident_message(&pi, INC_OPENED, pm, sizeof(pm)),
+	                    "pressure-stall on pressure cpu: incident 20261202T070000Z-pressure-stall "
+	                    "opened, warning");
 	assert_null(finding(&u.rep, "pressure-stall", "cgroup /"));
 	us_free(&u);
 }
