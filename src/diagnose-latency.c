@@ -2,7 +2,8 @@
  * (r->runq, measured by its source before diagnosis) passes [latency] runq_p99_ms, or a
  * resource whose pressure crossed its threshold (r->pressure), is a finding like a group of
  * stuck tasks: signature runq-latency (cause "cpu N") or pressure-stall (cause "pressure
- * RES"), folded into incidents by the same key, and resolved when it falls back below. Its
+ * RES", or "cgroup PATH" for a findings' cgroup past the threshold on its own), folded into
+ * incidents by the same key, and resolved when it falls back below. Its
  * tasks are the ones that waited longest and the one that held the CPU; its evidence says what
  * held the CPU, which cgroup activity rates rose at the same time (against the last interval
  * without a latency finding: the host before the latency began), and the signature family
@@ -54,7 +55,7 @@ static bool is_rt(unsigned policy)
 	return policy == 1 || policy == 2;   /* SCHED_FIFO, SCHED_RR */
 }
 
-/* A rate now against the same count the interval before: per second when both windows allow
+/* A rate now against the same count before the latency: per second when both windows allow
  * it, else the counts. */
 static double rate_of(const struct rates_count *c, const struct cgw_rates *rt)
 {
@@ -127,7 +128,7 @@ static void family_evidence(struct strbuf *ev, const char *fam, const struct cgw
 		sb_printf(ev, "signature %s is not in the library: its remedies are not shown\n", fam);
 }
 
-/* One line per cgroup activity rate, now against the interval before. */
+/* One line per cgroup activity rate, now against before the latency. */
 static void rates_evidence(struct strbuf *ev, const struct cgw_rates *rt,
                            const struct cgw_rates *prev)
 {
