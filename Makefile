@@ -123,6 +123,16 @@ $(BUILD)/gen/%.skel.h: $(BUILD)/gen/%.bpf.o
 $(BUILD)/obj/source-bpf.o: $(BUILD)/gen/taskwalk.skel.h $(BUILD)/gen/taskiter.skel.h
 $(BUILD)/obj/source-bpf.o: ALL_CFLAGS += -I$(BUILD)/gen -Isrc
 
+# the run-queue latency program (src/bpf/runqlat.bpf.c), embedded in source-runq.o the same way
+$(BUILD)/gen/runqlat.bpf.o: src/bpf/runqlat.bpf.c src/bpf/runqrec.h $(BUILD)/gen/taskiter.bpf.o | $(BUILD)/gen
+	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/runqlat.skel.h: $(BUILD)/gen/runqlat.bpf.o $(BUILD)/gen/taskiter.skel.h
+	$(BPFTOOL) gen skeleton $< name runqlat > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/source-runq.o: $(BUILD)/gen/runqlat.skel.h
+$(BUILD)/obj/source-runq.o: ALL_CFLAGS += -I$(BUILD)/gen -Isrc
+
 # conf/signatures.d itself is a prerequisite: a file added or removed changes its mtime
 $(BUILD)/gen/sigs-builtin.c: src/sigs-builtin.sh conf/signatures.d $(SIG_FILES) | $(BUILD)/gen
 	sh src/sigs-builtin.sh $(SIG_FILES) > $@.tmp && mv $@.tmp $@

@@ -286,6 +286,11 @@ struct cgw_conf {
 	bool recorder_cpuset_opens;    /* [recorder] cpuset_opens: record cpuset.mems opens */
 	char *recorder_instance;       /* [recorder] instance: instances/NAME of tracefs */
 	char *recorder_sched_switch;   /* [recorder] sched_switch: auto, no or a CPU list */
+	double latency_runq_p99_ms;    /* [latency] runq_p99_ms: a CPU's p99 run-queue wait that
+	                                  opens a latency finding, 0 off */
+	double latency_runq_scans;     /* [latency] runq_scans: consecutive scans past it (daemon) */
+	double latency_runq_min_waits; /* [latency] runq_min_waits: waits a p99 needs to count */
+	int latency_runq;              /* [latency] runq: RUNQ_MODE_AUTO, _SCHEDSTAT or _OFF */
 	struct cgw_psi_trigger pressure[3];  /* [pressure] cpu, memory, io (enum cgw_psi_res) */
 };
 /* Fill c with built-in defaults. */
@@ -436,6 +441,9 @@ struct cgw_sched {
 	unsigned long long nr_switches;
 	bool have_exec_start, have_switches;
 	const char *bad;                  /* the key whose value is no time or count, or NULL */
+	bool have_delay;                  /* the scan's iterator: sched_info's run_delay (ns waited
+	                                     on a run queue) and pcount (times it got a CPU) */
+	uint64_t run_delay_ns, pcount;
 };
 /* Returns 0 when se.exec_start was found and every value read (se.exec_start,
  * se.sum_exec_runtime, nr_switches; the last line of each) is a finite time within
@@ -526,6 +534,7 @@ struct cgw_bpfrec {
 	uint64_t start_boottime, exec_start, sum_exec_runtime, prev_sum_exec_runtime;
 	uint64_t last_arrival, last_queued;   /* _END: last_arrival is "now" on the rq clock
 	                                         of its cpu, at the end of the walk */
+	uint64_t run_delay, pcount;       /* sched_info: ns waited runnable, times it got a CPU */
 	unsigned long long nvcsw, nivcsw;
 	char comm[17]; size_t comm_len;
 	const unsigned char *frames; size_t nframes;   /* into the buffer: bpfrec_frame() */
@@ -716,7 +725,8 @@ struct cgw_dur { double s; enum cgw_bound bound; };
  * known. */
 struct cgw_now { double ms; enum cgw_bound bound; };
 
-enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED };
+enum cgw_suspect { SUSPECT_NONE = 0, SUSPECT_BLOCKED, SUSPECT_STARVED,
+                   SUSPECT_LATENCY };   /* a latency finding's waiter or holder (diagnose-latency.c) */
 
 struct cgw_task {
 	int tid, tgid, ppid;
@@ -748,6 +758,8 @@ struct cgw_task {
 	char duration_from[32];           /* the field its time comes from: "se.exec_start", or
 	                                     "sched_info.last_arrival" where se.exec_start read 0
 	                                     (the scan's iterator); "" a bound or unknown */
+	bool have_delay;                  /* run_delay and pcount read with it (the iterator) */
+	uint64_t run_delay_ns, pcount;
 	char cpus_allowed[256];
 	enum cgw_suspect suspect;
 	/* read only for suspects */
@@ -777,6 +789,12 @@ struct cgw_task {
 	struct cgw_uframe *uframes; size_t nuframes;
 	char ustack_error[320];
 	int ustack_same_as;
+	/* its part in a latency finding (diagnose-latency.c): LAT_WAITED on lat_cpu for lat_ms
+	 * (its longest wait in the interval), or LAT_HELD it for lat_ms (its run time there);
+	 * LAT_NONE for every other task */
+	enum { LAT_NONE = 0, LAT_WAITED, LAT_HELD } lat_role;
+	int lat_cpu;
+	double lat_ms;
 };
 
 /* "PID 1 (systemd)", or "TID 7 (x)" for a thread, comm C-escaped, into buf; returns buf. */
@@ -1316,6 +1334,8 @@ struct cgw_runner {
 	unsigned policy, rt_priority;
 	char comm[CGW_COMM_MAX]; size_t comm_len;
 	double exec_start_ms, sum_exec_ms, read_mono_ms;
+	bool have_delay;                  /* run_delay and pcount read with it (the iterator) */
+	uint64_t run_delay_ns, pcount;
 	double share;                     /* of its CPU over share_window_s, 0..1; <0 unknown */
 	double share_window_s;            /* since the previous scan (daemon), or the second look */
 };
@@ -1450,6 +1470,24 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
  * /proc/TID/stack is read as before. */
 void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s);
 
+/* ---- source-runq.c: run-queue latency over the interval between two samples ---- */
+
+enum { RUNQ_MODE_AUTO, RUNQ_MODE_SCHEDSTAT, RUNQ_MODE_OFF };   /* [latency] runq */
+struct cgw_runq_src;
+struct cgw_runq;
+/* Start measuring: RUNQ_MODE_AUTO loads the sched_switch program (src/bpf/runqlat.bpf.c)
+ * where BPF tracing is allowed, else (or RUNQ_MODE_SCHEDSTAT) the /proc/TID/schedstat
+ * deltas of the threads each scan reads. why (cap bytes) names the source and why it was
+ * chosen. NULL only out of memory. */
+struct cgw_runq_src *runq_open(int mode, char *why, size_t cap);
+void runq_src_free(struct cgw_runq_src *s);
+/* The waits per online CPU since the last sample (or runq_open) into out (out->cpu
+ * allocated: runq_free), the per-group totals since runq_open with them; scan gives the
+ * topology and, for schedstat, its threads (the first sample of a thread has no delta).
+ * 0, -ENOMEM, or -errno of the map read. */
+int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_runq *out);
+void runq_free(struct cgw_runq *r);
+
 /* ---- source-read.c: the scan's reads that can fail ---- */
 
 /* Deadline reads that time out in one scan before the rest of its risky reads are skipped:
@@ -1496,6 +1534,21 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
 const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
                           unsigned timeout_ms);
 
+/* ---- source-latency.c: what a latency finding reads of its tasks ---- */
+
+/* What the latency findings read of the host (source-latency.c; the unit tests give their
+ * own): a task's stat and cgroup, t->tid and tgid set (0, or -errno: gone), a task's kernel
+ * stack (the frame count into *f, malloc'd, or -errno), and a pause. NULL members: not read
+ * (no pause). */
+struct lat_reader {
+	int (*task)(struct cgw_task *t, void *ctx);
+	int (*stack)(int tgid, int tid, struct cgw_frame **f, void *ctx);
+	void (*pause)(void *ctx);         /* between two passes over the stacks: LAT_STACK_GAP_MS */
+	void *ctx;
+};
+/* The reader latency_diagnose is given on a host or a replayed tree: /proc/TID/stat and
+ * cgroup, /proc/TID/stack, each with the deadline ctx points at (unsigned ms). */
+extern const struct lat_reader latency_proc_reader;
 /* ---- source-psi.c: pressure (PSI) read from the host, and the kernel's triggers ---- */
 
 struct cgw_psi_src;
@@ -2011,6 +2064,9 @@ struct cgw_finding {
 	struct strbuf summary;            /* a correlator's own sentence; else the signature's */
 	struct strbuf evidence;           /* lines separated by '\n' */
 	struct cgw_cpus cpus;
+	const struct cgw_sig *family;     /* a latency finding's: the signature family its
+	                                     evidence points to, whose remedies it prints; NULL:
+	                                     sig's own */
 };
 /* ---- the latency half: pressure (PSI) and run-queue latency, measured by the daemon ----
  * Filled by their sources before diagnosis; NULL in a report when not measured. */
@@ -2051,17 +2107,50 @@ struct cgw_runq_cpu {
 	unsigned long long count;         /* waits measured over the interval */
 	unsigned long long buckets[RUNQ_BUCKETS];
 	double sum_ms, p50_ms, p99_ms, max_ms;
-	struct cgw_runq_task waited[4];   /* the longest waits, longest first */
+	struct cgw_runq_task waited[4];   /* the longest waits, longest first (schedstat: the
+	                                     highest mean waits per slice) */
 	size_t nwaited;
 	struct cgw_runq_task held;        /* the task that ran longest on the CPU (ms: its run
-	                                     time in the interval); tid 0 when unknown */
+	                                     time in the interval: sched_switch, its longest run
+	                                     without a switch; schedstat, its CPU time); tid 0
+	                                     when unknown */
+};
+enum { RUNQ_HOUSEKEEPING, RUNQ_ISOLATED, RUNQ_NGROUPS };
+struct cgw_runq_total {                   /* a CPU group's waits since the daemon started */
+	unsigned long long count;
+	unsigned long long buckets[RUNQ_BUCKETS];
+	double sum_ms;
 };
 struct cgw_runq {
 	const char *source;               /* where the waits come from, e.g. "sched_switch" */
 	double interval_s;                /* the window the counts cover */
 	struct cgw_runq_cpu *cpu; size_t ncpu;
 	char missing[256];                /* measurements this kernel could not make, "" none */
+	bool exact;                       /* each wait measured (the tracepoint); else a mean
+	                                     wait per slice (schedstat): coarser */
+	struct cgw_runq_total total[RUNQ_NGROUPS];   /* cumulative: the metrics' histograms */
 };
+
+/* ---- parse-runq.c: run-queue waits, pure (histograms, /proc/TID/schedstat) ---- */
+
+/* /proc/TID/schedstat, "RUN_NS WAIT_NS SLICES\n" (sched_info: time on the CPU, time
+ * runnable waiting on a run queue, times it got a CPU). 0, or -EINVAL / -ERANGE. */
+struct cgw_schedstat { uint64_t run_ns, wait_ns, slices; };
+int parse_schedstat(const char *buf, struct cgw_schedstat *out);
+/* The log2 bucket of a wait of us microseconds: k with 2^k <= us < 2^(k+1), 0 below 2,
+ * RUNQ_BUCKETS - 1 at most. */
+unsigned runq_bucket(uint64_t us);
+/* The q-quantile (0 < q <= 1) of a RUNQ_BUCKETS histogram, in ms: the bucket holding it,
+ * interpolated linearly across the bucket's span (so within a factor of 2 of the true wait:
+ * the resolution of log2 buckets), at most max_ms when max_ms > 0; 0 for an empty one. */
+double runq_quantile(const unsigned long long *buckets, double q, double max_ms);
+/* c's count, sum_ms, p50_ms and p99_ms from its buckets (max_ms kept: the quantiles are
+ * capped by it when it is known). */
+void runq_summarize(struct cgw_runq_cpu *c);
+/* Keep t among c's longest waits (c->waited, longest first, at most 4). */
+void runq_waited_add(struct cgw_runq_cpu *c, const struct cgw_runq_task *t);
+/* Add c's counts to the running total of its group. */
+void runq_total_add(struct cgw_runq_total *tot, const struct cgw_runq_cpu *c);
 
 struct cgw_rates;
 struct cgw_report {
@@ -2077,6 +2166,12 @@ struct cgw_report {
 	const struct cgw_recwin *recorder; /* the flight recorder's readout (its timeline), or NULL */
 	const struct cgw_pressure *pressure; /* PSI at this scan, or NULL (not measured) */
 	const struct cgw_runq *runq;      /* run-queue latency over the interval, or NULL */
+	const struct cgw_rates *rates_prev; /* the daemon's counts of its last interval without a
+	                                     latency finding (the host before the latency), or
+	                                     NULL: what a latency finding's rates are compared with */
+	struct cgw_latency *latency;      /* the daemon's latency streaks across scans, or NULL:
+	                                     one look decides (diagnose-latency.c) */
+	const char *runq_why;             /* why runq is NULL (not measured), or NULL */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,
@@ -2086,6 +2181,50 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 /* classify() for check: 0, or EXIT_UNREADABLE with the reason logged (out of memory). */
 int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 
+/* ---- diagnose-latency.c: latency findings from run-queue latency and pressure ---- */
+
+#define LAT_RSTAT_FLOOR 1.0       /* rstat lock contentions a second that can "rise" (as the
+                                     audit's rstat-contended) */
+#define LAT_CPUHP_FLOOR 1.0       /* hotplug steps in the window (or a second) that can */
+#define LAT_FORK_FLOOR 500.0      /* forks a second: a clone storm */
+#define LAT_CG_FLOOR 1.0          /* a cgroup's avg10 (%) worth naming in evidence */
+#define LAT_MAX_CGROUPS 5         /* cgroups named per pressure finding */
+#define LAT_MAX_CPUS 4            /* CPUs whose tasks a cpu pressure finding holds */
+#define LAT_MAX_DTASKS 8          /* D tasks a memory or io pressure finding holds */
+#define LAT_MAX_STACKS 32         /* tasks per CPU whose kernel stacks show rstat readers */
+#define LAT_STACK_PASSES 16       /* times each is read, until a pass finds one: a reader */
+#define LAT_STACK_GAP_MS 3        /* preempted in the flush shows it until it runs again (here
+                                     1 look in 20 caught one), so the passes are ms apart: at
+                                     most 48 ms, only when rstat contention rose */
+#define LAT_MAX_READERS 8         /* rstat readers made tasks of the finding */
+/* The daemon's latency streaks: per CPU, the consecutive scans its p99 passed. */
+struct cgw_latency { unsigned *streak; size_t n; };
+void latency_state_free(struct cgw_latency *st);
+/* Does c's p99 wait pass [latency] runq_p99_ms, over at least runq_min_waits waits? */
+bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf);
+/* The signature family a latency points to: "starved" (c held by a SCHED_FIFO/RR task, without
+ * a switch, for at least half its p99 wait, the histogram's resolution, or half threshold_ms), "rstat-flush" (rstat lock contention rose against prev), then
+ * "sched-domain-rebuild" (hotplug steps), "cgroup-fork-lock" (forks rose to a storm), else
+ * "runq-latency". c, rt, prev may be NULL. */
+const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates *rt,
+                           const struct cgw_rates *prev, double threshold_ms);
+/* With r->latency (the daemon), once r->pressure->cg holds the pressure of the findings'
+ * tasks' v2 cgroups (psi_read_cgroups): one pressure-stall finding, cause "cgroup PATH", per
+ * cgroup but the root whose avg10 of a resource passes that resource's [pressure] threshold
+ * (stall/window), its tasks the findings' tasks in it, its family as "pressure RES"'s.
+ * 0, or -ENOMEM. */
+int latency_cgroups(struct cgw_report *r, const struct cgw_sigset *sigs);
+/* Has r a latency finding (runq-latency, pressure-stall)? */
+bool latency_any(const struct cgw_report *r);
+/* Add r's latency findings (r->rates, r->rates_prev set): one runq-latency finding, cause
+ * "cpu N", per CPU of r->runq whose p99 passed (r->latency: on runq_scans scans in a row;
+ * NULL: this one), its tasks the CPU's holder and longest waiters (the scan's entries, else
+ * new ones read through rd); with r->latency (the daemon), one pressure-stall finding, cause
+ * "pressure RES", per resource r->pressure says crossed. Evidence: the wait, what held the CPU, the cgroup activity rates
+ * against r->rates_prev (before the latency), the family (f->family), the rstat readers when it is
+ * rstat-flush, what this kernel could not measure. 0, or -ENOMEM. */
+int latency_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs,
+                     const struct lat_reader *rd);
 /* ---- diagnose-psi.c: pressure against its thresholds, and as evidence (pure) ---- */
 
 /* p->crossed and p->why of each resource from p->sys, p->trig and p->fired: crossed when its
@@ -2251,6 +2390,13 @@ size_t incident_stuck(const struct incident *i);
 double incident_worst(const struct incident *i);
 /* The task of incident i blocked longest (the one a message names). */
 const struct inc_task *incident_lead(const struct incident *i);
+/* Is i a latency incident (diagnose-latency.c: cause "cpu N" or "pressure RES")? */
+bool incident_latency(const struct incident *i);
+/* How long t of i was in it, for the reports: "stuck for 21.3 s" ("was stuck" once recovered);
+ * of a latency incident, its longest wait for the CPU or run on it, "holds or waits for the
+ * CPU 49.0 ms" ("held or waited"). Returns buf. */
+const char *inc_task_time(const struct incident *i, const struct inc_task *t, char *buf,
+                          size_t cap);
 /* An incident task's duration as one value and its bound. */
 struct cgw_dur inc_task_dur(const struct inc_task *t);
 
@@ -2377,6 +2523,15 @@ struct json_object *recorder_json(const struct cgw_recwin *w);
 struct json_object;
 /* The incident as the "incident" object of a report. */
 struct json_object *incident_json(const struct incident *i, enum inc_state state);
+
+/* ---- sink-runq.c: run-queue latency out ---- */
+
+/* The report's `runq` object: source, interval, per CPU count, p50/p99/max, the longest
+ * waits and the task that held the CPU; for r NULL, source null and why (not measured). */
+struct json_object *runq_json(const struct cgw_runq *r, const char *why);
+/* The Prometheus histogram cgwatch_runq_latency_seconds per CPU group (cumulative: r's
+ * totals) and the gauge cgwatch_runq_latency_p99_seconds per CPU, appended to b. */
+void metrics_runq(struct strbuf *b, const struct cgw_runq *r);
 
 /* ---- sink-report.c, sink-journal.c, sink-metrics.c: where incidents go ---- */
 

@@ -6,7 +6,7 @@
 #include "cgwatch.h"
 
 enum conf_type { CT_SECONDS, CT_NUMBER, CT_PATH, CT_PATH_OR_EMPTY, CT_BOOL, CT_IOCLASS, CT_NAME,
-                 CT_SOURCE, CT_CPUS_AUTO, CT_PSI };
+                 CT_SOURCE, CT_CPUS_AUTO, CT_RUNQ, CT_PSI };
 
 struct conf_key {
 	const char *section, *key;
@@ -22,6 +22,7 @@ struct conf_key {
 
 static const char *const io_classes[] = { "none", "realtime", "best-effort", "idle" };
 static const char *const scan_sources[] = { "auto", "proc" };   /* enum cgw_scan_source */
+static const char *const runq_modes[] = { "auto", "schedstat", "no" };   /* RUNQ_MODE_* */
 
 static const struct conf_key conf_keys[] = {
 	SEC("scan", "interval", scan_interval_s, 0.1, 3600),
@@ -60,6 +61,10 @@ static const struct conf_key conf_keys[] = {
 	KEY("recorder", "cpuset_opens", CT_BOOL, recorder_cpuset_opens),
 	KEY("recorder", "instance", CT_NAME, recorder_instance),
 	KEY("recorder", "sched_switch", CT_CPUS_AUTO, recorder_sched_switch),
+	KEY("latency", "runq", CT_RUNQ, latency_runq),
+	NUM("latency", "runq_p99_ms", latency_runq_p99_ms, 0, 60000),
+	NUM("latency", "runq_scans", latency_runq_scans, 1, 1000),
+	NUM("latency", "runq_min_waits", latency_runq_min_waits, 1, 1000000),
 	KEY("pressure", "cpu", CT_PSI, pressure[0]),
 	KEY("pressure", "memory", CT_PSI, pressure[1]),
 	KEY("pressure", "io", CT_PSI, pressure[2]),
@@ -202,6 +207,9 @@ void conf_defaults(struct cgw_conf *c)
 	c->recorder_cpuset_opens = false;
 	c->recorder_instance = xstrdup(CGW_RECORDER_NAME);
 	c->recorder_sched_switch = xstrdup("auto");
+	c->latency_runq_p99_ms = 50;
+	c->latency_runq_scans = 2;
+	c->latency_runq_min_waits = 20;
 	/* [pressure]: 2 s windows, which the kernel also takes from a process without
 	 * CAP_SYS_RESOURCE (the unit's); see cgwatch.conf for why these stalls */
 	c->pressure[0] = (struct cgw_psi_trigger){ true, false, 1500000, 2000000 };
@@ -241,6 +249,9 @@ char *conf_dump(const struct cgw_conf *c, size_t *len)
 			break;
 		case CT_SOURCE:
 			sb_printf(&b, "%s\n", scan_sources[*(const int *)field & 1]);
+			break;
+		case CT_RUNQ:
+			sb_printf(&b, "%s\n", runq_modes[*(const int *)field % 3]);
 			break;
 		case CT_PSI: {
 			char v[64];
@@ -393,6 +404,18 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 				;
 			if (c == 2) {
 				errorf(x->err, "%s:%d: %s must be auto or proc, ignoring: %s",
+				       cesc(x->path), line, key, cesc(value));
+				return 0;
+			}
+			*(int *)field = c;
+			break;
+		}
+		case CT_RUNQ: {
+			int c;
+			for (c = 0; c < 3 && strcmp(value, runq_modes[c]); c++)
+				;
+			if (c == 3) {
+				errorf(x->err, "%s:%d: %s must be auto, schedstat or no, ignoring: %s",
 				       cesc(x->path), line, key, cesc(value));
 				return 0;
 			}

@@ -45,6 +45,12 @@ struct cgw_daemon {
 	uint64_t scans;
 	struct cgw_kmsg kmsg;             /* /dev/kmsg from start-up on */
 	struct cgw_rates_src *rates;      /* cgroup activity counters, kept across scans */
+	struct cgw_rates rates_prev;      /* the counts of the last scan without a latency finding
+	                                     (have_rates_prev) */
+	bool have_rates_prev;
+	struct cgw_latency latency;       /* the CPUs' latency streaks (diagnose-latency.c) */
+	struct cgw_runq_src *runq;        /* run-queue latency ([latency] runq), or NULL: off */
+	int runq_mode;                    /* the mode runq was opened in; -1 none yet */
 	struct warn_once kmsg_warn;       /* per-scan warnings: said once, counted */
 	struct warn_once scan_warn;
 	struct warn_once pin_warn;
@@ -692,6 +698,24 @@ static void save_state(struct cgw_daemon *d)
 	writer_file(d->writer, WR_STATE, d->state_path, txt, len, 0600);
 }
 
+/* Run-queue latency since the last scan into out: true when measured. The source is opened
+ * at the first scan and again when a reload changes [latency] runq; said in the log then. */
+static bool runq_tick(struct cgw_daemon *d, const struct cgw_scan *scan, struct cgw_runq *out)
+{
+	if (d->runq_mode != d->conf.latency_runq) {
+		runq_src_free(d->runq);
+		d->runq = NULL;
+		d->runq_mode = d->conf.latency_runq;
+		char why[400];
+		if (d->runq_mode == RUNQ_MODE_OFF)
+			log_warnx("run-queue latency: not measured ([latency] runq = no)");
+		else if ((d->runq = runq_open(d->runq_mode, why, sizeof(why))))
+			log_warnx("run-queue latency: %s", why);
+		return false;                 /* the first interval starts here */
+	}
+	return d->runq && runq_sample(d->runq, scan, out) == 0;
+}
+
 /* A PSI trigger fired: the kernel saw the stall it was given within its window. The next scan
  * runs now, or one window after the last scan this trigger moved (at most one a window);
  * said at most once a minute per resource, with the count of those not said. */
@@ -857,18 +881,34 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			warn_clear(&d->kmsg_warn);
 		struct cgw_rates rates;           /* since the previous scan */
 		rates_sample(d->rates, &rates);
+		struct cgw_runq runq = { 0 };     /* since the previous scan */
+		bool have_runq = runq_tick(d, &scan, &runq);
 		struct cgw_report rep = { .scan = &scan, .conf = &d->conf,
 		                          .threshold_s = d->conf.blocked_warning_s, .kmsg = &d->kmsg,
-		                          .rates = &rates, .pressure = pressure_scan(d, &pres) };
+		                          .rates_prev = d->have_rates_prev ? &d->rates_prev : NULL,
+		                          .latency = &d->latency,
+		                          .rates = &rates, .runq = have_runq ? &runq : NULL,
+		                          .runq_why = have_runq ? NULL : d->runq ?
+		                                      "the first interval has not ended" :
+		                                      "[latency] runq = no",
+		                          .pressure = pressure_scan(d, &pres) };
 		if (diagnose(&rep, &d->sigs, NULL, NULL) < 0) {   /* out of memory: scan lost */
 			warn_once(&d->scan_warn, "scan failed: out of memory classifying %zu tasks; "
 			          "trying again every %g s", scan.n, d->conf.scan_interval_s);
 			daemon_unlock(d);
 			report_free(&rep);
+			runq_free(&runq);
 			goto next;
 		}
-		if (rep.pressure && psi_read_cgroups(&rep, &pres, so.read_timeout_ms) == 0)
+		if (!latency_any(&rep)) {         /* the host before a latency: what one compares with */
+			d->rates_prev = rates;
+			d->have_rates_prev = true;
+		}
+		if (rep.pressure && psi_read_cgroups(&rep, &pres, so.read_timeout_ms) == 0) {
 			pressure_link(&rep, &pres);   /* the findings' cgroups' pressure */
+			if (latency_cgroups(&rep, &d->sigs) < 0)   /* a cgroup's own stall */
+				log_warnx("cgroup pressure findings incomplete: out of memory");
+		}
 		/* the findings' user stacks, under the deadline: the alerts name the top frame */
 		ustack_report(&rep, (unsigned)d->conf.ustack_max, so.read_timeout_ms);
 		struct inc_change *ch;
@@ -879,6 +919,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			          "trying again every %g s", d->conf.scan_interval_s);
 			daemon_unlock(d);
 			report_free(&rep);
+			runq_free(&runq);
 			goto next;
 		}
 		warn_clear(&d->scan_warn);    /* a whole scan, classified and folded in */
@@ -908,6 +949,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		}
 		notify_status(d, scan.threads);
 		report_free(&rep);
+		runq_free(&runq);
 	}
 next:
 	free(pres.cg);
@@ -1078,6 +1120,7 @@ int daemon_run(const char *config_path)
 	d.fdcache = fdcache_new();
 	d.history = history_new();
 	d.rates = rates_open(true, (unsigned)(d.conf.read_timeout_s * 1000));
+	d.runq_mode = -1;
 	recorder_setup(&d);
 	if (kmsg_open_follow(&d.kmsg, KMSG_PATH) < 0)
 		log_warnx("cannot read %s: %s; the kernel's own reports will not be linked",
@@ -1130,6 +1173,8 @@ out:
 	free(d.runners);
 	kmsg_free(&d.kmsg);
 	d.rates = rates_close(d.rates);
+	latency_state_free(&d.latency);
+	runq_src_free(d.runq);
 	sig_free(&d.sigs);
 	conf_free(&d.conf);
 	if (!idle) {

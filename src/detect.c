@@ -324,6 +324,9 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
 	t->policy = st->policy;
 	t->rt_priority = st->rt_priority;
 	t->exec_start_ms = sc->exec_start_ms;
+	t->have_delay = sc->have_delay;
+	t->run_delay_ns = sc->run_delay_ns;
+	t->pcount = sc->pcount;
 	t->seen = w;
 	t->read_mono_ms = mono;
 	t->now = now;

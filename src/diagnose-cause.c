@@ -58,7 +58,8 @@ char *task_cause(const struct cgw_task *t, char *out, size_t cap)
 bool cause_ok(const char *c)
 {
 	/* a mount point or cgroup is a path ("/" itself too); the names are not empty */
-	static const char *const kinds[] = { "mount /", "cgroup /", "workqueue ?", "flush by ?" };
+	static const char *const kinds[] = { "mount /", "cgroup /", "workqueue ?", "flush by ?",
+	                                     "cpu ?", "pressure ?" };
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		size_t n = strlen(kinds[i]);
 		bool any = kinds[i][n - 1] == '?';

@@ -15,7 +15,8 @@ static const char *const correlators[] = {
 	"rstat", "sched-domains", "cgroup-fork", "task-groups", "kmsg", NULL
 };
 /* ids the code assigns without a stack match; they may have no [match] section */
-static const char *const builtin_ids[] = { "frozen", "unknown", "starved", NULL };
+static const char *const builtin_ids[] = { "frozen", "unknown", "starved", "runq-latency",
+                                           "pressure-stall", NULL };
 
 static bool in_list(const char *const *l, const char *s)
 {

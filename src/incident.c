@@ -91,6 +91,25 @@ const struct inc_task *incident_lead(const struct incident *i)
 	return lead ? lead : i->ntasks ? &i->tasks[0] : NULL;
 }
 
+bool incident_latency(const struct incident *i)
+{
+	return strncmp(i->cause, "cpu ", 4) == 0 || strncmp(i->cause, "pressure ", 9) == 0;
+}
+
+const char *inc_task_time(const struct incident *i, const struct inc_task *t, char *buf,
+                          size_t cap)
+{
+	if (!incident_latency(i)) {
+		char d[48];
+		snprintf(buf, cap, "%s %s", t->resolved_at ? "was stuck" : "stuck for",
+		         dur_text(inc_task_dur(t), d, sizeof(d)));
+	} else {
+		snprintf(buf, cap, "%s %.1f ms", t->resolved_at ? "held or waited for the CPU" :
+		         "holds or waits for the CPU", t->blocked_s * 1000);
+	}
+	return buf;
+}
+
 struct cgw_dur inc_task_dur(const struct inc_task *t)
 {
 	return (struct cgw_dur){ t->blocked_s, t->bound };

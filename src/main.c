@@ -1,6 +1,7 @@
 /* main.c: the command line — check, config --check, signatures, recorder start|stop. */
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ static void usage(FILE *out)
 	      "       cgwatch bundle [--root DIR] [-o FILE] [--redact] | --verify FILE [--config FILE]\n"
 	      "       cgwatch audit [--root DIR|FILE] [--format text|json|html] [--config FILE]\n"
 	      "       cgwatch hazards [--check DIR | --show ID | --facts] [--config FILE]\n"
+	      "       cgwatch runq [--interval SECONDS] [--config FILE]\n"
 	      "exit codes of check: 0 nothing at or above the threshold, 1 findings,\n"
 	      "2 usage or configuration error, 3 the system could not be read\n"
 	      "exit codes of audit: 0 no hazard, 1 hazards, 2 and 3 as check\n", out);
@@ -557,6 +559,82 @@ static int cmd_recorder(int argc, char **argv)
 	return rc;
 }
 
+/* `cgwatch runq`: run-queue latency over one interval, as the daemon measures it between two
+ * scans ([latency] runq), printed as the report's JSON runq object. Exit 0, 2 usage or
+ * configuration, 3 not measured (off, or the host could not be read). */
+static int cmd_runq(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *config = NULL;
+	double interval = 1;
+	int o;
+	while ((o = getopt_long(argc, argv, "i:c:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'i':
+			if (parse_seconds(optarg, 0.01, 3600, &interval) < 0) {
+				log_warnx("--interval must be 0.01..3600 seconds: %s", cesc(optarg));
+				return EXIT_USAGE;
+			}
+			break;
+		case 'c': config = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	struct cgw_conf conf;
+	int rc = config_load(&conf, config);
+	if (rc) {
+		conf_free(&conf);
+		return rc;
+	}
+	if (conf.latency_runq == RUNQ_MODE_OFF) {
+		struct json_object *j = runq_json(NULL, "[latency] runq = no");
+		json_write(j, stdout);
+		json_object_put(j);
+		conf_free(&conf);
+		return EXIT_UNREADABLE;
+	}
+	char why[400], swhy[320];
+	struct cgw_runq_src *src = runq_open(conf.latency_runq, why, sizeof(why));
+	/* the scans as the daemon's: through the task iterator where it loads (schedstat then
+	 * takes run_delay and pcount from its records) */
+	struct cgw_bpfscan *bpf = conf.scan_source == SCAN_SOURCE_AUTO ?
+	                          bpfscan_open(getpid(), swhy, sizeof(swhy)) : NULL;
+	struct cgw_scan_opts so = { .blocked_s = conf.blocked_warning_s, .starved_s = conf.starved_s,
+	                            .read_timeout_ms = (unsigned)(conf.read_timeout_s * 1000),
+	                            .self_tgid = getpid(), .bpf = bpf, .source_why = "" };
+	struct cgw_scan a = { 0 }, b = { 0 };
+	struct cgw_runq rq = { 0 };
+	rc = EXIT_UNREADABLE;
+	if (src && scan_run(&a, &so) == 0 && runq_sample(src, &a, &rq) == 0) {
+		runq_free(&rq);
+		usleep((useconds_t)(interval * 1e6));
+		if (scan_run(&b, &so) == 0 && runq_sample(src, &b, &rq) == 0) {
+			struct json_object *j = runq_json(&rq, why);
+			rc = json_write(j, stdout) < 0 ? EXIT_UNREADABLE : 0;
+			json_object_put(j);
+			runq_free(&rq);
+		}
+	}
+	if (rc)
+		log_warnx("run-queue latency could not be measured (%s)", src ? why : "out of memory");
+	scan_free(&a);
+	scan_free(&b);
+	bpfscan_free(bpf);
+	runq_src_free(src);
+	conf_free(&conf);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	crash_install();
@@ -584,6 +662,8 @@ int main(int argc, char **argv)
 		return cmd_audit(argc - 1, argv + 1);
 	if (strcmp(cmd, "hazards") == 0)
 		return cmd_hazards(argc - 1, argv + 1);
+	if (strcmp(cmd, "runq") == 0)
+		return cmd_runq(argc - 1, argv + 1);
 	if (strcmp(cmd, "bundle") == 0)
 		return cmd_bundle(argc - 1, argv + 1, capture_host);
 	log_warnx("unknown command \"%s\"", cesc(cmd));

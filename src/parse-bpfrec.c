@@ -54,6 +54,7 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
 	if (!ns_ok(r.start_boottime) || !ns_ok(r.exec_start) || !ns_ok(r.sum_exec_runtime) ||
 	    !ns_ok(r.last_arrival) || !ns_ok(r.last_queued) ||
 	    !ns_ok(r.prev_sum_exec_runtime) || r.prev_sum_exec_runtime > r.sum_exec_runtime ||
+	    !ns_ok(r.run_delay) || r.pcount > CGW_MAX_COUNT ||
 	    r.nvcsw > CGW_MAX_COUNT ||
 	    r.nivcsw > CGW_MAX_COUNT || r.nvcsw + r.nivcsw > CGW_MAX_COUNT)
 		return -ERANGE;
@@ -80,6 +81,8 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
 	out->prev_sum_exec_runtime = r.prev_sum_exec_runtime;
 	out->last_arrival = r.last_arrival;
 	out->last_queued = r.last_queued;
+	out->run_delay = r.run_delay;
+	out->pcount = r.pcount;
 	out->nvcsw = r.nvcsw;
 	out->nivcsw = r.nivcsw;
 	out->comm_len = strnlen(r.comm, sizeof(r.comm));
@@ -139,6 +142,11 @@ void bpfrec_stat(const struct cgw_bpfrec *r, long clk_tck, struct cgw_stat *st,
 	sc->sum_exec_ms = (double)r->sum_exec_runtime / 1e6;
 	sc->nr_switches = r->nvcsw + r->nivcsw;
 	sc->have_exec_start = sc->have_switches = true;
+	if (r->rflags & TASKREC_HAVE_SCHED_INFO) {
+		sc->have_delay = true;
+		sc->run_delay_ns = r->run_delay;
+		sc->pcount = r->pcount;
+	}
 }
 
 static int hexval(char c)

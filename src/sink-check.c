@@ -131,6 +131,8 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 	}
 	struct cgw_report rep = { .scan = &scan, .conf = conf, .all = s->all, .verbose = s->verbose,
 	                          .threshold_s = conf->blocked_warning_s, .kmsg = &km,
+	                          .runq_why = "a single snapshot has no interval: the daemon "
+	                                      "measures run-queue latency between its scans",
 	                          .pressure = have_psi ? &pres : NULL };
 	struct check_rates cr = { .live = root == NULL, .want = root || s->rates,
 	                          .timeout_ms = timeout_ms };

@@ -394,7 +394,15 @@ static void finding_html(struct strbuf *b, const struct cgw_report *r, size_t k)
 		sb_printf(b, "<h3>Evidence</h3>\n");
 		html_lines(b, f->evidence.s, !r->verbose);
 	}
-	html_numbered(b, "What to do (safest first)", s->remedies, s->nremedies);
+	const struct cgw_sig *rs = f->family ? f->family : s;   /* a latency finding's family */
+	if (f->family) {
+		sb_printf(b, "<p>Points to: ");
+		html_s(b, f->family->id);
+		sb_printf(b, " (");
+		html_s(b, f->family->title);
+		sb_printf(b, ")</p>\n");
+	}
+	html_numbered(b, "What to do (safest first)", rs->remedies, rs->nremedies);
 	html_references(b, s->references, s->nreferences);
 	sb_printf(b, "</section>\n");
 }

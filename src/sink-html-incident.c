@@ -29,7 +29,7 @@ static void header(struct strbuf *b, const struct cgw_report *r, const struct in
                    enum inc_state st, ssize_t finding)
 {
 	const struct cgw_scan *s = r->scan;
-	char msg[1024], ts[32], d[48];
+	char msg[1024], ts[32], d[96];
 	sb_printf(b, "<h1>cgwatch incident ");
 	html_s(b, i->id);
 	sb_printf(b, "</h1>\n<p class=\"meta\">Host ");
@@ -67,8 +67,7 @@ static void header(struct strbuf *b, const struct cgw_report *r, const struct in
 		html_esc(b, t->comm, t->comm_len);
 		sb_printf(b, "</code></td><td>");
 		html_s(b, t->unit);
-		sb_printf(b, "</td><td>%s %s</td><td>", t->resolved_at ? "was stuck" : "stuck for",
-		          dur_text(inc_task_dur(t), d, sizeof(d)));
+		sb_printf(b, "</td><td>%s</td><td>", inc_task_time(i, t, d, sizeof(d)));
 		if (t->resolved_at)
 			sb_printf(b, "%s", iso_time(t->resolved_at, ts, sizeof(ts)));
 		else

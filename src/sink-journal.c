@@ -29,6 +29,30 @@ char *incident_message(const struct incident *i, enum inc_state st, char *out, s
 		         others == 2 ? "" : "s");
 	char b[48];
 	dur_text(t ? inc_task_dur(t) : (struct cgw_dur){ 0, BOUND_EXACT }, b, sizeof(b));
+	/* a latency incident (diagnose-latency.c) is a CPU or a resource, not a blocked task */
+	bool latency = strncmp(i->cause, "cpu ", 4) == 0 || strncmp(i->cause, "pressure ", 9) == 0;
+	if (latency) {
+		char cause[CGW_CAUSE_MAX * 4];
+		cescape(i->cause, strlen(i->cause), cause, sizeof(cause));
+		if (st == INC_RESOLVED) {
+			char hm[16];
+			time_t r = (time_t)i->resolved_at;
+			struct tm tm;
+			localtime_r(&r, &tm);
+			strftime(hm, sizeof(hm), "%H:%M:%S", &tm);
+			snprintf(out, cap, "%s on %s, which named %s and %zu more task%s; resolved at %s "
+			         "(incident %s)", i->sig, cause, who, others > 1 ? others - 1 : 0,
+			         others == 2 ? "" : "s", hm, i->id);
+		} else if (!t) {                  /* pressure before any task was named */
+			snprintf(out, cap, "%s on %s: incident %s %s, %s", i->sig, cause, i->id,
+			         inc_state_name(st), sev_name(i->severity));
+		} else {
+			snprintf(out, cap, "%s on %s, naming %s (and %zu more task%s): incident %s %s, %s",
+			         i->sig, cause, who, others > 1 ? others - 1 : 0, others == 2 ? "" : "s",
+			         i->id, inc_state_name(st), sev_name(i->severity));
+		}
+		return out;
+	}
 	if (st == INC_RESOLVED) {
 		char hm[16];
 		time_t r = (time_t)i->resolved_at;

@@ -158,7 +158,10 @@ static json_object *finding_json(const struct cgw_report *r, const struct cgw_fi
 		l += n + (l[n] == '\n');
 	}
 	json_object_object_add(o, "evidence", ev);
-	json_object_object_add(o, "remedies", strv_json(s->remedies, s->nremedies));
+	const struct cgw_sig *rs = f->family ? f->family : s;   /* a latency finding's family */
+	if (f->family)
+		json_object_object_add(o, "family", json_object_new_string(f->family->id));
+	json_object_object_add(o, "remedies", strv_json(rs->remedies, rs->nremedies));
 	json_object_object_add(o, "references", strv_json(s->references, s->nreferences));
 	return o;
 }
@@ -234,6 +237,8 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 		json_object_object_add(o, "rates", rates_json(r->rates));
 	if (r->recorder)
 		json_object_object_add(o, "recorder", recorder_json(r->recorder));
+	if (r->runq || r->runq_why)
+		json_object_object_add(o, "runq", runq_json(r->runq, r->runq_why));
 	if (r->pressure)
 		json_object_object_add(o, "pressure", pressure_json(r->pressure));
 	return o;

@@ -61,6 +61,8 @@ char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, u
 	sb_printf(&b, "# HELP cgwatch_scans_total Scans since the daemon started.\n"
 	          "# TYPE cgwatch_scans_total counter\ncgwatch_scans_total %llu\n",
 	          (unsigned long long)scans);
+	if (r->runq)
+		metrics_runq(&b, r->runq);
 	if (r->pressure)
 		metrics_pressure(&b, r->pressure);
 	*len = b.len;

@@ -16,7 +16,7 @@
 static void incident_text(const struct cgw_report *r, const struct incident *i,
                           enum inc_state st, ssize_t finding, FILE *out)
 {
-	char msg[512], ts[32], comm[CGW_COMM_MAX * 4], d[48];
+	char msg[512], ts[32], comm[CGW_COMM_MAX * 4], d[96];
 	fprintf(out, "cgwatch incident %s: %s (%s) at %s\n", i->id, inc_state_name(st),
 	        sev_name(i->severity), iso_time(i->last_event_at, ts, sizeof(ts)));
 	fprintf(out, "%s\n", incident_message(i, st, msg, sizeof(msg)));
@@ -26,10 +26,9 @@ static void incident_text(const struct cgw_report *r, const struct incident *i,
 	fprintf(out, "\nTasks:\n");
 	for (size_t k = 0; k < i->ntasks; k++) {
 		const struct inc_task *t = &i->tasks[k];
-		fprintf(out, "  %s %d (%s): %s %s", t->tid == t->tgid ? "PID" : "TID", t->tid,
+		fprintf(out, "  %s %d (%s): %s", t->tid == t->tgid ? "PID" : "TID", t->tid,
 		        cescape(t->comm, t->comm_len, comm, sizeof(comm)),
-		        t->resolved_at ? "was stuck" : "stuck for",
-		        dur_text(inc_task_dur(t), d, sizeof(d)));
+		        inc_task_time(i, t, d, sizeof(d)));
 		if (t->resolved_at)
 			fprintf(out, ", recovered by %s", iso_time(t->resolved_at, ts, sizeof(ts)));
 		fputc('\n', out);
@@ -39,9 +38,11 @@ static void incident_text(const struct cgw_report *r, const struct incident *i,
 	fprintf(out, "\nTimeline:\n");
 	for (size_t k = 0; k < i->ntimeline; k++) {
 		const struct inc_event *e = &i->timeline[k];
-		fprintf(out, "  %s  %-9s %-8s %zu task%s, longest %.1f s\n",
+		fprintf(out, "  %s  %-9s %-8s %zu task%s, longest %.*f %s\n",
 		        iso_time(e->time, ts, sizeof(ts)), inc_state_name(e->state),
-		        sev_name(e->severity), e->ntasks, e->ntasks == 1 ? "" : "s", e->blocked_s);
+		        sev_name(e->severity), e->ntasks, e->ntasks == 1 ? "" : "s", 1,
+		        incident_latency(i) ? e->blocked_s * 1000 : e->blocked_s,
+		        incident_latency(i) ? "ms" : "s");
 	}
 	fputc('\n', out);
 	report_text_recorder(r, out);

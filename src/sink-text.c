@@ -152,6 +152,8 @@ static bool same_stack(const struct cgw_task *a, const struct cgw_task *b)
 static bool tasks_alike(const struct cgw_task *a, const struct cgw_task *b)
 {
 	bool thread = a->tid != a->tgid;
+	if (a->suspect == SUSPECT_LATENCY || b->suspect == SUSPECT_LATENCY)
+		return false;                 /* each says its own wait or hold: never merged */
 	if (a->state != b->state || a->sig != b->sig || a->bound != b->bound ||
 	    a->policy != b->policy ||
 	    a->rt_priority != b->rt_priority || a->frozen != b->frozen ||
@@ -232,13 +234,22 @@ static void task_entry(const struct cgw_scan *s, const size_t *m, size_t n, FILE
 		fprintf(out, " of PID %d", t->tgid);
 	cpulist_format(&cpus, cpul, sizeof(cpul));
 	/* an R task's exec_start says when it last ran, not when it became runnable */
-	fprintf(out, ": %s for %s, ", t->state == 'D' ? "blocked (D)" : "runnable (R), not run",
-	        duration_text(s, m, n, dur, sizeof(dur)));
-	if (n == 1)
-		fprintf(out, "CPU %d", t->cpu);
+	if (t->suspect == SUSPECT_LATENCY && t->lat_role == LAT_HELD)
+		fprintf(out, ": held CPU %d for %.1f ms, ", t->lat_cpu, t->lat_ms);
+	else if (t->suspect == SUSPECT_LATENCY && t->lat_role == LAT_WAITED && t->lat_ms > 0)
+		fprintf(out, ": waited %.2f ms for CPU %d, ", t->lat_ms, t->lat_cpu);
+	else if (t->suspect == SUSPECT_LATENCY)
+		fprintf(out, ": runnable on CPU %d, ", t->lat_cpu);
 	else
-		fprintf(out, "CPU%s %s", strpbrk(cpul, ",-") ? "s" : "", cpul);
-	fprintf(out, ", %s", policy_name(t->policy));
+		fprintf(out, ": %s for %s, ", t->state == 'D' ? "blocked (D)" : "runnable (R), not run",
+		        duration_text(s, m, n, dur, sizeof(dur)));
+	if (t->suspect == SUSPECT_LATENCY)    /* its CPU is in its part, said above */
+		fprintf(out, "%s", policy_name(t->policy));
+	else if (n == 1)
+		fprintf(out, "CPU %d, %s", t->cpu, policy_name(t->policy));
+	else
+		fprintf(out, "CPU%s %s, %s", strpbrk(cpul, ",-") ? "s" : "", cpul,
+		        policy_name(t->policy));
 	if (t->rt_priority)
 		fprintf(out, "/%u", t->rt_priority);
 	if (t->cgroup[0])
@@ -335,6 +346,8 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 		char cause[CGW_CAUSE_MAX * 4];
 		fprintf(out, "  Cause: %s\n", cescape(f->cause, strlen(f->cause), cause, sizeof(cause)));
 	}
+	if (f->family)                        /* a latency finding's (diagnose-latency.c) */
+		fprintf(out, "  Points to: %s (%s)\n", f->family->id, f->family->title);
 	wrap(out, "  ", "", f->summary.len ? f->summary.s : s->summary);
 	if (f->nchain > 1) {
 		fprintf(out, "  Wait chain, outermost first:");
@@ -363,12 +376,13 @@ static void finding_text(const struct cgw_report *r, const struct cgw_finding *f
 		}
 		free(ev);
 	}
-	if (s->nremedies) {
+	const struct cgw_sig *rs = f->family ? f->family : s;   /* the family's remedies */
+	if (rs->nremedies) {
 		fprintf(out, "  What to do (safest first):\n");
-		for (size_t i = 0; i < s->nremedies; i++) {
+		for (size_t i = 0; i < rs->nremedies; i++) {
 			char num[24];
 			snprintf(num, sizeof(num), "%zu. ", i + 1);
-			wrap(out, "    ", num, s->remedies[i]);
+			wrap(out, "    ", num, rs->remedies[i]);
 		}
 	}
 	for (size_t i = 0; i < s->nreferences; i++)

@@ -174,6 +174,8 @@ section "configuration and signature files"
 tally < <(golden)
 section "layout: data flows one way through the stages, no files call each other, pure parsers"
 tally < <(python3 tests/layout.py "$BUILD/obj" src)
+section "the Prometheus text-format checker refuses broken metrics files"
+tally < <(python3 tests/promcheck.py --self-test)
 section "hostile files and strings: FIFOs, escape sequences, 10,000 signatures"
 tally < <(CGWATCH=$CGW tests/hostile.sh)
 # The fuzz harnesses (built by make test-build) run at nice 10 from here to the fuzzing

@@ -23,7 +23,8 @@ struct sched_entity {
 	__u64 exec_start, sum_exec_runtime, prev_sum_exec_runtime;
 } __attribute__((preserve_access_index));
 struct sched_info {
-	unsigned long long last_arrival, last_queued;
+	unsigned long pcount;
+	unsigned long long run_delay, last_arrival, last_queued;
 } __attribute__((preserve_access_index));
 /* the locks task->blocker points at (CONFIG_DETECT_HUNG_TASK_BLOCKER, 6.16 on) */
 typedef struct { long counter; } atomic_long_t;
@@ -170,6 +171,8 @@ static __always_inline int task_fill(struct task_struct *t, struct scratch *s, b
 	if (bpf_core_field_exists(t->sched_info.last_arrival)) {
 		r->last_arrival = t->sched_info.last_arrival;
 		r->last_queued = t->sched_info.last_queued;
+		r->run_delay = t->sched_info.run_delay;
+		r->pcount = t->sched_info.pcount;
 		r->rflags |= TASKREC_HAVE_SCHED_INFO;
 	}
 	r->nvcsw = t->nvcsw;

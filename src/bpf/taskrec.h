@@ -49,8 +49,10 @@ struct taskrec {
 	__u32 lock_flags;                  /* TASKREC_OWNER_* */
 	__s32 owner_tid, owner_tgid;       /* 0: no owner recorded */
 	char owner_comm[16];
+	__u64 run_delay, pcount;           /* sched_info (TASKREC_HAVE_SCHED_INFO): ns waited on a
+	                                      run queue, times it got a CPU (/proc/TID/schedstat) */
 };
-#define TASKREC_SIZE 176
+#define TASKREC_SIZE 192
 
 enum taskrec_lock {
 	TASKREC_LOCK_NONE = 0,

@@ -235,7 +235,8 @@ _dmn_journald_stop() {
 # drops the key; the flight recorder is off unless a scenario turns it on, with an
 # instance name of its own; the PSI triggers are off too, since on this loaded host a trigger
 # that fires moves a scan and the scenarios time scans at the interval: pressure.sh sets its
-# own), make the report and state dirs (bundles go to $LIVE_TMP/bundles,
+# own; so are runq-latency incidents, runq_p99_ms = 0, which this host's load would open beside
+# the ones a scenario counts: the latency scenarios set their own), make the report and state dirs (bundles go to $LIVE_TMP/bundles,
 # never the host's), and have `cgwatch config --check` accept it.
 dmn_conf() {
 	DMN_CONF=${DMN_CONF:-$LIVE_TMP/cgwatch.conf}
@@ -253,12 +254,13 @@ dmn_conf() {
 		[pressure.cpu]=no
 		[pressure.memory]=no
 		[pressure.io]=no
+		[latency.runq_p99_ms]=0
 	)
 	local kv k s out
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
 	{
 		echo "# written by tests/daemon/lib.sh for live-$LIVE_NAME"
-		for s in scan thresholds signatures hazards audit incidents reports run bundle recorder pressure; do
+		for s in scan thresholds signatures hazards audit incidents reports run bundle recorder latency pressure; do
 			echo "[$s]"
 			for k in $(printf '%s\n' "${!v[@]}" | grep "^$s\." | sort); do
 				[ -n "${v[$k]}" ] && echo "${k#*.} = ${v[$k]}"

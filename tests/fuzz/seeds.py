@@ -192,6 +192,9 @@ def fpchain_seeds():
         yield bytes(b)
 
 
+TASKREC_SIZE = 192                                    # src/bpf/taskrec.h
+
+
 def bpfrecs():
     """fuzz-bpfrec inputs: records as src/bpf/taskrec.h lays them out (first byte even), and
     /proc/kallsyms lines (first byte odd)"""
@@ -202,9 +205,11 @@ def bpfrecs():
         head += struct.pack("<QQQQQQQ", 4489812345678, 99786458684, 12345678, 99786000000,
                             0, 3, 4) + b"kworker/0:1\0\0\0\0\0" + \
             struct.pack("<Q", 12000000)
+        head += bytes(TASKREC_SIZE - len(head))      # no lock; run_delay, pcount 0
         return head + b"".join(struct.pack("<Q", f) for f in frames)
     end = struct.pack("<HHBcHIiiiiIIIiiII", 0x6377, 1, 3, b"\0", 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                      0, 0, 7, 0) + bytes(56 + 16 + 8)
+                      0, 0, 7, 0)
+    end += bytes(TASKREC_SIZE - len(end))
     yield b"\0" + rec(1, b"D", 5501, (0xffffffff81380e3d, 0xffffffffc0a01234)) + \
         rec(2, b"S", 5500) + end
     yield b"\0" + rec(1, b"R", 77, rflags=2) + end
@@ -244,6 +249,7 @@ SEEDS = {
     "group": lambda: iter([b"root:x:0:\nalice:x:1000:\ndevs:x:5001:alice,bob\n",
                            b"127.0.0.1 localhost\n127.0.1.1 web-01.corp.example web-01\n"
                            b"10.0.0.7 web-01.lan mail # here\n2001:db8::7 web-01\n"]),
+    "schedstat": lambda: iter([b"1848513 54321 12\n", b"0 0 0\n", b"184851399 49000123 7\n"]),
     "numbers": lambda: (l.split(b":", 1)[1].strip() for f in files(FIX + "proc/**/sched")
                         for l in f.split(b"\n")[:12] if b":" in l),
 }

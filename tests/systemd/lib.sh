@@ -274,9 +274,12 @@ install_project() {
 
 # sd_msgs [JOURNALCTL-ARGS]: every cgwatch incident message (has CGWATCH_STATE), one JSON
 # object a line, into $SD_T/msgs.json (as a JSON array).
+# The latency incidents (runq-latency, pressure-stall) are left out: run-queue latency and
+# pressure are the host's, whose load opens them in the container too, beside the hangs the
+# checks make and count.
 sd_msgs() {
 	sd_in journalctl -o json --no-pager "$@" >"$SD_T/journal.json" 2>/dev/null
-	jq -s '[.[] | select(has("CGWATCH_STATE"))]' "$SD_T/journal.json" >"$SD_T/msgs.json" 2>/dev/null ||
+	jq -s '[.[] | select(has("CGWATCH_STATE") and .CGWATCH_SIGNATURE != "runq-latency" and .CGWATCH_SIGNATURE != "pressure-stall")]' "$SD_T/journal.json" >"$SD_T/msgs.json" 2>/dev/null ||
 		echo '[]' >"$SD_T/msgs.json"
 }
 

@@ -151,6 +151,18 @@ static void test_as_proc(void **state)
 	assert_true(sc.sum_exec_ms == text.sum_exec_ms);
 	assert_true(sc.nr_switches == text.nr_switches);
 	assert_true(sc.have_exec_start && sc.have_switches);
+	assert_false(sc.have_delay);              /* no sched_info in the record */
+	/* with sched_info: run_delay and pcount, as /proc/TID/schedstat's wait and slices */
+	d.rflags = TASKREC_HAVE_SCHED_INFO;
+	d.run_delay = 54321;
+	d.pcount = 12;
+	off = 0;
+	assert_int_equal(bpfrec_next(&d, sizeof(d), &off, &r), 1);
+	bpfrec_stat(&r, 100, &st, &sc);
+	assert_true(sc.have_delay && sc.run_delay_ns == 54321 && sc.pcount == 12);
+	d.pcount = CGW_MAX_COUNT + 1;             /* past a count: refused */
+	off = 0;
+	assert_int_equal(bpfrec_next(&d, sizeof(d), &off, &r), -ERANGE);
 }
 
 /* off the CPU by the rq clock: it left when its last slice ended (last_arrival plus the CPU

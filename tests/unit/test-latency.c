@@ -1,0 +1,560 @@
+/* test-latency.c: latency findings (diagnose-latency.c) from constructed run-queue and
+ * pressure measurements: which open and when, the family each points to, the evidence
+ * sentences, and the way they flow on: the incident keyed by cause, its state file, the
+ * JSON and text reports. */
+#include "unit.h"
+#include "rates.h"
+#include <json-c/json.h>
+
+static struct cgw_conf conf;
+static struct cgw_sigset sigs;
+
+static int setup(void **state)
+{
+	(void)state;
+	conf_defaults(&conf);
+	memset(&sigs, 0, sizeof(sigs));
+	assert_int_equal(sig_load_builtin(&sigs, stderr), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sig_free(&sigs);
+	conf_free(&conf);
+	return 0;
+}
+
+/* The fake host: what reading a task's stat gives, and which tids have an rstat flush on
+ * their kernel stack. */
+static int reads_task, reads_stack;
+static int fake_task(struct cgw_task *t, void *ctx)
+{
+	(void)ctx;
+	reads_task++;
+	if (t->tid == 999)
+		return -ESRCH;                /* exited */
+	t->state = 'R';
+	t->start_ticks = 5000 + (unsigned long long)t->tid;
+	snprintf(t->cgroup, sizeof(t->cgroup), "/user.slice");
+	return 0;
+}
+static int fake_stack(int tgid, int tid, struct cgw_frame **f, void *ctx)
+{
+	(void)tgid;
+	(void)ctx;
+	reads_stack++;
+	const char *text = tid == 301 || tid == 302 ?
+		"[<0>] css_rstat_flush+0x9a/0x1e0\n[<0>] mem_cgroup_flush_stats+0x3a/0x60\n"
+		"[<0>] memory_stat_format+0x44/0x2c0\n[<0>] memcg1_stat_format+0x22/0x400\n"
+		"[<0>] seq_read_iter+0x11c/0x4b0\n[<0>] vfs_read+0x2c1/0x370\n" :
+		"[<0>] do_nanosleep+0x6b/0x170\n[<0>] hrtimer_nanosleep+0xb2/0x1a0\n";
+	return parse_stack_buf(text, f);
+}
+static int pauses;
+static void fake_pause(void *ctx)
+{
+	(void)ctx;
+	pauses++;
+}
+static const struct lat_reader fake = { fake_task, fake_stack, fake_pause, NULL };
+
+static struct cgw_runq_task rqt(int tid, const char *comm, unsigned policy, unsigned prio,
+                                double ms)
+{
+	struct cgw_runq_task q = { .tid = tid, .tgid = tid, .policy = policy,
+	                           .rt_priority = prio, .ms = ms };
+	snprintf(q.comm, sizeof(q.comm), "%s", comm);
+	return q;
+}
+
+/* Two CPUs over a 5 s interval: CPU 0 quiet, CPU 1 as the spinner test makes it (a
+ * SCHED_FIFO/50 task runs 49 ms of every 50, a SCHED_OTHER task waits behind it). */
+static struct cgw_runq_cpu cpus[2];
+static struct cgw_runq runq;
+static void runq_spinner(double p99_ms, unsigned long long count)
+{
+	memset(cpus, 0, sizeof(cpus));
+	cpus[0] = (struct cgw_runq_cpu){ .cpu = 0, .count = 4000, .p50_ms = 0.02, .p99_ms = 1.9,
+	                                 .max_ms = 4.1, .nwaited = 1 };
+	cpus[0].waited[0] = rqt(77, "bash", 0, 0, 4.1);
+	cpus[0].held = rqt(78, "cc1", 0, 0, 3100);
+	cpus[1] = (struct cgw_runq_cpu){ .cpu = 1, .count = count, .p50_ms = 24, .p99_ms = p99_ms,
+	                                 .max_ms = 49.2, .nwaited = 3 };
+	cpus[1].held = rqt(4242, "spinner", 1, 50, 49.1);
+	cpus[1].waited[0] = rqt(4243, "sleeper", 0, 0, 49.2);
+	cpus[1].waited[1] = rqt(999, "gone", 0, 0, 12.5);
+	cpus[1].waited[2] = rqt(4243, "sleeper", 0, 0, 11);   /* its second-longest wait */
+	runq = (struct cgw_runq){ .source = "sched_switch", .interval_s = 5, .cpu = cpus,
+	                          .ncpu = 2, .exact = true };
+	snprintf(runq.missing, sizeof(runq.missing), "interrupts-off spans (no irqsoff tracer)");
+}
+
+static void us_latency(struct unit_scan *u)
+{
+	us_init(u);
+	u->rep.conf = &conf;
+	u->rep.runq = &runq;
+	/* a runnable task the scan read, on CPU 1 */
+	size_t k = us_task(u, 4243, 4243, "sleeper", 7, 0);
+	u->scan.t[k].state = 'R';
+	u->scan.t[k].suspect = SUSPECT_NONE;
+	u->scan.t[k].cpu = 1;
+}
+
+static const struct cgw_finding *finding(const struct cgw_report *r, const char *id,
+                                         const char *cause)
+{
+	for (size_t k = 0; k < r->nf; k++)
+		if (!strcmp(r->f[k].sig->id, id) && (!cause || !strcmp(r->f[k].cause, cause)))
+			return &r->f[k];
+	return NULL;
+}
+
+static bool has_line(const struct cgw_finding *f, const char *needle)
+{
+	if (f->evidence.s && strstr(f->evidence.s, needle))
+		return true;
+	print_message("no \"%s\" in:\n%s\n", needle, f->evidence.s ? f->evidence.s : "");
+	return false;
+}
+
+/* One look (no streak state, as check and a replay): CPU 1's p99 past 50 ms opens
+ * runq-latency on "cpu 1"; the quiet CPU 0 does not; the holder and the waiters are its
+ * tasks; RT starvation is its family, with starved's remedies. */
+static void test_cpu_finding(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	runq_spinner(62, 300);
+	us_latency(&u);
+	reads_task = reads_stack = 0;
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	assert_int_equal(u.rep.nf, 1);
+	assert_true(latency_any(&u.rep));
+	const struct cgw_finding *f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_true(cause_ok(f->cause));
+	assert_int_equal(f->severity, SEV_WARNING);
+	assert_non_null(f->family);
+	assert_string_equal(f->family->id, "starved");
+	assert_true(cpus_test(&f->cpus, 1));
+	assert_false(cpus_test(&f->cpus, 0));
+	/* the holder (new entry, read), the sleeper (the scan's own), the exited one */
+	assert_int_equal(f->ntasks, 3);
+	const struct cgw_task *h = &u.scan.t[f->tasks[0]];
+	assert_int_equal(h->tid, 4242);
+	assert_int_equal(h->lat_role, LAT_HELD);
+	assert_int_equal(h->suspect, SUSPECT_LATENCY);
+	assert_int_equal(h->policy, 1);
+	assert_int_equal(h->start_ticks, 9242);
+	assert_near(h->blocked_s, 0.0491, 1e-9);
+	assert_ptr_equal(h->sig, f->sig);
+	const struct cgw_task *w = &u.scan.t[f->tasks[1]];
+	assert_int_equal(w->tid, 4243);
+	assert_int_equal(f->tasks[1], 0);          /* the scan's entry, not a copy */
+	assert_int_equal(w->lat_role, LAT_WAITED);
+	assert_near(w->lat_ms, 49.2, 1e-9);
+	assert_int_equal(reads_task, 2);           /* 4242 and 999: 4243 was in the scan */
+	assert_int_equal(reads_stack, 0);          /* stacks only for rstat-flush */
+	assert_true(has_line(f, "CPU 1: run-queue wait p50 24.00 ms, p99 62.00 ms, max 49.20 ms "
+	                        "over 5.0 s (300 waits, from sched_switch); threshold p99 50 ms\n"));
+	assert_true(has_line(f, "held: CPU 1 ran PID 4242 (spinner) SCHED_FIFO/50 for 49.1 ms "
+	                        "without a switch, the longest run there in the 5.0 s\n"));
+	assert_true(has_line(f, "waited: PID 4243 (sleeper) SCHED_OTHER waited 49.20 ms for "
+	                        "CPU 1\n"));
+	assert_true(has_line(f, "points to RT starvation (signature starved): CPU 1 was held by "
+	                        "PID 4242 (spinner) SCHED_FIFO/50 for 49.1 ms without a switch, and no fair task "
+	                        "preempts it\n"));
+	assert_null(strstr(f->evidence.s, "waited 11.00 ms"));   /* one line a task */
+	assert_true(has_line(f, "cgroup activity rates: not counted at this scan\n"));
+	assert_true(has_line(f, "not measured on this kernel: interrupts-off spans (no irqsoff "
+	                        "tracer)\n"));
+	us_free(&u);
+}
+
+/* Below the threshold, or past it on too few waits, nothing opens; 0 turns it off. */
+static void test_quiet(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	runq_spinner(49.9, 300);
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	assert_int_equal(u.rep.nf, 0);
+	assert_false(latency_any(&u.rep));
+	assert_int_equal(u.scan.n, 1);            /* no task added */
+	us_free(&u);
+
+	runq_spinner(62, 19);                     /* runq_min_waits is 20 */
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	assert_int_equal(u.rep.nf, 0);
+	us_free(&u);
+
+	runq_spinner(62, 300);
+	us_latency(&u);
+	conf.latency_runq_p99_ms = 0;
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	conf.latency_runq_p99_ms = 50;
+	assert_int_equal(u.rep.nf, 0);
+	us_free(&u);
+}
+
+/* The daemon's streak: runq_scans (2) scans in a row open it; one scan below resets it. */
+static void test_streak(void **state)
+{
+	(void)state;
+	struct cgw_latency st = { 0 };
+	double p99[] = { 62, 62, 62, 10, 62, 62 };
+	size_t want[] = { 0, 1, 1, 0, 0, 1 };
+	for (size_t k = 0; k < ARRAY_SIZE(p99); k++) {
+		struct unit_scan u;
+		runq_spinner(p99[k], 300);
+		us_latency(&u);
+		u.rep.latency = &st;
+		assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+		print_message("scan %zu: p99 %g -> %zu findings\n", k, p99[k], u.rep.nf);
+		assert_int_equal(u.rep.nf, want[k]);
+		if (want[k] && k == 2)
+			assert_true(has_line(&u.rep.f[0], "passed 3 scans in a row"));
+		us_free(&u);
+	}
+	latency_state_free(&st);
+}
+
+static struct cgw_rates rates_with(double rstat, double cpuhp, double forks)
+{
+	struct cgw_rates rt;
+	memset(&rt, 0, sizeof(rt));
+	rt.live = true;
+	rt.window_s = 5;
+	rt.ev[RATE_RSTAT_CONTENDED] = (struct rates_count){ .count = (uint64_t)(rstat * 5),
+	                                                    .per_s = rstat };
+	rt.ev[RATE_CPUHP_ENTER] = (struct rates_count){ .count = (uint64_t)(cpuhp * 5),
+	                                                .per_s = cpuhp };
+	rt.forks = (struct rates_count){ .count = (uint64_t)(forks * 5), .per_s = forks };
+	snprintf(rt.forks_from, sizeof(rt.forks_from), "sched:sched_process_fork");
+	return rt;
+}
+
+/* The family, in order: an RT holder, rstat contention that rose, hotplug steps, a fork storm,
+ * else runq-latency itself. A rate that did not rise against before the latency points
+ * nowhere. */
+static void test_family(void **state)
+{
+	(void)state;
+	runq_spinner(62, 300);
+	struct cgw_runq_cpu other = cpus[1];
+	other.held = rqt(500, "java", 0, 0, 4000);
+	struct cgw_rates quiet = rates_with(0.4, 0, 20), rstat = rates_with(300, 0, 20),
+	                 hp = rates_with(0.4, 4, 20), storm = rates_with(0.4, 0, 3000);
+	assert_string_equal(latency_family(&cpus[1], &rstat, &quiet, 50), "starved");
+	assert_string_equal(latency_family(&other, &rstat, &quiet, 50), "rstat-flush");
+	assert_string_equal(latency_family(&other, &rstat, NULL, 50), "rstat-flush");
+	assert_string_equal(latency_family(&other, &rstat, &rstat, 50), "runq-latency");
+	assert_string_equal(latency_family(&other, &hp, &quiet, 50), "sched-domain-rebuild");
+	assert_string_equal(latency_family(&other, &storm, &quiet, 50), "cgroup-fork-lock");
+	assert_string_equal(latency_family(&other, &storm, &storm, 50), "runq-latency");
+	assert_string_equal(latency_family(&other, &quiet, &quiet, 50), "runq-latency");
+	assert_string_equal(latency_family(&other, NULL, NULL, 50), "runq-latency");
+	assert_string_equal(latency_family(NULL, &hp, NULL, 50), "sched-domain-rebuild");
+	/* an RT holder that ran less than half the p99 wait and half the threshold does not
+	 * explain it; half the threshold does */
+	other.held = rqt(501, "rtkick", 1, 10, 24.9);
+	assert_string_equal(latency_family(&other, &quiet, &quiet, 50), "runq-latency");
+	other.p99_ms = 99.3;
+	other.held.ms = 25;
+	assert_string_equal(latency_family(&other, &quiet, &quiet, 50), "starved");
+	assert_string_equal(latency_family(&other, &quiet, &quiet, 0), "runq-latency");
+	other.held = rqt(500, "java", 0, 0, 4000);
+	struct rates_count miss = { .missing = true };
+	snprintf(miss.why, sizeof(miss.why), "perf_event_open: Permission denied");
+	rstat.ev[RATE_RSTAT_CONTENDED] = miss;
+	assert_string_equal(latency_family(&other, &rstat, &quiet, 50), "runq-latency");
+}
+
+/* rstat contention rose while CPU 1 waited, held by a fair task: the finding points to
+ * rstat-flush with its remedies, says the rate against the one before, and names the readers:
+ * the runnable tasks of CPU 1 with the flush on their stacks (read only then). */
+static void test_rstat_readers(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	runq_spinner(62, 300);
+	cpus[1].held = rqt(600, "stress", 0, 0, 2500);
+	us_latency(&u);
+	for (int tid = 301; tid <= 303; tid++) {  /* two readers and a sleeper, R on CPU 1 */
+		size_t k = us_task(&u, tid, 300, "cat", 3, 0);
+		u.scan.t[k].state = 'R';
+		u.scan.t[k].suspect = SUSPECT_NONE;
+		u.scan.t[k].cpu = 1;
+	}
+	size_t k = us_task(&u, 310, 310, "cat", 3, 0);   /* on CPU 0: not read */
+	u.scan.t[k].state = 'R';
+	u.scan.t[k].suspect = SUSPECT_NONE;
+	u.scan.t[k].cpu = 0;
+	struct cgw_rates now = rates_with(850.4, 0, 20), before = rates_with(3, 0, 21);
+	u.rep.rates = &now;
+	u.rep.rates_prev = &before;
+	reads_stack = 0;
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	const struct cgw_finding *f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_non_null(f->family);
+	assert_string_equal(f->family->id, "rstat-flush");
+	assert_true(has_line(f, "tracepoint cgroup:cgroup_rstat_lock_contended: 850.4/s over "
+	                        "5.0 s, up from 3.0/s before the latency\n"));
+	assert_true(has_line(f, "tracepoint cpuhp:cpuhp_enter: 0.0/s over 5.0 s, as 0.0/s before "
+	                        "the latency\n"));
+	assert_true(has_line(f, "points to rstat-flush"));
+	assert_true(has_line(f, "rstat reader: TID 301 (cat), runnable on CPU 1, has "
+	                        "css_rstat_flush on its kernel stack\n"));
+	assert_true(has_line(f, "rstat reader: TID 302 (cat), runnable"));
+	assert_null(strstr(f->evidence.s, "TID 303"));
+	assert_null(strstr(f->evidence.s, "310"));
+	/* CPU 1's R tasks: the sleeper 4243, 301-303, and the finding's own (600, 999) */
+	assert_int_equal(reads_stack, 6);
+	bool r301 = false;
+	for (size_t j = 0; j < f->ntasks; j++)
+		r301 |= u.scan.t[f->tasks[j]].tid == 301;
+	assert_true(r301);
+	us_free(&u);
+
+	/* schedstat's waits are means per slice, and its holder's time its CPU time */
+	runq_spinner(62, 300);
+	runq.exact = false;
+	runq.source = "schedstat";
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_true(has_line(f, "waited: PID 4243 (sleeper) SCHED_OTHER waited 49.20 ms a slice, "
+	                        "on average, for CPU 1\n"));
+	assert_true(has_line(f, "held: CPU 1 ran PID 4242 (spinner) SCHED_FIFO/50 for 49.1 ms of "
+	                        "the 5.0 s (1 %), the most of the tasks read there\n"));
+	us_free(&u);
+
+	/* the same contention as before the latency: no readers looked for */
+	runq_spinner(62, 300);
+	cpus[1].held = rqt(600, "stress", 0, 0, 2500);
+	us_latency(&u);
+	u.rep.rates = &now;
+	u.rep.rates_prev = &now;
+	reads_stack = 0;
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_null(f->family);                   /* runq-latency's own remedies */
+	assert_int_equal(reads_stack, 0);
+	assert_true(has_line(f, "points to no known mechanism"));
+	us_free(&u);
+
+	/* rose, but no reader in the flush when read: said, each read LAT_STACK_PASSES times */
+	pauses = 0;
+	runq_spinner(62, 300);
+	cpus[1].held = rqt(600, "stress", 0, 0, 2500);
+	us_latency(&u);
+	u.rep.rates = &now;
+	u.rep.rates_prev = &before;
+	reads_stack = 0;
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_true(has_line(f, "rstat readers on CPU 1: none of its 3 runnable tasks had an rstat "
+	                        "flush on its kernel stack, read 16 times 3 ms apart"));
+	assert_int_equal(reads_stack, 3 * 16);
+	assert_int_equal(pauses, 15);
+	us_free(&u);
+}
+
+/* Pressure (the daemon's only): each resource that crossed is a finding keyed "pressure RES",
+ * saying why, with
+ * the findings' cgroups that have pressure of their own, most first; memory's family is
+ * reclaim, its tasks the D tasks; cpu's tasks each CPU's holder and longest waiter. */
+static void test_pressure(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	runq_spinner(10, 300);                     /* no CPU past its threshold */
+	us_latency(&u);
+	size_t d = us_task(&u, 40, 40, "kswapd-victim", 13, 3.5);
+	u.scan.t[d].suspect = SUSPECT_NONE;       /* in D below the threshold */
+	struct cgw_psi_cgroup cg[3];
+	memset(cg, 0, sizeof(cg));
+	const char *paths[] = { "/system.slice/a.service", "/system.slice/db.service",
+	                        "/user.slice" };
+	double avg[] = { 0.5, 42, 7.25 };
+	for (int k = 0; k < 3; k++) {
+		snprintf(cg[k].path, sizeof(cg[k].path), "%s", paths[k]);
+		cg[k].res[PSI_CPU].have = cg[k].res[PSI_CPU].some.have = true;
+		cg[k].res[PSI_CPU].some.avg10 = avg[k];
+	}
+	struct cgw_pressure p;
+	memset(&p, 0, sizeof(p));
+	p.sys[PSI_CPU].have = p.sys[PSI_CPU].some.have = true;
+	p.sys[PSI_CPU].some.avg10 = 61.5;
+	p.cg = cg;
+	p.ncg = 3;
+	p.crossed[PSI_CPU] = p.crossed[PSI_MEMORY] = true;
+	snprintf(p.why[PSI_CPU], sizeof(p.why[0]), "cpu some 62 %% over 1 s (threshold 500 ms in 1 s)");
+	u.rep.pressure = &p;
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	assert_int_equal(u.rep.nf, 0);            /* check: none, its exit code is about tasks */
+	struct cgw_latency st = { 0 };
+	u.rep.latency = &st;                      /* the daemon */
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	latency_state_free(&st);
+	assert_int_equal(u.rep.nf, 2);
+	const struct cgw_finding *f = finding(&u.rep, "pressure-stall", "pressure cpu");
+	assert_non_null(f);
+	assert_true(cause_ok(f->cause));
+	assert_true(has_line(f, "cpu pressure crossed its threshold: cpu some 62 % over 1 s "
+	                        "(threshold 500 ms in 1 s)\n"));
+	assert_true(has_line(f, "/proc/pressure/cpu: cpu some avg10 61.50 %"));
+	assert_true(has_line(f, "/system.slice/db.service: cpu some avg10 42.00 %\n"
+	                        "/user.slice: cpu some avg10 7.25 %\n"));
+	assert_null(strstr(f->evidence.s, "a.service"));   /* below the floor */
+	assert_int_equal(f->ntasks, 4);           /* per CPU: its holder, its longest waiter */
+	assert_non_null(f->family);
+	assert_string_equal(f->family->id, "starved");
+	const struct cgw_finding *m = finding(&u.rep, "pressure-stall", "pressure memory");
+	assert_non_null(m);
+	assert_non_null(m->family);
+	assert_string_equal(m->family->id, "reclaim");
+	assert_int_equal(m->ntasks, 1);
+	assert_int_equal(u.scan.t[m->tasks[0]].tid, 40);
+	assert_true(has_line(m, "memory pressure crossed its threshold: (no reason given)\n"));
+	assert_null(finding(&u.rep, "pressure-stall", "pressure io"));
+
+	/* a cgroup past the threshold (75 % of some stall in 2 s): "cgroup PATH", its tasks the
+	 * findings' tasks in it; below it, and the root, none */
+	p.trig[PSI_CPU] = (struct cgw_psi_trigger){ true, false, 1500000, 2000000 };
+	p.trig[PSI_MEMORY] = (struct cgw_psi_trigger){ false, false, 0, 0 };
+	cg[1].res[PSI_CPU].some.avg10 = 80;       /* db.service */
+	cg[2].res[PSI_CPU].some.avg10 = 74.9;     /* user.slice */
+	snprintf(cg[0].path, sizeof(cg[0].path), "/");
+	cg[0].res[PSI_CPU].some.avg10 = 99;
+	snprintf(u.scan.t[d].cgroup, sizeof(u.scan.t[d].cgroup), "/system.slice/db.service");
+	u.rep.latency = NULL;
+	assert_int_equal(latency_cgroups(&u.rep, &sigs), 0);    /* not the daemon's: none */
+	assert_int_equal(u.rep.nf, 2);
+	u.rep.latency = &st;
+	assert_int_equal(latency_cgroups(&u.rep, &sigs), 0);
+	u.rep.latency = NULL;
+	assert_int_equal(u.rep.nf, 3);
+	const struct cgw_finding *c = finding(&u.rep, "pressure-stall", "cgroup /system.slice/db.service");
+	assert_non_null(c);
+	assert_true(cause_ok(c->cause));
+	assert_true(has_line(c, "cgroup /system.slice/db.service: cpu some avg10 80.00 %, past the "
+	                        "threshold's 75 % (some 1500ms 2s)\n"));
+	assert_int_equal(c->ntasks, 1);
+	assert_int_equal(u.scan.t[c->tasks[0]].tid, 40);
+	assert_non_null(c->family);
+	assert_string_equal(c->family->id, "starved");
+	assert_null(finding(&u.rep, "pressure-stall", "cgroup /user.slice"));
+	/* an incident of pressure with no task yet names none */
+	struct incident pi;
+	memset(&pi, 0, sizeof(pi));
+	snprintf(pi.id, sizeof(pi.id), "20261202T070000Z-pressure-stall");
+	snprintf(pi.sig, sizeof(pi.sig), "pressure-stall");
+	snprintf(pi.cause, sizeof(pi.cause), "pressure cpu");
+	pi.severity = SEV_WARNING;
+	char pm[512];
+	assert_string_equal(incident_message(&pi, INC_OPENED, pm, sizeof(pm)),
+	                    "pressure-stall on pressure cpu: incident 20261202T070000Z-pressure-stall "
+	                    "opened, warning");
+	assert_null(finding(&u.rep, "pressure-stall", "cgroup /"));
+	us_free(&u);
+}
+
+/* Downstream: the finding opens an incident keyed runq-latency + "cpu 1", that state file
+ * round-trips, the JSON names the family with its remedies, the text the holder's line; the
+ * incident resolves at the first scan without the finding. */
+static void test_downstream(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	runq_spinner(62, 300);
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	struct cgw_incidents in = { 0 };
+	struct inc_change *ch = NULL;
+	assert_int_equal(incidents_update(&in, &u.rep, 1.7e9, 300, &ch), 1);
+	free(ch);
+	assert_int_equal(in.n, 1);
+	assert_string_equal(in.v[0].sig, "runq-latency");
+	assert_string_equal(in.v[0].cause, "cpu 1");
+	const struct inc_task *lead = incident_lead(&in.v[0]);
+	assert_non_null(lead);
+	assert_int_equal(lead->tid, 4243);        /* the longest time: the wait, 49.2 ms */
+	assert_true(incident_latency(&in.v[0]));
+	char tt[96];
+	assert_string_equal(inc_task_time(&in.v[0], lead, tt, sizeof(tt)),
+	                    "holds or waits for the CPU 49.2 ms");
+	char msg[1024];
+	incident_message(&in.v[0], INC_OPENED, msg, sizeof(msg));
+	print_message("%s\n", msg);
+	assert_non_null(strstr(msg, "runq-latency on cpu 1, naming PID 4243 (sleeper) (and 2 more "
+	                            "tasks): incident "));
+	size_t len;
+	char *txt = incidents_serialize(&in, "boot", &len, NULL);
+	assert_non_null(txt);
+	struct cgw_incidents back = { 0 };
+	size_t dropped = 0;
+	assert_int_equal(incidents_parse(&back, txt, len, "state", "boot", &dropped, stderr), 0);
+	assert_int_equal(back.n, 1);
+	assert_string_equal(back.v[0].cause, "cpu 1");
+	free(txt);
+	incidents_free(&back);
+
+	json_object *o = report_json_build(&u.rep, -1);
+	json_object *fs = json_object_object_get(o, "findings"), *f0 = json_object_array_get_idx(fs, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(f0, "id")), "runq-latency");
+	assert_string_equal(json_object_get_string(json_object_object_get(f0, "cause")), "cpu 1");
+	assert_string_equal(json_object_get_string(json_object_object_get(f0, "family")), "starved");
+	json_object *rem = json_object_object_get(f0, "remedies");
+	assert_non_null(strstr(json_object_get_string(json_object_array_get_idx(rem, 0)),
+	                       "Find the hog"));
+	json_object_put(o);
+
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *out = open_memstream(&buf, &blen);
+	report_text_finding(&u.rep, 0, out);
+	fclose(out);
+	print_message("%s", buf);
+	assert_non_null(strstr(buf, "WARNING  runq-latency: Runnable tasks wait too long for a CPU\n"
+	                            "  Cause: cpu 1\n  Points to: starved ("));
+	assert_non_null(strstr(buf, "PID 4242 (spinner): held CPU 1 for 49.1 ms, "
+	                            "SCHED_FIFO/50, cgroup /user.slice\n"));
+	assert_non_null(strstr(buf, "PID 4243 (sleeper): waited 49.20 ms for CPU 1"));
+	assert_non_null(strstr(buf, "Find the hog"));
+	free(buf);
+	us_free(&u);
+
+	/* the next scan: CPU 1 quiet again */
+	runq_spinner(3, 300);
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	assert_int_equal(incidents_update(&in, &u.rep, 1.7e9 + 5, 300, &ch), 1);
+	assert_int_equal(ch[0].state, INC_RESOLVED);
+	free(ch);
+	us_free(&u);
+	incidents_free(&in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu_finding),
+		cmocka_unit_test(test_quiet),
+		cmocka_unit_test(test_streak),
+		cmocka_unit_test(test_family),
+		cmocka_unit_test(test_rstat_readers),
+		cmocka_unit_test(test_pressure),
+		cmocka_unit_test(test_downstream),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
