@@ -817,6 +817,7 @@ static struct cgw_pressure *pressure_scan(struct cgw_daemon *d, struct cgw_press
 static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct cgw_daemon *d = userdata;
+	bool was_ready = d->ready;
 	struct cgw_scan scan = { 0 };
 	struct cgw_pressure pres = { 0 };
 	struct cgw_scan_opts so = {
@@ -959,10 +960,16 @@ next:
 	scan.runners = NULL;
 	scan.nrunners = 0;
 	scan_free(&scan);
-	/* fixed rate: the next scan is due one interval after this one was, not after it ended */
-	uint64_t next = usec + (uint64_t)(d->conf.scan_interval_s * 1e6), now = 0;
-	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(s, next > now ? next : now);
+	/* fixed rate: the next scan is due one interval after this one was, not after it ended;
+	 * a scan that overran its interval (the first one's program loads, under load) is
+	 * followed by a whole interval, not by the missed scans back to back. Now as the clock
+	 * says, not as the loop woke (sd_event_now). */
+	uint64_t iv = (uint64_t)(d->conf.scan_interval_s * 1e6), next = usec + iv;
+	uint64_t now = (uint64_t)(mono_s() * 1e6);
+	if (!was_ready)                   /* the rate's phase starts at READY=1: the first scan
+	                                     loads the BPF programs, a few hundred ms under load */
+		next = now + iv;
+	sd_event_source_set_time(s, next >= now ? next : now + iv);
 	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
 }
