@@ -23,7 +23,8 @@ dmn_enter_ns "$@"
 live_init daemon-latency
 dmn_require nofuse
 live_require_tools taskset chrt jq
-live_require_helpers runqspin
+live_require_helpers spin
+cp "$LIVE_BIN/spin" "$LIVE_TMP/runqspin" || live_fail "setup: cp spin"   # a name of its own on CPU 1
 dmn_journald optional
 [ "$(nproc --all)" -ge 2 ] && grep -q '^1$' /sys/devices/system/cpu/cpu1/online 2>/dev/null ||
 	live_skip "needs a second CPU online"
@@ -56,9 +57,9 @@ measured() { grep -q 'run-queue latency: ' "${DMN_ERRS[-1]}"; }
 # waits behind the spinner must still be more than 1 % of CPU 1's waits to be its p99
 SLEEPERS=()
 for i in 1 2 3 4; do
-	"$LIVE_BIN/runqspin" 1 0 70 0 1 >"$LIVE_TMP/sleeper$i.out" 2>&1 &
+	"$LIVE_TMP/runqspin" 1 0 70 0 1 >"$LIVE_TMP/sleeper$i.out" 2>&1 &
 	SLEEPERS+=($!)
-	live_wait_for 3 grep -q '^running ' "$LIVE_TMP/sleeper$i.out" || live_fail "setup: sleeper $i: $(cat "$LIVE_TMP/sleeper$i.out")"
+	live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/sleeper$i.out" || live_fail "setup: sleeper $i: $(cat "$LIVE_TMP/sleeper$i.out")"
 done
 
 # ---- alone: no real-time task is named
@@ -82,9 +83,9 @@ live_kill_wait "$DPID" 5
 
 # ---- the spinner
 conf spin
-"$LIVE_BIN/runqspin" 1 50 25 49 1 >"$LIVE_TMP/spin.out" 2>&1 &
+"$LIVE_TMP/runqspin" 1 50 25 49 1 >"$LIVE_TMP/spin.out" 2>&1 &
 SPIN=$!
-live_wait_for 3 grep -q '^running ' "$LIVE_TMP/spin.out" || live_fail "setup: spinner: $(cat "$LIVE_TMP/spin.out")"
+live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/spin.out" || live_fail "setup: spinner: $(cat "$LIVE_TMP/spin.out")"
 T0=$(live_now)
 dmn_start spin
 opened() { [ -n "$(reports opened)" ] && for f in $(reports opened); do [ -n "$(cpu1 "$f")" ] && return 0; done; return 1; }

@@ -17,9 +17,10 @@ LIVE_BUDGET=${LIVE_BUDGET:-90}
 live_init runqlat
 live_require_root
 live_require_tools jq timeout taskset chrt
-live_require_helpers runqspin
+live_require_helpers spin
 live_require_binary
 live_mktemp
+cp "$LIVE_BIN/spin" "$LIVE_TMP/runqspin" || live_fail "setup: cp spin"   # a name of its own on CPU 1
 [ "$(nproc --all)" -ge 2 ] && grep -q '^1$' /sys/devices/system/cpu/cpu1/online 2>/dev/null ||
 	live_skip "needs a second CPU online"
 taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
@@ -59,9 +60,9 @@ measure() {
 foreign_rt() { ps -eLo tid=,cls=,psr=,stat= | awk '$3 == 1 && ($2 == "FF" || $2 == "RR") && $4 ~ /^R/ { print $1 }'; }
 quiet() { [ -z "$(foreign_rt)" ]; }
 live_wait_for 30 quiet || live_fail "CPU 1 kept running another real-time task for 30 s (tids $(foreign_rt | tr '\n' ' ')): not measurable now"
-"$LIVE_BIN/runqspin" 1 0 40 0 1 >"$LIVE_TMP/sleeper.out" 2>&1 &
+"$LIVE_TMP/runqspin" 1 0 40 0 1 >"$LIVE_TMP/sleeper.out" 2>&1 &
 SLEEPER=$!
-live_wait_for 3 grep -q '^running ' "$LIVE_TMP/sleeper.out" || live_fail "setup: sleeper: $(cat "$LIVE_TMP/sleeper.out")"
+live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/sleeper.out" || live_fail "setup: sleeper: $(cat "$LIVE_TMP/sleeper.out")"
 
 measure base
 src=$(jq -r .source "$LIVE_TMP/base.json")
@@ -71,9 +72,9 @@ jq -e '.count > 0' <<<"$base" >/dev/null || live_fail "base: no wait counted on 
 jq -e '(.held.comm == "runqspin" and .held.policy == "SCHED_FIFO") | not' <<<"$base" >/dev/null ||
 	live_fail "base: a SCHED_FIFO runqspin held CPU 1 before the spinner started: $base"
 
-"$LIVE_BIN/runqspin" 1 80 20 49 1 >"$LIVE_TMP/spin.out" 2>&1 &
+"$LIVE_TMP/runqspin" 1 80 20 49 1 >"$LIVE_TMP/spin.out" 2>&1 &
 SPIN=$!
-live_wait_for 3 grep -q '^running ' "$LIVE_TMP/spin.out" || live_fail "setup: spinner: $(cat "$LIVE_TMP/spin.out")"
+live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/spin.out" || live_fail "setup: spinner: $(cat "$LIVE_TMP/spin.out")"
 sleep 0.3
 measure spin
 # the fallback: the scans' own accounting (run_delay and pcount from the task iterator, or
