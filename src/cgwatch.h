@@ -247,7 +247,7 @@ const char *psi_trigger_format(const struct cgw_psi_trigger *t, char *buf, size_
 const char *psi_us_text(unsigned us, char *buf, size_t cap);
 
 /* [scan] source: the task iterator where the kernel allows it, else /proc; or /proc always */
-enum cgw_scan_source { SCAN_SOURCE_AUTO = 0, SCAN_SOURCE_PROC };
+enum cgw_scan_source { SCAN_SOURCE_AUTO = 0, SCAN_SOURCE_PROC, SCAN_SOURCE_WALKER };
 
 struct cgw_conf {
 	double scan_interval_s;        /* [scan] interval */
@@ -1452,10 +1452,11 @@ void scan_free(struct cgw_scan *s);
 struct cgw_bpfscan;
 /* Load the task walker once (and the task iterator, read where the walker does not load or
  * run, or above WALK_MAX_PROCS processes), leaving skip_tgid (the reader's process; 0 none)
- * out of every walk. NULL when neither can be used, why (cap bytes) saying so: in a PID
+ * out of every walk; with once (a single scan, which cannot repay the walker's verification),
+ * the task iterator only. NULL when neither can be used, why (cap bytes) saying so: in a PID
  * namespace below the initial one, no BTF, not permitted, refused by the verifier; else why
  * says which loaded. */
-struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap);
+struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, char *why, size_t cap);
 void bpfscan_free(struct cgw_bpfscan *b);
 /* The walk of scan_walk through the walker's runs or one read of the iterator: threads
  * counted, processes listed, every D and R thread handed to judge as /proc would show it;

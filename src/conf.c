@@ -21,7 +21,7 @@ struct conf_key {
 #define PATH(s, k, field) KEY(s, k, CT_PATH, field)
 
 static const char *const io_classes[] = { "none", "realtime", "best-effort", "idle" };
-static const char *const scan_sources[] = { "auto", "proc" };   /* enum cgw_scan_source */
+static const char *const scan_sources[] = { "auto", "proc", "walker" }; /* enum cgw_scan_source */
 static const char *const runq_modes[] = { "auto", "schedstat", "no" };   /* RUNQ_MODE_* */
 
 static const struct conf_key conf_keys[] = {
@@ -248,7 +248,7 @@ char *conf_dump(const struct cgw_conf *c, size_t *len)
 			sb_printf(&b, "%s\n", io_classes[*(const int *)field & 3]);
 			break;
 		case CT_SOURCE:
-			sb_printf(&b, "%s\n", scan_sources[*(const int *)field & 1]);
+			sb_printf(&b, "%s\n", scan_sources[*(const int *)field % 3]);
 			break;
 		case CT_RUNQ:
 			sb_printf(&b, "%s\n", runq_modes[*(const int *)field % 3]);
@@ -400,10 +400,10 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 		}
 		case CT_SOURCE: {
 			int c;
-			for (c = 0; c < 2 && strcmp(value, scan_sources[c]); c++)
+			for (c = 0; c < 3 && strcmp(value, scan_sources[c]); c++)
 				;
-			if (c == 2) {
-				errorf(x->err, "%s:%d: %s must be auto or proc, ignoring: %s",
+			if (c == 3) {
+				errorf(x->err, "%s:%d: %s must be auto, proc or walker, ignoring: %s",
 				       cesc(x->path), line, key, cesc(value));
 				return 0;
 			}

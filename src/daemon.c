@@ -830,13 +830,13 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		.prev_runners = d->runners,
 		.nprev_runners = d->nrunners,
 	};
-	if (d->conf.scan_source == SCAN_SOURCE_AUTO && !d->bpf_tried) {
+	if (d->conf.scan_source != SCAN_SOURCE_PROC && !d->bpf_tried) {
 		d->bpf_tried = true;
-		d->bpf = bpfscan_open(getpid(), d->bpf_why, sizeof(d->bpf_why));
+		d->bpf = bpfscan_open(getpid(), false, d->bpf_why, sizeof(d->bpf_why));
 	}
 	const char *why = d->conf.scan_source == SCAN_SOURCE_PROC ? "[scan] source = proc" :
 	                  d->bpf_why;
-	so.bpf = d->conf.scan_source == SCAN_SOURCE_AUTO ? d->bpf : NULL;
+	so.bpf = d->conf.scan_source != SCAN_SOURCE_PROC ? d->bpf : NULL;
 	char said[sizeof(d->source_said)];  /* said once, and again when it changes (a reload) */
 	snprintf(said, sizeof(said), "%s (%s)", so.bpf ? "bpf" : "/proc", why);
 	if (strcmp(said, d->source_said)) {

@@ -607,8 +607,8 @@ static int cmd_runq(int argc, char **argv)
 	struct cgw_runq_src *src = runq_open(conf.latency_runq, why, sizeof(why));
 	/* the scans as the daemon's: through the task iterator where it loads (schedstat then
 	 * takes run_delay and pcount from its records) */
-	struct cgw_bpfscan *bpf = conf.scan_source == SCAN_SOURCE_AUTO ?
-	                          bpfscan_open(getpid(), swhy, sizeof(swhy)) : NULL;
+	struct cgw_bpfscan *bpf = conf.scan_source != SCAN_SOURCE_PROC ?
+	                          bpfscan_open(getpid(), false, swhy, sizeof(swhy)) : NULL;
 	struct cgw_scan_opts so = { .blocked_s = conf.blocked_warning_s, .starved_s = conf.starved_s,
 	                            .read_timeout_ms = (unsigned)(conf.read_timeout_s * 1000),
 	                            .self_tgid = getpid(), .bpf = bpf, .source_why = "" };

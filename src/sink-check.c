@@ -83,7 +83,7 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 	else if (conf->scan_source == SCAN_SOURCE_PROC)
 		snprintf(why, sizeof(why), "[scan] source = proc");
 	else
-		bpf = bpfscan_open(getpid(), why, sizeof(why));
+		bpf = bpfscan_open(getpid(), conf->scan_source != SCAN_SOURCE_WALKER, why, sizeof(why));
 	log_debug("scan source: %s (%s)", bpf ? "bpf" : "/proc", why);
 	struct cgw_scan scan = { 0 };
 	struct cgw_scan_opts so = {

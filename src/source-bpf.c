@@ -236,7 +236,7 @@ static int first_walk(struct cgw_bpfscan *b, const char *what, char *why, size_t
 	return -1;
 }
 
-struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap)
+struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, char *why, size_t cap)
 {
 	struct stat sb;
 	if (stat("/sys/kernel/btf/vmlinux", &sb) < 0) {
@@ -250,8 +250,8 @@ struct cgw_bpfscan *bpfscan_open(int skip_tgid, char *why, size_t cap)
 		return NULL;
 	}
 	/* the walker first; the iterator where it does not load or run (before 6.7) */
-	char walk_why[256];
-	if (walk_open(b, skip_tgid, walk_why, sizeof(walk_why)) == 0 &&
+	char walk_why[256] = "one scan: the task walker's verification would cost it more than it saves";
+	if (!once && walk_open(b, skip_tgid, walk_why, sizeof(walk_why)) == 0 &&
 	    first_walk(b, "task walker", walk_why, sizeof(walk_why)) == 0) {
 		snprintf(why, cap, "task walker loaded (the open-coded task iterator)");
 		size_t procs = b->procs;

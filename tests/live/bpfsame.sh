@@ -7,10 +7,11 @@
 # = proc (scan.source "proc") alternate twice; each pair must agree on every finding (id,
 # cause, severity, tasks, chain, cpus), on each finding task's state, bound and kernel stack
 # (frame names, as /proc/TID/stack names them), and on the times within the seconds between
-# the two runs. The default source is the task walker (the open-coded task iterator: its
-# scan.source_why says so); with only its runs refused (tests/live/nobpf --test-run: a
-# kernel without it) the default source is the iter/task program, which says why the walker
-# is not used and finds the same. Then with bpf() refused by a seccomp filter
+# the two runs. With [scan] source = walker the check's source is the task walker (the
+# open-coded task iterator: its scan.source_why says so); with only its runs refused
+# (tests/live/nobpf --test-run: a kernel without it) it is the iter/task program, which says
+# why the walker is not used and finds the same; with source = auto a check (one scan) loads
+# the iter/task program only, says so, and finds the same. Then with bpf() refused by a seccomp filter
 # (tests/live/nobpf), the default source falls back to /proc, says why in scan.source_why,
 # and finds the same.
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +44,7 @@ live_spin HIGH 1 50 20
 sleep 2
 
 printf '[thresholds]\nstarved = 1\n' >"$LIVE_TMP/auto.conf"
+printf '[thresholds]\nstarved = 1\n[scan]\nsource = walker\n' >"$LIVE_TMP/walker.conf"
 printf '[thresholds]\nstarved = 1\n[scan]\nsource = proc\n' >"$LIVE_TMP/proc.conf"
 # check free to run on both CPUs (the script stays on CPU 0): it hops onto CPU 1
 REAL=$CGWATCH
@@ -86,10 +88,10 @@ same() {
 src() { jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/$1.json"; }
 
 IDS="[$FUSECHILD,$SLEEPER,$VPARENT,$LOW]"
-one bpf1 "$LIVE_TMP/auto.conf" taskset -c 0,1
+one bpf1 "$LIVE_TMP/walker.conf" taskset -c 0,1
 one proc1 "$LIVE_TMP/proc.conf" taskset -c 0,1
 one proc2 "$LIVE_TMP/proc.conf" taskset -c 0,1
-one bpf2 "$LIVE_TMP/auto.conf" taskset -c 0,1
+one bpf2 "$LIVE_TMP/walker.conf" taskset -c 0,1
 for r in bpf1 bpf2; do
 	[ "$(jq -r .scan.source "$LIVE_TMP/$r.json")" = bpf ] ||
 		live_fail "$r: the iterator was not used: $(src $r)"
@@ -109,13 +111,19 @@ same bpf1 proc1
 same proc2 bpf2
 
 # the walker cannot run: the iter/task program, saying why
-one nowalk "$LIVE_TMP/auto.conf" taskset -c 0,1 "$LIVE_BIN/nobpf" --test-run
+one nowalk "$LIVE_TMP/walker.conf" taskset -c 0,1 "$LIVE_BIN/nobpf" --test-run
 [ "$(jq -r .scan.source "$LIVE_TMP/nowalk.json")" = bpf ] ||
 	live_fail "the walker's runs refused: $(src nowalk), want bpf through the iter/task program"
 jq -e '.scan.source_why | test("^task iterator loaded; the task walker could not be run")' \
 	"$LIVE_TMP/nowalk.json" >/dev/null ||
 	live_fail "the walker's runs refused: the report does not say why: $(src nowalk)"
 same bpf2 nowalk
+
+# source = auto: a check (one scan) loads only the iter/task program, saying why
+one once "$LIVE_TMP/auto.conf" taskset -c 0,1
+jq -e '.scan.source == "bpf" and (.scan.source_why | test("^task iterator loaded; one scan"))' \
+	"$LIVE_TMP/once.json" >/dev/null || live_fail "source = auto, one check: $(src once), want the iter/task program"
+same bpf2 once
 
 one nobpf "$LIVE_TMP/auto.conf" taskset -c 0,1 "$LIVE_BIN/nobpf"
 [ "$(jq -r .scan.source "$LIVE_TMP/nobpf.json")" = proc ] ||

@@ -1,5 +1,5 @@
 #!/bin/bash
-# live-walkslices: the task walker (the default scan source, the open-coded task iterator)
+# live-walkslices: the task walker (the daemon's default scan source, the open-coded task iterator; a check here loads it through [scan] source = walker)
 # walks the host in runs of at most a quarter of a millisecond, each resuming at the process
 # and thread where the last stopped, and counts every thread once. A process of 20,000
 # sleeping threads, then a sleeper frozen in a v1 freezer cgroup (started after them: later
@@ -50,7 +50,8 @@ sleep 1.2
 
 threads() { local n=0 d; for d in /proc/[0-9]*/task; do set -- "$d"/*; [ -e "$1" ] && n=$((n + $#)); done; echo "$n"; }
 before=$(threads)
-live_cgwatch "$LIVE_TMP/r.json" "$LIVE_TMP/r.err" check --verbose --format json --threshold 1
+printf '[scan]\nsource = walker\n' >"$LIVE_TMP/walker.conf"   # a check loads the walker too
+live_cgwatch "$LIVE_TMP/r.json" "$LIVE_TMP/r.err" check --verbose --format json --threshold 1 --config "$LIVE_TMP/walker.conf"
 after=$(threads)
 live_json_check "$LIVE_TMP/r.json" "check"
 why=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/r.json")
@@ -74,7 +75,7 @@ live_kill_wait "$MANY"
 PROCS=$!
 live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs.out" || live_fail "setup: 3000 processes not started: $(head -c 200 "$LIVE_TMP/procs.out")"
 before1=$(threads)
-live_cgwatch "$LIVE_TMP/f.json" "$LIVE_TMP/f.err" check --verbose --format json --threshold 1
+live_cgwatch "$LIVE_TMP/f.json" "$LIVE_TMP/f.err" check --verbose --format json --threshold 1 --config "$LIVE_TMP/walker.conf"
 after1=$(threads)
 live_json_check "$LIVE_TMP/f.json" "check (3000 processes)"
 why1=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/f.json")
@@ -92,7 +93,7 @@ jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks
 PROCS2=$!
 live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs2.out" || live_fail "setup: 1500 more processes not started: $(head -c 200 "$LIVE_TMP/procs2.out")"
 before2=$(threads)
-live_cgwatch "$LIVE_TMP/p.json" "$LIVE_TMP/p.err" check --format json --threshold 1
+live_cgwatch "$LIVE_TMP/p.json" "$LIVE_TMP/p.err" check --format json --threshold 1 --config "$LIVE_TMP/walker.conf"
 after2=$(threads)
 live_json_check "$LIVE_TMP/p.json" "check (4500 processes)"
 why2=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/p.json")
