@@ -1146,6 +1146,12 @@ int daemon_run(const char *config_path)
 	sd_event_source_set_time_accuracy(d.scan_timer, 1000);   /* 1 ms, not sd-event's 250 ms */
 	d.psi = psi_src_open();
 	psi_triggers(&d);
+	/* the BPF scan loaded before the loop: the walker's verification takes 0.4 s of CPU,
+	 * seconds at nice 10 on a busy host, which would stall the loop's watchdog pings */
+	if (d.conf.scan_source != SCAN_SOURCE_PROC) {
+		d.bpf_tried = true;
+		d.bpf = bpfscan_open(getpid(), false, d.bpf_why, sizeof(d.bpf_why));
+	}
 	sd_event_set_watchdog(d.event, true);   /* WATCHDOG=1 from this loop only */
 	int r = sd_event_loop(d.event);
 	rc = r < 0 ? EXIT_UNREADABLE : 0;

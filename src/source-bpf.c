@@ -236,11 +236,36 @@ static int first_walk(struct cgw_bpfscan *b, const char *what, char *why, size_t
 	return -1;
 }
 
+/* Is this process in a PID namespace below the initial one (its NSpid line has more than one
+ * id)? False when that cannot be read: the first walk's end record then tells. */
+static bool pidns_nested(void)
+{
+	char buf[4096];
+	ssize_t n = read_small_file("/proc/self/status", buf, sizeof(buf));
+	const char *l = n > 0 ? strstr(buf, "\nNSpid:") : NULL;
+	if (!l)
+		return false;
+	l += 7;
+	const char *e = strchr(l, '\n');
+	int ids = 0;
+	for (bool in = false; *l && l != e; l++) {
+		bool digit = *l >= '0' && *l <= '9';
+		ids += digit && !in;
+		in = digit;
+	}
+	return ids > 1;
+}
+
 struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, char *why, size_t cap)
 {
 	struct stat sb;
 	if (stat("/sys/kernel/btf/vmlinux", &sb) < 0) {
 		snprintf(why, cap, "no kernel BTF (/sys/kernel/btf/vmlinux: %s)", strerror(errno));
+		return NULL;
+	}
+	if (pidns_nested()) {                /* what first_walk would find, without the loads */
+		snprintf(why, cap, "in a PID namespace of its own: the BPF programs' ids are the "
+		         "host's, not those /proc shows here");
 		return NULL;
 	}
 	libbpf_set_print(libbpf_quiet);
