@@ -62,6 +62,14 @@ struct scratch {
 	__u64 frames[TASKREC_MAX_FRAMES];
 };
 
+/* one record and its stack, per CPU: too big for the BPF stack (each program its own copy) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} buf SEC(".maps");
+
 static __always_inline unsigned int task_state(struct task_struct *t)
 {
 	if (bpf_core_field_exists(t->__state))

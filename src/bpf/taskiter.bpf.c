@@ -27,13 +27,6 @@ struct bpf_iter__task { struct bpf_iter_meta *meta; struct task_struct *task; }
 __u32 emit_all = 0;
 __s32 skip_tgid = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} buf SEC(".maps");
-
 /* threads walked, per read session (two readers may walk at once) */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

@@ -56,13 +56,6 @@ __u64 took_ns = 0;                      /* how long this run held the RCU read l
 __u32 origin = 0;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} buf SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 << 10);  /* about 1,400 records: a run stops when it is full */
 } out SEC(".maps");

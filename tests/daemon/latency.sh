@@ -30,15 +30,8 @@ dmn_journald optional
 	live_skip "needs a second CPU online"
 taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
 
-# kill PID from CPU 0 at a priority above the spinner's (a kill on its CPU at its priority
-# might never run)
-hard_kill() {
-	[ -n "$1" ] || return 0
-	taskset -c 0 chrt -f 99 kill -KILL "$1" 2>/dev/null
-	live_kill_wait "$1"
-}
-live_on_exit 'hard_kill "$SPIN"'
-live_on_exit 'for p in "${SLEEPERS[@]}"; do hard_kill "$p"; done'
+live_on_exit 'live_hard_kill "$SPIN"'
+live_on_exit 'for p in "${SLEEPERS[@]}"; do live_hard_kill "$p"; done'
 
 conf() {   # conf NAME: a config of its own reports, state and metrics
 	DMN_CONF=$LIVE_TMP/$1.conf
@@ -124,7 +117,7 @@ grep -qE 'runq-latency on cpu 1, naming PID [0-9]+ \(.*: incident [^ ]+ opened, 
 	live_fail "the alert does not read 'runq-latency on cpu 1, naming PID ...': $(head -c 300 <<<"$msg")"
 
 # ---- the spinner gone: resolved
-hard_kill "$SPIN"
+live_hard_kill "$SPIN"
 SPIN=
 # resolved; or, where the host's own load keeps CPU 1 past 30 ms, updated to a holder that is
 # not the spinner (the incident is the CPU's, and it no longer points to RT starvation)

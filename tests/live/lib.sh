@@ -114,6 +114,14 @@ _live_frozen_rmdir() {
 		live_cleanup_error "could not rmdir $LIVE_FROZEN_CG"
 }
 
+# live_hard_kill PID: SIGKILL PID from CPU 0 at SCHED_FIFO 99, above any spinner's (a kill on
+# a spinner's CPU at its priority might never run), and wait for it; nothing for "".
+live_hard_kill() {
+	[ -n "$1" ] || return 0
+	taskset -c 0 chrt -f 99 kill -KILL "$1" 2>/dev/null
+	live_kill_wait "$1"
+}
+
 # live_spin VAR CPU PRIO SECONDS: start tests/live/spin.c, a SCHED_FIFO spinner at PRIO pinned
 # to CPU that ends itself after SECONDS, its output in $LIVE_TMP/VAR.out and its pid in VAR,
 # once it says it spins. The caller registers its kill (a starved task's spinner is killed

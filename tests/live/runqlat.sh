@@ -25,15 +25,8 @@ cp "$LIVE_BIN/spin" "$LIVE_TMP/runqspin" || live_fail "setup: cp spin"   # a nam
 	live_skip "needs a second CPU online"
 taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
 
-# kill PID from CPU 0 at a priority above the spinner's (a same-priority kill on its CPU
-# might never run)
-hard_kill() {
-	[ -n "$1" ] || return 0
-	taskset -c 0 chrt -f 99 kill -KILL "$1" 2>/dev/null
-	live_kill_wait "$1"
-}
-live_on_exit 'hard_kill "$SPIN"'
-live_on_exit 'hard_kill "$SLEEPER"'
+live_on_exit 'live_hard_kill "$SPIN"'
+live_on_exit 'live_hard_kill "$SLEEPER"'
 declare -A WAIT
 
 # cpu1 FILE: CPU 1's object of a runq JSON
@@ -86,7 +79,7 @@ for try in 1 2; do
 	ss=$(cpu1 "$LIVE_TMP/schedstat.json")
 	jq -e '.held.comm == "runqspin" and .held.policy == "SCHED_FIFO"' <<<"$ss" >/dev/null && break
 done
-hard_kill "$SPIN"
+live_hard_kill "$SPIN"
 SPIN=
 spin=$(cpu1 "$LIVE_TMP/spin.json")
 jq -e '(.source | startswith("schedstat")) and .exact == false' "$LIVE_TMP/schedstat.json" >/dev/null ||
