@@ -2215,6 +2215,8 @@ const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates 
  * (stall/window), its tasks the findings' tasks in it, its family as "pressure RES"'s.
  * 0, or -ENOMEM. */
 int latency_cgroups(struct cgw_report *r, const struct cgw_sigset *sigs);
+/* Is the signature id a latency one (runq-latency, pressure-stall)? */
+bool latency_sig(const char *id);
 /* Has r a latency finding (runq-latency, pressure-stall)? */
 bool latency_any(const struct cgw_report *r);
 /* Add r's latency findings (r->rates, r->rates_prev set): one runq-latency finding, cause

@@ -459,12 +459,19 @@ static void daemon_unlock(struct cgw_daemon *d)
 
 static void notify_status(struct cgw_daemon *d, size_t threads)
 {
-	size_t open = 0;
-	for (size_t k = 0; k < d->inc.n; k++)
-		open += d->inc.v[k].resolved_at == 0;
-	char status[256];
-	snprintf(status, sizeof(status), "%sSTATUS=watching %zu tasks; %zu open incident%s",
-	         d->ready ? "" : "READY=1\n", threads, open, open == 1 ? "" : "s");
+	size_t open = 0, lat = 0;          /* hung tasks apart from the host's latency */
+	for (size_t k = 0; k < d->inc.n; k++) {
+		const struct incident *i = &d->inc.v[k];
+		if (i->resolved_at == 0 && latency_sig(i->sig))
+			lat++;
+		else if (i->resolved_at == 0)
+			open++;
+	}
+	char status[256], more[64] = "";
+	if (lat)
+		snprintf(more, sizeof(more), "; %zu latency incident%s", lat, lat == 1 ? "" : "s");
+	snprintf(status, sizeof(status), "%sSTATUS=watching %zu tasks; %zu open incident%s%s",
+	         d->ready ? "" : "READY=1\n", threads, open, open == 1 ? "" : "s", more);
 	sd_notify(0, status);
 	d->ready = true;
 }

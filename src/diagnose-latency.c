@@ -632,10 +632,15 @@ int latency_cgroups(struct cgw_report *r, const struct cgw_sigset *sigs)
 	return 0;
 }
 
+bool latency_sig(const char *id)
+{
+	return !strcmp(id, "runq-latency") || !strcmp(id, "pressure-stall");
+}
+
 bool latency_any(const struct cgw_report *r)
 {
 	for (size_t k = 0; k < r->nf; k++)
-		if (!strcmp(r->f[k].sig->id, "runq-latency") || !strcmp(r->f[k].sig->id, "pressure-stall"))
+		if (latency_sig(r->f[k].sig->id))
 			return true;
 	return false;
 }

@@ -29,7 +29,7 @@
 #     sent on time (blocked_s at most critical + interval + 0.5 s, the message at most 1.5 s
 #     after the task reached critical), STATUS= every scan (no gap over 0.9 s), the daemon
 #     says once "bundle directory ... does not answer", and stops on SIGTERM within 1 s.
-LIVE_BUDGET=${LIVE_BUDGET:-80}
+LIVE_BUDGET=${LIVE_BUDGET:-130}
 . "$(dirname "$0")/lib.sh"
 dmn_enter_ns "$@"
 live_init daemon-bundle

@@ -11,7 +11,8 @@
 #     points to `starved` (RT starvation) with starved's remedies, its evidence holds
 #     "held: CPU 1 ran PID SPIN (runqspin) SCHED_FIFO/50", its tasks hold the spinner
 #     (SCHED_FIFO), the journal message names the CPU, the metrics file counts it open
-#     (cgwatch_incidents_open) and the state file keeps it;
+#     (cgwatch_incidents_open), STATUS= counts it apart ("0 open incidents; 1 latency
+#     incident") and the state file keeps it;
 #   - the spinner killed, the incident resolves within 12 s; SIGTERM: exit 0 (with the ASan
 #     build, CGWATCH=build/asan/cgwatch, no leak either).
 # The test and both daemons stay on CPU 0. Skips when the run-queue source is not the
@@ -80,7 +81,8 @@ conf spin
 SPIN=$!
 live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/spin.out" || live_fail "setup: spinner: $(cat "$LIVE_TMP/spin.out")"
 T0=$(live_now)
-dmn_start spin
+dmn_notify_listen
+dmn_start spin NOTIFY_SOCKET="$NOTIFY_SOCK"
 opened() { [ -n "$(reports opened)" ] && for f in $(reports opened); do [ -n "$(cpu1 "$f")" ] && return 0; done; return 1; }
 live_wait_for 14 opened || live_fail "no runq-latency incident on cpu 1 within 14 s of the spinner: $(ls "$DMN_REPORTS" | grep runq | head -5); $(dmn_ctx "" 600)"
 took=$(live_elapsed_since "$T0")
@@ -105,6 +107,9 @@ metric() { grep -qE '^cgwatch_incidents_open\{signature="runq-latency",severity=
 live_wait_for 5 metric || live_fail "the metrics file does not count an open runq-latency incident: $(grep incidents_open "$LIVE_TMP/spin.prom" 2>&1 | head -c 300)"
 stated() { grep -q 'runq-latency' "$DMN_STATE"/*.json 2>/dev/null; }
 live_wait_for 5 stated || live_fail "the state file does not keep the runq-latency incident: $(ls "$DMN_STATE")"
+# STATUS= counts it apart from the hung tasks' incidents (none here)
+status() { dmn_notify_fields "${DMN_PIDS[-1]}" | grep -E ' STATUS=watching [0-9]+ tasks; 0 open incidents; [1-9][0-9]* latency incidents?$' | grep -q .; }
+live_wait_for 5 status || live_fail "no STATUS '... 0 open incidents; N latency incidents' with the incident open: $(dmn_notify_fields | grep STATUS | tail -2 | tr '\n' '|')"
 # the alert names the CPU: in the journal (CGWATCH_CAUSE too), or on stderr without one
 if [ "$DMN_JOURNALD" = 1 ]; then
 	sel='.CGWATCH_SIGNATURE == "runq-latency" and .CGWATCH_CAUSE == "cpu 1" and .CGWATCH_STATE == "opened"'

@@ -335,9 +335,14 @@ dmn_alive() { ! _live_gone_or_zombie "${1:-$DPID}"; }
 
 # dmn_ctx: the daemon's state and the tail of its stderr, for failure messages.
 dmn_ctx() {
-	local p=${1:-$DPID} err=${DMN_ERRS[-1]} st
+	local p=${1:-$DPID} err=${DMN_ERRS[-1]} st d t
 	st=$(live_task_state "$p")
-	printf 'daemon %s %s; stderr: %s' "$p" "${st:+state $st}${st:-exited}" \
+	# a thread in D: where in the kernel (its top frames), what held the daemon up
+	for t in /proc/"$p"/task/*; do
+		[ "$(live_task_state "$p/task/${t##*/}")" = D ] &&
+			d+=" [thread ${t##*/} in D: $(head -4 "$t/stack" 2>/dev/null | awk '{ printf "%s ", $2 }')]"
+	done
+	printf 'daemon %s %s%s; stderr: %s' "$p" "${st:+state }${st:-exited}" "$d" \
 		"$(tail -c "${2:-500}" "$err" 2>/dev/null | tr '\n' '|' | cat -v)"
 }
 

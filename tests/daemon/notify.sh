@@ -46,8 +46,8 @@ others=$(dmn_notify_fields | awk -v p="$DPID" '$2 != p' | head -3)
 # datagram (same time) or an earlier one.
 st1=$(fields STATUS 0 "$t_ready" | head -1)
 [ -n "$st1" ] || live_fail "READY=1 came before any STATUS=: the first scan had not reported; notify: $(head -c 400 "$NOTIFY_OUT" | tr '\n' '|')"
-[[ ${st1#* } =~ ^watching\ ([0-9][0-9,]*)\ tasks?\;\ ([0-9]+)\ open\ incidents?$ ]] ||
-	live_fail "STATUS is '${st1#* }', want 'watching N tasks; M open incidents'"
+[[ ${st1#* } =~ ^watching\ ([0-9][0-9,]*)\ tasks?\;\ ([0-9]+)\ open\ incidents?(\;\ [1-9][0-9]*\ latency\ incidents?)?$ ]] ||
+	live_fail "STATUS is '${st1#* }', want 'watching N tasks; M open incidents[; K latency incidents]'"
 [ "${BASH_REMATCH[1]//,/}" -gt 0 ] || live_fail "first STATUS counts no tasks: '${st1#* }'"
 [ "${BASH_REMATCH[2]}" = 0 ] || live_fail "first STATUS '${st1#* }': open incidents on an idle namespace"
 

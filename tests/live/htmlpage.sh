@@ -6,7 +6,7 @@
 # the chain's nodes and the starved CPUs are in the dumped DOM; the hostile name is text there
 # and no script element exists. Screenshots and the pages are kept as test artefacts in
 # build/test-artefacts/htmlpage/ (HTML_ARTEFACTS overrides). SKIP when chromium is missing.
-LIVE_BUDGET=${LIVE_BUDGET:-70}
+LIVE_BUDGET=${LIVE_BUDGET:-150}
 . "$(dirname "$0")/lib.sh"
 live_init htmlpage
 command -v chromium >/dev/null 2>&1 ||

@@ -1,12 +1,13 @@
 #!/bin/bash
 # live-runqlat: run-queue latency per CPU, as the daemon measures it ([latency] runq = auto,
 # the sched_switch program), through `cgwatch runq --interval 2` (one interval, the report's
-# JSON runq object). A SCHED_OTHER task on CPU 1 sleeps 1 ms in a loop. First alone: CPU 1's
+# JSON runq object). Four SCHED_OTHER tasks on CPU 1 sleep 1 ms in a loop. First alone: CPU 1's
 # p99 is whatever the host's load gives it (other sessions share it: not compared), no
 # SCHED_FIFO task holds CPU 1, and the share of the time the sleeper waits runnable (its
 # /proc/PID/schedstat) is low. Then a SCHED_FIFO/80 spinner on CPU 1 spins 49 ms and sleeps
 # 1 ms, over and over: every other task on CPU 1 waits for it, so CPU 1's p99 and longest
-# wait rise to tens of ms (p99 at least 20 ms, max at least 30 ms), the sleeper waits at
+# wait rise to tens of ms (p99 at least 20 ms, max at least 30 ms; measured a second time when
+# the first interval's did not, the host's own load diluting the p99), the first sleeper waits at
 # least 30 % of the time and twice as much as alone, and CPU 1's `held`
 # names the spinner, SCHED_FIFO priority 80, for at least 30 ms without a switch. With
 # [latency] runq = schedstat (the fallback) the same CPU's held is the spinner too.
@@ -26,7 +27,7 @@ cp "$LIVE_BIN/spin" "$LIVE_TMP/runqspin" || live_fail "setup: cp spin"   # a nam
 taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
 
 live_on_exit 'live_hard_kill "$SPIN"'
-live_on_exit 'live_hard_kill "$SLEEPER"'
+live_on_exit 'for p in "${SLEEPERS[@]}"; do live_hard_kill "$p"; done'
 declare -A WAIT
 
 # cpu1 FILE: CPU 1's object of a runq JSON
@@ -53,9 +54,16 @@ measure() {
 foreign_rt() { ps -eLo tid=,cls=,psr=,stat= | awk '$3 == 1 && ($2 == "FF" || $2 == "RR") && $4 ~ /^R/ { print $1 }'; }
 quiet() { [ -z "$(foreign_rt)" ]; }
 live_wait_for 30 quiet || live_fail "CPU 1 kept running another real-time task for 30 s (tids $(foreign_rt | tr '\n' ' ')): not measurable now"
-"$LIVE_TMP/runqspin" 1 0 40 0 1 >"$LIVE_TMP/sleeper.out" 2>&1 &
-SLEEPER=$!
-live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/sleeper.out" || live_fail "setup: sleeper: $(cat "$LIVE_TMP/sleeper.out")"
+# four sleepers: on a host whose other tasks wake thousands of times a second on CPU 1, the
+# waits behind the spinner must still be more than 1 % of CPU 1's waits to be its p99; the
+# first one's share of the time waiting is measured
+SLEEPERS=()
+for i in 1 2 3 4; do
+	"$LIVE_TMP/runqspin" 1 0 40 0 1 >"$LIVE_TMP/sleeper$i.out" 2>&1 &
+	SLEEPERS+=($!)
+	live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/sleeper$i.out" || live_fail "setup: sleeper $i: $(cat "$LIVE_TMP/sleeper$i.out")"
+done
+SLEEPER=${SLEEPERS[0]}
 
 measure base
 src=$(jq -r .source "$LIVE_TMP/base.json")
@@ -69,7 +77,12 @@ jq -e '(.held.comm == "runqspin" and .held.policy == "SCHED_FIFO") | not' <<<"$b
 SPIN=$!
 live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/spin.out" || live_fail "setup: spinner: $(cat "$LIVE_TMP/spin.out")"
 sleep 0.3
-measure spin
+# measured again once where the host's own load kept CPU 1's p99 down (said in the PASS)
+for try in 1 2; do
+	measure spin
+	jq -e '.p99_ms >= 20 and .max_ms >= 30' <<<"$(cpu1 "$LIVE_TMP/spin.json")" >/dev/null && break
+	first=$(jq -c '{count, p50_ms, p99_ms, max_ms}' <<<"$(cpu1 "$LIVE_TMP/spin.json")")
+done
 # the fallback: the scans' own accounting (run_delay and pcount from the task iterator, or
 # /proc/TID/schedstat): coarser, but the spinner, runnable at both scans, holds CPU 1 (the
 # spinner sleeps 2 % of the time: a scan that found it asleep is tried once more)
@@ -90,10 +103,10 @@ jq -e '.held.comm == "runqspin" and .held.policy == "SCHED_FIFO" and .held.rt_pr
 jq -e '.held.comm == "runqspin" and .held.policy == "SCHED_FIFO" and .held.rt_priority == 80 and .held.ms >= 30' \
 	<<<"$spin" >/dev/null || live_fail "CPU 1's held is not the spinner (SCHED_FIFO/80, >= 30 ms): $spin"
 jq -e '.p99_ms >= 20 and .max_ms >= 30' <<<"$spin" >/dev/null ||
-	live_fail "CPU 1's waits did not rise to tens of ms with the spinner (want p99 >= 20, max >= 30): $spin"
+	live_fail "CPU 1's waits did not rise to tens of ms with the spinner, twice (want p99 >= 20, max >= 30): first $first, then $spin"
 b99=$(jq .p99_ms <<<"$base") s99=$(jq .p99_ms <<<"$spin")
 # the sleeper's own waits: low alone, tens of ms behind the spinner (CPU 1's p99 alone is
 # whatever the other sessions' load makes it: not compared)
 awk -v b="${WAIT[base]}" -v s="${WAIT[spin]}" 'BEGIN { exit !(b != "none" && s != "none" && s >= 30 && b < s / 2) }' ||
 	live_fail "the sleeper waited on CPU 1's run queue ${WAIT[base]} % of the time alone, ${WAIT[spin]} % with the spinner (want >= 30 % with it, below half of that alone)"
-live_pass "CPU 1 p99 $b99 ms alone, $s99 ms with the spinner (max $(jq .max_ms <<<"$spin") ms); the sleeper waited ${WAIT[base]} % of the time alone, ${WAIT[spin]} % with it; held: $(jq -r '"\(.held.comm) \(.held.policy)/\(.held.rt_priority) \(.held.ms) ms"' <<<"$spin")"
+live_pass "${first:+measured twice (first $first); }CPU 1 p99 $b99 ms alone, $s99 ms with the spinner (max $(jq .max_ms <<<"$spin") ms); the sleeper waited ${WAIT[base]} % of the time alone, ${WAIT[spin]} % with it; held: $(jq -r '"\(.held.comm) \(.held.policy)/\(.held.rt_priority) \(.held.ms) ms"' <<<"$spin")"
