@@ -291,6 +291,7 @@ struct cgw_conf {
 	double latency_runq_scans;     /* [latency] runq_scans: consecutive scans past it (daemon) */
 	double latency_runq_min_waits; /* [latency] runq_min_waits: waits a p99 needs to count */
 	int latency_runq;              /* [latency] runq: RUNQ_MODE_AUTO, _SCHEDSTAT or _OFF */
+	int latency_timerlat;          /* [latency] timerlat: TL_MODE_AUTO, _ALWAYS or _NO */
 	struct cgw_psi_trigger pressure[3];  /* [pressure] cpu, memory, io (enum cgw_psi_res) */
 };
 /* Fill c with built-in defaults. */
@@ -1141,6 +1142,19 @@ int psi_parse(const char *buf, struct cgw_psi *p, char *err, size_t cap);
 /* "cpu", "memory", "io" for enum cgw_psi_res; "?" otherwise. */
 const char *psi_res_name(int res);
 
+/* ---- parse-timerlat.c: the timerlat tracer's `trace` text, per CPU (pure) ---- */
+struct cgw_timerlat;
+/* Lines as the kernel prints them: "TASK-PID [CPU] FLAGS TIME: #SEQ context irq
+ * timer_latency N ns" (TASK: what the timer IRQ interrupted), the same with "thread" (printed
+ * by timerlat/CPU itself), osnoise's "thread_noise: COMM:PID start T duration N ns", and
+ * print_stack's "<stack trace>" with " => FUNC" lines after a thread sample. */
+/* Fold the text (len bytes) into tl[cpu] for each CPU below ncpu: samples, the worst IRQ and
+ * thread latencies, what interrupted or held each, the stack saved with the worst thread
+ * sample. Other CPUs' lines, headers and other events are skipped; *bad counts lines that are
+ * none of those. Sets tl[c].measured for a CPU with a sample. 0 always. */
+int timerlat_parse(const char *text, size_t len, struct cgw_timerlat *tl, size_t ncpu,
+                   size_t *bad);
+
 /* ---- parse-trace.c: a tracefs instance's text `trace` file, the flight recorder's events (pure) ---- */
 /* One event line, as the kernel prints it (trace_clock mono: seconds of CLOCK_MONOTONIC):
  *            mkdir-4242    [001] .....  5123.456789: cgroup_mkdir: root=14 id=2 level=1 path=/c0
@@ -1168,6 +1182,10 @@ struct cgw_trace_events {
  * line, 2 for a LOST line (*lost its count), -EINVAL for anything else. */
 int trace_parse_line(const char *line, size_t len, struct cgw_trace_event *e,
                      size_t *fields_at, size_t *fields_len, uint64_t *lost);
+/* The head of an event line (len bytes, no newline): COMM-PID [CPU] FLAGS TIME ": " into *e
+ * (name and fields left empty). Where the rest of the line starts; 0 (e cleared) for a header,
+ * a blank line or anything else. For tracers' own lines ("#12 context irq timer_latency ..."). */
+size_t trace_parse_head(const char *line, size_t len, struct cgw_trace_event *e);
 /* Parse a whole `trace` text (len bytes) and append its events at or after since (seconds;
  * -1: all) to out, in the file's order (oldest first). Returns 0, or -ENOMEM (out keeps the
  * events parsed before). */
@@ -1474,6 +1492,7 @@ void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s);
 /* ---- source-runq.c: run-queue latency over the interval between two samples ---- */
 
 enum { RUNQ_MODE_AUTO, RUNQ_MODE_SCHEDSTAT, RUNQ_MODE_OFF };   /* [latency] runq */
+enum { TL_MODE_AUTO, TL_MODE_ALWAYS, TL_MODE_NO };             /* [latency] timerlat */
 struct cgw_runq_src;
 struct cgw_runq;
 /* Start measuring: RUNQ_MODE_AUTO loads the sched_switch program (src/bpf/runqlat.bpf.c)
@@ -1488,6 +1507,25 @@ void runq_src_free(struct cgw_runq_src *s);
  * 0, -ENOMEM, or -errno of the map read. */
 int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_runq *out);
 void runq_free(struct cgw_runq *r);
+#define TL_PRINT_STACK_US 1000            /* timerlat saves the IRQ's stack past 1 ms */
+/* Run timerlat (source-timerlat.c) on cpus until the next runq_sample, which puts each CPU's
+ * result in its tl and where it ran (or why not) in the runq's timerlat. Nothing when cpus is
+ * empty or a run is already on. */
+void runq_timerlat(struct cgw_runq_src *s, const struct cgw_cpus *cpus, unsigned timeout_ms);
+
+/* ---- source-timerlat.c: the timerlat tracer over an interval, in a tracefs instance ---- */
+struct cgw_tlrun;
+struct cgw_timerlat;
+/* Start timerlat on cpus in tracefs instance cgwtl-PID (osnoise/cpus set to them and
+ * osnoise/print_stack to print_stack_us when not 0, both put back at the stop), with
+ * timeout_ms for the whole start. NULL with why (not in this kernel, someone else's osnoise
+ * or timerlat running, no permission) in why; else the run, why "CPUs LIST". */
+struct cgw_tlrun *timerlat_start(const struct cgw_cpus *cpus, unsigned print_stack_us,
+                                 unsigned timeout_ms, char *why, size_t cap);
+/* Stop r (always freed), read its trace and fold it into tl[ncpu] (timerlat_parse). 0 with
+ * "CPUs LIST" in why; or -errno with why. */
+int timerlat_stop(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
+                  unsigned timeout_ms, char *why, size_t cap);
 
 /* ---- source-read.c: the scan's reads that can fail ---- */
 
@@ -2102,6 +2140,21 @@ struct cgw_runq_task {                    /* a task, its policy, and a time in t
 	unsigned policy, rt_priority;
 	double ms;
 };
+#define TL_STACK_MAX 400                  /* a saved kernel stack, "a <- b <- c", bytes */
+struct cgw_timerlat {                     /* timerlat's samples on one CPU over an interval */
+	bool measured;                    /* timerlat ran on this CPU over the interval */
+	unsigned long long samples;       /* activations of its thread seen */
+	double irq_max_us, thread_max_us; /* the worst timer latency at the IRQ, at the thread */
+	int irq_pid;                      /* the task the worst-latency IRQ interrupted, 0 idle */
+	char irq_comm[CGW_COMM_MAX];      /* its comm as the trace printed it ("<...>" unknown) */
+	int thr_pid;                      /* what ran while the worst thread latency grew: the
+	                                     longest thread_noise, else the task the IRQ
+	                                     interrupted; 0 none (idle, or unknown) */
+	char thr_comm[CGW_COMM_MAX];
+	double thr_noise_us;              /* that thread_noise's duration; 0 without one */
+	char stack[TL_STACK_MAX];         /* the kernel stack saved at that IRQ (print_stack),
+	                                     innermost first, "" none */
+};
 struct cgw_runq_cpu {
 	int cpu;
 	bool isolated;                    /* isolcpus or nohz_full (the topology) */
@@ -2115,6 +2168,7 @@ struct cgw_runq_cpu {
 	                                     time in the interval: sched_switch, its longest run
 	                                     without a switch; schedstat, its CPU time); tid 0
 	                                     when unknown */
+	struct cgw_timerlat tl;           /* timerlat over the interval, where it ran */
 };
 enum { RUNQ_HOUSEKEEPING, RUNQ_ISOLATED, RUNQ_NGROUPS };
 struct cgw_runq_total {                   /* a CPU group's waits since the daemon started */
@@ -2127,6 +2181,8 @@ struct cgw_runq {
 	double interval_s;                /* the window the counts cover */
 	struct cgw_runq_cpu *cpu; size_t ncpu;
 	char missing[256];                /* measurements this kernel could not make, "" none */
+	char timerlat[200];               /* where timerlat ran over the interval ("CPUs 1,3"),
+	                                     or why not; "" not asked for */
 	bool exact;                       /* each wait measured (the tracepoint); else a mean
 	                                     wait per slice (schedstat): coarser */
 	struct cgw_runq_total total[RUNQ_NGROUPS];   /* cumulative: the metrics' histograms */
@@ -2215,6 +2271,11 @@ const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates 
  * (stall/window), its tasks the findings' tasks in it, its family as "pressure RES"'s.
  * 0, or -ENOMEM. */
 int latency_cgroups(struct cgw_report *r, const struct cgw_sigset *sigs);
+/* The CPUs of r that [latency] timerlat asks to measure over the next interval into out:
+ * TL_MODE_ALWAYS all of them, TL_MODE_AUTO those whose p99 passed (latency_cpu_passes; r NULL:
+ * none), TL_MODE_NO none. */
+void latency_timerlat_cpus(const struct cgw_runq *r, const struct cgw_conf *conf,
+                        struct cgw_cpus *out);
 /* Is the signature id a latency one (runq-latency, pressure-stall)? */
 bool latency_sig(const char *id);
 /* Has r a latency finding (runq-latency, pressure-stall)? */

@@ -6,23 +6,27 @@
 #include "cgwatch.h"
 
 enum conf_type { CT_SECONDS, CT_NUMBER, CT_PATH, CT_PATH_OR_EMPTY, CT_BOOL, CT_IOCLASS, CT_NAME,
-                 CT_SOURCE, CT_CPUS_AUTO, CT_RUNQ, CT_PSI };
+                 CT_ENUM, CT_CPUS_AUTO, CT_PSI };
 
 struct conf_key {
 	const char *section, *key;
 	enum conf_type type;
 	size_t off;
 	double min, max;                 /* for CT_SECONDS and CT_NUMBER */
+	const char *const *names;        /* for CT_ENUM: the values, NULL-terminated; an int field
+	                                    holds the index */
 };
 
-#define SEC(s, k, field, lo, hi) { s, k, CT_SECONDS, offsetof(struct cgw_conf, field), lo, hi }
-#define NUM(s, k, field, lo, hi) { s, k, CT_NUMBER, offsetof(struct cgw_conf, field), lo, hi }
-#define KEY(s, k, type, field) { s, k, type, offsetof(struct cgw_conf, field), 0, 0 }
+#define SEC(s, k, field, lo, hi) { s, k, CT_SECONDS, offsetof(struct cgw_conf, field), lo, hi, NULL }
+#define NUM(s, k, field, lo, hi) { s, k, CT_NUMBER, offsetof(struct cgw_conf, field), lo, hi, NULL }
+#define KEY(s, k, type, field) { s, k, type, offsetof(struct cgw_conf, field), 0, 0, NULL }
 #define PATH(s, k, field) KEY(s, k, CT_PATH, field)
+#define ENUM(s, k, field, tab) { s, k, CT_ENUM, offsetof(struct cgw_conf, field), 0, 0, tab }
 
 static const char *const io_classes[] = { "none", "realtime", "best-effort", "idle" };
-static const char *const scan_sources[] = { "auto", "proc", "walker" }; /* enum cgw_scan_source */
-static const char *const runq_modes[] = { "auto", "schedstat", "no" };   /* RUNQ_MODE_* */
+static const char *const scan_sources[] = { "auto", "proc", "walker", NULL }; /* cgw_scan_source */
+static const char *const runq_modes[] = { "auto", "schedstat", "no", NULL };    /* RUNQ_MODE_* */
+static const char *const tl_modes[] = { "auto", "always", "no", NULL };         /* TL_MODE_* */
 
 static const struct conf_key conf_keys[] = {
 	SEC("scan", "interval", scan_interval_s, 0.1, 3600),
@@ -30,7 +34,7 @@ static const struct conf_key conf_keys[] = {
 	SEC("scan", "check_timeout", check_timeout_s, 1, 3600),
 	NUM("scan", "ustack_max", ustack_max, 0, 1000),
 	NUM("scan", "symbol_cache", symbol_cache_mib, 1, 1024),
-	KEY("scan", "source", CT_SOURCE, scan_source),
+	ENUM("scan", "source", scan_source, scan_sources),
 	SEC("thresholds", "blocked_warning", blocked_warning_s, 0, 86400),
 	SEC("thresholds", "blocked_critical", blocked_critical_s, 0, 86400),
 	SEC("thresholds", "starved", starved_s, 0, 86400),
@@ -61,7 +65,8 @@ static const struct conf_key conf_keys[] = {
 	KEY("recorder", "cpuset_opens", CT_BOOL, recorder_cpuset_opens),
 	KEY("recorder", "instance", CT_NAME, recorder_instance),
 	KEY("recorder", "sched_switch", CT_CPUS_AUTO, recorder_sched_switch),
-	KEY("latency", "runq", CT_RUNQ, latency_runq),
+	ENUM("latency", "runq", latency_runq, runq_modes),
+	ENUM("latency", "timerlat", latency_timerlat, tl_modes),
 	NUM("latency", "runq_p99_ms", latency_runq_p99_ms, 0, 60000),
 	NUM("latency", "runq_scans", latency_runq_scans, 1, 1000),
 	NUM("latency", "runq_min_waits", latency_runq_min_waits, 1, 1000000),
@@ -247,11 +252,8 @@ char *conf_dump(const struct cgw_conf *c, size_t *len)
 		case CT_IOCLASS:
 			sb_printf(&b, "%s\n", io_classes[*(const int *)field & 3]);
 			break;
-		case CT_SOURCE:
-			sb_printf(&b, "%s\n", scan_sources[*(const int *)field % 3]);
-			break;
-		case CT_RUNQ:
-			sb_printf(&b, "%s\n", runq_modes[*(const int *)field % 3]);
+		case CT_ENUM:
+			sb_printf(&b, "%s\n", k->names[*(const int *)field]);
 			break;
 		case CT_PSI: {
 			char v[64];
@@ -398,25 +400,18 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 			*(int *)field = c;
 			break;
 		}
-		case CT_SOURCE: {
+		case CT_ENUM: {
 			int c;
-			for (c = 0; c < 3 && strcmp(value, scan_sources[c]); c++)
+			for (c = 0; k->names[c] && strcmp(value, k->names[c]); c++)
 				;
-			if (c == 3) {
-				errorf(x->err, "%s:%d: %s must be auto, proc or walker, ignoring: %s",
-				       cesc(x->path), line, key, cesc(value));
-				return 0;
-			}
-			*(int *)field = c;
-			break;
-		}
-		case CT_RUNQ: {
-			int c;
-			for (c = 0; c < 3 && strcmp(value, runq_modes[c]); c++)
-				;
-			if (c == 3) {
-				errorf(x->err, "%s:%d: %s must be auto, schedstat or no, ignoring: %s",
-				       cesc(x->path), line, key, cesc(value));
+			if (!k->names[c]) {
+				struct strbuf alt = { 0 };
+				for (int a = 0; k->names[a]; a++)
+					sb_printf(&alt, "%s%s", a == 0 ? "" : k->names[a + 1] ? ", " : " or ",
+					          k->names[a]);
+				errorf(x->err, "%s:%d: %s must be %s, ignoring: %s", cesc(x->path), line, key,
+				       alt.s ? alt.s : "?", cesc(value));
+				sb_free(&alt);
 				return 0;
 			}
 			*(int *)field = c;

@@ -956,6 +956,11 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 			writer_file(d->writer, WR_METRICS, d->conf.metrics_file, b.s, b.len, 0644);
 		}
 		notify_status(d, scan.threads);
+		if (have_runq && d->runq) {   /* timerlat over the next interval, where it is due */
+			struct cgw_cpus tl;
+			latency_timerlat_cpus(&runq, &d->conf, &tl);
+			runq_timerlat(d->runq, &tl, so.read_timeout_ms);
+		}
 		report_free(&rep);
 		runq_free(&runq);
 	}

@@ -281,6 +281,42 @@ static const char *rq_name(const struct cgw_runq_task *q, char *buf, size_t cap)
 	return buf;
 }
 
+/* "PID N (comm)" of a task the trace named, comm escaped; "" for none */
+static const char *tl_who(int pid, const char *comm, char *buf, size_t cap)
+{
+	struct cgw_runq_task t = { .tid = pid, .tgid = pid };
+	snprintf(t.comm, sizeof(t.comm), "%s", comm);
+	return pid > 0 ? rq_name(&t, buf, cap) : "";
+}
+
+/* What timerlat measured on the CPU over the interval, or why it did not run. */
+static void timerlat_evidence(struct strbuf *ev, const struct cgw_runq *q,
+                              const struct cgw_runq_cpu *c)
+{
+	char who[CGW_COMM_MAX * 4 + 64];
+	const struct cgw_timerlat *t = &c->tl;
+	if (!t->measured) {
+		if (q->timerlat[0] && strncmp(q->timerlat, "CPUs ", 5))
+			sb_printf(ev, "timerlat: not run (%s)\n", q->timerlat);
+		return;
+	}
+	sb_printf(ev, "timerlat: CPU %d over %.1f s, %llu activations: thread latency max %.3f ms",
+	          c->cpu, q->interval_s, t->samples, t->thread_max_us / 1000);
+	if (t->thr_pid > 0) {
+		sb_printf(ev, ", %s held the CPU", tl_who(t->thr_pid, t->thr_comm, who, sizeof(who)));
+		if (t->thr_noise_us > 0)
+			sb_printf(ev, " for %.3f ms of it", t->thr_noise_us / 1000);
+	}
+	sb_printf(ev, "; timer IRQ latency max %.3f ms (interrupts off, or the IRQ held, that long)",
+	          t->irq_max_us / 1000);
+	if (t->irq_pid > 0)
+		sb_printf(ev, ", in %s", tl_who(t->irq_pid, t->irq_comm, who, sizeof(who)));
+	sb_add(ev, "\n", 1);
+	if (t->stack[0])
+		sb_printf(ev, "timerlat: kernel stack at the IRQ of the worst thread latency: %s\n",
+		          t->stack);
+}
+
 /* The first frame of f that is one of names (a trailing '*' a prefix), or NULL. */
 static const char *frame_in(const struct cgw_frame *f, size_t n, const char *const *names)
 {
@@ -420,6 +456,7 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 		if (finding_add_task(f, lat_task(r, w, LAT_WAITED, c->cpu, sig, rd)) < 0)
 			return -1;
 	}
+	timerlat_evidence(ev, q, c);
 	rates_evidence(ev, r->rates, r->rates_prev);
 	const char *fam = latency_family(c, r->rates, r->rates_prev, r->conf->latency_runq_p99_ms);
 	const struct cgw_sig *fs = sig_find(sigs, fam);
@@ -630,6 +667,16 @@ int latency_cgroups(struct cgw_report *r, const struct cgw_sigset *sigs)
 		f->family = fs && fs != press ? fs : NULL;
 	}
 	return 0;
+}
+
+void latency_timerlat_cpus(const struct cgw_runq *r, const struct cgw_conf *conf,
+                           struct cgw_cpus *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; r && conf->latency_timerlat != TL_MODE_NO && i < r->ncpu; i++)
+		if (r->cpu[i].cpu >= 0 && r->cpu[i].cpu < CGW_MAX_CPUS &&
+		    (conf->latency_timerlat == TL_MODE_ALWAYS || latency_cpu_passes(&r->cpu[i], conf)))
+			cpus_set(out, (unsigned)r->cpu[i].cpu);
 }
 
 bool latency_sig(const char *id)

@@ -616,6 +616,13 @@ static int cmd_runq(int argc, char **argv)
 	struct cgw_runq rq = { 0 };
 	rc = EXIT_UNREADABLE;
 	if (src && scan_run(&a, &so) == 0 && runq_sample(src, &a, &rq) == 0) {
+		if (conf.latency_timerlat != TL_MODE_NO) {   /* asked for: every CPU, this once */
+			struct cgw_conf all = conf;
+			all.latency_timerlat = TL_MODE_ALWAYS;
+			struct cgw_cpus tl;
+			latency_timerlat_cpus(&rq, &all, &tl);
+			runq_timerlat(src, &tl, so.read_timeout_ms);
+		}
 		runq_free(&rq);
 		usleep((useconds_t)(interval * 1e6));
 		if (scan_run(&b, &so) == 0 && runq_sample(src, &b, &rq) == 0) {

@@ -65,9 +65,9 @@ static bool lost_line(const char *s, size_t len, uint64_t *lost)
 	       memcmp(s + j, post, sizeof(post) - 1) == 0;
 }
 
-/* The part after the CPU field, from i: [FLAGS] TIME ": " NAME ": " FIELDS, or for a syscall
- * NAME "(" FIELDS ")". fat[0], fat[1]: where the fields start and how long they are. */
-static bool tail(const char *s, size_t len, size_t i, struct cgw_trace_event *e, size_t fat[2])
+/* The part after the CPU field, from i: [FLAGS] TIME ": ", e->t set. Where the rest starts,
+ * or 0 when there is no such part. */
+static size_t time_part(const char *s, size_t len, size_t i, struct cgw_trace_event *e)
 {
 	for (int tok = 0; tok < 2; tok++) {
 		while (i < len && s[i] == ' ')
@@ -84,19 +84,21 @@ static bool tail(const char *s, size_t len, size_t i, struct cgw_trace_event *e,
 			double t;
 			if (strchr(num, '.') && parse_decimal(&p, 0, CGW_MAX_SECONDS, &t) == 0 && !*p) {
 				e->t = t;
-				i = j;
-				goto name;
+				return j < len && s[j] == ' ' ? j + 1 : 0;
 			}
 		}
 		if (tok == 1 || j == i)
-			return false;
+			return 0;
 		i = j;                       /* that was FLAGS */
 	}
-	return false;
-name:
-	if (i >= len || s[i] != ' ')
-		return false;
-	i++;
+	return 0;
+}
+
+/* The event after TIME, from i: NAME ": " FIELDS, or for a syscall NAME "(" FIELDS ")".
+ * fat[0], fat[1]: where the fields start and how long they are. */
+static bool name_part(const char *s, size_t len, size_t i, struct cgw_trace_event *e,
+                      size_t fat[2])
+{
 	size_t j = i;
 	while (j < len && is_name(s[j]))
 		j++;
@@ -120,19 +122,14 @@ name:
 	return true;
 }
 
-int trace_parse_line(const char *line, size_t len, struct cgw_trace_event *e,
-                     size_t *fields_at, size_t *fields_len, uint64_t *lost)
+/* COMM-PID[ (TGID)] [CPU] [FLAGS] TIME ": " of line into e, the CPU field's '[' searched
+ * from *from on (then set past the one taken: a caller may try the next); where the rest
+ * starts, or 0. */
+static size_t head_part(const char *line, size_t len, size_t k, struct cgw_trace_event *e,
+                        size_t *from)
 {
-	memset(e, 0, sizeof(*e));
-	size_t k = 0;
-	while (k < len && (line[k] == ' ' || line[k] == '\t'))
-		k++;
-	if (k == len || line[k] == '#')
-		return 0;
-	if (lost_line(line, len, lost))
-		return 2;
 	/* each " [digits] " is a candidate CPU field */
-	for (size_t b = 1; b + 3 < len; b++) {
+	for (size_t b = *from > 1 ? *from : 1; b + 3 < len; b++) {
 		if (line[b] != '[' || line[b - 1] != ' ')
 			continue;
 		size_t c = b + 1;
@@ -165,17 +162,49 @@ int trace_parse_line(const char *line, size_t len, struct cgw_trace_event *e,
 		size_t cs = k, ce = d - 1;                    /* the comm, leading blanks cut */
 		if (ce < cs || ce - cs >= sizeof(e->comm))
 			continue;
-		size_t fat[2];
-		if (!tail(line, len, c + 1, e, fat))
+		size_t rest = time_part(line, len, c + 1, e);
+		if (!rest)
 			continue;
 		memcpy(e->comm, line + cs, ce - cs);
 		e->comm[ce - cs] = 0;
 		e->cpu = (int)cpu;
 		e->pid = (int)pid;
-		*fields_at = fat[0];
-		*fields_len = fat[1];
-		return 1;
+		*from = b + 1;
+		return rest;
 	}
+	return 0;
+}
+
+size_t trace_parse_head(const char *line, size_t len, struct cgw_trace_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	size_t k = 0;
+	while (k < len && (line[k] == ' ' || line[k] == '\t'))
+		k++;
+	size_t from = 1, rest = k < len && line[k] != '#' ? head_part(line, len, k, e, &from) : 0;
+	if (!rest)
+		memset(e, 0, sizeof(*e));
+	return rest;
+}
+
+int trace_parse_line(const char *line, size_t len, struct cgw_trace_event *e,
+                     size_t *fields_at, size_t *fields_len, uint64_t *lost)
+{
+	memset(e, 0, sizeof(*e));
+	size_t k = 0;
+	while (k < len && (line[k] == ' ' || line[k] == '\t'))
+		k++;
+	if (k == len || line[k] == '#')
+		return 0;
+	if (lost_line(line, len, lost))
+		return 2;
+	size_t fat[2], from = 1, rest;
+	while ((rest = head_part(line, len, k, e, &from)))
+		if (name_part(line, len, rest, e, fat)) {
+			*fields_at = fat[0];
+			*fields_len = fat[1];
+			return 1;
+		}
 	memset(e, 0, sizeof(*e));
 	return -EINVAL;
 }

@@ -25,6 +25,31 @@ static json_object *task_json(const struct cgw_runq_task *t)
 	return o;
 }
 
+/* a pid and comm as {"pid", "comm"}, NULL when unknown */
+static json_object *who_json(int pid, const char *comm)
+{
+	if (pid <= 0)
+		return NULL;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "pid", json_object_new_int(pid));
+	json_object_object_add(o, "comm", jstr(comm));
+	return o;
+}
+
+static json_object *timerlat_json(const struct cgw_timerlat *t)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "samples", json_object_new_int64((int64_t)t->samples));
+	json_object_object_add(o, "irq_max_us", jround(t->irq_max_us, 3));
+	json_object_object_add(o, "irq_interrupted", who_json(t->irq_pid, t->irq_comm));
+	json_object_object_add(o, "thread_max_us", jround(t->thread_max_us, 3));
+	json_object_object_add(o, "thread_held_by", who_json(t->thr_pid, t->thr_comm));
+	if (t->thr_noise_us > 0)
+		json_object_object_add(o, "thread_noise_us", jround(t->thr_noise_us, 3));
+	json_object_object_add(o, "stack", t->stack[0] ? jstr(t->stack) : NULL);
+	return o;
+}
+
 json_object *runq_json(const struct cgw_runq *r, const char *why)
 {
 	json_object *o = json_object_new_object();
@@ -40,6 +65,8 @@ json_object *runq_json(const struct cgw_runq *r, const char *why)
 	json_object_object_add(o, "resolution", json_object_new_string(RUNQ_RESOLUTION));
 	json_object_object_add(o, "interval_s", jround(r->interval_s, 3));
 	json_object_object_add(o, "missing", jstr(r->missing));
+	if (r->timerlat[0])
+		json_object_object_add(o, "timerlat", jstr(r->timerlat));
 	json_object *cpus = json_object_new_array();
 	for (size_t i = 0; i < r->ncpu; i++) {
 		const struct cgw_runq_cpu *c = &r->cpu[i];
@@ -56,6 +83,8 @@ json_object *runq_json(const struct cgw_runq *r, const char *why)
 			json_object_array_add(w, task_json(&c->waited[k]));
 		json_object_object_add(j, "waited", w);
 		json_object_object_add(j, "held", task_json(&c->held));
+		if (c->tl.measured)
+			json_object_object_add(j, "timerlat", timerlat_json(&c->tl));
 		json_object_array_add(cpus, j);
 	}
 	json_object_object_add(o, "cpus", cpus);

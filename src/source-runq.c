@@ -40,6 +40,9 @@ struct cgw_runq_src {
 	struct cgw_runq_total total[RUNQ_NGROUPS];
 	char missing[256];
 	char why[320];
+	struct cgw_tlrun *tl;            /* timerlat over the interval in progress, or NULL */
+	char tl_why[200];                /* where it runs, or why it could not start */
+	unsigned tl_timeout_ms;
 };
 
 static char runq_libbpf[256];
@@ -155,6 +158,11 @@ void runq_src_free(struct cgw_runq_src *s)
 {
 	if (!s)
 		return;
+	if (s->tl) {
+		struct cgw_timerlat none[1];
+		char why[200];
+		timerlat_stop(s->tl, none, 0, s->tl_timeout_ms, why, sizeof(why));
+	}
 	bpf_link__destroy(s->link);
 	runqlat__destroy(s->skel);
 	free(s->vals);
@@ -319,6 +327,21 @@ int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_
 	out->source = s->skel ? SRC_TRACEPOINT : SRC_SCHEDSTAT;
 	snprintf(out->missing, sizeof(out->missing), "%s", s->missing);
 	int e = s->skel ? runq_bpf_sample(s, out) : runq_schedstat_sample(s, scan, out);
+	if (s->tl) {                          /* the interval's timerlat, into each CPU's tl */
+		struct cgw_timerlat *tl = calloc(out->ncpu, sizeof(*tl));
+		if (!tl)
+			snprintf(s->tl_why, sizeof(s->tl_why), "out of memory");
+		else if (timerlat_stop(s->tl, tl, out->ncpu, s->tl_timeout_ms, s->tl_why,
+		                       sizeof(s->tl_why)) == 0)
+			for (size_t c = 0; c < out->ncpu; c++)
+				out->cpu[c].tl = tl[c];
+		if (!tl)
+			timerlat_stop(s->tl, NULL, 0, s->tl_timeout_ms, s->tl_why, sizeof(s->tl_why));
+		free(tl);
+		s->tl = NULL;
+	}
+	snprintf(out->timerlat, sizeof(out->timerlat), "%s", s->tl_why);
+	s->tl_why[0] = 0;
 	if (e < 0) {
 		runq_free(out);
 		return e;
@@ -336,4 +359,12 @@ int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_
 	out->ncpu = w;
 	memcpy(out->total, s->total, sizeof(out->total));
 	return 0;
+}
+
+void runq_timerlat(struct cgw_runq_src *s, const struct cgw_cpus *cpus, unsigned timeout_ms)
+{
+	if (s->tl || cpus_empty(cpus))
+		return;
+	s->tl_timeout_ms = timeout_ms;
+	s->tl = timerlat_start(cpus, TL_PRINT_STACK_US, timeout_ms, s->tl_why, sizeof(s->tl_why));
 }

@@ -238,6 +238,7 @@ SEEDS = {
     "sig": lambda: files("conf/signatures.d/*.conf", "tests/sigs/**/*.conf"),
     "hazard": lambda: files("conf/hazards.d/*.conf"),
     "trace": lambda: c_strings("tests/unit/test-trace.c"),
+    "timerlat": lambda: c_strings("tests/unit/test-timerlat.c"),
     "psi": lambda: iter(list(c_strings("tests/unit/test-psi.c")) +
                         list(files(FIX + "proc/pressure/*", FIX + "sys/fs/cgroup/**/*.pressure"))),
     "state": lambda: iter(()),

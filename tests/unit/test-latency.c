@@ -174,6 +174,75 @@ static void test_cpu_finding(void **state)
 	us_free(&u);
 }
 
+/* timerlat's interval on CPU 1 in the evidence (the holder, the IRQ's task, the stack, a
+ * hostile name escaped) and in the runq JSON; a run that could not start says why; the CPUs
+ * [latency] timerlat asks for. */
+static void test_timerlat(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	runq_spinner(62, 300);
+	struct cgw_timerlat *t = &cpus[1].tl;
+	*t = (struct cgw_timerlat){ .measured = true, .samples = 212, .irq_max_us = 568.46,
+	                            .irq_pid = 4242, .thread_max_us = 20502.97, .thr_pid = 4242,
+	                            .thr_noise_us = 19663.385 };
+	snprintf(t->irq_comm, sizeof(t->irq_comm), "spin\nner");
+	snprintf(t->thr_comm, sizeof(t->thr_comm), "spinner");
+	snprintf(t->stack, sizeof(t->stack), "read_hpet <- ktime_get_ts64");
+	snprintf(runq.timerlat, sizeof(runq.timerlat), "CPUs 1");
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	const struct cgw_finding *f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_true(has_line(f, "timerlat: CPU 1 over 5.0 s, 212 activations: thread latency max "
+	                        "20.503 ms, PID 4242 (spinner) held the CPU for 19.663 ms of it; "
+	                        "timer IRQ latency max 0.568 ms (interrupts off, or the IRQ held, "
+	                        "that long), in PID 4242 (spin\\nner)\n"));
+	assert_true(has_line(f, "timerlat: kernel stack at the IRQ of the worst thread latency: "
+	                        "read_hpet <- ktime_get_ts64\n"));
+	json_object *j = runq_json(&runq, NULL);
+	json_object *c1 = json_object_array_get_idx(json_object_object_get(j, "cpus"), 1);
+	json_object *tj = json_object_object_get(c1, "timerlat");
+	assert_non_null(tj);
+	assert_int_equal(json_object_get_int(json_object_object_get(tj, "samples")), 212);
+	assert_true(json_object_get_double(json_object_object_get(tj, "thread_max_us")) == 20502.97);
+	assert_int_equal(json_object_get_int(json_object_object_get(
+	                 json_object_object_get(tj, "thread_held_by"), "pid")), 4242);
+	assert_string_equal(json_object_get_string(json_object_object_get(tj, "stack")),
+	                    "read_hpet <- ktime_get_ts64");
+	assert_null(json_object_object_get(json_object_array_get_idx(
+	            json_object_object_get(j, "cpus"), 0), "timerlat"));
+	assert_string_equal(json_object_get_string(json_object_object_get(j, "timerlat")), "CPUs 1");
+	json_object_put(j);
+	us_free(&u);
+
+	/* not run: why, once */
+	runq_spinner(62, 300);
+	snprintf(runq.timerlat, sizeof(runq.timerlat), "cannot make tracefs instances/cgwtl-7: "
+	         "Read-only file system");
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_true(has_line(f, "timerlat: not run (cannot make tracefs instances/cgwtl-7: "
+	                        "Read-only file system)\n"));
+	us_free(&u);
+
+	/* which CPUs: auto, those past the threshold; always, all; no, none */
+	struct cgw_cpus c;
+	conf.latency_timerlat = TL_MODE_AUTO;
+	latency_timerlat_cpus(&runq, &conf, &c);
+	assert_true(cpus_test(&c, 1) && !cpus_test(&c, 0));
+	latency_timerlat_cpus(NULL, &conf, &c);
+	assert_true(cpus_empty(&c));
+	conf.latency_timerlat = TL_MODE_ALWAYS;
+	latency_timerlat_cpus(&runq, &conf, &c);
+	assert_true(cpus_test(&c, 1) && cpus_test(&c, 0));
+	conf.latency_timerlat = TL_MODE_NO;
+	latency_timerlat_cpus(&runq, &conf, &c);
+	assert_true(cpus_empty(&c));
+	conf.latency_timerlat = TL_MODE_AUTO;
+}
+
 /* Below the threshold, or past it on too few waits, nothing opens; 0 turns it off. */
 static void test_quiet(void **state)
 {
@@ -555,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_rstat_readers),
 		cmocka_unit_test(test_pressure),
 		cmocka_unit_test(test_downstream),
+		cmocka_unit_test(test_timerlat),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,280 @@
+/* source-timerlat.c: the kernel's timerlat tracer over one interval, in a tracefs instance of
+ * our own (instances/cgwtl-PID), on the CPUs asked for. Its configuration is global
+ * (osnoise/cpus, osnoise/print_stack): what was there is put back when the run stops. It is
+ * not started beside someone else's osnoise or timerlat. Every tracefs access runs with the
+ * deadline (a tracer start takes the CPU hotplug lock, which a stuck hotplug holds). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgwatch.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+#define TL_PREFIX "cgwtl-"
+#define TL_READ_MAX (16u << 20)          /* the trace text read at most */
+#define TL_BUFFER_KB "2048"              /* ring per CPU measured; 1 kHz of samples is about
+                                            250 KB/s with thread_noise */
+
+struct cgw_tlrun {
+	char dir[128];                   /* instances/cgwtl-PID */
+	char cpus[200];                  /* the CPU list it runs on */
+	char saved_cpus[256];            /* osnoise/cpus before */
+	char saved_stack[32];            /* osnoise/print_stack before, "" not changed */
+	unsigned print_stack_us;
+	char *text; size_t len;          /* the trace read at stop */
+	int rc;
+	char why[200];
+};
+
+static int put(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(s);
+	ssize_t w = write(fd, s, n);
+	int e = w < 0 ? -errno : (size_t)w != n ? -EIO : 0;
+	if (close(fd) < 0 && !e)
+		e = -errno;
+	return e;
+}
+
+/* path's first line into buf, without its newline; -errno */
+static int get(const char *path, char *buf, size_t cap)
+{
+	ssize_t n = read_small_file(path, buf, cap);
+	if (n < 0)
+		return (int)n;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static bool has_word(const char *list, const char *w)
+{
+	size_t wl = strlen(w);
+	for (const char *p = list; *p; ) {
+		p += strspn(p, " \n");
+		size_t l = strcspn(p, " \n");
+		if (l == wl && !strncmp(p, w, l))
+			return true;
+		p += l;
+	}
+	return false;
+}
+
+/* Remove an instance of ours left by a cgwatch that is gone (or by this one, whose stop timed
+ * out): rmdir stops its tracer. Someone else's osnoise or timerlat: -EBUSY with its name. */
+static int clear_instances(char *why, size_t cap)
+{
+	DIR *d = opendir(TRACEFS "/instances");
+	if (!d)
+		return 0;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && !rc) {
+		char p[400], cur[64];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), TRACEFS "/instances/%.200s/current_tracer", de->d_name);
+		if (get(p, cur, sizeof(cur)) < 0 || (strcmp(cur, "timerlat") && strcmp(cur, "osnoise")))
+			continue;
+		char *end;
+		long pid = strncmp(de->d_name, TL_PREFIX, strlen(TL_PREFIX)) ? -1 :
+		           strtol(de->d_name + strlen(TL_PREFIX), &end, 10);
+		bool ours = pid > 0 && !*end && (pid == getpid() || (kill((pid_t)pid, 0) < 0 &&
+		                                                      errno == ESRCH));
+		snprintf(p, sizeof(p), TRACEFS "/instances/%.200s", de->d_name);
+		if (!ours || rmdir(p) < 0) {
+			snprintf(why, cap, "%s runs in tracefs instance %.64s (not ours to stop)", cur,
+			         de->d_name);
+			rc = -EBUSY;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static void start_fn(void *arg)
+{
+	struct cgw_tlrun *r = arg;
+	char buf[4096], p[300];
+	ssize_t n = read_small_file(TRACEFS "/available_tracers", buf, sizeof(buf));
+	int e;
+	if (n < 0 || !has_word(buf, "timerlat")) {
+		r->rc = -ENOENT;
+		snprintf(r->why, sizeof(r->why), "%s", n < 0 ? "tracefs available_tracers not readable"
+		         : "timerlat is not among this kernel's tracers");
+		return;
+	}
+	if (get(TRACEFS "/current_tracer", buf, sizeof(buf)) == 0 &&
+	    (!strcmp(buf, "timerlat") || !strcmp(buf, "osnoise"))) {
+		r->rc = -EBUSY;
+		snprintf(r->why, sizeof(r->why), "the top-level tracer is %.16s (someone else's)", buf);
+		return;
+	}
+	if ((r->rc = clear_instances(r->why, sizeof(r->why))) < 0)
+		return;
+	if ((e = get(TRACEFS "/osnoise/cpus", r->saved_cpus, sizeof(r->saved_cpus))) < 0 ||
+	    (e = put(TRACEFS "/osnoise/cpus", r->cpus)) < 0) {
+		r->rc = e;
+		snprintf(r->why, sizeof(r->why), "osnoise/cpus: %s", strerror(-e));
+		r->saved_cpus[0] = 0;
+		return;
+	}
+	if (r->print_stack_us && get(TRACEFS "/osnoise/print_stack", r->saved_stack,
+	                             sizeof(r->saved_stack)) == 0) {
+		snprintf(buf, sizeof(buf), "%u", r->print_stack_us);
+		if (put(TRACEFS "/osnoise/print_stack", buf) < 0)
+			r->saved_stack[0] = 0;       /* no stacks, the rest still */
+	}
+	if (mkdir(r->dir, 0700) < 0) {
+		r->rc = -errno;
+		snprintf(r->why, sizeof(r->why), "cannot make tracefs instances/%s: %s",
+		         r->dir + strlen(TRACEFS "/instances/"), strerror(errno));
+		return;
+	}
+	/* a small ring on every CPU, a larger one where timerlat runs */
+	snprintf(p, sizeof(p), "%s/buffer_size_kb", r->dir);
+	put(p, "8");
+	struct cgw_cpus c;
+	if (cpulist_parse(r->cpus, &c) == 0)
+		for (unsigned k = 0; k < CGW_MAX_CPUS; k++)
+			if (cpus_test(&c, k)) {
+				snprintf(p, sizeof(p), "%s/per_cpu/cpu%u/buffer_size_kb", r->dir, k);
+				put(p, TL_BUFFER_KB);
+			}
+	snprintf(p, sizeof(p), "%s/events/osnoise/thread_noise/enable", r->dir);
+	put(p, "1");                         /* who ran meanwhile; without it, the IRQ's task */
+	snprintf(p, sizeof(p), "%s/current_tracer", r->dir);
+	if ((e = put(p, "timerlat")) < 0) {
+		r->rc = e;
+		snprintf(r->why, sizeof(r->why), "timerlat in instances/%s: %s",
+		         r->dir + strlen(TRACEFS "/instances/"), strerror(-e));
+		rmdir(r->dir);
+	}
+}
+
+/* Put the global settings back as they were. */
+static void restore(struct cgw_tlrun *r)
+{
+	if (r->saved_stack[0])
+		put(TRACEFS "/osnoise/print_stack", r->saved_stack);
+	if (r->saved_cpus[0])
+		put(TRACEFS "/osnoise/cpus", r->saved_cpus);
+}
+
+static void stop_fn(void *arg)
+{
+	struct cgw_tlrun *r = arg;
+	char p[300];
+	snprintf(p, sizeof(p), "%s/tracing_on", r->dir);
+	put(p, "0");
+	snprintf(p, sizeof(p), "%s/trace", r->dir);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		size_t cap = 1 << 16;
+		r->text = malloc(cap);
+		while (r->text) {
+			if (r->len + 1 >= cap) {
+				char *t = cap < TL_READ_MAX ? realloc(r->text, cap * 2) : NULL;
+				if (!t)
+					break;                   /* the oldest part kept */
+				r->text = t;
+				cap *= 2;
+			}
+			ssize_t n = read(fd, r->text + r->len, cap - 1 - r->len);
+			if (n <= 0)
+				break;
+			r->len += (size_t)n;
+		}
+		close(fd);
+	} else
+		r->rc = -errno;
+	snprintf(p, sizeof(p), "%s/current_tracer", r->dir);
+	put(p, "nop");
+	if (rmdir(r->dir) < 0 && !r->rc)
+		r->rc = -errno;
+	restore(r);
+}
+
+static void run_free(void *arg)
+{
+	struct cgw_tlrun *r = arg;
+	if (r) {
+		rmdir(r->dir);                   /* a start abandoned past its deadline, or failed */
+		restore(r);
+		free(r->text);
+		free(r);
+	}
+}
+
+static void stop_release(void *arg)
+{
+	struct cgw_tlrun *r = arg;
+	if (r) {
+		free(r->text);
+		free(r);
+	}
+}
+
+struct cgw_tlrun *timerlat_start(const struct cgw_cpus *cpus, unsigned print_stack_us,
+                                 unsigned timeout_ms, char *why, size_t cap)
+{
+	struct cgw_tlrun *r = calloc(1, sizeof(*r));
+	if (!r) {
+		snprintf(why, cap, "out of memory");
+		return NULL;
+	}
+	snprintf(r->dir, sizeof(r->dir), TRACEFS "/instances/" TL_PREFIX "%d", (int)getpid());
+	cpulist_format(cpus, r->cpus, sizeof(r->cpus));
+	r->print_stack_us = print_stack_us;
+	if (!r->cpus[0]) {
+		snprintf(why, cap, "no CPU to measure");
+		free(r);
+		return NULL;
+	}
+	/* the job owns r once abandoned: its release puts the settings back */
+	int e = dl_call(start_fn, r, run_free, timeout_ms);
+	if (e < 0) {
+		snprintf(why, cap, "timerlat did not start within %u ms (%s)", timeout_ms,
+		         strerror(-e));
+		return NULL;
+	}
+	if (r->rc < 0) {
+		snprintf(why, cap, "%s", r->why);
+		run_free(r);
+		return NULL;
+	}
+	snprintf(why, cap, "CPUs %s", r->cpus);
+	return r;
+}
+
+int timerlat_stop(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
+                  unsigned timeout_ms, char *why, size_t cap)
+{
+	if (!r)
+		return -EINVAL;
+	r->rc = 0;
+	int e = dl_call(stop_fn, r, stop_release, timeout_ms);
+	if (e < 0) {
+		snprintf(why, cap, "timerlat's trace not read within %u ms (%s)", timeout_ms,
+		         strerror(-e));
+		return e;
+	}
+	size_t bad = 0;
+	if (r->text)
+		timerlat_parse(r->text, r->len, tl, ncpu, &bad);
+	e = r->text ? 0 : r->rc ? r->rc : -ENOMEM;
+	if (e < 0)
+		snprintf(why, cap, "timerlat's trace: %s", strerror(-e));
+	else
+		snprintf(why, cap, "CPUs %s%s", r->cpus, bad ? " (lines not understood)" : "");
+	stop_release(r);
+	return e;
+}
