@@ -363,8 +363,8 @@ int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_
 
 void runq_timerlat(struct cgw_runq_src *s, const struct cgw_cpus *cpus, unsigned timeout_ms)
 {
-	if (s->tl || cpus_empty(cpus))
-		return;
+	if (s->tl || cpus_empty(cpus) || strstr(s->missing, "(timerlat)"))
+		return;                           /* a kernel without it: `missing` says so */
 	s->tl_timeout_ms = timeout_ms;
 	s->tl = timerlat_start(cpus, TL_PRINT_STACK_US, timeout_ms, s->tl_why, sizeof(s->tl_why));
 }
