@@ -1,24 +1,33 @@
 #!/bin/bash
-# live-daemon-pressure: a PSI trigger wakes the daemon. With [scan] interval = 60 the scan after
-# the first is due 60 s later; [pressure] cpu = some 1900ms 2s (a task waiting for a CPU 95 %
-# of 2 s), memory and io off. Then three CPU hogs per CPU (tests/live/hog, for at most
-# LIVE_BUDGET s, killed on exit):
+# live-daemon-pressure: a PSI trigger wakes the daemon, and a reload (SIGHUP) registers the
+# triggers anew. With [scan] interval = 60 the scan after the first is due 60 s later;
+# [pressure] cpu = some 1900ms 2s (a task waiting for a CPU 95 % of 2 s), memory and io off:
 #   - the daemon registered the kernel's trigger at start ("pressure triggers: cpu some
 #     1900ms 2s");
-#   - the trigger fires and the daemon says "cpu pressure: some 1.9 s in 2 s passed: scanning
-#     now";
-#   - its second scan (cgwatch_scans_total 2 in the metrics file) is there within 2 s of that
-#     line, not 60 s later;
+#   - SIGHUP with cpu = no: "configuration reloaded", "pressure triggers: none ...";
+#   - three CPU hogs per CPU (tests/live/hog, for at most LIVE_BUDGET s, killed on exit): for
+#     QUIET (3) s no scan runs and no "cpu pressure:" line is said: the trigger the reload
+#     removed does not wake the daemon; the cpu stall over those seconds, from
+#     /proc/pressure/cpu, must be 95 % or more for the old trigger to have fired, so the
+#     quiet seconds run again (three times at most) until it is; the PASS line says the stall,
+#     and when it never got there, that the check proved less;
+#   - SIGHUP with cpu = some 1900ms 2s again: the log says "pressure triggers: cpu some
+#     1900ms 2s" after the reload, the trigger fires and the daemon says "cpu pressure: some
+#     1.9 s in 2 s passed: scanning now";
+#   - the next scan (cgwatch_scans_total one more in the metrics file) is there within 2 s
+#     of that line, not 60 s later;
 #   - the metrics carry cgwatch_pressure_avg10_ratio{resource="cpu",kind="some"}, a cpu
 #     cgwatch_pressure_stall_seconds_total between /proc/pressure/cpu's total before the
 #     daemon started and after that scan, and cgwatch_pressure_crossed{resource="cpu"} 1.
-#   - the hogs and a task blocked on a FUSE mount that never answers run in a v2 cgroup of the
-#     test's own (cgwpsiPID under the cgroup2 mount; removed at exit): the incident's
+#   - the hogs and, once that scan is done, a task blocked on a FUSE mount that never answers
+#     run in a v2 cgroup of the test's own (cgwpsiPID under the cgroup2 mount; removed at
+#     exit): the incident's
 #     "opened" report has that cgroup in pressure.cgroups and the evidence line
 #     "/cgwpsiPID: cpu some avg10 N %" on its finding, N at least 5 (the scans the trigger
 #     runs, one a window, find the task past the 2 s warning without the 60 s interval).
 # This host may be under CPU pressure already (other sessions): the trigger may then fire before
-# the hogs start. What is measured, the time from the trigger's event to the scan, is the same.
+# the first reload (a scan then, counted before the quiet seconds). What is measured, the time
+# from the trigger's event to the scan, is the same.
 . "$(dirname "$0")/lib.sh"
 dmn_enter_ns "$@"
 live_init daemon-pressure
@@ -40,6 +49,23 @@ live_wait_for 10 first || {
 }
 grep -q 'pressure triggers: cpu some 1900ms 2s' "$ERR" ||
 	live_fail "the daemon did not register the cpu trigger: $(grep -m2 'pressure' "$ERR" | tr '\n' '|'); $(dmn_ctx)"
+# since N: the daemon's log after its first N lines
+since() { tail -n +"$(($1 + 1))" "$ERR"; }
+# reload CPU-THRESHOLD: the config rewritten with [pressure] cpu = it, SIGHUP, "configuration
+# reloaded" waited for; sets MARK, the log's lines before the reload
+reload() {
+	dmn_conf scan.interval=60 run.metrics_file="$PROM" pressure.cpu="$1" pressure.memory=no \
+		pressure.io=no audit.interval=0
+	MARK=$(wc -l <"$ERR")
+	kill -HUP "$DPID" || live_fail "SIGHUP: the daemon is gone"
+	_reloaded() { since "$MARK" | grep -q 'configuration reloaded'; }
+	live_wait_for 10 _reloaded || live_fail "SIGHUP (cpu = $1): no 'configuration reloaded' within 10 s: $(since "$MARK" | tail -c 300); $(dmn_ctx)"
+}
+reload no
+_none() { since "$MARK" | grep -q 'pressure triggers: none'; }
+live_wait_for 2 _none || live_fail "the reload with cpu = no did not say 'pressure triggers: none': $(since "$MARK" | tr '\n' '|' | head -c 400)"
+since "$MARK" | grep -q 'pressure triggers: cpu' &&
+	live_fail "the reload with cpu = no registered a cpu trigger: $(since "$MARK" | grep 'pressure triggers' | tr '\n' '|')"
 cpu_total() { sed -n 's/^cgwatch_pressure_stall_seconds_total{resource="cpu",kind="some"} //p' "$1"; }
 
 # the cgroup the hogs and the blocked task run in: this shell joins it while they start
@@ -58,23 +84,49 @@ mkdir "$CGDIR" || live_fail "setup: mkdir $CGDIR"
 echo $$ >"$CGDIR/cgroup.procs" || live_fail "setup: cannot join $CGDIR"
 dmn_hogs "$(($(nproc) * 3))"
 T_HOGS=$(live_now)
-dmn_fuse_child cgw-psi-stuck
 echo $$ >"$CG2/cgroup.procs" || live_fail "setup: cannot leave $CGDIR"
-grep -qx "0::/$CGNAME" "/proc/$CHILD/cgroup" || live_fail "setup: the blocked task is not in /$CGNAME: $(cat "/proc/$CHILD/cgroup" | tr '\n' ' ')"
 line='cpu pressure: some 1.9 s in 2 s passed: scanning now'
-# poll the log and the metrics together: the time the line is first seen, then the time the
-# second scan's metrics are
+# the trigger removed by the reload: the hogs' stall wakes nothing for QUIET s (up to three
+# times QUIET s, until the cpu stalled 95 % of one stretch: the old trigger's share)
+QUIET=${QUIET:-3}
+S0=$(scans)
+for k in 1 2 3; do
+	q0=$(total_s) tq0=$(live_now)
+	sleep "$QUIET"
+	q1=$(total_s) tq1=$(live_now)
+	dmn_require_alive "the quiet seconds"
+	stall=$(dmn_fcalc "100 * ($q1 - $q0) / ($tq1 - $tq0)")
+	[ "$(scans)" = "$S0" ] || live_fail "with cpu = no after the reload, a scan ran within $((k * QUIET)) s of the hogs (scans $S0 -> $(scans); cpu stalled $stall % of the last $QUIET s): the removed trigger still wakes the daemon? $(since "$MARK" | tail -3 | tr '\n' '|')"
+	since "$MARK" | grep -qF 'cpu pressure:' && live_fail "with cpu = no after the reload, the daemon said: $(since "$MARK" | grep -m1 -F 'cpu pressure:')"
+	dmn_fcmp "$stall" '>=' 95 && break
+done
+if dmn_fcmp "$stall" '>=' 95; then quiet="no scan in $((k * QUIET)) s, the last $QUIET at $stall % cpu stall (the old trigger would have fired)"
+else quiet="no scan in $((k * QUIET)) s, but cpu stalled only $stall % of the last $QUIET (under the old trigger's 95 %: proves less)"; fi
+# the trigger registered again by a reload: it fires under the hogs, and a scan follows
+reload "some 1900ms 2s"
+_again() { since "$MARK" | grep -q 'pressure triggers: cpu some 1900ms 2s'; }
+live_wait_for 2 _again || live_fail "the reload with cpu = some 1900ms 2s did not say 'pressure triggers: cpu some 1900ms 2s': $(since "$MARK" | tr '\n' '|' | head -c 400)"
+S1=$(scans)
+# poll the log and the metrics together: the time the line is first seen (after the reload),
+# then the time the next scan's metrics are
 t_line= t_scan=
-for ((i = 0; i < 400; i++)); do          # 20 s
-	if [ -z "$t_line" ] && grep -qF "$line" "$ERR"; then t_line=$(live_now); fi
-	if [ -n "$t_line" ] && [ "$(scans)" -ge 2 ] 2>/dev/null; then t_scan=$(live_now); break; fi
+end=$((SECONDS + 20))                    # by the clock: under the hogs each look is slow
+while [ $SECONDS -lt $end ]; do
+	if [ -z "$t_line" ] && since "$MARK" | grep -qF "$line"; then t_line=$(live_now); fi
+	if [ -n "$t_line" ] && [ "$(scans)" -gt "$S1" ] 2>/dev/null; then t_scan=$(live_now); break; fi
 	dmn_alive || break
 	sleep 0.05
 done
 dmn_require_alive "waiting for the trigger"
-[ -n "$t_line" ] || live_fail "no \"$line\" within 20 s of $(($(nproc) * 3)) hogs on $(nproc) CPUs (/proc/pressure/cpu: $(head -1 /proc/pressure/cpu)); scans: $(scans); $(dmn_ctx)"
-[ -n "$t_scan" ] || live_fail "the trigger fired (\"$line\") but no second scan came within $(dmn_fcalc "$(live_now) - $t_line") s (interval 60 s): scans $(scans)"
+[ -n "$t_line" ] || live_fail "no \"$line\" within 20 s of the reload that registered the trigger again, $(($(nproc) * 3)) hogs on $(nproc) CPUs (/proc/pressure/cpu: $(head -1 /proc/pressure/cpu)); scans: $(scans); $(dmn_ctx)"
+[ -n "$t_scan" ] || live_fail "the trigger fired (\"$line\") but no scan came within $(dmn_fcalc "$(live_now) - $t_line") s (interval 60 s): scans $S1 -> $(scans)"
 lag=$(dmn_fcalc "$t_scan - $t_line")
+# the blocked task, in the hogs' cgroup, once that scan is done (blocked at it, it would open
+# its incident there and make that scan longer than the one timed)
+echo $$ >"$CGDIR/cgroup.procs" || live_fail "setup: cannot join $CGDIR"
+dmn_fuse_child cgw-psi-stuck
+echo $$ >"$CG2/cgroup.procs" || live_fail "setup: cannot leave $CGDIR"
+grep -qx "0::/$CGNAME" "/proc/$CHILD/cgroup" || live_fail "setup: the blocked task is not in /$CGNAME: $(cat "/proc/$CHILD/cgroup" | tr '\n' ' ')"
 dmn_fcmp "$lag" '<=' 2 || live_fail "the second scan came $lag s after the trigger's line, want <= 2 s"
 cp "$PROM" "$LIVE_TMP/scan2.prom"
 T1_TOTAL=$(total_s)
@@ -100,4 +152,4 @@ n=$(sed -n 's/^[^:]*: cpu some avg10 \([0-9]*\) %.*/\1/p' <<<"$ev")
 grep -qF "$ev" "${rep%.json}.txt" || live_fail "the text report ${rep%.json}.txt lacks \"$ev\""
 dmn_hogs_stop
 dmn_stop
-live_pass "trigger to scan $lag s (interval 60 s), hogs started $(dmn_fcalc "$t_line - $T_HOGS") s before the trigger's line; cpu stall $T0_TOTAL <= $t2 <= $T1_TOTAL s; evidence \"$ev\""
+live_pass "removed by a reload: $quiet; registered again by a reload: trigger to scan $lag s (interval 60 s), hogs started $(dmn_fcalc "$t_line - $T_HOGS") s before the trigger's line; cpu stall $T0_TOTAL <= $t2 <= $T1_TOTAL s; evidence \"$ev\""
