@@ -3,8 +3,8 @@
 # namespace (DMN_PIDNS=0: the run-queue tasks it names are the host's), scans every 1 s,
 # [pressure] cpu = some 500ms 2s (a task waiting for a CPU 25 % of 2 s), memory and io off,
 # runq-latency off (runq_p99_ms = 0: this test is about pressure). Three CPU hogs per CPU
-# (tests/live/hog, bounded, killed on exit), moved into a cgroup v2 of the test's own
-# (removed at the end):
+# (tests/live/hog, bounded, killed on exit), started once the daemon has scanned, moved into
+# a cgroup v2 of the test's own (removed at the end):
 #   - a pressure-stall incident with cause "pressure cpu" opens within 15 s; its reports'
 #     finding says "cpu pressure crossed its threshold: cpu ..." (the PSI source's sentence),
 #     the system-wide averages ("/proc/pressure/cpu: cpu some avg10 ..."), and, once the
@@ -52,7 +52,10 @@ wait_for() {   # by the clock: the hogs slow each look
 	while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.3; done
 	"$@"
 }
-sleep 2
+# the hogs once the daemon has scanned (it says how it measures run-queue latency at its first
+# scan; this was a fixed 2 s)
+measured() { grep -q 'run-queue latency: ' "$ERR"; }
+live_wait_for 10 measured || live_fail "the daemon did not say how it measures run-queue latency within 10 s: $(dmn_ctx)"
 dmn_hogs "$(($(nproc) * 3))"
 for p in "${HOGS[@]}"; do echo "$p" >"$CG/cgroup.procs" || live_fail "setup: move hog $p into $CG"; done
 T0=$(live_now)
