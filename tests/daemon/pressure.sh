@@ -10,9 +10,10 @@
 #     no scan has run and no "cpu pressure:" line was said: the trigger the reload removed
 #     does not wake the daemon (when the test's own never fires, the PASS line says this
 #     proved nothing);
-#   - SIGHUP with cpu = some 1900ms 2s again: the log says "pressure triggers: cpu some
-#     1900ms 2s" after the reload, the trigger fires and the daemon says "cpu pressure: some
-#     1.9 s in 2 s passed: scanning now";
+#   - SIGHUP with cpu = some 1s 2s (another threshold: the hogs' stall, 60 to 100 % of the
+#     time on this host, passes it every window, 95 % not always): the log says "pressure
+#     triggers: cpu some 1s 2s" after the reload, the trigger fires and the daemon says "cpu
+#     pressure: some 1 s in 2 s passed: scanning now";
 #   - the next scan (cgwatch_scans_total one more in the metrics file) is there within 2 s
 #     of that line, not 60 s later;
 #   - the metrics carry cgwatch_pressure_avg10_ratio{resource="cpu",kind="some"}, a cpu
@@ -85,7 +86,7 @@ echo $$ >"$CGDIR/cgroup.procs" || live_fail "setup: cannot join $CGDIR"
 dmn_hogs "$(($(nproc) * 3))"
 T_HOGS=$(live_now)
 echo $$ >"$CG2/cgroup.procs" || live_fail "setup: cannot leave $CGDIR"
-line='cpu pressure: some 1.9 s in 2 s passed: scanning now'
+line='cpu pressure: some 1 s in 2 s passed: scanning now'
 # the trigger removed by the reload: a trigger of the test's own with the same threshold
 # (python3: written to /proc/pressure/cpu, polled for POLLPRI) fires under the hogs, and 2.5 s
 # later (the time the daemon's scan takes after its trigger's event) the daemon has neither
@@ -112,9 +113,9 @@ dmn_require_alive "the quiet seconds"
 [ "$(scans)" = "$S0" ] || live_fail "with cpu = no after the reload, a scan ran under the hogs (scans $S0 -> $(scans); the test's own trigger: $fired): the removed trigger still wakes the daemon? $(since "$MARK" | tail -3 | tr '\n' '|')"
 since "$MARK" | grep -qF 'cpu pressure:' && live_fail "with cpu = no after the reload, the daemon said: $(since "$MARK" | grep -m1 -F 'cpu pressure:')"
 # the trigger registered again by a reload: it fires under the hogs, and a scan follows
-reload "some 1900ms 2s"
-_again() { since "$MARK" | grep -q 'pressure triggers: cpu some 1900ms 2s'; }
-live_wait_for 2 _again || live_fail "the reload with cpu = some 1900ms 2s did not say 'pressure triggers: cpu some 1900ms 2s': $(since "$MARK" | tr '\n' '|' | head -c 400)"
+reload "some 1s 2s"
+_again() { since "$MARK" | grep -q 'pressure triggers: cpu some 1s 2s'; }
+live_wait_for 2 _again || live_fail "the reload with cpu = some 1s 2s did not say 'pressure triggers: cpu some 1s 2s': $(since "$MARK" | tr '\n' '|' | head -c 400)"
 S1=$(scans)
 # poll the log and the metrics together: the time the line is first seen (after the reload),
 # then the time the next scan's metrics are
