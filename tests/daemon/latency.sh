@@ -15,7 +15,8 @@
 #     (it ends itself at its own deadline; it is killed from CPU 0 at SCHED_FIFO 99): a
 #     runq-latency incident opens for "cpu 1" within 14 s; its opened report's finding
 #     points to `starved` (RT starvation) with starved's remedies, its evidence holds
-#     "held: CPU 1 ran PID SPIN (runqspin) SCHED_FIFO/50", its tasks hold the spinner
+#     "held: CPU 1 ran PID SPIN (runqspin) SCHED_FIFO/50", its page's run-queue table CPU 1's
+#     row (marked as the cause) held by the spinner, its tasks hold the spinner
 #     (SCHED_FIFO), the journal message names the CPU, the metrics file counts it open
 #     (cgwatch_incidents_open), STATUS= counts it apart ("0 open incidents; 1 latency
 #     incident") and the state file keeps it;
@@ -106,6 +107,10 @@ grep -qE "^held: CPU 1 ran PID $SPIN \(runqspin\) SCHED_FIFO/50 for [0-9.]+ ms" 
 	live_fail "the evidence does not name the spinner $SPIN as what held CPU 1: $(head -c 900 <<<"$ev")"
 jq -e '.family == "starved"' <<<"$fd" >/dev/null ||
 	live_fail "the finding points to $(jq -r '.family // "nothing"' <<<"$fd"), want starved: $(head -c 900 <<<"$ev")"
+# its page (<id>.html beside the reports): CPU 1's waits, held by the spinner, in the run-queue table
+page=$DMN_REPORTS/$(jq -r .incident.id "$REP").html
+grep -qE "^<tr id=\"runq-cpu1\" class=\"cause\"><td>1</td><td>[0-9]+</td>(<td>[0-9.]+ ms</td>){3}<td>PID $SPIN \(runqspin\) SCHED_FIFO/50, [0-9.]+ ms</td>" "$page" ||
+	live_fail "the incident's page $page has no run-queue row for CPU 1 held by the spinner: $(grep -m2 -E 'runq-cpu' "$page" 2>&1 | head -c 400)"
 grep -q '^points to RT starvation (signature starved)' <<<"$ev" ||
 	live_fail "no 'points to RT starvation' line: $(head -c 900 <<<"$ev")"
 jq -e '.remedies | any(startswith("Find the hog"))' <<<"$fd" >/dev/null ||

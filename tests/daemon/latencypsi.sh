@@ -9,7 +9,8 @@
 #     finding says "cpu pressure crossed its threshold: cpu ..." (the PSI source's sentence),
 #     the system-wide averages ("/proc/pressure/cpu: cpu some avg10 ..."), and, once the
 #     run-queue latency is measured (from the daemon's second scan), what held the CPU that
-#     waited most ("held: CPU N ran ...", its tasks) and the family it points to;
+#     waited most ("held: CPU N ran ...", its tasks) and the family it points to; its page
+#     shows cpu pressure crossed and a run-queue table;
 #     its alert reads "pressure-stall on pressure cpu[, naming ...]: incident ID opened";
 #   - the hogs are that finding's tasks (what held the CPUs), so their cgroup's cpu.pressure is
 #     read: a pressure-stall incident with cause "cgroup /cgwlatpsiPID" opens within 20 s of
@@ -81,6 +82,13 @@ grep -qE '^/proc/pressure/cpu: cpu some avg10 [0-9.]+ %' <<<"$ev" ||
 grep -qE '^held: CPU [0-9]+ \(p99 wait [0-9.]+ ms, the highest\) ran ' <<<"$ev" ||
 	live_fail "no line saying what held the CPU that waited most: $(head -c 900 <<<"$ev")"
 grep -qE '^points to ' <<<"$ev" || live_fail "no family line: $(head -c 900 <<<"$ev")"
+# its page (<id>.html beside the reports): the pressure table, cpu crossed, and the run-queue table
+page=$DMN_REPORTS/$INC.html
+# (rewritten with each of the incident's reports: one of a scan where cpu crossed, within 5 s)
+pcrossed() { grep -q '^<tr id="pressure-cpu" class="crossed"><td>cpu</td><td>[0-9.]* %</td>' "$page"; }
+wait_for 5 pcrossed ||
+	live_fail "the incident's page $page does not show cpu pressure crossed: $(grep -E '^<tr id="pressure-|^<div class="verdict' "$page" 2>&1 | head -c 600)"
+grep -q '^<table id="runq-cpus">' "$page" || live_fail "the incident's page $page has no run-queue table: $(grep -m2 'runq' "$page" 2>&1 | head -c 300)"
 if [ "$DMN_JOURNALD" = 1 ]; then
 	sel='.CGWATCH_SIGNATURE == "pressure-stall" and .CGWATCH_CAUSE == "pressure cpu" and .CGWATCH_STATE == "opened"'
 	dmn_wait_msg 5 "$sel" || live_fail "no journal message opening pressure-stall with CGWATCH_CAUSE pressure cpu: $(dmn_digest)"
