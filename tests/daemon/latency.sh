@@ -1,7 +1,7 @@
 #!/bin/bash
 # live-daemon-latency: a latency incident with its cause. In the initial PID namespace
 # (DMN_PIDNS=0: the run-queue measurement names tasks by their host ids), scans every 1 s
-# (was 2 s: the incident opened 4.5 to 10.6 s after the spinner, now 4.3 to 4.9 s),
+# (was 2 s: the incident opened 4.5 to 10.6 s after the spinner, now 2.5 to 4.9 s),
 # [latency] runq_p99_ms = 30 on runq_scans = 2 scans in a row, pressure off (its own test):
 #   - four SCHED_OTHER tasks on CPU 1 that sleep 1 ms in a loop, and two SCHED_OTHER busy
 #     loops pinned there (tests/live/hog), under a daemon whose threshold is low
