@@ -2856,6 +2856,16 @@ struct html_page {
  * check's page). */
 void report_html_page(const struct cgw_report *r, const struct html_page *p, FILE *out);
 
+/* ---- sink-html-psi.c: pressure and run-queue latency on the HTML pages ---- */
+
+/* The page's pressure section when r->pressure (per resource: some/full avg10 and avg60, its
+ * threshold, crossed and why; the cgroups of the tasks of the findings on the page: every one
+ * when all, else finding only, none when only is -1) and its run-queue latency section when
+ * r->runq (the CPUs those findings name, "cpu N", then the highest p99s, 4 rows in all
+ * unless more are named: waits, p50, p99, max, holder, longest waits) or r->runq_why (why
+ * not measured). */
+void html_latency(struct strbuf *b, const struct cgw_report *r, bool all, ssize_t only);
+
 /* ---- sink-html-incident.c: the page of one of the daemon's incidents ---- */
 
 /* The page of incident i at change st (<id>.html beside its reports): its state, severity,

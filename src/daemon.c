@@ -763,10 +763,10 @@ static int on_pressure(sd_event_source *s, int fd, uint32_t revents, void *userd
 	return 0;
 }
 
-/* Register the kernel's PSI triggers of [pressure] (again after a reload): said once, with
- * why one could not be (no PSI, a sandbox, an unprivileged window); without them each scan
- * still reads the averages. */
-static void psi_triggers(struct cgw_daemon *d)
+/* Register the kernel's PSI triggers of [pressure] (again after a reload, the old ones closed
+ * first): said once, with why one could not be (no PSI, a sandbox, an unprivileged window);
+ * without them each scan still reads the averages. A reload that leaves none says so. */
+static void psi_triggers(struct cgw_daemon *d, bool reload)
 {
 	char on[256] = "", off[768] = "", why[256], t[48];
 	for (int r = 0; r < PSI_NRES; r++) {
@@ -802,6 +802,8 @@ static void psi_triggers(struct cgw_daemon *d)
 	if (off[0])
 		log_warnx("pressure triggers not registered: %s; those resources are read from the "
 		          "averages each scan", off);
+	if (reload && !on[0] && !off[0])
+		log_warnx("pressure triggers: none ([pressure] cpu, memory and io are no)");
 }
 
 /* This scan's pressure: the system files, the thresholds, the triggers fired since the last
@@ -1044,7 +1046,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 		log_warnx("configuration reloaded");
 		if (!rec_same)
 			recorder_restart(d);
-		psi_triggers(d);
+		psi_triggers(d, true);
 	}
 	sd_notify(0, "READY=1");
 	return 0;
@@ -1157,7 +1159,7 @@ int daemon_run(const char *config_path)
 	sd_event_source_set_description(d.scan_timer, "cgw-scan");
 	sd_event_source_set_time_accuracy(d.scan_timer, 1000);   /* 1 ms, not sd-event's 250 ms */
 	d.psi = psi_src_open();
-	psi_triggers(&d);
+	psi_triggers(&d, false);
 	/* the BPF scan loaded before the loop: the walker's verification takes 0.4 s of CPU,
 	 * seconds at nice 10 on a busy host, which would stall the loop's watchdog pings */
 	if (d.conf.scan_source != SCAN_SOURCE_PROC) {

@@ -596,6 +596,7 @@ findings:
 	for (size_t k = 0; k < r->nf; k++)
 		if (shown(p, k))
 			finding_html(&b, r, k);
+	html_latency(&b, r, !p, p ? p->finding : -1);   /* pressure, run-queue latency */
 
 	/* the CPU map: the starved CPUs of every finding, the spinner on each */
 	struct cgw_cpus starved;

@@ -50,6 +50,7 @@ static const char style[] =
 	"table{border-collapse:collapse;width:100%}td,th{border:1px solid var(--line);"
 	"padding:.2em .4em;text-align:left;vertical-align:top}\n"
 	"ul.ev{padding-left:1.2em}ul.ev li{overflow-wrap:anywhere}\n"
+	"tr.crossed td,tr.cause td{background:#fbf0f2}\n"
 	"@media print{body{margin:0;max-width:none;font-size:11px}a{color:inherit;"
 	"text-decoration:none}.finding,.hazard,.cpumap,svg{break-inside:avoid}"
 	"h2{break-after:avoid}}\n";

@@ -3,13 +3,14 @@
 # namespace (DMN_PIDNS=0: the run-queue tasks it names are the host's), scans every 1 s,
 # [pressure] cpu = some 500ms 2s (a task waiting for a CPU 25 % of 2 s), memory and io off,
 # runq-latency off (runq_p99_ms = 0: this test is about pressure). Three CPU hogs per CPU
-# (tests/live/hog, bounded, killed on exit), moved into a cgroup v2 of the test's own
-# (removed at the end):
+# (tests/live/hog, bounded, killed on exit), started once the daemon has scanned, moved into
+# a cgroup v2 of the test's own (removed at the end):
 #   - a pressure-stall incident with cause "pressure cpu" opens within 15 s; its reports'
 #     finding says "cpu pressure crossed its threshold: cpu ..." (the PSI source's sentence),
 #     the system-wide averages ("/proc/pressure/cpu: cpu some avg10 ..."), and, once the
 #     run-queue latency is measured (from the daemon's second scan), what held the CPU that
-#     waited most ("held: CPU N ran ...", its tasks) and the family it points to;
+#     waited most ("held: CPU N ran ...", its tasks) and the family it points to; its page
+#     shows cpu pressure crossed and a run-queue table;
 #     its alert reads "pressure-stall on pressure cpu[, naming ...]: incident ID opened";
 #   - the hogs are that finding's tasks (what held the CPUs), so their cgroup's cpu.pressure is
 #     read: a pressure-stall incident with cause "cgroup /cgwlatpsiPID" opens within 20 s of
@@ -52,7 +53,10 @@ wait_for() {   # by the clock: the hogs slow each look
 	while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.3; done
 	"$@"
 }
-sleep 2
+# the hogs once the daemon has scanned (it says how it measures run-queue latency at its first
+# scan; this was a fixed 2 s)
+measured() { grep -q 'run-queue latency: ' "$ERR"; }
+live_wait_for 10 measured || live_fail "the daemon did not say how it measures run-queue latency within 10 s: $(dmn_ctx)"
 dmn_hogs "$(($(nproc) * 3))"
 for p in "${HOGS[@]}"; do echo "$p" >"$CG/cgroup.procs" || live_fail "setup: move hog $p into $CG"; done
 T0=$(live_now)
@@ -78,6 +82,13 @@ grep -qE '^/proc/pressure/cpu: cpu some avg10 [0-9.]+ %' <<<"$ev" ||
 grep -qE '^held: CPU [0-9]+ \(p99 wait [0-9.]+ ms, the highest\) ran ' <<<"$ev" ||
 	live_fail "no line saying what held the CPU that waited most: $(head -c 900 <<<"$ev")"
 grep -qE '^points to ' <<<"$ev" || live_fail "no family line: $(head -c 900 <<<"$ev")"
+# its page (<id>.html beside the reports): the pressure table, cpu crossed, and the run-queue table
+page=$DMN_REPORTS/$INC.html
+# (rewritten with each of the incident's reports: one of a scan where cpu crossed, within 5 s)
+pcrossed() { grep -q '^<tr id="pressure-cpu" class="crossed"><td>cpu</td><td>[0-9.]* %</td>' "$page"; }
+wait_for 5 pcrossed ||
+	live_fail "the incident's page $page does not show cpu pressure crossed: $(grep -E '^<tr id="pressure-|^<div class="verdict' "$page" 2>&1 | head -c 600)"
+grep -q '^<table id="runq-cpus">' "$page" || live_fail "the incident's page $page has no run-queue table: $(grep -m2 'runq' "$page" 2>&1 | head -c 300)"
 if [ "$DMN_JOURNALD" = 1 ]; then
 	sel='.CGWATCH_SIGNATURE == "pressure-stall" and .CGWATCH_CAUSE == "pressure cpu" and .CGWATCH_STATE == "opened"'
 	dmn_wait_msg 5 "$sel" || live_fail "no journal message opening pressure-stall with CGWATCH_CAUSE pressure cpu: $(dmn_digest)"

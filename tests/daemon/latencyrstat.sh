@@ -6,7 +6,8 @@
 #   - a memory-controller subtree of CGROUPS (200) cgroups on a cgroup v1 memory hierarchy
 #     mounted at a directory of our own in a private mount namespace (removed at the end,
 #     children first), a task charging memory in it, and, once the daemon has scanned
-#     twice without them (its "before"), two readers per CPU (statread, named cgwstatrd)
+#     twice without them (its "before": its metrics file counts two scans; this was a fixed
+#     5 s, three scans), two readers per CPU (statread, named cgwstatrd)
 #     reading its memory.stat files in a tight loop, as a monitoring agent that polls too
 #     often, and with them the cpu.stat of a cgroup v2 subtree of our own (on the host's v2
 #     mount): memory.stat reads flush the statistics only once enough updates are pending
@@ -70,14 +71,16 @@ PIDS=()
 live_on_exit 'for p in "${PIDS[@]}"; do live_kill_wait "$p"; done'
 dmn_journald optional
 dmn_conf scan.interval=2 latency.runq_p99_ms=4 latency.runq_scans=1 run.pin_housekeeping=no \
-	pressure.cpu=no pressure.memory=no pressure.io=no
+	pressure.cpu=no pressure.memory=no pressure.io=no run.metrics_file="$LIVE_TMP/rstat.prom"
 taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
 dmn_start rstat
 measured() { grep -q 'run-queue latency: ' "${DMN_ERRS[-1]}"; }
 live_wait_for 5 measured || live_fail "the daemon did not say how it measures run-queue latency: $(dmn_ctx)"
 grep -q 'run-queue latency: .*sched_switch' "${DMN_ERRS[-1]}" ||
 	live_skip "run-queue latency is not measured by the sched_switch program here: $(grep 'run-queue latency' "${DMN_ERRS[-1]}" | head -c 300)"
-sleep 5                                  # two intervals without the readers: "before"
+# two scans without the readers: "before"
+twice() { [ "$(sed -n 's/^cgwatch_scans_total \([0-9]*\)$/\1/p' "$LIVE_TMP/rstat.prom" 2>/dev/null)" -ge 2 ] 2>/dev/null; }
+live_wait_for 10 twice || live_fail "the daemon did not scan twice within 10 s: $(grep scans_total "$LIVE_TMP/rstat.prom" 2>&1 | head -c 200); $(dmn_ctx)"
 
 # memory charged in the subtree (stat updates for the flushes to fold), and the readers
 for i in 1; do

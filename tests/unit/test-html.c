@@ -391,6 +391,247 @@ static void test_check_page_recorder(void **state)
 	recwin_free(&w);
 }
 
+/* A report's pressure: the system-wide averages per resource, which crossed its threshold and
+ * why, the findings' cgroups' own pressure, hostile cgroup paths and error texts as text. */
+static void set_psi(struct cgw_psi_avg *a, double avg10, double avg60)
+{
+	a->have = true;
+	a->avg10 = avg10;
+	a->avg60 = avg60;
+	a->avg300 = avg60 / 2;
+	a->total_us = 1000;
+}
+
+static void pressure_fill(struct cgw_pressure *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->sys[PSI_CPU].have = true;
+	set_psi(&p->sys[PSI_CPU].some, 62.37, 40.1);
+	set_psi(&p->sys[PSI_CPU].full, 0, 0);
+	snprintf(p->error[PSI_MEMORY], sizeof(p->error[0]), "cannot open /proc/pressure/<memory>");
+	p->sys[PSI_IO].have = true;
+	set_psi(&p->sys[PSI_IO].some, 30.5, 20);
+	set_psi(&p->sys[PSI_IO].full, 27.85, 12.5);
+	char err[128];
+	assert_int_equal(psi_trigger_parse("some 1500ms 2s", &p->trig[PSI_CPU], err, sizeof(err)), 0);
+	assert_int_equal(psi_trigger_parse("no", &p->trig[PSI_MEMORY], err, sizeof(err)), 0);
+	assert_int_equal(psi_trigger_parse("full 500ms 2s", &p->trig[PSI_IO], err, sizeof(err)), 0);
+	pressure_decide(p);
+	assert_true(p->crossed[PSI_IO]);
+	assert_false(p->crossed[PSI_CPU]);
+}
+
+static void test_check_page_pressure(void **state)
+{
+	(void)state;
+	struct cgw_sig sig = unit_sig("fuse-wait", "FUSE", "Waits.", SEV_WARNING);
+	struct cgw_task t[2];
+	set_task(&t[0], 42, "stat", 4, 'D', 1, 30);
+	set_task(&t[1], 43, "ls", 2, 'D', 0, 25);
+	snprintf(t[0].cgroup, sizeof(t[0].cgroup), "/evil<script>x</script>.service");
+	snprintf(t[1].cgroup, sizeof(t[1].cgroup), "/user.slice");
+	t[0].sig = t[1].sig = &sig;
+	struct cgw_scan scan = { .t = t, .n = 2 };
+	cpulist_parse("0-1", &scan.topo.online);
+	size_t tasks[] = { 0, 1 };
+	struct cgw_finding f;
+	memset(&f, 0, sizeof(f));
+	f.sig = &sig;
+	f.severity = SEV_WARNING;
+	f.tasks = tasks;
+	f.ntasks = 2;
+	struct cgw_pressure p;
+	pressure_fill(&p);
+	struct cgw_psi_cgroup cg[2];
+	memset(cg, 0, sizeof(cg));
+	snprintf(cg[0].path, sizeof(cg[0].path), "/evil<script>x</script>.service");
+	cg[0].res[PSI_CPU].have = true;
+	set_psi(&cg[0].res[PSI_CPU].some, 42, 30);
+	cg[0].res[PSI_IO].have = true;
+	set_psi(&cg[0].res[PSI_IO].some, 12, 6);
+	set_psi(&cg[0].res[PSI_IO].full, 8, 4);
+	snprintf(cg[1].path, sizeof(cg[1].path), "/user.slice");
+	cg[1].res[PSI_CPU].have = true;
+	set_psi(&cg[1].res[PSI_CPU].some, 2, 1);
+	p.cg = cg;
+	p.ncg = 2;
+	struct cgw_report r = { .scan = &scan, .f = &f, .nf = 1, .threshold_s = 1, .pressure = &p,
+	                        .runq_why = "a single snapshot has no <interval>" };
+	char *page = render_check(&r);
+	assert_self_contained(page);
+	assert_null(strstr(page, "<script>"));
+	assert_non_null(strstr(page, "<section id=\"pressure\"><h2>Pressure (PSI)</h2>"));
+	assert_non_null(strstr(page, "<tr id=\"pressure-cpu\"><td>cpu</td><td>62.37 %</td>"
+	                             "<td>40.10 %</td><td>0.00 %</td><td>0.00 %</td>"
+	                             "<td>some 1500ms 2s</td><td>no</td></tr>"));
+	assert_non_null(strstr(page, "<tr id=\"pressure-memory\"><td>memory</td><td colspan=\"4\">"
+	                             "not read: cannot open /proc/pressure/&lt;memory&gt;</td>"
+	                             "<td>no</td><td>off</td></tr>"));
+	assert_non_null(strstr(page, "<tr id=\"pressure-io\" class=\"crossed\"><td>io</td>"
+	                             "<td>30.50 %</td><td>20.00 %</td><td>27.85 %</td><td>12.50 %</td>"
+	                             "<td>full 500ms 2s</td><td>yes: io full avg10 28 % (threshold "
+	                             "500 ms in 2 s, 25 %)</td></tr>"));
+	/* the findings' cgroups, their paths as text */
+	assert_non_null(strstr(page, "<table id=\"pressure-cgroups\">"));
+	assert_non_null(strstr(page, "<tr><td><code>/evil&lt;script&gt;x&lt;/script&gt;.service</code>"
+	                             "</td><td>some 42.00 %</td><td>-</td>"
+	                             "<td>some 12.00 %, full 8.00 %</td></tr>"));
+	assert_non_null(strstr(page, "<tr><td><code>/user.slice</code></td><td>some 2.00 %</td>"
+	                             "<td>-</td><td>-</td></tr>"));
+	/* no run-queue measurement in a check: said, with why */
+	assert_non_null(strstr(page, "<section id=\"runq\"><h2>Run-queue latency</h2>\n<p>Not "
+	                             "measured: a single snapshot has no &lt;interval&gt;</p>"));
+	assert_null(strstr(page, "<table id=\"runq-cpus\">"));
+	free(page);
+	/* triggers registered (the daemon's): said */
+	p.triggers = true;
+	p.fired[PSI_CPU] = true;
+	pressure_decide(&p);
+	page = render_check(&r);
+	assert_non_null(strstr(page, "The kernel's triggers are registered: a scan runs when one "
+	                             "fires."));
+	assert_non_null(strstr(page, "<tr id=\"pressure-cpu\" class=\"crossed\">"));
+	assert_non_null(strstr(page, "<td>yes: cpu some stalled 1.5 s or more in 2 s (the kernel&#39;s "
+	                             "trigger); avg10 62 %</td>"));
+	free(page);
+	/* no pressure read: no section */
+	r.pressure = NULL;
+	r.runq_why = NULL;
+	page = render_check(&r);
+	assert_null(strstr(page, "id=\"pressure\""));
+	assert_null(strstr(page, "id=\"runq\""));
+	free(page);
+}
+
+static char *render_incident(struct cgw_report *r, struct incident *i, ssize_t finding)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	incident_html(r, i, INC_OPENED, finding, f);
+	fclose(f);
+	char *page = strdup(s);
+	free(s);
+	return page;
+}
+
+/* The page of a runq-latency incident: its CPU's waits (p50, p99, max), what held it and the
+ * longest waiters, named as text; the highest other CPUs beside it; the pressure, with the
+ * cgroups of its own finding's tasks only. */
+static void test_incident_page_latency(void **state)
+{
+	(void)state;
+	struct cgw_sig sig = unit_sig("runq-latency", "Runnable tasks wait too long", "Waits.",
+	                              SEV_WARNING);
+	struct cgw_sig fam = unit_sig("starved", "Runnable task that gets no CPU time", "S",
+	                              SEV_WARNING);
+	struct cgw_sig fsig = unit_sig("fuse-wait", "FUSE", "Waits.", SEV_WARNING);
+	struct cgw_task t[2];
+	set_task(&t[0], 4242, "<b>spin", 7, 'R', 1, 0.05);
+	snprintf(t[0].cgroup, sizeof(t[0].cgroup), "/user.slice");
+	t[0].policy = 1;
+	t[0].rt_priority = 50;
+	set_task(&t[1], 77, "stat", 4, 'D', 0, 30);
+	snprintf(t[1].cgroup, sizeof(t[1].cgroup), "/other.slice");
+	t[0].sig = &sig;
+	t[1].sig = &fsig;
+	struct cgw_scan scan = { .t = t, .n = 2 };
+	cpulist_parse("0-3", &scan.topo.online);
+	size_t t0[] = { 0 }, t1[] = { 1 };
+	struct cgw_finding f[2];
+	memset(f, 0, sizeof(f));
+	f[0].sig = &sig;
+	f[0].family = &fam;
+	f[0].severity = SEV_WARNING;
+	f[0].tasks = t0;
+	f[0].ntasks = 1;
+	snprintf(f[0].cause, sizeof(f[0].cause), "cpu 1");
+	f[1].sig = &fsig;
+	f[1].severity = SEV_WARNING;
+	f[1].tasks = t1;
+	f[1].ntasks = 1;
+	struct cgw_runq_cpu c[4];
+	memset(c, 0, sizeof(c));
+	for (int k = 0; k < 4; k++) {
+		c[k].cpu = k;
+		c[k].count = 100 + (unsigned)k;
+		c[k].p50_ms = 0.01 * k;
+		c[k].p99_ms = k == 1 ? 46.7 : 0.5 * k;
+		c[k].max_ms = k == 1 ? 99 : k;
+	}
+	c[1].count = 1980;
+	c[1].p50_ms = 0.012;
+	c[1].held = (struct cgw_runq_task){ .tid = 4242, .tgid = 4242, .comm = "<b>spin",
+	                                    .policy = 1, .rt_priority = 50, .ms = 49.1 };
+	c[1].waited[0] = (struct cgw_runq_task){ .tid = 4244, .tgid = 4243, .comm = "sleeper&",
+	                                         .policy = 0, .ms = 49.2 };
+	c[1].waited[1] = (struct cgw_runq_task){ .tid = 4245, .tgid = 4245, .comm = "other",
+	                                         .policy = 0, .ms = 12.5 };
+	c[1].nwaited = 2;
+	struct cgw_runq rq = { .source = "sched_switch", .interval_s = 5, .cpu = c, .ncpu = 4,
+	                       .exact = true };
+	snprintf(rq.missing, sizeof(rq.missing), "irqsoff: not among this kernel's tracers");
+	struct cgw_pressure p;
+	pressure_fill(&p);
+	struct cgw_psi_cgroup cg[2];
+	memset(cg, 0, sizeof(cg));
+	snprintf(cg[0].path, sizeof(cg[0].path), "/user.slice");
+	cg[0].res[PSI_CPU].have = true;
+	set_psi(&cg[0].res[PSI_CPU].some, 80, 60);
+	snprintf(cg[1].path, sizeof(cg[1].path), "/other.slice");
+	cg[1].res[PSI_IO].have = true;
+	set_psi(&cg[1].res[PSI_IO].some, 50, 40);
+	p.cg = cg;
+	p.ncg = 2;
+	struct cgw_report r = { .scan = &scan, .f = f, .nf = 2, .threshold_s = 20, .pressure = &p,
+	                        .runq = &rq };
+	struct incident inc;
+	memset(&inc, 0, sizeof(inc));
+	snprintf(inc.id, sizeof(inc.id), "20261202T071502Z-runq-latency");
+	snprintf(inc.sig, sizeof(inc.sig), "runq-latency");
+	snprintf(inc.cause, sizeof(inc.cause), "cpu 1");
+	inc.severity = SEV_WARNING;
+	inc.opened_at = inc.last_event_at = 1.7e9;
+	char *page = render_incident(&r, &inc, 0);
+	assert_self_contained(page);
+	assert_null(strstr(page, "<b>spin"));
+	assert_non_null(strstr(page, "<section id=\"runq\"><h2>Run-queue latency</h2>"));
+	assert_non_null(strstr(page, "over the last 5.0 s, from sched_switch"));
+	assert_non_null(strstr(page, "<tr id=\"runq-cpu1\" class=\"cause\"><td>1</td><td>1980</td>"
+	                             "<td>0.01 ms</td><td>46.70 ms</td><td>99.00 ms</td>"
+	                             "<td>PID 4242 (&lt;b&gt;spin) SCHED_FIFO/50, 49.1 ms</td>"
+	                             "<td>TID 4244 of PID 4243 (sleeper&amp;) SCHED_OTHER, 49.20 ms"
+	                             "<br>PID 4245 (other) SCHED_OTHER, 12.50 ms</td></tr>"));
+	/* the highest others beside it, highest p99 first; four rows in all */
+	const char *c3 = strstr(page, "<tr id=\"runq-cpu3\">"), *c2 = strstr(page, "<tr id=\"runq-cpu2\">");
+	assert_non_null(c3);
+	assert_non_null(c2);
+	assert_true(c3 < c2);
+	assert_true(strstr(page, "<tr id=\"runq-cpu1\"") < c3);
+	assert_non_null(strstr(page, "<tr id=\"runq-cpu0\"><td>0</td><td>100</td><td>0.00 ms</td>"
+	                             "<td>0.00 ms</td><td>0.00 ms</td><td>-</td><td>-</td></tr>"));
+	assert_non_null(strstr(page, "Not measured on this kernel: irqsoff: not among this "
+	                             "kernel&#39;s tracers"));
+	/* pressure: the system's, and the cgroup of the incident's own finding's task only */
+	assert_non_null(strstr(page, "<tr id=\"pressure-io\" class=\"crossed\">"));
+	assert_non_null(strstr(page, "<tr><td><code>/user.slice</code></td><td>some 80.00 %</td>"));
+	assert_null(strstr(page, "/other.slice"));
+	free(page);
+	/* the other finding's page: its own cgroup, no cause CPU (the four highest) */
+	page = render_incident(&r, &inc, 1);
+	assert_non_null(strstr(page, "<tr><td><code>/other.slice</code></td><td>-</td><td>-</td>"
+	                             "<td>some 50.00 %</td></tr>"));
+	assert_null(strstr(page, "<code>/user.slice</code>"));
+	assert_non_null(strstr(page, "<tr id=\"runq-cpu1\"><td>1</td>"));
+	free(page);
+	/* a schedstat source: the holder's time is its CPU time, the waits a mean per slice */
+	rq.source = "schedstat";
+	rq.exact = false;
+	page = render_incident(&r, &inc, 0);
+	assert_non_null(strstr(page, "from schedstat (a mean wait per slice of each task read"));
+	free(page);
+}
+
 static void test_audit_page(void **state)
 {
 	(void)state;
@@ -442,6 +683,8 @@ int main(void)
 		cmocka_unit_test(test_check_page_empty),
 		cmocka_unit_test(test_check_page_blocked),
 		cmocka_unit_test(test_check_page_recorder),
+		cmocka_unit_test(test_check_page_pressure),
+		cmocka_unit_test(test_incident_page_latency),
 		cmocka_unit_test(test_audit_page),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
