@@ -136,6 +136,27 @@ static void runq_task(struct strbuf *b, const struct cgw_runq_task *t, const cha
 	sb_printf(b, fmt, t->ms);
 }
 
+/* timerlat's interval on the CPU, under its holder: "timerlat: thread 20.50 ms late, held by
+ * PID 128 (spin); IRQ 0.57 ms late", the saved stack's first frames as a title. */
+static void timerlat_cell(struct strbuf *b, const struct cgw_timerlat *t)
+{
+	if (!t->measured)
+		return;
+	sb_printf(b, "<br><span class=\"timerlat\"");
+	if (t->stack[0]) {
+		sb_printf(b, " title=\"kernel stack at the IRQ: ");
+		html_esc(b, t->stack, strnlen(t->stack, sizeof(t->stack)));
+		sb_printf(b, "\"");
+	}
+	sb_printf(b, ">timerlat: thread %.2f ms late", t->thread_max_us / 1000);
+	if (t->thr_pid > 0) {
+		sb_printf(b, ", held by PID %d (", t->thr_pid);
+		html_esc(b, t->thr_comm, strnlen(t->thr_comm, sizeof(t->thr_comm)));
+		sb_printf(b, ")");
+	}
+	sb_printf(b, "; IRQ %.2f ms late</span>", t->irq_max_us / 1000);
+}
+
 static int p99_desc(const void *a, const void *b)
 {
 	const struct cgw_runq_cpu *x = *(const struct cgw_runq_cpu *const *)a;
@@ -209,6 +230,7 @@ static void runq_html(struct strbuf *b, const struct cgw_report *r, bool all, ss
 			          i < ncause ? " class=\"cause\"" : "", c->cpu, c->count, c->p50_ms,
 			          c->p99_ms, c->max_ms);
 			runq_task(b, &c->held, ", %.1f ms");
+			timerlat_cell(b, &c->tl);
 			sb_printf(b, "</td><td>");
 			if (!c->nwaited)
 				sb_printf(b, "-");

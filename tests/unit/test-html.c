@@ -624,6 +624,20 @@ static void test_incident_page_latency(void **state)
 	assert_null(strstr(page, "<code>/user.slice</code>"));
 	assert_non_null(strstr(page, "<tr id=\"runq-cpu1\"><td>1</td>"));
 	free(page);
+	/* timerlat on CPU 1: under its holder, the names and the stack escaped */
+	c[1].tl = (struct cgw_timerlat){ .measured = true, .samples = 212, .irq_max_us = 568.46,
+	                                 .thread_max_us = 20502.97, .thr_pid = 128,
+	                                 .thr_comm = "<i>spin" };
+	snprintf(c[1].tl.stack, sizeof(c[1].tl.stack), "a\"<b> <- b");
+	page = render_incident(&r, &inc, 0);
+	assert_self_contained(page);
+	assert_non_null(strstr(page, "SCHED_FIFO/50, 49.1 ms<br><span class=\"timerlat\" "
+	                             "title=\"kernel stack at the IRQ: a&quot;&lt;b&gt; &lt;- b\">"
+	                             "timerlat: thread 20.50 ms late, held by PID 128 (&lt;i&gt;spin)"
+	                             "; IRQ 0.57 ms late</span></td>"));
+	assert_null(strstr(page, "<i>spin"));
+	free(page);
+	memset(&c[1].tl, 0, sizeof(c[1].tl));
 	/* a schedstat source: the holder's time is its CPU time, the waits a mean per slice */
 	rq.source = "schedstat";
 	rq.exact = false;
