@@ -1508,9 +1508,9 @@ void runq_src_free(struct cgw_runq_src *s);
 int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_runq *out);
 void runq_free(struct cgw_runq *r);
 #define TL_PRINT_STACK_US 1000            /* timerlat saves the IRQ's stack past 1 ms */
-/* Run timerlat (source-timerlat.c) on cpus until the next runq_sample, which puts each CPU's
- * result in its tl and where it ran (or why not) in the runq's timerlat. Nothing when cpus is
- * empty or a run is already on. */
+/* Run timerlat (source-timerlat.c) on cpus from now on: each runq_sample puts each CPU's
+ * interval in its tl and where it ran (or why not) in the runq's timerlat. A run on the same
+ * CPUs goes on; other CPUs restart it; empty cpus stop it (runq_src_free too). */
 void runq_timerlat(struct cgw_runq_src *s, const struct cgw_cpus *cpus, unsigned timeout_ms);
 
 /* ---- source-timerlat.c: the timerlat tracer over an interval, in a tracefs instance ---- */
@@ -1522,10 +1522,12 @@ struct cgw_timerlat;
  * or timerlat running, no permission) in why; else the run, why "CPUs LIST". */
 struct cgw_tlrun *timerlat_start(const struct cgw_cpus *cpus, unsigned print_stack_us,
                                  unsigned timeout_ms, char *why, size_t cap);
-/* Stop r (always freed), read its trace and fold it into tl[ncpu] (timerlat_parse). 0 with
- * "CPUs LIST" in why; or -errno with why. */
-int timerlat_stop(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
+/* Read r's trace since the start or the last read (then cleared; r keeps running) and fold it
+ * into tl[ncpu] (timerlat_parse). 0 with "CPUs LIST" in why; or -errno with why. */
+int timerlat_read(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
                   unsigned timeout_ms, char *why, size_t cap);
+/* Stop r (the instance removed, the settings put back) and free it; NULL: nothing. */
+void timerlat_stop(struct cgw_tlrun *r, unsigned timeout_ms);
 
 /* ---- source-read.c: the scan's reads that can fail ---- */
 

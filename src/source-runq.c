@@ -41,6 +41,7 @@ struct cgw_runq_src {
 	char missing[256];
 	char why[320];
 	struct cgw_tlrun *tl;            /* timerlat over the interval in progress, or NULL */
+	struct cgw_cpus tl_cpus;         /* where it runs */
 	char tl_why[200];                /* where it runs, or why it could not start */
 	unsigned tl_timeout_ms;
 };
@@ -158,11 +159,7 @@ void runq_src_free(struct cgw_runq_src *s)
 {
 	if (!s)
 		return;
-	if (s->tl) {
-		struct cgw_timerlat none[1];
-		char why[200];
-		timerlat_stop(s->tl, none, 0, s->tl_timeout_ms, why, sizeof(why));
-	}
+	timerlat_stop(s->tl, s->tl_timeout_ms);
 	bpf_link__destroy(s->link);
 	runqlat__destroy(s->skel);
 	free(s->vals);
@@ -331,14 +328,11 @@ int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_
 		struct cgw_timerlat *tl = calloc(out->ncpu, sizeof(*tl));
 		if (!tl)
 			snprintf(s->tl_why, sizeof(s->tl_why), "out of memory");
-		else if (timerlat_stop(s->tl, tl, out->ncpu, s->tl_timeout_ms, s->tl_why,
+		else if (timerlat_read(s->tl, tl, out->ncpu, s->tl_timeout_ms, s->tl_why,
 		                       sizeof(s->tl_why)) == 0)
 			for (size_t c = 0; c < out->ncpu; c++)
 				out->cpu[c].tl = tl[c];
-		if (!tl)
-			timerlat_stop(s->tl, NULL, 0, s->tl_timeout_ms, s->tl_why, sizeof(s->tl_why));
 		free(tl);
-		s->tl = NULL;
 	}
 	snprintf(out->timerlat, sizeof(out->timerlat), "%s", s->tl_why);
 	s->tl_why[0] = 0;
@@ -363,8 +357,15 @@ int runq_sample(struct cgw_runq_src *s, const struct cgw_scan *scan, struct cgw_
 
 void runq_timerlat(struct cgw_runq_src *s, const struct cgw_cpus *cpus, unsigned timeout_ms)
 {
-	if (s->tl || cpus_empty(cpus) || strstr(s->missing, "(timerlat)"))
+	if (s->tl && !memcmp(&s->tl_cpus, cpus, sizeof(*cpus)))
+		return;                           /* on the same CPUs: it goes on */
+	timerlat_stop(s->tl, timeout_ms);
+	s->tl = NULL;
+	memset(&s->tl_cpus, 0, sizeof(s->tl_cpus));
+	if (cpus_empty(cpus) || strstr(s->missing, "(timerlat)"))
 		return;                           /* a kernel without it: `missing` says so */
 	s->tl_timeout_ms = timeout_ms;
 	s->tl = timerlat_start(cpus, TL_PRINT_STACK_US, timeout_ms, s->tl_why, sizeof(s->tl_why));
+	if (s->tl)
+		s->tl_cpus = *cpus;
 }

@@ -27,7 +27,6 @@ struct cgw_tlrun {
 	char saved_cpus[256];            /* osnoise/cpus before */
 	char saved_stack[32];            /* osnoise/print_stack before, "" not changed */
 	unsigned print_stack_us;
-	char *text; size_t len;          /* the trace read at stop */
 	int rc;
 	char why[200];
 };
@@ -169,37 +168,16 @@ static void restore(struct cgw_tlrun *r)
 		put(TRACEFS "/osnoise/cpus", r->saved_cpus);
 }
 
+/* Tracing off, the tracer off, the instance gone (which stops timerlat), the settings back. */
 static void stop_fn(void *arg)
 {
 	struct cgw_tlrun *r = arg;
 	char p[300];
 	snprintf(p, sizeof(p), "%s/tracing_on", r->dir);
 	put(p, "0");
-	snprintf(p, sizeof(p), "%s/trace", r->dir);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		size_t cap = 1 << 16;
-		r->text = malloc(cap);
-		while (r->text) {
-			if (r->len + 1 >= cap) {
-				char *t = cap < TL_READ_MAX ? realloc(r->text, cap * 2) : NULL;
-				if (!t)
-					break;                   /* the oldest part kept */
-				r->text = t;
-				cap *= 2;
-			}
-			ssize_t n = read(fd, r->text + r->len, cap - 1 - r->len);
-			if (n <= 0)
-				break;
-			r->len += (size_t)n;
-		}
-		close(fd);
-	} else
-		r->rc = -errno;
 	snprintf(p, sizeof(p), "%s/current_tracer", r->dir);
 	put(p, "nop");
-	if (rmdir(r->dir) < 0 && !r->rc)
-		r->rc = -errno;
+	rmdir(r->dir);
 	restore(r);
 }
 
@@ -209,17 +187,53 @@ static void run_free(void *arg)
 	if (r) {
 		rmdir(r->dir);                   /* a start abandoned past its deadline, or failed */
 		restore(r);
-		free(r->text);
 		free(r);
 	}
 }
 
-static void stop_release(void *arg)
+struct tl_read {                         /* a read of the instance's trace, then its clearing */
+	char dir[128];
+	char *text; size_t len;
+	int rc;
+};
+
+static void read_fn(void *arg)
 {
-	struct cgw_tlrun *r = arg;
-	if (r) {
-		free(r->text);
-		free(r);
+	struct tl_read *j = arg;
+	char p[300];
+	snprintf(p, sizeof(p), "%s/trace", j->dir);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		j->rc = -errno;
+		return;
+	}
+	size_t cap = 1 << 16;
+	j->text = malloc(cap);
+	while (j->text) {
+		if (j->len + 1 >= cap) {
+			char *t = cap < TL_READ_MAX ? realloc(j->text, cap * 2) : NULL;
+			if (!t)
+				break;                   /* the oldest part kept */
+			j->text = t;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, j->text + j->len, cap - 1 - j->len);
+		if (n <= 0)
+			break;
+		j->len += (size_t)n;
+	}
+	close(fd);
+	fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);     /* the next interval starts empty */
+	if (fd >= 0)
+		close(fd);
+}
+
+static void read_release(void *arg)
+{
+	struct tl_read *j = arg;
+	if (j) {
+		free(j->text);
+		free(j);
 	}
 }
 
@@ -255,26 +269,35 @@ struct cgw_tlrun *timerlat_start(const struct cgw_cpus *cpus, unsigned print_sta
 	return r;
 }
 
-int timerlat_stop(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
+int timerlat_read(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
                   unsigned timeout_ms, char *why, size_t cap)
 {
-	if (!r)
-		return -EINVAL;
-	r->rc = 0;
-	int e = dl_call(stop_fn, r, stop_release, timeout_ms);
-	if (e < 0) {
+	struct tl_read *j = calloc(1, sizeof(*j));
+	if (!j) {
+		snprintf(why, cap, "timerlat's trace: out of memory");
+		return -ENOMEM;
+	}
+	memcpy(j->dir, r->dir, sizeof(j->dir));
+	int e = dl_call(read_fn, j, read_release, timeout_ms);
+	if (e < 0) {                         /* the job owns j now */
 		snprintf(why, cap, "timerlat's trace not read within %u ms (%s)", timeout_ms,
 		         strerror(-e));
 		return e;
 	}
 	size_t bad = 0;
-	if (r->text)
-		timerlat_parse(r->text, r->len, tl, ncpu, &bad);
-	e = r->text ? 0 : r->rc ? r->rc : -ENOMEM;
+	if (j->text)
+		timerlat_parse(j->text, j->len, tl, ncpu, &bad);
+	e = j->text ? 0 : j->rc ? j->rc : -ENOMEM;
 	if (e < 0)
 		snprintf(why, cap, "timerlat's trace: %s", strerror(-e));
 	else
 		snprintf(why, cap, "CPUs %s%s", r->cpus, bad ? " (lines not understood)" : "");
-	stop_release(r);
+	read_release(j);
 	return e;
+}
+
+void timerlat_stop(struct cgw_tlrun *r, unsigned timeout_ms)
+{
+	if (r && dl_call(stop_fn, r, free, timeout_ms) == 0)   /* abandoned: the job frees r */
+		free(r);
 }
