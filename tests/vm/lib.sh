@@ -315,10 +315,11 @@ vm_boot() {
 # the last lines of the console and of the guest's output, for a FAIL
 _vm_tails() {
 	printf 'console tail: %s; guest tail: %s' \
-		"$(tr -d '\r' <"$VM_CONSOLE" | grep -v '^[[:space:]]*$' | tail -8 | cut -c1-160 | tr '\n' '|')" \
-		"$(tail -5 "$VM_OUT" | cut -c1-160 | tr '\n' '|')"
+		"$(tr -d '\r' <"$VM_CONSOLE" | tr -cd '[:print:]\n' | grep -v '^[[:space:]]*$' | tail -8 | cut -c1-160 | tr '\n' '|')" \
+		"$(tr -cd '[:print:]\n' <"$VM_OUT" | tail -5 | cut -c1-160 | tr '\n' '|')"
 }
 
+# qemu killed, then its timeout (our child) reaped once it has seen qemu go
 _vm_kill_qemu() {
 	local q
 	q=$(cat "$LIVE_TMP/qemu.pid" 2>/dev/null)
@@ -326,10 +327,9 @@ _vm_kill_qemu() {
 	if [ -n "$q" ] && [ "$(cat "/proc/$q/comm" 2>/dev/null)" = qemu-system-x86 ]; then
 		kill -KILL "$q" 2>/dev/null
 	fi
-	if [ -n "${VM_TIMEOUT_PID:-}" ]; then
-		kill -KILL "$VM_TIMEOUT_PID" 2>/dev/null
-		live_kill_wait "$VM_TIMEOUT_PID"
-	fi
+	[ -n "${VM_TIMEOUT_PID:-}" ] || return 0
+	live_wait_for 5 _live_gone_or_zombie "$VM_TIMEOUT_PID" || kill -KILL "$VM_TIMEOUT_PID" 2>/dev/null
+	live_kill_wait "$VM_TIMEOUT_PID"
 }
 
 # vm_result: the scenario's one line from the guest's PASS/FAIL/SKIP lines (see the header).
