@@ -1,6 +1,6 @@
 # What every guest script sources (in the VM it is /vm/lib.sh: `. "${VM_GUEST_LIB:-/vm/lib.sh}"`;
-# VM_GUEST_LIB lets the script run on the host too, to see its checks fail on a kernel
-# without the tracers). Guest scripts run under bash; the other tools are busybox's
+# VM_GUEST_LIB lets a script that changes nothing run on the host too, to see its checks fail
+# on a kernel without the tracers). Guest scripts run under bash; the other tools are busybox's
 # (timeout, taskset, chrt, ...), jq, cgwatch and tests/live/spin. See tests/vm/lib.sh.
 
 T=/sys/kernel/tracing              # tracefs, mounted by /init

@@ -37,8 +37,9 @@
 #   In the guest: /proc, /sys, /dev (devtmpfs), /sys/kernel/tracing, /sys/fs/cgroup (cgroup2)
 #   and a tmpfs /tmp are mounted; cgwatch is /usr/sbin/cgwatch, spin /usr/bin/spin; files are
 #   in /vm/files unless vm_file gave them a place; the VM is thrown away afterwards, so the
-#   guest script need not clean up (sysctls, tracefs instances, cgroups). The guest script
-#   runs as is on the host too, its lines printed (VM_GUEST_LIB=tests/vm/guest-lib.sh).
+#   guest script need not clean up (sysctls, tracefs instances, cgroups). For that reason, run
+#   one on the host (VM_GUEST_LIB=tests/vm/guest-lib.sh bash NAME.guest.sh, to see its checks
+#   fail on a kernel without the tracers) only when it changes nothing there.
 #
 # The kernel: the package linux-image-rt-amd64 depends on (apt-cache), downloaded once with
 # apt-get download (bounded by VM_DOWNLOAD_TIMEOUT, 180 s) and its boot/vmlinuz and config
@@ -222,7 +223,7 @@ _vm_initramfs() {
 	local guest=$1 root=$LIVE_TMP/root e a
 	shift
 	rm -rf "$root"
-	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,vm/files} ||
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,var/lib,var/log,vm/files} ||
 		live_fail "setup: mkdir $root"
 	for e in "${VM_BINS[@]}"; do
 		_vm_copy_bin "${e%%$'\t'*}" "${e#*$'\t'}" "$root" || live_fail "setup: copy ${e%%$'\t'*} into the initramfs"
@@ -252,6 +253,8 @@ _vm_initramfs() {
 	mount -t proc proc /proc
 	mount -t sysfs sysfs /sys
 	mount -t devtmpfs devtmpfs /dev
+	ln -s /proc/self/fd /dev/fd     # bash's <(...)
+	ln -s fd/0 /dev/stdin; ln -s fd/1 /dev/stdout; ln -s fd/2 /dev/stderr
 	mount -t tmpfs tmpfs /tmp
 	mount -t tmpfs tmpfs /run
 	mount -t tracefs tracefs /sys/kernel/tracing || echo "init: no tracefs" >/dev/console
