@@ -155,7 +155,7 @@ _vm_accel() {
 
 # _vm_kernel: VM_KERNEL_FILE, the vmlinuz to boot (see the header), or SKIP.
 _vm_kernel() {
-	local pkg err tmp deb cached
+	local pkg err cached
 	if [ -n "${VM_KERNEL:-}" ]; then
 		[ -f "$VM_KERNEL" ] || live_fail "VM_KERNEL=$VM_KERNEL: no such file"
 		VM_KERNEL_FILE=$VM_KERNEL
@@ -201,8 +201,9 @@ _vm_download() (
 	fi
 	dpkg-deb --fsys-tarfile ./"$pkg"_*.deb | tar -x ./boot 2>tar.err ||
 		{ echo "dpkg-deb -x $pkg: $(head -c 200 tar.err)"; exit 1; }
-	[ -s boot/vmlinuz-* ] || { echo "$pkg has no boot/vmlinuz-*"; exit 1; }
-	mkdir -p "$pkg.new" && mv boot/vmlinuz-* "$pkg.new/vmlinuz" && mv boot/config-* "$pkg.new/config" &&
+	set -- boot/vmlinuz-*
+	[ $# = 1 ] && [ -s "$1" ] || { echo "$pkg has no boot/vmlinuz-* (or several)"; exit 1; }
+	mkdir -p "$pkg.new" && mv "$1" "$pkg.new/vmlinuz" && mv boot/config-* "$pkg.new/config" &&
 		rm -rf "${VM_CACHE:?}/$pkg" && mv "$pkg.new" "$VM_CACHE/$pkg" || exit 1
 )
 
