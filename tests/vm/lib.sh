@@ -24,22 +24,28 @@
 #   tests/vm/NAME.guest.sh, the guest side (bash, run as root in the VM with ARGs):
 #       . "${VM_GUEST_LIB:-/vm/lib.sh}"     # tests/vm/guest-lib.sh: T, g_pass/g_fail/g_skip,
 #                                           # g_run (bounded), g_spin (tests/live/spin)
-#       grep -qw timerlat "$T/available_tracers" || g_skip timerlat "no timerlat tracer"
-#       g_spin SP 1 99 5 20 1 || g_fail setup "spinner did not start"
-#       g_run /tmp/r.json /tmp/r.err 30 cgwatch runq --interval 2
-#       ... g_pass CHECK [NOTE] or g_fail CHECK WHY, one line per check
+#       grep -qw timerlat "$T/available_tracers" || { g_skip timerlat "no timerlat"; exit 0; }
+#       g_spin SP 1 99 10 "$SPIN_MS" "$SLEEP_MS" || g_fail setup "no spinner: $(cat /tmp/SP.out)"
+#       g_run /tmp/r.json /tmp/r.err 30 cgwatch runq --interval 2 --config /vm/files/NAME.conf
+#       jq -e '...' /tmp/r.json && g_pass timerlat "..." || g_fail timerlat "$(head -c 300 /tmp/r.json)"
 #   Everything it prints goes to the host ($VM_OUT; stderr too); only the lines starting
-#   PASS/FAIL/SKIP are results. vm_result: any FAIL fails the scenario (with every FAIL line),
-#   else any PASS passes it (with the notes, the VM's time and accelerator), else SKIP; no
-#   result line, a guest exit status other than 0 (137: killed at VM_GUEST_TIMEOUT), or no
-#   exit marker (the kernel did not boot, crashed or hung) is a FAIL with the tail of the
-#   console.
-#   In the guest: /proc, /sys, /dev (devtmpfs), /sys/kernel/tracing, /sys/fs/cgroup (cgroup2)
-#   and a tmpfs /tmp are mounted; cgwatch is /usr/sbin/cgwatch, spin /usr/bin/spin; files are
-#   in /vm/files unless vm_file gave them a place; the VM is thrown away afterwards, so the
-#   guest script need not clean up (sysctls, tracefs instances, cgroups). For that reason, run
-#   one on the host (VM_GUEST_LIB=tests/vm/guest-lib.sh bash NAME.guest.sh, to see its checks
-#   fail on a kernel without the tracers) only when it changes nothing there.
+#   PASS/FAIL/SKIP are results, one per check. vm_result: any FAIL fails the scenario (with
+#   every FAIL line), else any PASS passes it (with the notes, the VM's time and
+#   accelerator), else SKIP; no result line, a guest exit status other than 0 (137: killed
+#   at VM_GUEST_TIMEOUT), or no exit marker (the kernel did not boot, crashed or hung) is a
+#   FAIL with the tail of the console. tracers.guest.sh is a worked example: timerlat in a
+#   tracefs instance on CPU 1 beside a FIFO 99 spinner, its `trace` parsed with awk.
+#   In the guest: /proc, /sys, /dev (devtmpfs, /dev/fd), /sys/kernel/tracing, /sys/fs/cgroup
+#   (cgroup2, no controller enabled) and tmpfs /tmp and /run are mounted; /var/lib and
+#   /var/log exist; no systemd, no journal (`cgwatch run` writes to stderr). cgwatch is
+#   /usr/sbin/cgwatch, spin /usr/bin/spin; files are in /vm/files unless vm_file gave them a
+#   place; VM_ACCEL says kvm or tcg. Under TCG the guest's latencies are the emulator's: a
+#   timer IRQ 0.1-0.3 ms late, and a sample now and then several ms late for nothing (2 of
+#   839 over 10 ms in 1 s, more on a loaded host); a 20 ms FIFO spin stands well above that.
+#   The VM is thrown away afterwards, so the guest script need not clean up (sysctls, tracefs
+#   instances, cgroups). For that reason, run one on the host (VM_GUEST_LIB=tests/vm/guest-lib.sh
+#   bash NAME.guest.sh, to see its checks fail on a kernel without the tracers) only when it
+#   changes nothing there.
 #
 # The kernel: the package linux-image-rt-amd64 depends on (apt-cache), downloaded once with
 # apt-get download (bounded by VM_DOWNLOAD_TIMEOUT, 180 s) and its boot/vmlinuz and config
@@ -51,15 +57,20 @@
 # TCG, software emulation (-cpu max): slower, and its timings are the emulator's (a timer
 # IRQ's latency is ~0.1 ms there, not a few us). A PVM host (the kvm_pvm module: /dev/kvm
 # without VT-x/AMD-V, which runs only PVM-enlightened guest kernels; a stock kernel hangs
-# after "Probing EDD") gets TCG. The guest sees VM_ACCEL (kvm or tcg).
+# after "Probing EDD") gets TCG. TCG runs both vCPUs in one host thread (thread=single): as
+# fast here as a thread per vCPU (18 s for vm-tracers), half the host CPU, and once in a
+# dozen runs a thread per vCPU left the guest hung for good (one host CPU busy, no timer
+# firing: a lost IPI or wakeup between vCPU threads, it seems). The guest sees VM_ACCEL (kvm
+# or tcg).
 #
 # Environment (besides CGWATCH, LIVE_DEBUG):
 #   VM_ACCEL          auto (default), kvm (SKIP where /dev/kvm is not usable) or tcg
+#   VM_TCG_THREAD     single (default) or multi: TCG's vCPUs in one host thread or one each
 #   VM_KERNEL         a vmlinuz to boot instead of the cached Debian one
 #   VM_KERNEL_META    the package naming the kernel (default linux-image-rt-amd64)
 #   VM_SMP, VM_MEM    vCPUs (2) and MiB (512)
 #   VM_TIMEOUT        the whole VM, boot to poweroff (150 s; qemu is killed after it)
-#   VM_GUEST_TIMEOUT  the guest script (120 s; killed after it, no marker then)
+#   VM_GUEST_TIMEOUT  the guest script (120 s; killed after it: exit 137)
 #   VM_APPEND         more kernel command line
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -148,7 +159,7 @@ _vm_accel() {
 	if [ "$want" = kvm ]; then
 		VM_QEMU_ACCEL=(-accel kvm -cpu host)
 	else
-		VM_QEMU_ACCEL=(-accel tcg,thread=multi -cpu max)
+		VM_QEMU_ACCEL=(-accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max)
 		VM_NOTE=$why
 	fi
 }
