@@ -69,7 +69,9 @@
 #   VM_KERNEL         a vmlinuz to boot instead of the cached Debian one
 #   VM_KERNEL_META    the package naming the kernel (default linux-image-rt-amd64)
 #   VM_SMP, VM_MEM    vCPUs (2) and MiB (512)
-#   VM_TIMEOUT        the whole VM, boot to poweroff (150 s; qemu is killed after it)
+#   VM_TIMEOUT        the whole VM, boot to poweroff (150 s; then the FAIL names where each
+#                     vCPU is, from qemu's monitor and the kernel's symbols, and qemu is
+#                     killed)
 #   VM_GUEST_TIMEOUT  the guest script (120 s; killed after it: exit 137)
 #   VM_APPEND         more kernel command line
 
@@ -192,7 +194,9 @@ _vm_kernel() {
 }
 
 # _vm_download PKG: apt-get download PKG into a temp dir of the cache, extract boot/vmlinuz-*
-# and config-* as $VM_CACHE/PKG/{vmlinuz,config}; the .deb is removed. Under a lock (another
+# and config-* as $VM_CACHE/PKG/{vmlinuz,config}; the .deb is removed. (Its System.map is a
+# stub: the first boot writes the guest's own text symbols as kallsyms beside them, which
+# name a hung VM's vCPUs' places, the kernel booting with nokaslr: see vcpus.py.) Under a lock (another
 # scenario may be downloading the same); its error on stderr.
 _vm_download() (
 	local pkg=$1 tmp rc
@@ -249,6 +253,9 @@ _vm_initramfs() {
 	done
 	cp "$guest" "$root/vm/guest.sh" && cp "$VM_DIR/guest-lib.sh" "$root/vm/lib.sh" ||
 		live_fail "setup: copy the guest script"
+	VM_KSYMS=
+	[ -n "${VM_KERNEL:-}" ] || VM_KSYMS=$(dirname "$VM_KERNEL_FILE")/kallsyms
+	[ -z "$VM_KSYMS" ] || [ -s "$VM_KSYMS" ] || : >"$root/vm/dump-kallsyms"
 	printf 'root:x:0:0:root:/root:/bin/bash\n' >"$root/etc/passwd"
 	printf 'root:x:0:\n' >"$root/etc/group"
 	{
@@ -274,6 +281,8 @@ _vm_initramfs() {
 	hostname cgwatch-vm
 	out=/dev/ttyS1
 	stty -F \$out raw -echo 2>/dev/null
+	# once per kernel, for the host's cache: the text symbols, before the start marker
+	[ -e /vm/dump-kallsyms ] && grep ' [tT] ' /proc/kallsyms >\$out
 	echo "CGWATCH-VM-START uptime \$(cut -d' ' -f1 /proc/uptime)" >\$out
 	timeout -s KILL $VM_GUEST_TIMEOUT bash /vm/run.sh >\$out 2>&1 </dev/null
 	rc=\$?
@@ -300,31 +309,67 @@ vm_boot() {
 	: >"$raw"
 	live_on_exit _vm_kill_qemu
 	t0=$(live_now)
-	timeout -k 5 "$VM_TIMEOUT" qemu-system-x86_64 -nodefaults -no-user-config -nographic \
-		-display none -monitor none -no-reboot -pidfile "$LIVE_TMP/qemu.pid" \
+	# nokaslr: a hung vCPU's RIP is an address of the cached kallsyms (vcpus.py); noirqdebug:
+	# the PREEMPT_RT kernel, its 8250 handler threaded, took the emulated UART's interrupts
+	# for spurious ones under a burst of output ("irq 3: nobody cared", then disabled it, and
+	# the guest's next write to ttyS1 waited for ever)
+	timeout -k 5 "$((VM_TIMEOUT + 20))" qemu-system-x86_64 -nodefaults -no-user-config \
+		-nographic -display none -no-reboot -pidfile "$LIVE_TMP/qemu.pid" \
+		-monitor "unix:$LIVE_TMP/mon.sock,server=on,wait=off" \
 		"${VM_QEMU_ACCEL[@]}" -smp "$VM_SMP" -m "$VM_MEM" \
 		-kernel "$VM_KERNEL_FILE" -initrd "$LIVE_TMP/initramfs.cpio" \
-		-append "console=ttyS0 quiet panic=-1 $VM_APPEND" \
+		-append "console=ttyS0 quiet panic=-1 nokaslr noirqdebug $VM_APPEND" \
 		-serial "file:$VM_CONSOLE" -serial "file:$raw" \
 		</dev/null >"$LIVE_TMP/qemu.err" 2>&1 3>&- &
 	VM_TIMEOUT_PID=$!
+	_vm_watch
 	wait "$VM_TIMEOUT_PID"
 	rc=$?
 	VM_TIMEOUT_PID=
+	_vm_unwatch
 	VM_SECS=$(live_elapsed_since "$t0")
-	tr -d '\r' <"$raw" >"$VM_OUT"
+	tr -d '\r' <"$raw" | awk -v k="$LIVE_TMP/kallsyms" '/^CGWATCH-VM-START / { s = 1 }
+		s { print; next } { print >k }' >"$VM_OUT"
 	VM_RC=$(awk '$1 == "CGWATCH-VM-EXIT" { print $2 }' "$VM_OUT")
 	VM_UPTIME=$(awk '$1 == "CGWATCH-VM-EXIT" { print $4 }' "$VM_OUT")
+	if [ -n "$VM_RC" ] && [ -e "$LIVE_TMP/root/vm/dump-kallsyms" ] &&
+		[ "$(grep -c '^ffffffff[0-9a-f]* [tT] ' "$LIVE_TMP/kallsyms" 2>/dev/null)" -gt 1000 ]; then
+		cp "$LIVE_TMP/kallsyms" "$VM_KSYMS.$$" && mv -f "$VM_KSYMS.$$" "$VM_KSYMS"
+	fi
 	if [ "${LIVE_DEBUG:-0}" = 1 ]; then
 		echo "--- qemu rc $rc, $VM_SECS s; console:" >&2
 		tr -d '\r' <"$VM_CONSOLE" >&2
 		echo "--- guest output:" >&2
 		cat "$VM_OUT" >&2
 	fi
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		live_fail "the VM still ran after VM_TIMEOUT=$VM_TIMEOUT s ($VM_ACCEL); $(_vm_tails)"
+	if [ -s "$LIVE_TMP/vcpus.txt" ] || [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		live_fail "the VM still ran after VM_TIMEOUT=$VM_TIMEOUT s ($VM_ACCEL); vCPUs then: $(head -c 400 "$LIVE_TMP/vcpus.txt" 2>/dev/null); $(_vm_tails)"
 	fi
 	[ -n "$VM_RC" ] || live_fail "no exit marker from the guest (qemu exit $rc after $VM_SECS s, $VM_ACCEL): $(head -c 300 "$LIVE_TMP/qemu.err"); $(_vm_tails)"
+}
+
+# _vm_watch: after VM_TIMEOUT s, where the vCPUs are (tests/vm/vcpus.py on qemu's monitor:
+# $LIVE_TMP/vcpus.txt), then qemu killed. VM_WATCH_PID; _vm_unwatch ends it before then.
+_vm_watch() {
+	(
+		trap - EXIT INT HUP USR1
+		sleep "$VM_TIMEOUT" &
+		s=$!
+		trap 'kill $s; exit 0' TERM
+		wait $s
+		timeout -k 2 10 python3 "$VM_DIR/vcpus.py" "$LIVE_TMP/mon.sock" $VM_KSYMS >"$LIVE_TMP/vcpus.txt" 2>&1 ||
+			echo "(vcpus.py failed)" >>"$LIVE_TMP/vcpus.txt"
+		q=$(cat "$LIVE_TMP/qemu.pid" 2>/dev/null)
+		[ -n "$q" ] && [ "$(cat "/proc/$q/comm" 2>/dev/null)" = qemu-system-x86 ] && kill -KILL "$q"
+	) 3>&- &
+	VM_WATCH_PID=$!
+	live_on_exit _vm_unwatch
+}
+_vm_unwatch() {
+	[ -n "${VM_WATCH_PID:-}" ] || return 0
+	kill -TERM "$VM_WATCH_PID" 2>/dev/null
+	wait "$VM_WATCH_PID" 2>/dev/null
+	VM_WATCH_PID=
 }
 
 # the last lines of the console and of the guest's output, for a FAIL
