@@ -26,7 +26,7 @@ DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-de
                fuse3 util-linux procps iproute2 systemd python3 clang-14 libclang-rt-14-dev \
                libbpf-dev bpftool \
                debhelper dpkg-dev lintian \
-               mmdebstrap systemd-container chromium
+               mmdebstrap systemd-container chromium qemu-system-x86 busybox-static
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: unit tests (cmocka, under valgrind and with ASan+UBSan), config and
 # signature golden files, fixture replays (with the AddressSanitizer build), bundles of them,
-# a short run of every fuzz harness, and live tests on the real kernel (root).
+# a short run of every fuzz harness, a VM of a Debian kernel with the latency tracers, and
+# live tests on the real kernel (root).
 # Every part prints "PASS name", "FAIL name: why" or "SKIP name: why" lines; the last line is
 # the summary "N passed, N failed, N skipped". Exit status is non-zero when anything failed.
 set -u
@@ -239,6 +240,12 @@ valgrind_replays() {
 	done | parallel_ordered valgrind_replay_one
 }
 
+# The VM scenarios (tests/vm: a Debian kernel with the latency tracers, under KVM or qemu's
+# TCG) run from here to their section below, beside the fixture replays and the bundles,
+# which have no timing assertions; never beside the live tests.
+VM_OUT=$(mktemp)
+CGWATCH=$CGW tests/vm/run.sh >"$VM_OUT" 2>&1 &
+vm_pid=$!
 section "fixture replays (AddressSanitizer build), and under valgrind"
 if [ -x "$ASAN" ]; then
 	# one fixture per run of tests/fixtures/run.sh, as many at once as there are CPUs
@@ -255,6 +262,9 @@ tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=
 section "redacted bundles: no host, user or home path left; the same findings from the archive"
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/redact.sh)
+section "a Debian kernel with the latency tracers in a VM (the time past the sections it ran beside)"
+wait $vm_pid
+tally <"$VM_OUT"
 section "fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan; the time past the sections they ran beside)"
 wait $fuzz_pid
 tally <"$FUZZ_OUT"
@@ -277,6 +287,6 @@ wait $sd_pid
 tally <"$SD_OUT"
 section end
 echo "   (slowest scenarios: $(sort -rn "$SUITE_TIMES" | head -8 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}'))"
-rm -rf "$SUITE_TIMES" "$SUITE_DEB" "$SD_OUT" "$FUZZ_OUT"
+rm -rf "$SUITE_TIMES" "$SUITE_DEB" "$SD_OUT" "$FUZZ_OUT" "$VM_OUT"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

@@ -5,6 +5,7 @@
 # Whatever happens (failure, error, signal, watchdog), the EXIT trap runs the
 # cleanups in reverse order and prints exactly one line on the original stdout:
 #   PASS live-NAME[: note] | FAIL live-NAME: reason | SKIP live-NAME: reason
+# (vm-NAME for the VM tests: LIVE_PREFIX)
 # Everything else the script or its commands print goes to stderr, which is
 # discarded unless LIVE_DEBUG=1.
 #
@@ -18,6 +19,7 @@ LIVE_BIN=$LIVE_DIR/bin
 LIVE_REPO=$(cd "$LIVE_DIR/../.." && pwd)
 CGWATCH=${CGWATCH:-$LIVE_REPO/build/cgwatch}
 LIVE_BUDGET=${LIVE_BUDGET:-45}   # watchdog, seconds; each step is also bounded
+LIVE_PREFIX=${LIVE_PREFIX:-live} # of the result line's name: tests/vm/lib.sh sets vm
 
 LIVE_NAME=
 LIVE_RESULT=
@@ -162,8 +164,8 @@ _live_exit() {
 	# One line, whatever the reason contains.
 	LIVE_REASON=${LIVE_REASON//$'\n'/ | }
 	case $LIVE_RESULT in
-	PASS) printf 'PASS live-%s%s\n' "$LIVE_NAME" "${LIVE_REASON:+: $LIVE_REASON}" >&3 ;;
-	*) printf '%s live-%s: %s\n' "$LIVE_RESULT" "$LIVE_NAME" "$LIVE_REASON" >&3 ;;
+	PASS) printf 'PASS %s-%s%s\n' "$LIVE_PREFIX" "$LIVE_NAME" "${LIVE_REASON:+: $LIVE_REASON}" >&3 ;;
+	*) printf '%s %s-%s: %s\n' "$LIVE_RESULT" "$LIVE_PREFIX" "$LIVE_NAME" "$LIVE_REASON" >&3 ;;
 	esac
 	[ "$LIVE_RESULT" = FAIL ] && exit 1
 	exit 0

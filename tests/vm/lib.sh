@@ -1,0 +1,407 @@
+# Shared code for the VM tests; sourced by every tests/vm/NAME.sh. They boot a real Debian
+# kernel that has the latency tracers this host's kernel lacks (timerlat, osnoise, hwlat:
+# linux-image-rt-amd64, the PREEMPT_RT flavour; the generic one has none of them) in a qemu
+# VM with an initramfs of busybox, bash, jq, the cgwatch binary under test ($CGWATCH, with
+# every library ldd lists) and tests/live/spin, and run a guest script there. Built on
+# tests/live/lib.sh, whose conventions hold (live_on_exit, live_pass/fail/skip, LIVE_BUDGET,
+# live_mktemp, LIVE_DEBUG=1): one result line,
+#   PASS vm-NAME[: note] | FAIL vm-NAME: reason | SKIP vm-NAME: reason
+#
+# Writing a scenario: two files.
+#
+#   tests/vm/NAME.sh, the host side (add NAME to SCENARIOS_ALL in tests/vm/run.sh):
+#       . "$(dirname "$0")/lib.sh"
+#       vm_init NAME                 # root, qemu, busybox, helpers, the kernel: else SKIP
+#       vm_file "$VM_DIR/NAME.conf" /etc/cgwatch/cgwatch.conf   # optional: extra files
+#       vm_bin "$LIVE_BIN/hog"       # optional: another program, with its libraries
+#       vm_env SPIN_MS=20 SLEEP_MS=1 # optional: variables the guest script sees
+#       VM_APPEND="isolcpus=1"       # optional: more kernel arguments
+#       vm_boot "$VM_DIR/NAME.guest.sh" ARG...   # boots, runs it, powers off
+#       vm_result                    # the guest's lines -> this scenario's one line
+#   Between vm_boot and vm_result the host side may look at $VM_OUT (the guest script's
+#   output) itself, and fail on its own terms.
+#
+#   tests/vm/NAME.guest.sh, the guest side (bash, run as root in the VM with ARGs):
+#       . "${VM_GUEST_LIB:-/vm/lib.sh}"     # tests/vm/guest-lib.sh: T, g_pass/g_fail/g_skip,
+#                                           # g_run (bounded), g_spin (tests/live/spin)
+#       grep -qw timerlat "$T/available_tracers" || { g_skip timerlat "no timerlat"; exit 0; }
+#       g_spin SP 1 99 10 "$SPIN_MS" "$SLEEP_MS" || g_fail setup "no spinner: $(cat /tmp/SP.out)"
+#       g_run /tmp/r.json /tmp/r.err 30 cgwatch runq --interval 2 --config /vm/files/NAME.conf
+#       jq -e '...' /tmp/r.json && g_pass timerlat "..." || g_fail timerlat "$(head -c 300 /tmp/r.json)"
+#   Everything it prints goes to the host ($VM_OUT; stderr too); only the lines starting
+#   PASS/FAIL/SKIP are results, one per check. vm_result: any FAIL fails the scenario (with
+#   every FAIL line), else any PASS passes it (with the notes, the VM's time and
+#   accelerator), else SKIP; no result line, a guest exit status other than 0 (137: killed
+#   at VM_GUEST_TIMEOUT), or no exit marker (the kernel did not boot, crashed or hung) is a
+#   FAIL with the tail of the console. tracers.guest.sh is a worked example: timerlat in a
+#   tracefs instance on CPU 1 beside a FIFO 99 spinner, its `trace` parsed with awk.
+#   In the guest: /proc, /sys, /dev (devtmpfs, /dev/fd), /sys/kernel/tracing, /sys/fs/cgroup
+#   (cgroup2, no controller enabled) and tmpfs /tmp and /run are mounted; /var/lib and
+#   /var/log exist; no systemd, no journal (`cgwatch run` writes to stderr). cgwatch is
+#   /usr/sbin/cgwatch, spin /usr/bin/spin; files are in /vm/files unless vm_file gave them a
+#   place; VM_ACCEL says kvm or tcg. Under TCG the guest's latencies are the emulator's: a
+#   timer IRQ 0.1-0.3 ms late, and a sample now and then several ms late for nothing (2 of
+#   839 over 10 ms in 1 s, more on a loaded host); a 20 ms FIFO spin stands well above that.
+#   The VM is thrown away afterwards, so the guest script need not clean up (sysctls, tracefs
+#   instances, cgroups). For that reason, run one on the host (VM_GUEST_LIB=tests/vm/guest-lib.sh
+#   bash NAME.guest.sh, to see its checks fail on a kernel without the tracers) only when it
+#   changes nothing there.
+#
+# The kernel: the package linux-image-rt-amd64 depends on (apt-cache), downloaded once with
+# apt-get download (bounded by VM_DOWNLOAD_TIMEOUT, 180 s) and its boot/vmlinuz and config
+# extracted with dpkg-deb into $CGWATCH_TEST_CACHE/vm/PACKAGE/ (/var/cache/cgwatch-tests);
+# nothing is installed. When the current one cannot be downloaded, a kernel cached earlier
+# is used; with none, the scenario is SKIPped with the reason.
+#
+# The accelerator: KVM (-cpu host) where /dev/kvm is usable by a stock kernel; else qemu's
+# TCG, software emulation (-cpu max): slower, and its timings are the emulator's (a timer
+# IRQ's latency is ~0.1 ms there, not a few us). A PVM host (the kvm_pvm module: /dev/kvm
+# without VT-x/AMD-V, which runs only PVM-enlightened guest kernels; a stock kernel hangs
+# after "Probing EDD") gets TCG. TCG runs both vCPUs in one host thread (thread=single): as
+# fast here as a thread per vCPU (17-19 s for vm-tracers) on half the host CPU. (One run in
+# about fifteen with a thread per vCPU hung for good, one host CPU busy, no message, before
+# the kernel got noirqdebug below; 8 of 8 passed with it. Cause not found.) The guest sees
+# VM_ACCEL (kvm or tcg).
+#
+# Environment (besides CGWATCH, LIVE_DEBUG):
+#   VM_ACCEL          auto (default), kvm (SKIP where /dev/kvm is not usable) or tcg
+#   VM_TCG_THREAD     single (default) or multi: TCG's vCPUs in one host thread or one each
+#   VM_KERNEL         a vmlinuz to boot instead of the cached Debian one
+#   VM_KERNEL_META    the package naming the kernel (default linux-image-rt-amd64)
+#   VM_SMP, VM_MEM    vCPUs (2) and MiB (512)
+#   VM_TIMEOUT        the whole VM, boot to poweroff (150 s; then the FAIL names where each
+#                     vCPU is, from qemu's monitor and the kernel's symbols, and qemu is
+#                     killed)
+#   VM_GUEST_TIMEOUT  the guest script (120 s; killed after it: exit 137)
+#   VM_APPEND         more kernel command line
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VM_CACHE=${CGWATCH_TEST_CACHE:-/var/cache/cgwatch-tests}/vm
+VM_KERNEL_META=${VM_KERNEL_META:-linux-image-rt-amd64}
+VM_SMP=${VM_SMP:-2}
+VM_MEM=${VM_MEM:-512}
+VM_TIMEOUT=${VM_TIMEOUT:-150}
+VM_GUEST_TIMEOUT=${VM_GUEST_TIMEOUT:-120}
+VM_DOWNLOAD_TIMEOUT=${VM_DOWNLOAD_TIMEOUT:-180}
+VM_APPEND=${VM_APPEND:-}
+LIVE_PREFIX=vm
+# the VM's own bound, with room for building the initramfs and, the first time, the download
+if [ -z "${LIVE_BUDGET:-}" ]; then
+	LIVE_BUDGET=$((VM_TIMEOUT + 30))
+	compgen -G "$VM_CACHE/*/vmlinuz" >/dev/null || LIVE_BUDGET=$((LIVE_BUDGET + VM_DOWNLOAD_TIMEOUT))
+fi
+. "$VM_DIR/../live/lib.sh"
+
+VM_FILES=()      # "SRC<tab>DEST" pairs for the initramfs, from vm_file
+VM_BINS=()       # "SRC<tab>DEST", from vm_bin: copied with their libraries
+VM_ENV=()        # VAR=VALUE, from vm_env
+VM_NOTE=         # how the kernel or accelerator was chosen, for the result line
+
+# vm_init NAME: live_init, then what every VM scenario needs, or SKIP: root, qemu, a static
+# busybox, bash, jq, the cgwatch binary, tests/live/spin, a temp dir, the accelerator and
+# the kernel (VM_KERNEL_FILE).
+vm_init() {
+	live_init "$1"
+	live_require_root
+	live_require_tools qemu-system-x86_64 busybox bash jq ldd
+	if ldd "$(command -v busybox)" >/dev/null 2>&1; then
+		live_skip "busybox is not static ($(command -v busybox)): apt-get install busybox-static"
+	fi
+	live_require_helpers spin
+	live_require_binary
+	live_mktemp
+	_vm_accel
+	_vm_kernel
+	vm_bin "$(command -v busybox)" /bin/busybox
+	vm_bin "$(command -v bash)" /bin/bash
+	vm_bin "$(command -v jq)" /usr/bin/jq
+	vm_bin "$CGWATCH" /usr/sbin/cgwatch
+	vm_bin "$LIVE_BIN/spin" /usr/bin/spin
+}
+
+# vm_file SRC [DEST]: SRC into the guest at DEST (absolute), default /vm/files/NAME.
+vm_file() {
+	[ -f "$1" ] || live_fail "setup: vm_file: no file $1"
+	VM_FILES+=("$1"$'\t'"${2:-/vm/files/$(basename "$1")}")
+}
+
+# vm_bin SRC [DEST]: a program into the guest at DEST (default /usr/bin/NAME), with every
+# shared library ldd lists for it (and the dynamic loader) at their paths.
+vm_bin() {
+	[ -x "$1" ] || live_fail "setup: vm_bin: no program $1"
+	VM_BINS+=("$1"$'\t'"${2:-/usr/bin/$(basename "$1")}")
+}
+
+# vm_env VAR=VALUE...: exported to the guest script.
+vm_env() {
+	local a
+	for a; do
+		[[ "$a" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || live_fail "setup: vm_env: not VAR=VALUE: $a"
+		VM_ENV+=("$a")
+	done
+}
+
+# _vm_accel: VM_ACCEL (auto, kvm, tcg) -> VM_QEMU_ACCEL (qemu's arguments) and VM_ACCEL.
+_vm_accel() {
+	local want=${VM_ACCEL:-auto} why=
+	if [ ! -e /dev/kvm ]; then
+		why="no /dev/kvm"
+	elif ! { : <>/dev/kvm; } 2>/dev/null; then
+		why="/dev/kvm not usable"
+	elif [ -d /sys/module/kvm_pvm ]; then
+		why="/dev/kvm is PVM (kvm_pvm), which runs only PVM guest kernels"
+	fi
+	case $want in
+	auto) [ -z "$why" ] && want=kvm || want=tcg ;;
+	kvm) [ -z "$why" ] || live_skip "VM_ACCEL=kvm: $why" ;;
+	tcg) why="VM_ACCEL=tcg" ;;
+	*) live_fail "VM_ACCEL is $want: auto, kvm or tcg" ;;
+	esac
+	VM_ACCEL=$want
+	if [ "$want" = kvm ]; then
+		VM_QEMU_ACCEL=(-accel kvm -cpu host)
+	else
+		VM_QEMU_ACCEL=(-accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max)
+		VM_NOTE=$why
+	fi
+}
+
+# _vm_kernel: VM_KERNEL_FILE, the vmlinuz to boot (see the header), or SKIP.
+_vm_kernel() {
+	local pkg err cached
+	if [ -n "${VM_KERNEL:-}" ]; then
+		[ -f "$VM_KERNEL" ] || live_fail "VM_KERNEL=$VM_KERNEL: no such file"
+		VM_KERNEL_FILE=$VM_KERNEL
+		return
+	fi
+	pkg=$(timeout 30 apt-cache depends "$VM_KERNEL_META" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }')
+	if [ -n "$pkg" ] && [ -s "$VM_CACHE/$pkg/vmlinuz" ]; then
+		VM_KERNEL_FILE=$VM_CACHE/$pkg/vmlinuz
+		return
+	fi
+	if [ -z "$pkg" ]; then
+		err="apt-cache names no kernel for $VM_KERNEL_META (apt-get update?)"
+	else
+		live_require_tools apt-get dpkg-deb tar flock
+		mkdir -p "$VM_CACHE" || live_fail "mkdir $VM_CACHE"
+		err=$(_vm_download "$pkg" 2>&1) && { VM_KERNEL_FILE=$VM_CACHE/$pkg/vmlinuz; return; }
+	fi
+	cached=$(ls -t "$VM_CACHE"/*/vmlinuz 2>/dev/null | head -1)
+	[ -n "$cached" ] || live_skip "no kernel for the VM: $err"
+	VM_KERNEL_FILE=$cached
+	VM_NOTE="${VM_NOTE:+$VM_NOTE; }kernel cached earlier ($err)"
+}
+
+# _vm_download PKG: apt-get download PKG into a temp dir of the cache, extract boot/vmlinuz-*
+# and config-* as $VM_CACHE/PKG/{vmlinuz,config}; the .deb is removed. (Its System.map is a
+# stub: the first boot writes the guest's own text symbols as kallsyms beside them, which
+# name a hung VM's vCPUs' places, the kernel booting with nokaslr: see vcpus.py.) Under a lock (another
+# scenario may be downloading the same); its error on stderr.
+_vm_download() (
+	local pkg=$1 tmp rc
+	exec 9>"$VM_CACHE/.lock"
+	flock -w "$VM_DOWNLOAD_TIMEOUT" 9 || { echo "another download holds $VM_CACHE/.lock"; exit 1; }
+	[ -s "$VM_CACHE/$pkg/vmlinuz" ] && exit 0
+	tmp=$(mktemp -d "$VM_CACHE/.dl.XXXXXX") || exit 1
+	trap 'rm -rf "$tmp"' EXIT
+	cd "$tmp" || exit 1
+	timeout -k 5 "$VM_DOWNLOAD_TIMEOUT" apt-get download -q -o APT::Sandbox::User=root "$pkg" \
+		>apt.log 2>&1 </dev/null
+	rc=$?
+	if [ $rc != 0 ]; then
+		[ $rc = 124 ] && echo "apt-get download $pkg: no answer within $VM_DOWNLOAD_TIMEOUT s" ||
+			echo "apt-get download $pkg failed: $(grep -m2 -E '^(E|W):' apt.log | tr '\n' ' ')"
+		exit 1
+	fi
+	dpkg-deb --fsys-tarfile ./"$pkg"_*.deb | tar -x ./boot 2>tar.err ||
+		{ echo "dpkg-deb -x $pkg: $(head -c 200 tar.err)"; exit 1; }
+	set -- boot/vmlinuz-*
+	[ $# = 1 ] && [ -s "$1" ] || { echo "$pkg has no boot/vmlinuz-* (or several)"; exit 1; }
+	mkdir -p "$pkg.new" && mv "$1" "$pkg.new/vmlinuz" && mv boot/config-* "$pkg.new/config" &&
+		rm -rf "${VM_CACHE:?}/$pkg" && mv "$pkg.new" "$VM_CACHE/$pkg" || exit 1
+)
+
+# _vm_copy_bin SRC DEST ROOT: SRC at ROOT/DEST, its libraries at their paths under ROOT.
+_vm_copy_bin() {
+	local src=$1 dest=$2 root=$3 lib
+	mkdir -p "$root$(dirname "$dest")" && cp -L "$src" "$root$dest" || return 1
+	for lib in $(ldd "$src" 2>/dev/null | grep -o '/[^ ]*'); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")" && cp -L "$lib" "$root$lib" || return 1
+	done
+}
+
+# _vm_initramfs GUEST ARGS...: $LIVE_TMP/initramfs.cpio (uncompressed: under TCG the
+# kernel's gunzip costs seconds) with /init, /vm/{guest.sh,lib.sh,run.sh}, the programs and
+# the files.
+_vm_initramfs() {
+	local guest=$1 root=$LIVE_TMP/root e a
+	shift
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root,var/lib,var/log,vm/files} ||
+		live_fail "setup: mkdir $root"
+	for e in "${VM_BINS[@]}"; do
+		_vm_copy_bin "${e%%$'\t'*}" "${e#*$'\t'}" "$root" || live_fail "setup: copy ${e%%$'\t'*} into the initramfs"
+	done
+	for a in $("$root/bin/busybox" --list); do
+		[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+	done
+	for e in "${VM_FILES[@]}"; do
+		mkdir -p "$root$(dirname "${e#*$'\t'}")" && cp -L "${e%%$'\t'*}" "$root${e#*$'\t'}" ||
+			live_fail "setup: copy ${e%%$'\t'*} into the initramfs"
+	done
+	cp "$guest" "$root/vm/guest.sh" && cp "$VM_DIR/guest-lib.sh" "$root/vm/lib.sh" ||
+		live_fail "setup: copy the guest script"
+	VM_KSYMS=
+	[ -n "${VM_KERNEL:-}" ] || VM_KSYMS=$(dirname "$VM_KERNEL_FILE")/kallsyms
+	[ -z "$VM_KSYMS" ] || [ -s "$VM_KSYMS" ] || : >"$root/vm/dump-kallsyms"
+	printf 'root:x:0:0:root:/root:/bin/bash\n' >"$root/etc/passwd"
+	printf 'root:x:0:\n' >"$root/etc/group"
+	{
+		echo "export VM_ACCEL=$VM_ACCEL"
+		for e in "${VM_ENV[@]}"; do printf 'export %q=%q\n' "${e%%=*}" "${e#*=}"; done
+		printf 'exec bash /vm/guest.sh'
+		for a; do printf ' %q' "$a"; done
+		echo
+	} >"$root/vm/run.sh"
+	cat >"$root/init" <<-EOF
+	#!/bin/sh
+	# tests/vm/lib.sh: mount, run /vm/run.sh bounded, its output on ttyS1, a marker, power off
+	export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+	mount -t proc proc /proc
+	mount -t sysfs sysfs /sys
+	mount -t devtmpfs devtmpfs /dev
+	ln -s /proc/self/fd /dev/fd     # bash's <(...)
+	ln -s fd/0 /dev/stdin; ln -s fd/1 /dev/stdout; ln -s fd/2 /dev/stderr
+	mount -t tmpfs tmpfs /tmp
+	mount -t tmpfs tmpfs /run
+	mount -t tracefs tracefs /sys/kernel/tracing || echo "init: no tracefs" >/dev/console
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup || echo "init: no cgroup2" >/dev/console
+	hostname cgwatch-vm
+	out=/dev/ttyS1
+	stty -F \$out raw -echo 2>/dev/null
+	# once per kernel, for the host's cache: the text symbols, before the start marker
+	[ -e /vm/dump-kallsyms ] && grep ' [tT] ' /proc/kallsyms >\$out
+	echo "CGWATCH-VM-START uptime \$(cut -d' ' -f1 /proc/uptime)" >\$out
+	timeout -s KILL $VM_GUEST_TIMEOUT bash /vm/run.sh >\$out 2>&1 </dev/null
+	rc=\$?
+	echo "CGWATCH-VM-EXIT \$rc uptime \$(cut -d' ' -f1 /proc/uptime)" >\$out
+	sync
+	poweroff -f
+	EOF
+	chmod +x "$root/init" || live_fail "setup: chmod /init"
+	(cd "$root" && find . | busybox cpio -o -H newc >"$LIVE_TMP/initramfs.cpio" 2>/dev/null) ||
+		live_fail "setup: could not write the initramfs"
+}
+
+# vm_boot GUEST [ARGS...]: build the initramfs, boot the VM, run GUEST with ARGS, wait for
+# the poweroff (at most VM_TIMEOUT s). Sets VM_OUT (the guest script's output, \r removed),
+# VM_CONSOLE (the kernel's console), VM_RC (the guest script's exit status; empty when no
+# marker came), VM_SECS (qemu's start to its exit) and VM_UPTIME (the guest kernel's uptime at
+# the marker). FAILs when qemu does not start or outlives VM_TIMEOUT.
+vm_boot() {
+	local t0 raw rc
+	_vm_initramfs "$@"
+	VM_CONSOLE=$LIVE_TMP/console.log VM_OUT=$LIVE_TMP/guest.out
+	raw=$LIVE_TMP/guest.raw
+	: >"$VM_CONSOLE"
+	: >"$raw"
+	live_on_exit _vm_kill_qemu
+	t0=$(live_now)
+	# nokaslr: a hung vCPU's RIP is an address of the cached kallsyms (vcpus.py); noirqdebug:
+	# the PREEMPT_RT kernel, its 8250 handler threaded, took the emulated UART's interrupts
+	# for spurious ones under a burst of output ("irq 3: nobody cared", then disabled it, and
+	# the guest's next write to ttyS1 waited for ever)
+	timeout -k 5 "$((VM_TIMEOUT + 20))" qemu-system-x86_64 -nodefaults -no-user-config \
+		-nographic -display none -no-reboot -pidfile "$LIVE_TMP/qemu.pid" \
+		-monitor "unix:$LIVE_TMP/mon.sock,server=on,wait=off" \
+		"${VM_QEMU_ACCEL[@]}" -smp "$VM_SMP" -m "$VM_MEM" \
+		-kernel "$VM_KERNEL_FILE" -initrd "$LIVE_TMP/initramfs.cpio" \
+		-append "console=ttyS0 quiet panic=-1 nokaslr noirqdebug $VM_APPEND" \
+		-serial "file:$VM_CONSOLE" -serial "file:$raw" \
+		</dev/null >"$LIVE_TMP/qemu.err" 2>&1 3>&- &
+	VM_TIMEOUT_PID=$!
+	_vm_watch
+	wait "$VM_TIMEOUT_PID"
+	rc=$?
+	VM_TIMEOUT_PID=
+	_vm_unwatch
+	VM_SECS=$(live_elapsed_since "$t0")
+	tr -d '\r' <"$raw" | awk -v k="$LIVE_TMP/kallsyms" '/^CGWATCH-VM-START / { s = 1 }
+		s { print; next } { print >k }' >"$VM_OUT"
+	VM_RC=$(awk '$1 == "CGWATCH-VM-EXIT" { print $2 }' "$VM_OUT")
+	VM_UPTIME=$(awk '$1 == "CGWATCH-VM-EXIT" { print $4 }' "$VM_OUT")
+	if [ -n "$VM_RC" ] && [ -e "$LIVE_TMP/root/vm/dump-kallsyms" ] &&
+		[ "$(grep -c '^ffffffff[0-9a-f]* [tT] ' "$LIVE_TMP/kallsyms" 2>/dev/null)" -gt 1000 ]; then
+		cp "$LIVE_TMP/kallsyms" "$VM_KSYMS.$$" && mv -f "$VM_KSYMS.$$" "$VM_KSYMS"
+	fi
+	if [ "${LIVE_DEBUG:-0}" = 1 ]; then
+		echo "--- qemu rc $rc, $VM_SECS s; console:" >&2
+		tr -d '\r' <"$VM_CONSOLE" >&2
+		echo "--- guest output:" >&2
+		cat "$VM_OUT" >&2
+	fi
+	if [ -s "$LIVE_TMP/vcpus.txt" ] || [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		live_fail "the VM still ran after VM_TIMEOUT=$VM_TIMEOUT s ($VM_ACCEL); vCPUs then: $(head -c 400 "$LIVE_TMP/vcpus.txt" 2>/dev/null); $(_vm_tails)"
+	fi
+	[ -n "$VM_RC" ] || live_fail "no exit marker from the guest (qemu exit $rc after $VM_SECS s, $VM_ACCEL): $(head -c 300 "$LIVE_TMP/qemu.err"); $(_vm_tails)"
+}
+
+# _vm_watch: after VM_TIMEOUT s, where the vCPUs are (tests/vm/vcpus.py on qemu's monitor:
+# $LIVE_TMP/vcpus.txt), then qemu killed. VM_WATCH_PID; _vm_unwatch ends it before then.
+_vm_watch() {
+	(
+		trap - EXIT INT HUP USR1
+		sleep "$VM_TIMEOUT" &
+		s=$!
+		trap 'kill $s; exit 0' TERM
+		wait $s
+		timeout -k 2 10 python3 "$VM_DIR/vcpus.py" "$LIVE_TMP/mon.sock" $VM_KSYMS >"$LIVE_TMP/vcpus.txt" 2>&1 ||
+			echo "(vcpus.py failed)" >>"$LIVE_TMP/vcpus.txt"
+		q=$(cat "$LIVE_TMP/qemu.pid" 2>/dev/null)
+		[ -n "$q" ] && [ "$(cat "/proc/$q/comm" 2>/dev/null)" = qemu-system-x86 ] && kill -KILL "$q"
+	) 3>&- &
+	VM_WATCH_PID=$!
+	live_on_exit _vm_unwatch
+}
+_vm_unwatch() {
+	[ -n "${VM_WATCH_PID:-}" ] || return 0
+	kill -TERM "$VM_WATCH_PID" 2>/dev/null
+	wait "$VM_WATCH_PID" 2>/dev/null
+	VM_WATCH_PID=
+}
+
+# the last lines of the console and of the guest's output, for a FAIL
+_vm_tails() {
+	printf 'console tail: %s; guest tail: %s' \
+		"$(tr -d '\r' <"$VM_CONSOLE" | tr -cd '[:print:]\n' | grep -v '^[[:space:]]*$' | tail -8 | cut -c1-160 | tr '\n' '|')" \
+		"$(tr -cd '[:print:]\n' <"$VM_OUT" | tail -5 | cut -c1-160 | tr '\n' '|')"
+}
+
+# qemu killed, then its timeout (our child) reaped once it has seen qemu go
+_vm_kill_qemu() {
+	local q
+	q=$(cat "$LIVE_TMP/qemu.pid" 2>/dev/null)
+	# qemu's pid file is removed when it exits; a stale number is checked by its name
+	if [ -n "$q" ] && [ "$(cat "/proc/$q/comm" 2>/dev/null)" = qemu-system-x86 ]; then
+		kill -KILL "$q" 2>/dev/null
+	fi
+	[ -n "${VM_TIMEOUT_PID:-}" ] || return 0
+	live_wait_for 5 _live_gone_or_zombie "$VM_TIMEOUT_PID" || kill -KILL "$VM_TIMEOUT_PID" 2>/dev/null
+	live_kill_wait "$VM_TIMEOUT_PID"
+}
+
+# vm_result: the scenario's one line from the guest's PASS/FAIL/SKIP lines (see the header).
+vm_result() {
+	local fails passes skips t
+	fails=$(grep '^FAIL ' "$VM_OUT" | cut -c6- | tr '\n' '|' | sed 's/|$//; s/|/; /g')
+	passes=$(grep '^PASS ' "$VM_OUT" | cut -c6- | tr '\n' '|' | sed 's/|$//; s/|/; /g')
+	skips=$(grep '^SKIP ' "$VM_OUT" | cut -c6- | tr '\n' '|' | sed 's/|$//; s/|/; /g')
+	t="$VM_SECS s boot to poweroff ($VM_ACCEL${VM_NOTE:+: $VM_NOTE}; guest uptime $VM_UPTIME s)"
+	[ -z "$fails" ] || live_fail "$fails; $t"
+	[ "$VM_RC" = 0 ] || live_fail "the guest script exited $VM_RC; $t; $(_vm_tails)"
+	[ -z "$passes" ] || live_pass "$passes${skips:+; skipped: $skips}; $t"
+	[ -z "$skips" ] || live_skip "$skips"
+	live_fail "the guest printed no PASS, FAIL or SKIP line; $t; $(_vm_tails)"
+}
