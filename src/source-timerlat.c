@@ -18,6 +18,7 @@
 #define TRACEFS "/sys/kernel/tracing"
 #define TL_PREFIX "cgwtl-"
 #define TL_READ_MAX (16u << 20)          /* the trace text read at most */
+#define TL_STOP_MIN_MS 5000             /* the stop's deadline at least */
 #define TL_BUFFER_KB "2048"              /* ring per CPU measured; 1 kHz of samples is about
                                             250 KB/s with thread_noise */
 
@@ -168,17 +169,15 @@ static void restore(struct cgw_tlrun *r)
 		put(TRACEFS "/osnoise/cpus", r->saved_cpus);
 }
 
-/* Tracing off, the tracer off, the instance gone (which stops timerlat), the settings back. */
+/* The tracer off (its threads stopped), the settings back, the instance gone. */
 static void stop_fn(void *arg)
 {
 	struct cgw_tlrun *r = arg;
 	char p[300];
-	snprintf(p, sizeof(p), "%s/tracing_on", r->dir);
-	put(p, "0");
 	snprintf(p, sizeof(p), "%s/current_tracer", r->dir);
 	put(p, "nop");
-	rmdir(r->dir);
 	restore(r);
+	rmdir(r->dir);
 }
 
 static void run_free(void *arg)
@@ -298,6 +297,10 @@ int timerlat_read(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
 
 void timerlat_stop(struct cgw_tlrun *r, unsigned timeout_ms)
 {
+	/* stopping the tracer's threads can take seconds on a slow (emulated) host: what is
+	 * given up on here still finishes, unless the process exits first */
+	if (timeout_ms < TL_STOP_MIN_MS)
+		timeout_ms = TL_STOP_MIN_MS;
 	if (r && dl_call(stop_fn, r, free, timeout_ms) == 0)   /* abandoned: the job frees r */
 		free(r);
 }

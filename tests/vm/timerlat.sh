@@ -1,0 +1,22 @@
+#!/bin/bash
+# vm-timerlat: cgwatch's timerlat measurement on a kernel that has the tracer (Debian's
+# PREEMPT_RT kernel in a VM; tests/vm/lib.sh), timerlat.guest.sh:
+#   - runq: `cgwatch runq --interval 2` with a SCHED_FIFO/99 loop on CPU 1 (spins SPIN_MS,
+#     sleeps 1 ms): CPU 1's timerlat object has a thread latency of at least half a spin and
+#     names the loop (its pid and comm) as what held the CPU; the runq's timerlat says the
+#     CPUs it ran on; afterwards osnoise/cpus and osnoise/print_stack are what they were (set
+#     to other values first) and no cgwtl- instance is left;
+#   - busy: with someone else's timerlat running in instances/other, runq says so and leaves
+#     it running;
+#   - stale: an instance cgwtl-PID of a PID that is gone, running timerlat, is removed and
+#     cgwatch's own run goes ahead;
+#   - daemon: `cgwatch run` (timerlat.conf: 1 s scans, p99 past 10 ms on 2 scans, timerlat
+#     auto) with the FIFO 99 loop and a sleeper on CPU 1: a runq-latency incident on cpu 1
+#     opens and a report of it carries "timerlat: CPU 1 over" naming the loop as what held
+#     the CPU.
+. "$(dirname "$0")/lib.sh"
+vm_init timerlat
+vm_file "$VM_DIR/timerlat.conf" /etc/cgwatch/timerlat.conf
+vm_env SPIN_MS=20
+vm_boot "$VM_DIR/timerlat.guest.sh"
+vm_result
