@@ -63,6 +63,9 @@ void sb_free(struct strbuf *b);
 /* Read a whole (small) file into buf (NUL-terminated, at most cap-1 bytes).
  * Returns bytes read or -errno. Not for files that can block: see deadline.c. */
 ssize_t read_small_file(const char *path, char *buf, size_t cap);
+/* Write s to the existing file at path (truncated, one write: a /proc, /sys or tracefs
+ * setting). 0, or -errno (-EIO for a short write). */
+int write_small_file(const char *path, const char *s);
 /* Read the whole of path (a plain blocking read, not recorded: for a dl_call job) into a
  * malloc'd NUL-terminated buffer, from 64 KiB doubled while below max; its length in *len.
  * NULL with *err -errno: -EFBIG when it fills max, -ENOMEM (*err 0 on success). */

@@ -71,19 +71,6 @@ static const struct rec_event {
 	{ "syscalls", "sys_enter_openat", F_FIRST, mems_alts, true },
 };
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t n = strlen(s);
-	ssize_t w = write(fd, s, n);
-	int e = w < 0 ? -errno : (size_t)w != n ? -EIO : 0;
-	if (close(fd) < 0 && !e)
-		e = -errno;
-	return e;
-}
-
 static bool name_ok(const char *n)
 {
 	if (!*n || strlen(n) > 63 || !strcmp(n, ".") || !strcmp(n, ".."))
@@ -113,24 +100,24 @@ static int set_filter(const struct rec_event *e, const char *path)
 	int r = -EINVAL;
 	if (e->mode == F_FIRST) {
 		for (size_t i = 0; e->terms[i]; i++)
-			if ((r = write_str(path, e->terms[i])) == 0)
+			if ((r = write_small_file(path, e->terms[i])) == 0)
 				return 0;
 		return r;
 	}
 	for (size_t i = 0; e->terms[i]; i++)
 		add_word(f, sizeof(f), " || ", "%s%s%s", e->terms[i], "", "");
-	if ((r = write_str(path, f)) == 0)
+	if ((r = write_small_file(path, f)) == 0)
 		return 0;
 	/* one term refused (a function this kernel does not have): those accepted alone */
 	f[0] = 0;
 	for (size_t i = 0; e->terms[i]; i++) {
-		int t = write_str(path, e->terms[i]);
+		int t = write_small_file(path, e->terms[i]);
 		if (t == 0)
 			add_word(f, sizeof(f), " || ", "%s%s%s", e->terms[i], "", "");
 		else
 			r = t;
 	}
-	return f[0] ? write_str(path, f) : r;
+	return f[0] ? write_small_file(path, f) : r;
 }
 
 struct start_job {
@@ -184,7 +171,7 @@ static void sw_start(struct start_job *j, struct cgw_recorder *r)
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", sw, steps[i][0]);
 		const char *v = steps[i][1] ? steps[i][1] : i == 1 ? num : filt;
-		int e = write_str(p, v);
+		int e = write_small_file(p, v);
 		if (e < 0) {
 			snprintf(why, sizeof(why), "%s: %s", steps[i][0], e == -ENOENT ?
 			         "not in this kernel" : strerror(-e));
@@ -225,17 +212,17 @@ static void start_fn(void *arg)
 	}
 	int e;
 	snprintf(p, sizeof(p), "%s/tracing_on", r->dir);
-	if ((e = write_str(p, "0")) < 0)
+	if ((e = write_small_file(p, "0")) < 0)
 		goto fail;
 	char num[32];
 	snprintf(num, sizeof(num), "%u", j->buffer_kb);
 	snprintf(p, sizeof(p), "%s/buffer_size_kb", r->dir);
-	if ((e = write_str(p, num)) < 0)
+	if ((e = write_small_file(p, num)) < 0)
 		goto fail;
 	if (read_small_file(p, num, sizeof(num)) > 0)
 		r->buffer_kb = (unsigned)strtoul(num, NULL, 10);
 	snprintf(p, sizeof(p), "%s/trace_clock", r->dir);
-	if ((e = write_str(p, "mono")) < 0)
+	if ((e = write_small_file(p, "mono")) < 0)
 		goto fail;
 	for (size_t i = 0; i < sizeof(rec_events) / sizeof(rec_events[0]); i++) {
 		const struct rec_event *ev = &rec_events[i];
@@ -261,7 +248,7 @@ static void start_fn(void *arg)
 			}
 		}
 		snprintf(p, sizeof(p), "%s/events/%s/%s/enable", r->dir, ev->sys, ev->name);
-		if ((e = write_str(p, "1")) < 0) {
+		if ((e = write_small_file(p, "1")) < 0) {
 			add_word(r->missing, sizeof(r->missing), "; ", "%s:%s (%s)", ev->sys, ev->name,
 			         strerror(-e));
 			continue;
@@ -270,7 +257,7 @@ static void start_fn(void *arg)
 	}
 	sw_start(j, r);
 	snprintf(p, sizeof(p), "%s/tracing_on", r->dir);
-	if ((e = write_str(p, "1")) < 0)
+	if ((e = write_small_file(p, "1")) < 0)
 		goto fail;
 	j->rc = 0;
 	return;
@@ -568,7 +555,7 @@ static void stop_fn(void *arg)
 	snprintf(p, sizeof(p), "%s-switch", j->dir);
 	if (rmdir(p) < 0 && errno != ENOENT) {
 		snprintf(p, sizeof(p), "%s-switch/tracing_on", j->dir);
-		write_str(p, "0");
+		write_small_file(p, "0");
 	}
 	if (rmdir(j->dir) == 0) {
 		j->rc = 0;
@@ -577,7 +564,7 @@ static void stop_fn(void *arg)
 	j->rc = -errno;
 	/* held open by a reader: at least stop recording until it is removed */
 	snprintf(p, sizeof(p), "%s/tracing_on", j->dir);
-	write_str(p, "0");
+	write_small_file(p, "0");
 }
 
 int recorder_stop(struct cgw_recorder *r)

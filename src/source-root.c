@@ -12,17 +12,6 @@
 
 #include "cgwatch.h"
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t r = write(fd, s, strlen(s));
-	int e = errno;
-	close(fd);
-	return r < 0 ? -e : 0;
-}
-
 /* Enter new mount namespace; as non-root, through a user namespace mapping us to root. */
 static int new_mount_ns(void)
 {
@@ -35,12 +24,12 @@ static int new_mount_ns(void)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		return -EPERM;
 	char map[64];
-	write_file("/proc/self/setgroups", "deny");
+	write_small_file("/proc/self/setgroups", "deny");
 	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-	int r = write_file("/proc/self/uid_map", map);
+	int r = write_small_file("/proc/self/uid_map", map);
 	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
 	if (r == 0)
-		r = write_file("/proc/self/gid_map", map);
+		r = write_small_file("/proc/self/gid_map", map);
 	return r;
 }
 

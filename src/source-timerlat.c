@@ -32,19 +32,6 @@ struct cgw_tlrun {
 	char why[200];
 };
 
-static int put(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t n = strlen(s);
-	ssize_t w = write(fd, s, n);
-	int e = w < 0 ? -errno : (size_t)w != n ? -EIO : 0;
-	if (close(fd) < 0 && !e)
-		e = -errno;
-	return e;
-}
-
 /* path's first line into buf, without its newline; -errno */
 static int get(const char *path, char *buf, size_t cap)
 {
@@ -121,7 +108,7 @@ static void start_fn(void *arg)
 	if ((r->rc = clear_instances(r->why, sizeof(r->why))) < 0)
 		return;
 	if ((e = get(TRACEFS "/osnoise/cpus", r->saved_cpus, sizeof(r->saved_cpus))) < 0 ||
-	    (e = put(TRACEFS "/osnoise/cpus", r->cpus)) < 0) {
+	    (e = write_small_file(TRACEFS "/osnoise/cpus", r->cpus)) < 0) {
 		r->rc = e;
 		snprintf(r->why, sizeof(r->why), "osnoise/cpus: %s", strerror(-e));
 		r->saved_cpus[0] = 0;
@@ -130,7 +117,7 @@ static void start_fn(void *arg)
 	if (r->print_stack_us && get(TRACEFS "/osnoise/print_stack", r->saved_stack,
 	                             sizeof(r->saved_stack)) == 0) {
 		snprintf(buf, sizeof(buf), "%u", r->print_stack_us);
-		if (put(TRACEFS "/osnoise/print_stack", buf) < 0)
+		if (write_small_file(TRACEFS "/osnoise/print_stack", buf) < 0)
 			r->saved_stack[0] = 0;       /* no stacks, the rest still */
 	}
 	if (mkdir(r->dir, 0700) < 0) {
@@ -141,18 +128,18 @@ static void start_fn(void *arg)
 	}
 	/* a small ring on every CPU, a larger one where timerlat runs */
 	snprintf(p, sizeof(p), "%s/buffer_size_kb", r->dir);
-	put(p, "8");
+	write_small_file(p, "8");
 	struct cgw_cpus c;
 	if (cpulist_parse(r->cpus, &c) == 0)
 		for (unsigned k = 0; k < CGW_MAX_CPUS; k++)
 			if (cpus_test(&c, k)) {
 				snprintf(p, sizeof(p), "%s/per_cpu/cpu%u/buffer_size_kb", r->dir, k);
-				put(p, TL_BUFFER_KB);
+				write_small_file(p, TL_BUFFER_KB);
 			}
 	snprintf(p, sizeof(p), "%s/events/osnoise/thread_noise/enable", r->dir);
-	put(p, "1");                         /* who ran meanwhile; without it, the IRQ's task */
+	write_small_file(p, "1");                         /* who ran meanwhile; without it, the IRQ's task */
 	snprintf(p, sizeof(p), "%s/current_tracer", r->dir);
-	if ((e = put(p, "timerlat")) < 0) {
+	if ((e = write_small_file(p, "timerlat")) < 0) {
 		r->rc = e;
 		snprintf(r->why, sizeof(r->why), "timerlat in instances/%s: %s",
 		         r->dir + strlen(TRACEFS "/instances/"), strerror(-e));
@@ -164,9 +151,9 @@ static void start_fn(void *arg)
 static void restore(struct cgw_tlrun *r)
 {
 	if (r->saved_stack[0])
-		put(TRACEFS "/osnoise/print_stack", r->saved_stack);
+		write_small_file(TRACEFS "/osnoise/print_stack", r->saved_stack);
 	if (r->saved_cpus[0])
-		put(TRACEFS "/osnoise/cpus", r->saved_cpus);
+		write_small_file(TRACEFS "/osnoise/cpus", r->saved_cpus);
 }
 
 /* The tracer off (its threads stopped), the settings back, the instance gone. */
@@ -175,7 +162,7 @@ static void stop_fn(void *arg)
 	struct cgw_tlrun *r = arg;
 	char p[300];
 	snprintf(p, sizeof(p), "%s/current_tracer", r->dir);
-	put(p, "nop");
+	write_small_file(p, "nop");
 	restore(r);
 	rmdir(r->dir);
 }

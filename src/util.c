@@ -169,6 +169,19 @@ void sb_free(struct strbuf *b)
 	b->lost = false;
 }
 
+int write_small_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(s);
+	ssize_t w = write(fd, s, n);
+	int e = w < 0 ? -errno : (size_t)w != n ? -EIO : 0;
+	if (close(fd) < 0 && !e)
+		e = -errno;
+	return e;
+}
+
 ssize_t read_small_file(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

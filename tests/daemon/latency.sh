@@ -39,7 +39,6 @@ dmn_journald optional
 taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
 
 live_on_exit 'live_hard_kill "$SPIN"'
-live_on_exit 'for p in "${SLEEPERS[@]}"; do live_hard_kill "$p"; done'
 
 conf() {   # conf NAME [P99_MS SCANS]: a config of its own reports, state and metrics
 	DMN_CONF=$LIVE_TMP/$1.conf
@@ -54,14 +53,7 @@ reports() { ls "$DMN_REPORTS"/*-runq-latency*-"$1".json 2>/dev/null; }
 cpu1() { jq -c '[.findings[] | select(.id == "runq-latency" and .cause == "cpu 1")][0] // empty' "$1"; }
 measured() { grep -q 'run-queue latency: ' "${DMN_ERRS[-1]}"; }
 
-# four sleepers: on a host whose other tasks wake thousands of times a second on CPU 1, the
-# waits behind the spinner must still be more than 1 % of CPU 1's waits to be its p99
-SLEEPERS=()
-for i in 1 2 3 4; do
-	"$LIVE_TMP/runqspin" 1 0 70 0 1 >"$LIVE_TMP/sleeper$i.out" 2>&1 &
-	SLEEPERS+=($!)
-	live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/sleeper$i.out" || live_fail "setup: sleeper $i: $(cat "$LIVE_TMP/sleeper$i.out")"
-done
+live_sleepers 4 70
 
 # ---- fair tasks only: a latency, not RT starvation
 taskset -c 1 "$LIVE_BIN/hog" 2 "$LIVE_BUDGET" >"$LIVE_TMP/fairhog.out" 2>&1 </dev/null &

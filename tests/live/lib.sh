@@ -135,6 +135,23 @@ live_spin() {
 		live_fail "setup: spinner $1: $(cat "$LIVE_TMP/$1.out")"
 }
 
+# live_sleepers N SECONDS: N SCHED_OTHER tasks on CPU 1 that sleep 1 ms in a loop
+# ($LIVE_TMP/runqspin, which the caller copied from spin: a name of its own), ending
+# themselves after SECONDS; their pids in SLEEPERS, each killed at exit. Four, for a run-queue
+# test: on a host whose other tasks wake thousands of times a second on CPU 1, the waits
+# behind a spinner must still be more than 1 % of CPU 1's waits to be its p99.
+live_sleepers() {
+	local i
+	SLEEPERS=()
+	live_on_exit 'for p in "${SLEEPERS[@]}"; do live_hard_kill "$p"; done'
+	for ((i = 1; i <= $1; i++)); do
+		"$LIVE_TMP/runqspin" 1 0 "$2" 0 1 >"$LIVE_TMP/sleeper$i.out" 2>&1 3>&- &
+		SLEEPERS+=($!)
+		live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/sleeper$i.out" ||
+			live_fail "setup: sleeper $i: $(cat "$LIVE_TMP/sleeper$i.out")"
+	done
+}
+
 live_pass() { LIVE_RESULT=PASS; LIVE_REASON=$*; exit 0; }     # optional: what it showed
 live_fail() { LIVE_RESULT=FAIL; LIVE_REASON=$*; exit 1; }
 live_skip() { LIVE_RESULT=SKIP; LIVE_REASON=$*; exit 0; }

@@ -27,7 +27,6 @@ cp "$LIVE_BIN/spin" "$LIVE_TMP/runqspin" || live_fail "setup: cp spin"   # a nam
 taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
 
 live_on_exit 'live_hard_kill "$SPIN"'
-live_on_exit 'for p in "${SLEEPERS[@]}"; do live_hard_kill "$p"; done'
 declare -A WAIT
 
 # cpu1 FILE: CPU 1's object of a runq JSON
@@ -54,15 +53,7 @@ measure() {
 foreign_rt() { ps -eLo tid=,cls=,psr=,stat= | awk '$3 == 1 && ($2 == "FF" || $2 == "RR") && $4 ~ /^R/ { print $1 }'; }
 quiet() { [ -z "$(foreign_rt)" ]; }
 live_wait_for 30 quiet || live_fail "CPU 1 kept running another real-time task for 30 s (tids $(foreign_rt | tr '\n' ' ')): not measurable now"
-# four sleepers: on a host whose other tasks wake thousands of times a second on CPU 1, the
-# waits behind the spinner must still be more than 1 % of CPU 1's waits to be its p99; the
-# first one's share of the time waiting is measured
-SLEEPERS=()
-for i in 1 2 3 4; do
-	"$LIVE_TMP/runqspin" 1 0 40 0 1 >"$LIVE_TMP/sleeper$i.out" 2>&1 &
-	SLEEPERS+=($!)
-	live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/sleeper$i.out" || live_fail "setup: sleeper $i: $(cat "$LIVE_TMP/sleeper$i.out")"
-done
+live_sleepers 4 40                   # the first one's share of the time waiting is measured
 SLEEPER=${SLEEPERS[0]}
 
 measure base
