@@ -88,14 +88,20 @@ static const char real[] =
 	"          <idle>-0       [001] d...3..    10.130222: thread_noise: swapper/1:0 start 10.130041898 duration 57516 ns\n"
 	"            spin-128     [001] d..h1..    10.131901: irq_noise: local_timer:236 start 10.131310040 duration 567917 ns\n";
 
+/* Parse text into n CPUs (cleared first): the lines not understood must number want_bad. */
+static void parse(const char *text, struct cgw_timerlat *tl, size_t n, size_t want_bad)
+{
+	memset(tl, 0, n * sizeof(*tl));
+	size_t bad = 99;
+	assert_int_equal(timerlat_parse(text, strlen(text), tl, n, &bad), 0);
+	assert_int_equal(bad, want_bad);
+}
+
 static void test_timerlat_real(void **state)
 {
 	(void)state;
 	struct cgw_timerlat tl[2];
-	memset(tl, 0, sizeof(tl));
-	size_t bad = 99;
-	assert_int_equal(timerlat_parse(real, strlen(real), tl, 2, &bad), 0);
-	assert_int_equal(bad, 0);
+	parse(real, tl, 2, 0);
 	assert_false(tl[0].measured);
 	const struct cgw_timerlat *t = &tl[1];
 	assert_true(t->measured);
@@ -127,10 +133,7 @@ static void test_timerlat_names(void **state)
 {
 	(void)state;
 	struct cgw_timerlat tl[4];
-	memset(tl, 0, sizeof(tl));
-	size_t bad;
-	timerlat_parse(renamed, strlen(renamed), tl, 4, &bad);
-	assert_int_equal(bad, 0);
+	parse(renamed, tl, 4, 0);
 	assert_int_equal(tl[1].samples, 1);
 	assert_int_equal(tl[1].thr_pid, 117);
 	assert_string_equal(tl[1].thr_comm, "spin");
@@ -160,10 +163,7 @@ static void test_timerlat_hostile(void **state)
 {
 	(void)state;
 	struct cgw_timerlat tl[3];
-	memset(tl, 0, sizeof(tl));
-	size_t bad;
-	timerlat_parse(hostile, strlen(hostile), tl, 3, &bad);
-	assert_int_equal(bad, 1);                         /* "garbage ..." */
+	parse(hostile, tl, 3, 1);                         /* "garbage ..." */
 	/* CPU 2: the task is "a-1 [003] x" PID 9 */
 	assert_true(tl[2].measured);
 	assert_int_equal(tl[2].samples, 1);               /* #6 out of range, #7 cut, #8 no context */
@@ -179,9 +179,7 @@ static void test_timerlat_hostile(void **state)
 	assert_string_equal(tl[0].stack, "");
 	assert_false(tl[1].measured);
 	/* nothing at all */
-	memset(tl, 0, sizeof(tl));
-	timerlat_parse("", 0, tl, 3, &bad);
-	assert_int_equal(bad, 0);
+	parse("", tl, 3, 0);
 	assert_false(tl[0].measured || tl[1].measured || tl[2].measured);
 }
 
