@@ -1526,7 +1526,8 @@ struct cgw_timerlat;
 struct cgw_tlrun *timerlat_start(const struct cgw_cpus *cpus, unsigned print_stack_us,
                                  unsigned timeout_ms, char *why, size_t cap);
 /* Read r's trace since the start or the last read (then cleared; r keeps running) and fold it
- * into tl[ncpu] (timerlat_parse). 0 with "CPUs LIST" in why; or -errno with why. */
+ * into tl[ncpu] (timerlat_parse), with timeout_ms but 5 s at least (megabytes of text). 0 with
+ * "CPUs LIST" in why; or -errno with why. */
 int timerlat_read(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
                   unsigned timeout_ms, char *why, size_t cap);
 /* Stop r (the instance removed, the settings put back) and free it; NULL: nothing. */

@@ -6,11 +6,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgwatch.h"
@@ -18,7 +20,7 @@
 #define TRACEFS "/sys/kernel/tracing"
 #define TL_PREFIX "cgwtl-"
 #define TL_READ_MAX (16u << 20)          /* the trace text read at most */
-#define TL_STOP_MIN_MS 5000             /* the stop's deadline at least */
+#define TL_STOP_MIN_MS 5000             /* the read's and the stop's deadline at least */
 #define TL_BUFFER_KB "2048"              /* ring per CPU measured; 1 kHz of samples is about
                                             250 KB/s with thread_noise */
 
@@ -164,7 +166,10 @@ static void stop_fn(void *arg)
 	snprintf(p, sizeof(p), "%s/current_tracer", r->dir);
 	write_small_file(p, "nop");
 	restore(r);
-	rmdir(r->dir);
+	/* a read given up on may still hold the trace open (EBUSY): it ends soon, then the
+	 * instance goes; a second at most */
+	for (int k = 0; k < 100 && rmdir(r->dir) < 0 && errno == EBUSY; k++)
+		usleep(10000);
 }
 
 static void run_free(void *arg)
@@ -264,6 +269,8 @@ int timerlat_read(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
 		return -ENOMEM;
 	}
 	memcpy(j->dir, r->dir, sizeof(j->dir));
+	if (timeout_ms < TL_STOP_MIN_MS)           /* megabytes of text on a slow host */
+		timeout_ms = TL_STOP_MIN_MS;
 	int e = dl_call(read_fn, j, read_release, timeout_ms);
 	if (e < 0) {                         /* the job owns j now */
 		snprintf(why, cap, "timerlat's trace not read within %u ms (%s)", timeout_ms,
@@ -282,12 +289,36 @@ int timerlat_read(struct cgw_tlrun *r, struct cgw_timerlat *tl, size_t ncpu,
 	return e;
 }
 
+static void *stop_thread(void *arg)
+{
+	stop_fn(arg);
+	free(arg);
+	return NULL;
+}
+
 void timerlat_stop(struct cgw_tlrun *r, unsigned timeout_ms)
 {
-	/* stopping the tracer's threads can take seconds on a slow (emulated) host: what is
-	 * given up on here still finishes, unless the process exits first */
+	if (!r)
+		return;
+	/* a thread of its own, not dl_call: dl_call starts nothing once SIGTERM is pending, and
+	 * a stopping daemon is when the global settings must go back. Stopping the tracer's
+	 * threads can take seconds on a slow (emulated) host; given up on, the thread still
+	 * finishes (and frees r) unless the process exits first. */
 	if (timeout_ms < TL_STOP_MIN_MS)
 		timeout_ms = TL_STOP_MIN_MS;
-	if (r && dl_call(stop_fn, r, free, timeout_ms) == 0)   /* abandoned: the job frees r */
-		free(r);
+	pthread_t t;
+	if (pthread_create(&t, NULL, stop_thread, r) != 0) {
+		stop_thread(r);                   /* no thread: inline rather than not at all */
+		return;
+	}
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(t, NULL, &until) != 0)
+		pthread_detach(t);
 }

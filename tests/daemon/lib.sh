@@ -659,9 +659,12 @@ dmn_longest_ok() {
 # last one this state), the task the message names in incident.tasks and (but
 # in a resolved report) in the incident's finding, the only finding. No other
 # report file of the incident exists; its page <dir>/<id>.html is of its last
-# report. FAILs with the first disagreement.
+# report. FAILs with the first disagreement. A message may name no report only when the
+# daemon said its reports directory did not answer (a disk slower than [scan] read_timeout
+# under the host's load: the alert goes out without it, by design); the reports written are
+# then numbered on without it.
 dmn_check_reports() {
-	local inc=$1 sig=$2 i n m st path want base sev pid got txt nn
+	local inc=$1 sig=$2 i n m st path want base sev pid got txt nn w=0
 	n=$(jq --arg i "$inc" '[.[] | select(.CGWATCH_INCIDENT == $i)] | length' "$LIVE_TMP/msgs.json")
 	[ "$n" -gt 0 ] || live_fail "no message for incident $inc"
 	for ((i = 0; i < n; i++)); do
@@ -670,9 +673,14 @@ dmn_check_reports() {
 		path=$(jq -r '.CGWATCH_REPORT // empty' <<<"$m")
 		sev=$(jq -r '.CGWATCH_SEVERITY // empty' <<<"$m")
 		pid=$(jq -r '.CGWATCH_PID // empty' <<<"$m")
-		nn=$(printf '%02d' $((i + 1)))
+		if [ -z "$path" ]; then
+			grep -q "reports directory .* does not answer" "$LIVE_TMP/log.txt" 2>/dev/null ||
+				live_fail "\"$st\" message of $inc has no CGWATCH_REPORT (and the daemon did not say its reports directory did not answer): $m"
+			continue
+		fi
+		w=$((w + 1))
+		nn=$(printf '%02d' "$w")
 		want="$DMN_REPORTS/$inc-$nn-$st.json"
-		[ -n "$path" ] || live_fail "\"$st\" message of $inc has no CGWATCH_REPORT: $m"
 		[ "$path" -ef "$want" ] || [ "$path" = "$want" ] ||
 			live_fail "\"$st\" message #$((i + 1)) of $inc names report $path, want $want (reports dir: $(ls "$DMN_REPORTS" | tr '\n' ' '))"
 		[ -f "$path" ] || live_fail "report $path (of the \"$st\" message) does not exist; reports dir: $(ls "$DMN_REPORTS" | tr '\n' ' ')"
@@ -702,7 +710,7 @@ dmn_check_reports() {
 	got=$(cd "$DMN_REPORTS" && ls -A | grep -F "$inc-" | grep -v -E "^$inc-[0-9]{2}-(opened|escalated|updated|resolved)\.(json|txt)\$")
 	[ -z "$got" ] || live_fail "unexpected files for $inc in $DMN_REPORTS: $(tr '\n' ' ' <<<"$got")"
 	got=$(cd "$DMN_REPORTS" && ls -A | grep -c -E "^$inc-[0-9]{2}-[a-z]+\.json\$")
-	[ "$got" = "$n" ] || live_fail "$got JSON reports for $inc in $DMN_REPORTS, but $n messages: $(ls "$DMN_REPORTS" | tr '\n' ' ')"
+	[ "$got" = "$w" ] || live_fail "$got JSON reports for $inc in $DMN_REPORTS, but $w messages naming one: $(ls "$DMN_REPORTS" | tr '\n' ' ')"
 	# its page, <id>.html, as of its last report
 	path=$DMN_REPORTS/$inc.html
 	[ -s "$path" ] || live_fail "no page $path of incident $inc: $(ls "$DMN_REPORTS" | tr '\n' ' ')"

@@ -58,7 +58,7 @@
 # IRQ's latency is ~0.1 ms there, not a few us). A PVM host (the kvm_pvm module: /dev/kvm
 # without VT-x/AMD-V, which runs only PVM-enlightened guest kernels; a stock kernel hangs
 # after "Probing EDD") gets TCG. TCG runs both vCPUs in one host thread (thread=single): as
-# fast here as a thread per vCPU (17-19 s for vm-tracers) on half the host CPU. (One run in
+# fast here as a thread per vCPU (17-19 s for the smoke checks alone) on half the host CPU. (One run in
 # about fifteen with a thread per vCPU hung for good, one host CPU busy, no message, before
 # the kernel got noirqdebug below; 8 of 8 passed with it. Cause not found.) The guest sees
 # VM_ACCEL (kvm or tcg).

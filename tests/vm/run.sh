@@ -4,6 +4,6 @@
 # scenarios by name.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../live/scenarios.sh"
-SCENARIOS_ALL=(tracers timerlat)
+SCENARIOS_ALL=(timerlat)
 # the backstop: lib.sh's VM_TIMEOUT (150 s), the initramfs, the first run's download (180 s)
 scenarios_main vm "$here" 400 "$@"

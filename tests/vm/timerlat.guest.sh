@@ -1,6 +1,8 @@
 # vm-timerlat, the guest side (bash, in the VM; see tests/vm/timerlat.sh for what it checks).
 . "${VM_GUEST_LIB:-/vm/lib.sh}"
 
+bash /vm/files/tracers.guest.sh 1       # the smoke checks, in this boot (one boot is 15 s)
+
 grep -qw timerlat "$T/available_tracers" || { g_skip timerlat "no timerlat tracer: $(cat "$T/available_tracers")"; exit 0; }
 SPIN_MS=${SPIN_MS:-20}
 HALF=$((SPIN_MS * 1000 / 2))            # us

@@ -1,6 +1,8 @@
 #!/bin/bash
 # vm-timerlat: cgwatch's timerlat measurement on a kernel that has the tracer (Debian's
-# PREEMPT_RT kernel in a VM; tests/vm/lib.sh), timerlat.guest.sh:
+# PREEMPT_RT kernel in a VM; tests/vm/lib.sh). First the harness's smoke checks
+# (tracers.guest.sh, in the same boot: the tracers are there, check reports, runq misses only
+# irqsoff, timerlat in an instance sees a FIFO 99 loop's delays), then timerlat.guest.sh:
 #   - runq: `cgwatch runq --interval 2` with a SCHED_FIFO/99 loop on CPU 1 (spins SPIN_MS,
 #     sleeps 1 ms): CPU 1's timerlat object has a thread latency of at least half a spin and
 #     names the loop (its pid and comm) as what held the CPU; the runq's timerlat says the
@@ -17,6 +19,8 @@
 . "$(dirname "$0")/lib.sh"
 vm_init timerlat
 vm_file "$VM_DIR/timerlat.conf" /etc/cgwatch/timerlat.conf
-vm_env SPIN_MS=20
+vm_file "$VM_DIR/tracers.conf" /etc/cgwatch/tracers.conf
+vm_file "$VM_DIR/tracers.guest.sh"
+vm_env SPIN_MS=20 SLEEP_MS=1
 vm_boot "$VM_DIR/timerlat.guest.sh"
 vm_result

@@ -1,4 +1,5 @@
-# vm-tracers, the guest side (bash, in the VM; see tests/vm/lib.sh): the kernel has the
+# The VM harness's smoke checks, the guest side (bash, in the VM; run first by
+# timerlat.guest.sh, with the CPU as its argument, SPIN_MS and SLEEP_MS set): the kernel has the
 # timerlat and osnoise tracers, `cgwatch check --format json` gives a report with a scan
 # object, and `cgwatch runq` says only irqsoff is missing among the latency tracers.
 . "${VM_GUEST_LIB:-/vm/lib.sh}"
