@@ -2,7 +2,7 @@
 # Wall and CPU time of `cgwatch audit` against the bare reads a user would otherwise do for
 # the same questions, side by side in one run: `ps -eLo policy,psr,pcpu` (which thread is
 # real-time, on which CPU, with how much of it) and one `cat` of every /proc/*/task/*/stat.
-# The three alternate, RUNS times each, with N extra sleeping threads (bench/threads.c).
+# The three alternate, RUNS times each, with N extra sleeping threads (tests/live/manythreads.c).
 # Prints the medians and the ratios of the medians, cgwatch / ps. The audit's wall time holds
 # its sampling windows (0.25 s for the real-time threads' share, and on a host with cgroup v1
 # hierarchies 0.25 s of cgroup event counts and ~0.3 s closing the perf counters); its CPU

@@ -18,7 +18,7 @@ ROUNDS=${ROUNDS:-2}
 CHECKS=${CHECKS:-10}
 CGW=${CGWATCH:-build/cgwatch}
 mkdir -p build
-cc -O2 -pthread -o build/bench-threads bench/threads.c || exit 1
+cc -O2 -pthread -o build/bench-threads tests/live/manythreads.c || exit 1
 tests/live/build.sh && [ -x tests/live/bin/nobpf ] || exit 1
 [ $# -gt 0 ] || set -- 10000 30000
 tmp=$(mktemp -d)

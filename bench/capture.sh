@@ -3,7 +3,7 @@
 # file the scan reads is recorded as read, then only the findings' and the host files are
 # written), and against what a support engineer would otherwise run to keep the state of every
 # thread: `cat` of every thread's stat and stack into a file (xargs: no argument-list limit). Side by side in one run: the
-# three alternate, RUNS times each, with N extra sleeping threads (bench/threads.c). Prints
+# three alternate, RUNS times each, with N extra sleeping threads (tests/live/manythreads.c). Prints
 # the medians of wall and CPU time (user + sys), CPU µs per thread, and the peak RSS.
 # "Healthy": thresholds (a day) nothing reaches, so tasks stuck on a shared machine do not
 # turn the check into a diagnosis.

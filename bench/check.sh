@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Wall and CPU time of a healthy `cgwatch check` against `ps -eLo pid,tid,stat,wchan`, side by
 # side in one run: the two commands alternate, RUNS times each, with N extra sleeping threads
-# (bench/threads.c). Prints the medians and the ratio of the medians, cgwatch / ps.
+# (tests/live/manythreads.c). Prints the medians and the ratio of the medians, cgwatch / ps.
 # "Healthy": a config whose thresholds (a day) nothing reaches, so that tasks stuck on a
 # shared machine do not turn the check into a diagnosis; it still reads every thread's stat,
 # and sched for every D and R one.

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-20}
 CGW=${CGWATCH:-build/cgwatch}
 mkdir -p build
-cc -O2 -pthread -o build/bench-threads bench/threads.c || exit 1
+cc -O2 -pthread -o build/bench-threads tests/live/manythreads.c || exit 1
 [ $# -gt 0 ] || set -- 2000 10000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,6 +1,6 @@
 # What the benchmarks share; sourced from bench/NAME.sh after `cd` to the repository.
 # bench_init: the thread-load helper built, $tmp made and removed at exit with the load.
-# bench_load_start N / bench_load_stop: N extra sleeping threads (bench/threads.c) up while
+# bench_load_start N / bench_load_stop: N extra sleeping threads (tests/live/manythreads.c) up while
 # the measurements run; $total the host's thread count then.
 # bench_run CMD...: one timed run, "wall_s cpu_s" (bash's time, ms; CPU is user + sys).
 # bench_median: the median of the numbers on stdin, one per line.
@@ -9,7 +9,7 @@
 
 bench_init() {
 	mkdir -p build
-	cc -O2 -pthread -o build/bench-threads bench/threads.c || exit 1
+	cc -O2 -pthread -o build/bench-threads tests/live/manythreads.c || exit 1
 	tmp=$(mktemp -d)
 	LOAD_PID=
 	trap bench_cleanup EXIT

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-7}
 CGW=${CGWATCH:-build/cgwatch}
 mkdir -p build
-cc -O2 -pthread -o build/bench-threads bench/threads.c || exit 1
+cc -O2 -pthread -o build/bench-threads tests/live/manythreads.c || exit 1
 conf=$(mktemp)
 LOAD_PID=
 trap 'rm -f "$conf"; [ -z "${LOAD_PID:-}" ] || kill "$LOAD_PID" 2>/dev/null' EXIT
