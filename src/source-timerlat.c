@@ -311,14 +311,7 @@ void timerlat_stop(struct cgw_tlrun *r, unsigned timeout_ms)
 		stop_thread(r);                   /* no thread: inline rather than not at all */
 		return;
 	}
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	if (pthread_timedjoin_np(t, NULL, &until) != 0)
+	struct timespec until = mono_after(timeout_ms);
+	if (pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &until) != 0)
 		pthread_detach(t);
 }
