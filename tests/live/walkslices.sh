@@ -49,59 +49,48 @@ live_wait_for 5 is_frozen || live_fail "setup: $CG not frozen, or $SLEEPER not i
 sleep 1.2
 
 threads() { local n=0 d; for d in /proc/[0-9]*/task; do set -- "$d"/*; [ -e "$1" ] && n=$((n + $#)); done; echo "$n"; }
-before=$(threads)
 printf '[scan]\nsource = walker\n' >"$LIVE_TMP/walker.conf"   # a check loads the walker too
-live_cgwatch "$LIVE_TMP/r.json" "$LIVE_TMP/r.err" check --verbose --format json --threshold 1 --config "$LIVE_TMP/walker.conf"
-after=$(threads)
-live_json_check "$LIVE_TMP/r.json" "check"
-why=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/r.json")
-[[ $why == "bpf: task walker loaded"* ]] || live_fail "the walker was not used: $why"
+# scan TAG FILE WANT ARGS...: a check (ARGS added) into $LIVE_TMP/FILE.json, counting /proc's
+# threads before and after; its scan source must start with WANT, its scan.threads must be
+# /proc's count within 300 (SCANNED; BEFORE, AFTER, LO, HI kept), the frozen sleeper found
+scan() {
+	local tag=$1 f=$2 want=$3 why
+	shift 3
+	BEFORE=$(threads)
+	live_cgwatch "$LIVE_TMP/$f.json" "$LIVE_TMP/$f.err" check --format json --threshold 1 --config "$LIVE_TMP/walker.conf" "$@"
+	AFTER=$(threads)
+	live_json_check "$LIVE_TMP/$f.json" "check ($tag)"
+	why=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/$f.json")
+	WHY=$why
+	[[ $why == "$want"* ]] || live_fail "$tag: $why, want $want"
+	SCANNED=$(jq -r .scan.threads "$LIVE_TMP/$f.json")
+	LO=$(( (BEFORE < AFTER ? BEFORE : AFTER) - 300 )) HI=$(( (BEFORE > AFTER ? BEFORE : AFTER) + 300 ))
+	[ "$SCANNED" -ge "$LO" ] && [ "$SCANNED" -le "$HI" ] ||
+		live_fail "$tag: scan.threads $SCANNED, want /proc's count ($BEFORE before, $AFTER after) within 300"
+	jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
+		"$LIVE_TMP/$f.json" >/dev/null || live_fail "$tag: no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/$f.json")"
+}
+
+scan "$N threads" r "bpf: task walker loaded" --verbose
 line=$(grep -m1 -E '^cgwatch: debug: task walk: [0-9]+ threads in [0-9]+ runs' "$LIVE_TMP/r.err") ||
 	live_fail "no 'task walk' line in check --verbose: $(grep -m3 'debug' "$LIVE_TMP/r.err" | tr '\n' '|' | head -c 300)"
 read -r walked runs < <(sed -E 's/^.*task walk: ([0-9]+) threads in ([0-9]+) runs.*$/\1 \2/' <<<"$line")
-scanned=$(jq -r .scan.threads "$LIVE_TMP/r.json")
+scanned=$SCANNED before=$BEFORE after=$AFTER
 [ "$runs" -ge 2 ] || live_fail "$N threads walked in $runs run, want more than one: $line"
-lo=$(( (before < after ? before : after) - 300 )) hi=$(( (before > after ? before : after) + 300 ))
 # the walk leaves out cgwatch itself and PID 1's threads (read from /proc, in scan.threads)
-for v in "walked:$walked" "scan.threads:$scanned"; do
-	[ "${v#*:}" -ge "$lo" ] && [ "${v#*:}" -le "$hi" ] ||
-		live_fail "${v%%:*} ${v#*:}, want /proc's count of threads ($before before, $after after) within 300: $line"
-done
-jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
-	"$LIVE_TMP/r.json" >/dev/null || live_fail "no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/r.json")"
+[ "$walked" -ge "$LO" ] && [ "$walked" -le "$HI" ] ||
+	live_fail "walked $walked, want /proc's count of threads ($before before, $after after) within 300: $line"
 live_kill_wait "$MANY"
 # 3,000 processes: the walker still, each run resuming in a process found by its pid
 "$LIVE_BIN/manyprocs" 3000 >"$LIVE_TMP/procs.out" 2>&1 3>&- &
 PROCS=$!
 live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs.out" || live_fail "setup: 3000 processes not started: $(head -c 200 "$LIVE_TMP/procs.out")"
-before1=$(threads)
-live_cgwatch "$LIVE_TMP/f.json" "$LIVE_TMP/f.err" check --verbose --format json --threshold 1 --config "$LIVE_TMP/walker.conf"
-after1=$(threads)
-live_json_check "$LIVE_TMP/f.json" "check (3000 processes)"
-why1=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/f.json")
-[[ $why1 == "bpf: task walker loaded"* ]] || live_fail "3000 processes: the walker was not used: $why1"
+scan "3000 processes" f "bpf: task walker loaded" --verbose
 line1=$(grep -m1 -E '^cgwatch: debug: task walk: [0-9]+ threads in [0-9]+ runs \([0-9]+ restarts, [0-9]+ on a full ring buffer\)' "$LIVE_TMP/f.err") ||
 	live_fail "3000 processes: no 'task walk' line: $(grep -m3 'task walk' "$LIVE_TMP/f.err" | tr '\n' '|')"
-scanned1=$(jq -r .scan.threads "$LIVE_TMP/f.json")
-lo=$(( (before1 < after1 ? before1 : after1) - 300 )) hi=$(( (before1 > after1 ? before1 : after1) + 300 ))
-[ "$scanned1" -ge "$lo" ] && [ "$scanned1" -le "$hi" ] ||
-	live_fail "3000 processes: scan.threads $scanned1, want /proc's count ($before1 before, $after1 after) within 300"
-jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
-	"$LIVE_TMP/f.json" >/dev/null || live_fail "3000 processes: no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/f.json")"
 # 1,500 more: 4,500
 "$LIVE_BIN/manyprocs" 1500 >"$LIVE_TMP/procs2.out" 2>&1 3>&- &
 PROCS2=$!
 live_wait_for 60 grep -q '^ready$' "$LIVE_TMP/procs2.out" || live_fail "setup: 1500 more processes not started: $(head -c 200 "$LIVE_TMP/procs2.out")"
-before2=$(threads)
-live_cgwatch "$LIVE_TMP/p.json" "$LIVE_TMP/p.err" check --format json --threshold 1 --config "$LIVE_TMP/walker.conf"
-after2=$(threads)
-live_json_check "$LIVE_TMP/p.json" "check (4500 processes)"
-why2=$(jq -r '.scan.source + ": " + .scan.source_why' "$LIVE_TMP/p.json")
-[[ $why2 == "bpf: task iterator read: "* ]] || live_fail "4500 processes: $why2, want the task iterator read"
-scanned2=$(jq -r .scan.threads "$LIVE_TMP/p.json")
-lo=$(( (before2 < after2 ? before2 : after2) - 300 )) hi=$(( (before2 > after2 ? before2 : after2) + 300 ))
-[ "$scanned2" -ge "$lo" ] && [ "$scanned2" -le "$hi" ] ||
-	live_fail "4500 processes: scan.threads $scanned2, want /proc's count ($before2 before, $after2 after) within 300"
-jq -e --argjson t "$SLEEPER" '[.findings[]? | select(.id == "frozen" and (.tasks | index($t)))] | length == 1' \
-	"$LIVE_TMP/p.json" >/dev/null || live_fail "4500 processes: no frozen finding for $SLEEPER: $(live_summary "$LIVE_TMP/p.json")"
-live_pass "${line#cgwatch: debug: }; scan.threads $scanned, /proc $before..$after; frozen $SLEEPER found; 3000 processes: ${line1#cgwatch: debug: }; 4500 processes: ${why2:0:60}..., scan.threads $scanned2"
+scan "4500 processes" p "bpf: task iterator read: "
+live_pass "${line#cgwatch: debug: }; scan.threads $scanned, /proc $before..$after; frozen $SLEEPER found; 3000 processes: ${line1#cgwatch: debug: }; 4500 processes: ${WHY:0:60}..., scan.threads $SCANNED"
