@@ -336,6 +336,7 @@ static int walk_read(struct cgw_bpfscan *b)
 	v->resume_tgid = 0;
 	v->counted = 0;
 	v->end_pending = 0;
+	v->defer_n = v->defer_next = 0;
 	b->len = 0;
 	b->nchunks = 0;
 	b->rb_nomem = false;

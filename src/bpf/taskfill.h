@@ -135,14 +135,21 @@ static __always_inline void read_blocker(struct task_struct *t, struct taskrec *
 	bpf_probe_read_kernel(r->owner_comm, sizeof(r->owner_comm), &o->comm);
 }
 
+/* task_fill's answer for a thread whose record needs its kernel stack, where the caller may
+ * not read it now (stack_ok false): nothing written, the caller reads it later */
+#define TASKFILL_DEFER 0x100
+
 /* The record of thread t into s->r (its stack into s->frames): TASKREC_TASK for a D or R
  * thread (any, with all), TASKREC_LEADER for a process's main thread in another state, 0 for
- * a thread that gets none. leader: 1 or 0 where the caller knows whether t is its process's
- * main thread, -1 where not (then read from its ids). The state is read first, and the ids
- * only where needed: a thread that gets no record costs the cache lines of its state and
- * exit_state (as /proc, a task past exit_notify is Z whatever its state), not its ids'. */
+ * a thread that gets none; TASKFILL_DEFER where the record needs the stack (a D thread, or an
+ * R one off its CPU) and stack_ok is false. leader: 1 or 0 where the caller knows whether t
+ * is its process's main thread, -1 where not (then read from its ids). The state is read
+ * first, and the ids only where needed: a thread that gets no record costs the cache lines of
+ * its state and exit_state (as /proc, a task past exit_notify is Z whatever its state), not
+ * its ids'. stack_ok: bpf_get_task_stack may be called here (since 6.18 it is a sleepable
+ * helper in a sleepable program, which the verifier refuses inside bpf_rcu_read_lock()). */
 static __always_inline int task_fill(struct task_struct *t, struct scratch *s, bool all,
-                                     int leader)
+                                     int leader, bool stack_ok)
 {
 	struct taskrec *r = &s->r;
 	unsigned int st = task_state(t);
@@ -155,6 +162,10 @@ static __always_inline int task_fill(struct task_struct *t, struct scratch *s, b
 		kind = TASKREC_LEADER;
 	else
 		return 0;
+	int on_cpu = t->on_cpu;
+	bool want_stack = kind == TASKREC_TASK && (c == 'D' || (c == 'R' && !on_cpu));
+	if (want_stack && !stack_ok)
+		return TASKFILL_DEFER;
 	int tid = t->pid, tgid = t->tgid;
 	__builtin_memset(r, 0, sizeof(*r));
 	r->magic = TASKREC_MAGIC;
@@ -186,10 +197,9 @@ static __always_inline int task_fill(struct task_struct *t, struct scratch *s, b
 	r->nvcsw = t->nvcsw;
 	r->nivcsw = t->nivcsw;
 	__builtin_memcpy(r->comm, t->comm, sizeof(r->comm));
-	int on_cpu = t->on_cpu;
 	if (on_cpu)
 		r->rflags |= TASKREC_ON_CPU;
-	if (kind == TASKREC_TASK && (c == 'D' || (c == 'R' && !on_cpu))) {
+	if (want_stack) {
 		long got = bpf_get_task_stack(t, s->frames, sizeof(s->frames), 0);
 		r->rflags |= TASKREC_HAVE_STACK;
 		if (got < 0) {

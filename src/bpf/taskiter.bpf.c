@@ -58,7 +58,7 @@ int cgw_tasks(struct bpf_iter__task *ctx)
 		__sync_fetch_and_add(n, 1);
 	else
 		bpf_map_update_elem(&walked, &session, &one, BPF_NOEXIST);
-	if (!task_fill(t, s, emit_all, -1))
+	if (!task_fill(t, s, emit_all, -1, true))
 		return 0;
 	bpf_seq_write(seq, &s->r, sizeof(s->r));
 	if (s->r.nframes) {
