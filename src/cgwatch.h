@@ -339,6 +339,39 @@ void ini_strv_free(char **v, size_t n);
  * says why to err as "path:line: ..." and returns false. */
 bool ini_id_ok(const char *value, const char *path, int line, FILE *err);
 
+/* ---- kfeat.c: the kernel features used, and those the kernel refused ---- */
+
+enum cgw_kf { KF_TASK_WALKER, KF_TASK_ITERATOR, KF_RUNQ_PROGRAM, KF_COUNTERS, KF_N };
+enum cgw_kf_state {
+	KFS_NOT_TRIED,                     /* this command does not use it (why says so) */
+	KFS_USED,
+	KFS_AVAILABLE,                     /* loaded, kept as a fallback or for some cases */
+	KFS_REFUSED,                       /* the kernel or a sandbox refused it: why */
+	KFS_OFF,                           /* turned off by the configuration */
+};
+struct cgw_kernel {
+	struct { enum cgw_kf_state state; char why[288]; } f[KF_N];
+	char runq_source[16];              /* "runq-program", "schedstat", or "" (none) */
+};
+
+/* Feature f's name as the log, JSON and manifest say it ("task-walker", ...). */
+const char *kf_name(enum cgw_kf f);
+/* State s as they say it ("used", "refused", ...). */
+const char *kf_state_name(enum cgw_kf_state s);
+/* Feature f of k is in state s, for the reason fmt (printf); no-op when k is NULL. */
+void kf_set(struct cgw_kernel *k, enum cgw_kf f, enum cgw_kf_state s, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* What the scan reads: "task-walker", "task-iterator" or "proc". */
+const char *kf_scan_source(const struct cgw_kernel *k);
+/* What run-queue latency is measured with: "runq-program", "schedstat" or "none". */
+const char *kf_runq_source(const struct cgw_kernel *k);
+/* "NAME STATE (why)" of feature f into buf: the daemon's log line. */
+void kf_line(const struct cgw_kernel *k, enum cgw_kf f, char *buf, size_t cap);
+struct json_object;
+/* k as JSON: {"release", "scan_source", "runq_source", "features": [{"name", "state",
+ * "why"}]}: check's scan.kernel, a bundle manifest's kernel_features. */
+struct json_object *kf_json(const struct cgw_kernel *k, const char *release);
+
 /* ---- warnonce.c: a repeated warning said once, counted, said again when it changes ---- */
 
 struct warn_once { char last[1536]; uint64_t hash; unsigned long repeats; bool active; };
@@ -665,6 +698,7 @@ struct bundle_member {
 struct bundle_note { char *path; char *why; uint64_t size; };
 struct bundle_manifest {
 	char *version, *host, *kernel, *root, *start, *end;
+	char *kfeat;                      /* kernel_features as JSON text (kf_json), or NULL */
 	double max_file_mib, max_mib;     /* the caps it was made with */
 	int check_exit;                   /* the exit code of the check its reports are */
 	bool redacted;                    /* made with --redact */
@@ -1477,7 +1511,8 @@ struct cgw_bpfscan;
  * the task iterator only. NULL when neither can be used, why (cap bytes) saying so: in a PID
  * namespace below the initial one, no BTF, not permitted, refused by the verifier; else why
  * says which loaded. */
-struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, char *why, size_t cap);
+struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, struct cgw_kernel *k, char *why,
+                                 size_t cap);
 void bpfscan_free(struct cgw_bpfscan *b);
 /* The walk of scan_walk through the walker's runs or one read of the iterator: threads
  * counted, processes listed, every D and R thread handed to judge as /proc would show it;
@@ -1502,7 +1537,7 @@ struct cgw_runq;
  * where BPF tracing is allowed, else (or RUNQ_MODE_SCHEDSTAT) the /proc/TID/schedstat
  * deltas of the threads each scan reads. why (cap bytes) names the source and why it was
  * chosen. NULL only out of memory. */
-struct cgw_runq_src *runq_open(int mode, char *why, size_t cap);
+struct cgw_runq_src *runq_open(int mode, struct cgw_kernel *k, char *why, size_t cap);
 void runq_src_free(struct cgw_runq_src *s);
 /* The waits per online CPU since the last sample (or runq_open) into out (out->cpu
  * allocated: runq_free), the per-group totals since runq_open with them; scan gives the
@@ -2235,6 +2270,8 @@ struct cgw_report {
 	struct cgw_latency *latency;      /* the daemon's latency streaks across scans, or NULL:
 	                                     one look decides (diagnose-latency.c) */
 	const char *runq_why;             /* why runq is NULL (not measured), or NULL */
+	const struct cgw_kernel *kfeat;   /* the kernel features this process used, or NULL (a
+	                                     replay: they were another host's) */
 };
 
 /* Give every suspect its signature and severity, then group findings by signature,

@@ -36,6 +36,9 @@ struct cgw_daemon {
 	bool bpf_tried;                   /* loading it was tried (said once in the log) */
 	char bpf_why[320];                /* why it is used or not */
 	char source_said[400];            /* the scan source the log last named */
+	struct cgw_kernel kern;           /* the kernel features used, and those refused */
+	struct cgw_kernel bpf_kern;       /* the scan programs' states, as bpfscan_open left them */
+	char kern_said[KF_N][320];        /* what the log last said of each */
 	struct cgw_history *history;      /* D and R tasks of the last scan: their durations */
 	struct cgw_runner *runners;       /* the last scan's runnable threads: CPU shares */
 	size_t nrunners;
@@ -705,6 +708,25 @@ static void save_state(struct cgw_daemon *d)
 	writer_file(d->writer, WR_STATE, d->state_path, txt, len, 0600);
 }
 
+/* Each kernel feature's state in the log, one line each ("kernel: task-walker used (...)"):
+ * at the first scan, and again for one that changed (a reload, a fallback). */
+static void kernel_say(struct cgw_daemon *d)
+{
+	for (int f = KF_TASK_WALKER; f <= KF_TASK_ITERATOR; f++)
+		if (d->conf.scan_source == SCAN_SOURCE_PROC)
+			kf_set(&d->kern, f, KFS_OFF, "[scan] source = proc");
+		else
+			d->kern.f[f] = d->bpf_kern.f[f];
+	for (int f = 0; f < KF_N; f++) {
+		char line[sizeof(d->kern_said[f])];
+		kf_line(&d->kern, f, line, sizeof(line));
+		if (strcmp(line, d->kern_said[f])) {
+			log_warnx("kernel: %s", line);
+			memcpy(d->kern_said[f], line, sizeof(line));
+		}
+	}
+}
+
 /* Run-queue latency since the last scan into out: true when measured. The source is opened
  * at the first scan and again when a reload changes [latency] runq; said in the log then. */
 static bool runq_tick(struct cgw_daemon *d, const struct cgw_scan *scan, struct cgw_runq *out)
@@ -714,9 +736,11 @@ static bool runq_tick(struct cgw_daemon *d, const struct cgw_scan *scan, struct 
 		d->runq = NULL;
 		d->runq_mode = d->conf.latency_runq;
 		char why[400];
-		if (d->runq_mode == RUNQ_MODE_OFF)
+		if (d->runq_mode == RUNQ_MODE_OFF) {
 			log_warnx("run-queue latency: not measured ([latency] runq = no)");
-		else if ((d->runq = runq_open(d->runq_mode, why, sizeof(why))))
+			kf_set(&d->kern, KF_RUNQ_PROGRAM, KFS_OFF, "[latency] runq = no");
+			d->kern.runq_source[0] = '\0';
+		} else if ((d->runq = runq_open(d->runq_mode, &d->kern, why, sizeof(why))))
 			log_warnx("run-queue latency: %s", why);
 		return false;                 /* the first interval starts here */
 	}
@@ -841,7 +865,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 	};
 	if (d->conf.scan_source != SCAN_SOURCE_PROC && !d->bpf_tried) {
 		d->bpf_tried = true;
-		d->bpf = bpfscan_open(getpid(), false, d->bpf_why, sizeof(d->bpf_why));
+		d->bpf = bpfscan_open(getpid(), false, &d->bpf_kern, d->bpf_why, sizeof(d->bpf_why));
 	}
 	const char *why = d->conf.scan_source == SCAN_SOURCE_PROC ? "[scan] source = proc" :
 	                  d->bpf_why;
@@ -893,6 +917,8 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		rates_sample(d->rates, &rates);
 		struct cgw_runq runq = { 0 };     /* since the previous scan */
 		bool have_runq = runq_tick(d, &scan, &runq);
+		rates_kernel(d->rates, &d->kern);
+		kernel_say(d);
 		struct cgw_report rep = { .scan = &scan, .conf = &d->conf,
 		                          .threshold_s = d->conf.blocked_warning_s, .kmsg = &d->kmsg,
 		                          .rates_prev = d->have_rates_prev ? &d->rates_prev : NULL,
@@ -901,7 +927,7 @@ static int on_scan(sd_event_source *s, uint64_t usec, void *userdata)
 		                          .runq_why = have_runq ? NULL : d->runq ?
 		                                      "the first interval has not ended" :
 		                                      "[latency] runq = no",
-		                          .pressure = pressure_scan(d, &pres) };
+		                          .pressure = pressure_scan(d, &pres), .kfeat = &d->kern };
 		if (diagnose(&rep, &d->sigs, NULL, NULL) < 0) {   /* out of memory: scan lost */
 			warn_once(&d->scan_warn, "scan failed: out of memory classifying %zu tasks; "
 			          "trying again every %g s", scan.n, d->conf.scan_interval_s);
@@ -1164,7 +1190,7 @@ int daemon_run(const char *config_path)
 	 * seconds at nice 10 on a busy host, which would stall the loop's watchdog pings */
 	if (d.conf.scan_source != SCAN_SOURCE_PROC) {
 		d.bpf_tried = true;
-		d.bpf = bpfscan_open(getpid(), false, d.bpf_why, sizeof(d.bpf_why));
+		d.bpf = bpfscan_open(getpid(), false, &d.bpf_kern, d.bpf_why, sizeof(d.bpf_why));
 	}
 	sd_event_set_watchdog(d.event, true);   /* WATCHDOG=1 from this loop only */
 	int r = sd_event_loop(d.event);

@@ -604,11 +604,11 @@ static int cmd_runq(int argc, char **argv)
 		return EXIT_UNREADABLE;
 	}
 	char why[400], swhy[320];
-	struct cgw_runq_src *src = runq_open(conf.latency_runq, why, sizeof(why));
+	struct cgw_runq_src *src = runq_open(conf.latency_runq, NULL, why, sizeof(why));
 	/* the scans as the daemon's: through the task iterator where it loads (schedstat then
 	 * takes run_delay and pcount from its records) */
 	struct cgw_bpfscan *bpf = conf.scan_source != SCAN_SOURCE_PROC ?
-	                          bpfscan_open(getpid(), false, swhy, sizeof(swhy)) : NULL;
+	                          bpfscan_open(getpid(), false, NULL, swhy, sizeof(swhy)) : NULL;
 	struct cgw_scan_opts so = { .blocked_s = conf.blocked_warning_s, .starved_s = conf.starved_s,
 	                            .read_timeout_ms = (unsigned)(conf.read_timeout_s * 1000),
 	                            .self_tgid = getpid(), .bpf = bpf, .source_why = "" };

@@ -203,6 +203,11 @@ char *manifest_json(const struct bundle_manifest *m, size_t *len)
 	json_object_object_add(o, "host", jstr(m->host));
 	json_object_object_add(o, "kernel", jstr(m->kernel));
 	json_object_object_add(o, "root", jstr(m->root));
+	json_object *kf = m->kfeat ? json_tokener_parse(m->kfeat) : NULL;
+	if (kf && json_object_is_type(kf, json_type_object))
+		json_object_object_add(o, "kernel_features", kf);
+	else
+		json_object_put(kf);
 	json_object *c = json_object_new_object();
 	json_object_object_add(c, "start", jstr(m->start));
 	json_object_object_add(c, "end", jstr(m->end));
@@ -547,6 +552,7 @@ void manifest_free(struct bundle_manifest *m)
 	free(m->version);
 	free(m->host);
 	free(m->kernel);
+	free(m->kfeat);
 	free(m->root);
 	free(m->start);
 	free(m->end);

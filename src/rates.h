@@ -84,6 +84,8 @@ struct cgw_rates_src;
  * replayed tree, whose captured /proc files are read as they are (perf would count the live
  * host). Every step runs with the deadline timeout_ms. Never NULL; it says which source. */
 struct cgw_rates_src *rates_open(bool live, unsigned timeout_ms);
+/* Whether s counts the tracepoints with perf (used), or why not (refused), into k. */
+void rates_kernel(const struct cgw_rates_src *s, struct cgw_kernel *k);
 /* Counts and per-second rates since the previous sample (since rates_open at the first) into
  * out. Returns 0, or -errno when nothing at all could be read (out says why). */
 int rates_sample(struct cgw_rates_src *src, struct cgw_rates *out);

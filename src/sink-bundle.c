@@ -687,6 +687,20 @@ static void redacted_copy(struct cgw_redact *r, const char *s, char *out, size_t
 	sb_free(&b);
 }
 
+/* The tree's cgwatch/kernel (what the capturing host's kernel allowed: source-capture.c), for
+ * the manifest's kernel_features; NULL when the tree has none (a tree captured before, or of
+ * a replay), or it is not what a capture writes. */
+static char *kernel_features(const char *dir, unsigned timeout_ms)
+{
+	char path[4096], why[256], *data = NULL;
+	size_t len;
+	uint64_t size;
+	snprintf(path, sizeof(path), "%s/cgwatch/kernel", dir);
+	if (bundle_read_regular(path, 8192, timeout_ms, &data, &len, &size, why, sizeof(why)) < 0)
+		return NULL;
+	return data;
+}
+
 static int write_bundle(const char *dir, const char *out, const struct cgw_conf *conf,
                         const struct cgw_sigset *sigs, const struct bundle_reports *given,
                         const struct bundle_incidents *inc, char *written, size_t wcap,
@@ -866,6 +880,7 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
 	b.m.version = xstrdup(CGW_VERSION);
 	b.m.host = xstrdup(host);
 	b.m.kernel = xstrdup(rep.kernel);
+	b.m.kfeat = kernel_features(dir, (unsigned)(conf->read_timeout_s * 1000));
 	b.m.root = xstrdup(root);
 	b.m.redacted = b.red != NULL;
 	b.m.start = xstrdup(start);

@@ -35,6 +35,28 @@ static void check_rates(struct cgw_report *r, void *ctx)
 	}
 }
 
+/* What this host's kernel allows, for a capture (which reads /proc itself): the scan's
+ * programs and the run-queue program loaded (the walker's verification: 0.4 s of CPU) and
+ * let go, each one's state into k: "available" where it loaded. */
+static void kernel_probe(const struct cgw_conf *conf, struct cgw_kernel *k)
+{
+	char why[400];
+	if (conf->scan_source == SCAN_SOURCE_PROC) {
+		kf_set(k, KF_TASK_WALKER, KFS_OFF, "[scan] source = proc");
+		kf_set(k, KF_TASK_ITERATOR, KFS_OFF, "[scan] source = proc");
+	} else {
+		bpfscan_free(bpfscan_open(getpid(), false, k, why, sizeof(why)));
+	}
+	if (conf->latency_runq == RUNQ_MODE_OFF)
+		kf_set(k, KF_RUNQ_PROGRAM, KFS_OFF, "[latency] runq = no");
+	else
+		runq_src_free(runq_open(conf->latency_runq, k, why, sizeof(why)));
+	for (int f = 0; f < KF_N; f++)     /* loaded, not used: the capture reads /proc */
+		if (k->f[f].state == KFS_USED)
+			k->f[f].state = KFS_AVAILABLE;
+	k->runq_source[0] = '\0';
+}
+
 /* The window of the daemon's flight recorder, when its instance runs ([recorder] of conf),
  * told from r's first finding; NULL when there is none (nothing made, nothing said). */
 static struct cgw_recwin *check_recorder(const struct cgw_conf *conf, const struct cgw_report *r)
@@ -76,14 +98,24 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 	 * replay, which reads files, or a capture, which keeps the files it reads) */
 	char why[320];
 	struct cgw_bpfscan *bpf = NULL;
-	if (root)
+	struct cgw_kernel kern = { 0 };   /* what this kernel allowed (scan.kernel; a capture's
+	                                     cgwatch/kernel), for a live check */
+	if (root) {
 		snprintf(why, sizeof(why), "--root replays read the captured files");
-	else if (capture)
+	} else if (capture) {
 		snprintf(why, sizeof(why), "--capture keeps the /proc files it reads");
-	else if (conf->scan_source == SCAN_SOURCE_PROC)
+		kernel_probe(conf, &kern);
+	} else if (conf->scan_source == SCAN_SOURCE_PROC) {
 		snprintf(why, sizeof(why), "[scan] source = proc");
-	else
-		bpf = bpfscan_open(getpid(), conf->scan_source != SCAN_SOURCE_WALKER, why, sizeof(why));
+		kf_set(&kern, KF_TASK_WALKER, KFS_OFF, "%s", why);
+		kf_set(&kern, KF_TASK_ITERATOR, KFS_OFF, "%s", why);
+	} else {
+		bpf = bpfscan_open(getpid(), conf->scan_source != SCAN_SOURCE_WALKER, &kern, why,
+		                   sizeof(why));
+	}
+	if (!capture)
+		kf_set(&kern, KF_RUNQ_PROGRAM, KFS_NOT_TRIED, "one snapshot: run-queue latency is "
+		       "measured between the daemon's scans, and by `cgwatch runq`");
 	log_debug("scan source: %s (%s)", bpf ? "bpf" : "/proc", why);
 	struct cgw_scan scan = { 0 };
 	struct cgw_scan_opts so = {
@@ -137,6 +169,14 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 	struct check_rates cr = { .live = root == NULL, .want = root || s->rates,
 	                          .timeout_ms = timeout_ms };
 	int rc = check_diagnose(&rep, sigs, check_rates, &cr);   /* says why it failed */
+	if (!root) {
+		if (cr.src)
+			rates_kernel(cr.src, &kern);
+		else
+			kf_set(&kern, KF_COUNTERS, KFS_NOT_TRIED, "no finding needed the cgroup "
+			       "activity counts (--rates counts them)");
+		rep.kfeat = &kern;
+	}
 	if (rc == 0 && have_psi && psi_read_cgroups(&rep, &pres, timeout_ms) == 0)
 		pressure_link(&rep, &pres);   /* the findings' cgroups' pressure */
 	if (rc == 0)                      /* the findings' user stacks, under the deadline */

@@ -215,6 +215,8 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 	json_object *sc = json_object_new_object();
 	json_object_object_add(sc, "source", jstr(s->source[0] ? s->source : "proc"));
 	json_object_object_add(sc, "source_why", jstr(s->source_why));
+	if (r->kfeat)
+		json_object_object_add(sc, "kernel", kf_json(r->kfeat, s->kernel));
 	json_object_object_add(sc, "threads", json_object_new_int64((int64_t)s->threads));
 	json_object_object_add(sc, "duration_ms", jround((double)s->scan_usec / 1000.0, 3));
 	json_object_object_add(sc, "threshold_s", jround(r->threshold_s, 1));

@@ -259,16 +259,32 @@ static bool pidns_nested(void)
 	return ids > 1;
 }
 
-struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, char *why, size_t cap)
+/* why, and both programs' state in k: not loaded, for that reason */
+static void neither(struct cgw_kernel *k, enum cgw_kf_state st, char *why, size_t cap,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void neither(struct cgw_kernel *k, enum cgw_kf_state st, char *why, size_t cap,
+                    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, cap, fmt, ap);
+	va_end(ap);
+	kf_set(k, KF_TASK_WALKER, st, "%s", why);
+	kf_set(k, KF_TASK_ITERATOR, st, "%s", why);
+}
+
+struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, struct cgw_kernel *k, char *why,
+                                 size_t cap)
 {
 	struct stat sb;
 	if (stat("/sys/kernel/btf/vmlinux", &sb) < 0) {
-		snprintf(why, cap, "no kernel BTF (/sys/kernel/btf/vmlinux: %s)", strerror(errno));
+		neither(k, KFS_REFUSED, why, cap, "no kernel BTF (/sys/kernel/btf/vmlinux: %s)",
+		        strerror(errno));
 		return NULL;
 	}
 	if (pidns_nested()) {                /* what first_walk would find, without the loads */
-		snprintf(why, cap, "in a PID namespace of its own: the BPF programs' ids are the "
-		         "host's, not those /proc shows here");
+		neither(k, KFS_NOT_TRIED, why, cap, "in a PID namespace of its own: the BPF "
+		        "programs' ids are the host's, not those /proc shows here");
 		return NULL;
 	}
 	libbpf_set_print(libbpf_quiet);
@@ -286,7 +302,7 @@ struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, char *why, size_t cap
 	if (!iter_ok) {
 		iter_close(b);
 		if (b->foreign_ns) {
-			snprintf(why, cap, "%s", iter_why);
+			neither(k, KFS_NOT_TRIED, why, cap, "%s", iter_why);
 			bpfscan_free(b);
 			return NULL;
 		}
@@ -295,16 +311,25 @@ struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, char *why, size_t cap
 	if (!once && walk_open(b, skip_tgid, walk_why, sizeof(walk_why)) == 0 &&
 	    first_walk(b, "task walker", walk_why, sizeof(walk_why)) == 0) {
 		snprintf(why, cap, "task walker loaded (the open-coded task iterator)");
+		kf_set(k, KF_TASK_WALKER, KFS_USED, "the open-coded task iterator");
+		if (iter_ok)
+			kf_set(k, KF_TASK_ITERATOR, KFS_AVAILABLE, "read in the walker's place above "
+			       "%d processes", WALK_MAX_PROCS);
+		else
+			kf_set(k, KF_TASK_ITERATOR, KFS_REFUSED, "%s", iter_why);
 		b->use_iter = iter_ok && b->procs > WALK_MAX_PROCS;
 		return b;
 	}
 	walk_close(b);
+	kf_set(k, KF_TASK_WALKER, once ? KFS_NOT_TRIED : KFS_REFUSED, "%s", walk_why);
 	if (!iter_ok) {
 		snprintf(why, cap, "%s", iter_why);
+		kf_set(k, KF_TASK_ITERATOR, KFS_REFUSED, "%s", iter_why);
 		bpfscan_free(b);
 		return NULL;
 	}
 	snprintf(why, cap, "task iterator loaded; %s", walk_why);
+	kf_set(k, KF_TASK_ITERATOR, KFS_USED, "the iter/task program");
 	return b;
 }
 

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -395,6 +396,20 @@ struct cap_snap {
 	uint64_t bytes;
 };
 
+static int snap_put(struct cap_snap *sn, const char *path, const char *data, size_t len,
+                    struct strbuf *b);
+
+/* What the capturing process's kernel allowed (r->kfeat), as cgwatch/kernel: the JSON of
+ * check's scan.kernel, which a bundle's manifest carries as kernel_features. */
+static int kernel_put(struct cap_snap *sn, const struct cgw_report *r)
+{
+	json_object *o = kf_json(r->kfeat, r->scan->kernel);
+	const char *t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	int e = t ? snap_put(sn, "cgwatch/kernel", t, strlen(t), NULL) : -ENOMEM;
+	json_object_put(o);
+	return e;
+}
+
 struct cap_snap *capture_take(struct cgw_capture *c, const struct cgw_report *r)
 {
 	struct keepset k = { 0 };
@@ -435,7 +450,8 @@ struct cap_snap *capture_take(struct cgw_capture *c, const struct cgw_report *r)
 		rates_format(r->rates, &sn->rates);
 	sn->bytes += sn->clocks.len + sn->unreadable.len + sn->rates.len;
 	free(k.v);
-	if (sn->clocks.lost || sn->unreadable.lost || sn->rates.lost) {
+	if (sn->clocks.lost || sn->unreadable.lost || sn->rates.lost ||
+	    (r->kfeat && kernel_put(sn, r) < 0)) {
 		capture_snap_free(sn);
 		return NULL;
 	}

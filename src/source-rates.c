@@ -520,6 +520,18 @@ static void perf_close(struct perf_set *ps, unsigned timeout_ms)
 		perf_set_release(ps);
 }
 
+void rates_kernel(const struct cgw_rates_src *s, struct cgw_kernel *k)
+{
+	if (!s->live)
+		kf_set(k, KF_COUNTERS, KFS_NOT_TRIED, "%s", s->perf_why);
+	else if (s->ps)
+		kf_set(k, KF_COUNTERS, KFS_USED, "perf_event_open on %zu tracepoints' counts",
+		        (size_t)RATE_NEV);
+	else
+		kf_set(k, KF_COUNTERS, KFS_REFUSED, "%s: counting from /proc/cgroups and /proc/stat",
+		       s->perf_why);
+}
+
 struct cgw_rates_src *rates_open(bool live, unsigned timeout_ms)
 {
 	struct cgw_rates_src *s = xcalloc(1, sizeof(*s));

@@ -138,18 +138,26 @@ static bool runq_bpf_open(struct cgw_runq_src *s)
 	return true;
 }
 
-struct cgw_runq_src *runq_open(int mode, char *why, size_t cap)
+struct cgw_runq_src *runq_open(int mode, struct cgw_kernel *k, char *why, size_t cap)
 {
 	struct cgw_runq_src *s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(why, cap, "out of memory");
+		kf_set(k, KF_RUNQ_PROGRAM, KFS_NOT_TRIED, "out of memory");
 		return NULL;
 	}
 	runq_missing(s->missing, sizeof(s->missing));
-	if (mode == RUNQ_MODE_SCHEDSTAT)
+	if (mode == RUNQ_MODE_SCHEDSTAT) {
 		snprintf(s->why, sizeof(s->why), "[latency] runq = schedstat");
-	else
-		runq_bpf_open(s);
+		kf_set(k, KF_RUNQ_PROGRAM, KFS_OFF, "%s", s->why);
+	} else if (runq_bpf_open(s)) {
+		kf_set(k, KF_RUNQ_PROGRAM, KFS_USED, "tp_btf/sched_switch");
+	} else {
+		kf_set(k, KF_RUNQ_PROGRAM, KFS_REFUSED, "%s", s->why);
+	}
+	if (k)
+		snprintf(k->runq_source, sizeof(k->runq_source), "%s",
+		         s->skel ? "runq-program" : "schedstat");
 	s->last_ms = mono_ms();
 	snprintf(why, cap, "%s (%s)", s->skel ? SRC_TRACEPOINT : "schedstat", s->why);
 	return s;
