@@ -404,7 +404,8 @@ static int snap_put(struct cap_snap *sn, const char *path, const char *data, siz
 static int kernel_put(struct cap_snap *sn, const struct cgw_report *r)
 {
 	json_object *o = kf_json(r->kfeat, r->scan->kernel);
-	const char *t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	const char *t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+	                                                JSON_C_TO_STRING_NOSLASHESCAPE);
 	int e = t ? snap_put(sn, "cgwatch/kernel", t, strlen(t), NULL) : -ENOMEM;
 	json_object_put(o);
 	return e;

@@ -18,6 +18,9 @@ SECONDS=0 t_sec=0
 SUITE_TIMES=$(mktemp)             # live and daemon scenarios' wall times (scenarios.sh)
 export SUITE_TIMES
 SUITE_DEB=$(mktemp -d)            # the package the packaging section built, for the systemd one
+SUITE_PROOFS=$(mktemp)            # the scan and latency paths proven, and where (tests/proofs.sh)
+export SUITE_PROOFS
+. tests/proofs.sh
 # "== name" starts a section; the previous one's wall time is printed when the next starts
 section() {
 	[ -n "${t_name:-}" ] && echo "   ($t_name: $((SECONDS - t_sec)) s)"
@@ -285,8 +288,10 @@ tally < <(CGWATCH=$CGW SCENARIO_ALONE_AFTER=$sd_pid tests/daemon/run.sh)
 section "under a real systemd: a Debian 12 container booted with systemd-nspawn (the time past the daemon's)"
 wait $sd_pid
 tally <"$SD_OUT"
+section "every scan and latency path proven on some kernel: the host's or a VM's"
+tally < <(proofs_verdict)
 section end
 echo "   (slowest scenarios: $(sort -rn "$SUITE_TIMES" | head -8 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}'))"
-rm -rf "$SUITE_TIMES" "$SUITE_DEB" "$SD_OUT" "$FUZZ_OUT" "$VM_OUT"
+rm -rf "$SUITE_TIMES" "$SUITE_DEB" "$SD_OUT" "$FUZZ_OUT" "$VM_OUT" "$SUITE_PROOFS"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

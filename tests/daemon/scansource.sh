@@ -59,8 +59,28 @@ stuck_after_start bpf
 opened_by "$DPID" || live_fail "bpf: no incident opened for the stuck task within 10 s: $(dmn_digest); $(dmn_ctx)"
 latency_ok bpf
 sleep 2                                   # a few more scans (interval 0.5 s)
-n=$(said bpf '^cgwatch: scan source: bpf \(task walker loaded \(the open-coded task iterator\)\)$')
-[ "$n" = 1 ] || live_fail "bpf: 'scan source: bpf (task walker loaded (the open-coded task iterator))' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/bpf.err" | head -3 | tr '\n' '|')"
+# kernel_said NAME: each kernel feature's line said exactly once by daemon NAME
+kernel_said() {
+	local f n
+	for f in task-walker task-iterator runq-program tracepoint-counters; do
+		n=$(said "$1" "^cgwatch: kernel: $f (used|available|refused|not-tried|off)( \\(.*\\))?$")
+		[ "$n" = 1 ] || live_fail "$1: 'kernel: $f ...' said $n times, want once: $(grep 'kernel:' "$LIVE_TMP/$1.err" | head -5 | tr '\n' '|')"
+	done
+}
+kernel_said bpf
+# the walker where this kernel loads it; where it refuses it, the refusal said and the
+# iter/task program used in its place
+if [ "$(said bpf '^cgwatch: kernel: task-walker used ')" = 1 ]; then
+	n=$(said bpf '^cgwatch: scan source: bpf \(task walker loaded \(the open-coded task iterator\)\)$')
+	[ "$n" = 1 ] || live_fail "bpf: 'scan source: bpf (task walker loaded (the open-coded task iterator))' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/bpf.err" | head -3 | tr '\n' '|')"
+	live_proof scan-walker
+elif [ "$(said bpf '^cgwatch: kernel: task-walker refused \(.+\)$')" = 1 ]; then
+	n=$(said bpf '^cgwatch: scan source: bpf \(task iterator loaded; the kernel refused the task walker \(.+\)\)$')
+	[ "$n" = 1 ] || live_fail "bpf: the walker refused, but 'scan source: bpf (task iterator loaded; the kernel refused the task walker (...))' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/bpf.err" | head -3 | tr '\n' '|')"
+	live_proof scan-iterator
+else
+	live_fail "bpf: the task walker neither used nor refused with a reason: $(grep 'kernel: task-walker' "$LIVE_TMP/bpf.err" | head -2 | tr '\n' '|')"
+fi
 dmn_stop
 [ "$DMN_STOP_RC" = 0 ] || live_fail "bpf: exit $DMN_STOP_RC on SIGTERM"
 dmn_fuse_release                          # the next daemon gets a task of its own
@@ -78,6 +98,10 @@ latency_ok nobpf
 sleep 2
 n=$(said nobpf '^cgwatch: scan source: /proc \(.*refused.*\)$')
 [ "$n" = 1 ] || live_fail "nobpf: 'scan source: /proc (... refused ...)' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/nobpf.err" | head -3 | tr '\n' '|')"
+kernel_said nobpf
+[ "$(said nobpf '^cgwatch: kernel: task-iterator refused \(.*refused.*\)$')" = 1 ] ||
+	live_fail "nobpf: 'kernel: task-iterator refused (...)' not said: $(grep 'kernel:' "$LIVE_TMP/nobpf.err" | head -4 | tr '\n' '|')"
+live_proof scan-proc
 dmn_stop
 
 dmn_conf run.state_dir="$LIVE_TMP/state3" reports.dir="$LIVE_TMP/reports3" bundle.dir="$LIVE_TMP/bundles3"

@@ -13,7 +13,9 @@
 # why the walker is not used and finds the same; with source = auto a check (one scan) loads
 # the iter/task program only, says so, and finds the same. Then with bpf() refused by a seccomp filter
 # (tests/live/nobpf), the default source falls back to /proc, says why in scan.source_why,
-# and finds the same.
+# and finds the same. Where this kernel refuses the walker, the report must name the refusal
+# (scan.kernel, source_why) and the iter/task program find the same: the test passes on the
+# contract, and records in the suite's ledger (tests/proofs.sh) only the paths it saw work.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/capturelib.sh"
 live_init_fuse bpfsame jq timeout awk taskset
@@ -92,14 +94,30 @@ one bpf1 "$LIVE_TMP/walker.conf" taskset -c 0,1
 one proc1 "$LIVE_TMP/proc.conf" taskset -c 0,1
 one proc2 "$LIVE_TMP/proc.conf" taskset -c 0,1
 one bpf2 "$LIVE_TMP/walker.conf" taskset -c 0,1
+# source = walker: the walker where this kernel loads it; where it refuses it, the refusal
+# named (scan.kernel: task-walker "refused" with the kernel's reason, and the same in
+# source_why) and the iter/task program in its place; never a silent fallback
+WALKER=$(live_kernel_feature "$LIVE_TMP/bpf1.json" task-walker)
 for r in bpf1 bpf2; do
 	[ "$(jq -r .scan.source "$LIVE_TMP/$r.json")" = bpf ] ||
 		live_fail "$r: the iterator was not used: $(src $r)"
-	jq -e '.scan.source_why | test("^task walker loaded")' "$LIVE_TMP/$r.json" >/dev/null ||
-		live_fail "$r: the task walker was not used: $(src $r)"
+	w=$(live_kernel_feature "$LIVE_TMP/$r.json" task-walker)
+	case $w in
+	used:*)
+		jq -e '.scan.kernel.scan_source == "task-walker" and (.scan.source_why | test("^task walker loaded"))' \
+			"$LIVE_TMP/$r.json" >/dev/null || live_fail "$r: the walker is used but scan.kernel or source_why says otherwise: $(src $r)"
+		live_proof scan-walker ;;
+	"refused: "?*)
+		jq -e '.scan.kernel.scan_source == "task-iterator" and (.scan.source_why | test("^task iterator loaded; the kernel refused the task walker \\(.+\\)"))' \
+			"$LIVE_TMP/$r.json" >/dev/null || live_fail "$r: the walker refused ($w), but the iter/task program is not what the scan used, or source_why does not name the refusal: $(src $r)"
+		;;
+	*) live_fail "$r: the task walker is neither used nor refused with a reason: scan.kernel says '$w'" ;;
+	esac
 done
 for r in proc1 proc2; do
 	[ "$(jq -r .scan.source "$LIVE_TMP/$r.json")" = proc ] || live_fail "$r: $(src $r), want proc"
+	jq -e '.scan.kernel.scan_source == "proc" and ([.scan.kernel.features[] | select(.name | test("^task-")) | .state] == ["off", "off"])' \
+		"$LIVE_TMP/$r.json" >/dev/null || live_fail "$r: scan.kernel does not say the programs are off: $(jq -c .scan.kernel "$LIVE_TMP/$r.json")"
 done
 # every scenario is found at all
 for want in "fuse-wait $FUSECHILD" "frozen $SLEEPER" "vfork-wait $VPARENT" "starved $LOW"; do
@@ -118,6 +136,7 @@ jq -e '.scan.source_why | test("^task iterator loaded; the task walker could not
 	"$LIVE_TMP/nowalk.json" >/dev/null ||
 	live_fail "the walker's runs refused: the report does not say why: $(src nowalk)"
 same bpf2 nowalk
+live_proof scan-iterator
 
 # source = auto: a check (one scan) loads only the iter/task program, saying why
 one once "$LIVE_TMP/auto.conf" taskset -c 0,1
@@ -130,5 +149,12 @@ one nobpf "$LIVE_TMP/auto.conf" taskset -c 0,1 "$LIVE_BIN/nobpf"
 	live_fail "bpf() refused: $(src nobpf), want proc"
 jq -e '.scan.source_why | test("refused")' "$LIVE_TMP/nobpf.json" >/dev/null ||
 	live_fail "bpf() refused: the report does not say why: $(src nobpf)"
+jq -e '.scan.kernel.scan_source == "proc" and ([.scan.kernel.features[] | select(.name == "task-iterator") | .state == "refused" and (.why | test("refused"))] == [true])' \
+	"$LIVE_TMP/nobpf.json" >/dev/null || live_fail "bpf() refused: scan.kernel does not name the refusal: $(jq -c .scan.kernel "$LIVE_TMP/nobpf.json")"
 same bpf2 nobpf
-live_pass "$(src bpf1); $(jq --argjson ours "$IDS" "$OURS | length" "$LIVE_TMP/bpf1.json") findings alike through the walker, the iter/task program and /proc; walker refused: $(src nowalk | head -c 120); bpf() refused: $(src nobpf | head -c 80)"
+live_proof scan-proc
+case $WALKER in
+used:*) how="the walker, the iter/task program and /proc" ;;
+*) how="the iter/task program (this kernel refused the walker: ${WALKER#refused: }) and /proc" ;;
+esac
+live_pass "$(src bpf1 | head -c 160); $(jq --argjson ours "$IDS" "$OURS | length" "$LIVE_TMP/bpf1.json") findings alike through $how; walker's runs refused: $(src nowalk | head -c 120); bpf() refused: $(src nobpf | head -c 80)"

@@ -4,7 +4,8 @@
 # its own report.json names the stuck task under fuse-wait with the mount as cause, and
 # `check --root FILE` replays it to that report, durations included: the time the task had
 # been blocked when the bundle was made, not when it is replayed. The capture directory is
-# gone afterwards.
+# gone afterwards. Its manifest says what this host's kernel allowed (kernel_features), as a
+# check here does.
 . "$(dirname "$0")/lib.sh"
 live_init_fuse bundlelive timeout awk jq zstd tar
 live_fuse_child
@@ -27,6 +28,20 @@ CAPS_AFTER=$(ls -d /tmp/cgwatch-capture-* 2>/dev/null | wc -l)
 timeout -k 2 30 "$CGWATCH" bundle --verify "$OUT" >"$LIVE_TMP/verify" 2>&1 3>&- ||
 	live_fail "bundle --verify: $(head -c 300 "$LIVE_TMP/verify")"
 
+# what this host's kernel allowed: the manifest's kernel_features, each program loaded
+# ("available": the capture itself reads /proc) or refused with a reason, as a check here says
+MAN=$(zstd -dc "$OUT" | tar -xOf - manifest.json) || live_fail "no manifest.json in the bundle"
+jq -e --arg r "$(uname -r)" '.kernel_features.release == $r and .kernel_features.scan_source == "proc" and
+	([.kernel_features.features[] | select(.name | test("^(task-walker|task-iterator|runq-program)$")) |
+	  (.state == "available" or .state == "refused") and (.why | length > 0)] == [true, true, true])' \
+	<<<"$MAN" >/dev/null || live_fail "manifest.json's kernel_features: $(jq -c .kernel_features <<<"$MAN" | head -c 600)"
+live_cgwatch "$LIVE_TMP/here.json" "$LIVE_TMP/here.err" check --format json --config "$CONF"
+w=$(jq -r '.kernel_features.features[] | select(.name == "task-iterator") | .state' <<<"$MAN")
+h=$(live_kernel_feature "$LIVE_TMP/here.json" task-iterator)
+case "${h%%:*} $w" in
+"used available"|"refused refused") ;;
+*) live_fail "the manifest says the task iterator is $w, a check here says $h" ;;
+esac
 REP=$(zstd -dc "$OUT" | tar -xOf - report.json) || live_fail "no report.json in the bundle"
 lo=$(awk -v s="$T_START" -v t="$T0" 'BEGIN { printf "%.3f", t - s }')
 hi=$(awk -v s="$T_START" -v t="$T1" 'BEGIN { printf "%.3f", t - s }')

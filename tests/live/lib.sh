@@ -152,6 +152,24 @@ live_sleepers() {
 	done
 }
 
+if [ -f "$LIVE_DIR/../proofs.sh" ]; then
+	. "$LIVE_DIR/../proofs.sh"
+else
+	proof() { :; }                  # a copy without the ledger (a VM's initramfs)
+fi
+
+# live_proof PATH: this scenario saw PATH (tests/proofs.sh) work on this kernel; recorded in
+# the suite's ledger unless the scenario fails (a SKIP may have proven a fallback first).
+LIVE_PROOFS=()
+live_proof() { LIVE_PROOFS+=("$1"); }
+
+# live_kernel_feature FILE NAME: "STATE: why" of kernel feature NAME (task-walker, ...) in
+# the check report FILE's scan.kernel; "absent" when the report has none.
+live_kernel_feature() {
+	jq -r --arg n "$2" '[.scan.kernel.features[]? | select(.name == $n)] |
+		if length == 1 then .[0].state + ": " + .[0].why else "absent" end' "$1"
+}
+
 live_pass() { LIVE_RESULT=PASS; LIVE_REASON=$*; exit 0; }     # optional: what it showed
 live_fail() { LIVE_RESULT=FAIL; LIVE_REASON=$*; exit 1; }
 live_skip() { LIVE_RESULT=SKIP; LIVE_REASON=$*; exit 0; }
@@ -177,6 +195,11 @@ _live_exit() {
 		else
 			LIVE_RESULT=FAIL LIVE_REASON="cleanup: $LIVE_CLEANUP_ERR"
 		fi
+	fi
+	if [ "$LIVE_RESULT" != FAIL ]; then    # a SKIP may have proven a fallback first
+		for i in "${LIVE_PROOFS[@]}"; do
+			proof "$i" "${LIVE_PROOF_WHERE:-host $(uname -r)}" "$LIVE_PREFIX-$LIVE_NAME"
+		done
 	fi
 	# One line, whatever the reason contains.
 	LIVE_REASON=${LIVE_REASON//$'\n'/ | }

@@ -58,7 +58,23 @@ SLEEPER=${SLEEPERS[0]}
 
 measure base
 src=$(jq -r .source "$LIVE_TMP/base.json")
-[ "$src" = sched_switch ] || live_skip "the sched_switch program does not load here: $(jq -r .why "$LIVE_TMP/base.json")"
+if [ "$src" != sched_switch ]; then
+	# refused here: the refusal named, and the fallback (schedstat) names the spinner
+	jq -e '(.source | startswith("schedstat")) and (.why | test("could not be loaded \\(.+\\)"))' \
+		"$LIVE_TMP/base.json" >/dev/null || live_fail "the sched_switch program is not used, and the report does not name the refusal: $(jq -c '[.source, .why]' "$LIVE_TMP/base.json")"
+	"$LIVE_TMP/runqspin" 1 80 20 49 1 >"$LIVE_TMP/spin.out" 2>&1 &
+	SPIN=$!
+	live_wait_for 3 grep -q '^spinning ' "$LIVE_TMP/spin.out" || live_fail "setup: spinner: $(cat "$LIVE_TMP/spin.out")"
+	for try in 1 2; do
+		measure fallback
+		ss=$(cpu1 "$LIVE_TMP/fallback.json")
+		jq -e '.held.comm == "runqspin" and .held.policy == "SCHED_FIFO"' <<<"$ss" >/dev/null && break
+	done
+	jq -e '.held.comm == "runqspin" and .held.rt_priority == 80 and .held.ms >= 500' <<<"$ss" >/dev/null ||
+		live_fail "the sched_switch program refused: its fallback does not name the spinner on CPU 1: $ss"
+	live_proof runq-schedstat
+	live_skip "this kernel refused the sched_switch program ($(jq -r .why "$LIVE_TMP/base.json" | head -c 200)); the schedstat fallback named the spinner"
+fi
 base=$(cpu1 "$LIVE_TMP/base.json")
 jq -e '.count > 0' <<<"$base" >/dev/null || live_fail "base: no wait counted on CPU 1 while a task sleeps and wakes there: $base"
 jq -e '(.held.comm == "runqspin" and .held.policy == "SCHED_FIFO") | not' <<<"$base" >/dev/null ||
@@ -100,4 +116,6 @@ b99=$(jq .p99_ms <<<"$base") s99=$(jq .p99_ms <<<"$spin")
 # whatever the other sessions' load makes it: not compared)
 awk -v b="${WAIT[base]}" -v s="${WAIT[spin]}" 'BEGIN { exit !(b != "none" && s != "none" && s >= 30 && b < s / 2) }' ||
 	live_fail "the sleeper waited on CPU 1's run queue ${WAIT[base]} % of the time alone, ${WAIT[spin]} % with the spinner (want >= 30 % with it, below half of that alone)"
+live_proof runq-program
+live_proof runq-schedstat
 live_pass "${first:+measured twice (first $first); }CPU 1 p99 $b99 ms alone, $s99 ms with the spinner (max $(jq .max_ms <<<"$spin") ms); the sleeper waited ${WAIT[base]} % of the time alone, ${WAIT[spin]} % with it; held: $(jq -r '"\(.held.comm) \(.held.policy)/\(.held.rt_priority) \(.held.ms) ms"' <<<"$spin")"
