@@ -151,4 +151,5 @@ after() {
 live_wait_for 12 after || live_fail "the incident on cpu 1 did not resolve (or stop pointing to starved) within 12 s of the spinner's end: $(ls "$DMN_REPORTS" | grep runq); $(dmn_ctx "" 400)"
 dmn_stop TERM 5
 [ "$DMN_STOP_RC" = 0 ] || live_fail "the daemon's exit status on SIGTERM: $DMN_STOP_RC; $(tail -c 600 "${DMN_ERRS[-1]}" | tr '\n' '|')"
+live_proof runq-program
 live_pass "opened $took s after the spinner started, pointing to starved; then $END$note"
