@@ -8,7 +8,8 @@
 # thresholds are a day, which no task reaches: the steady state of a healthy host, even on a
 # shared machine where other jobs' tasks are stuck. Then, at each count, the walker's runs per
 # walk and its longest run (CHECKS runs of `check --verbose`: its "task walk" line): the
-# longest a run holds its CPU (RCU read lock, no preemption). Memory: the daemon's VmRSS and
+# longest a run holds its CPU (RCU read lock, no preemption; `[scan] source = walker`: a check
+# loads the iterator only by default). Memory: the daemon's VmRSS and
 # VmLck (it locks its memory: lock_memory = yes) at the end of each run.
 # usage: bench/bpfscan.sh [THREADS...]   (default 10000 30000; as root)
 # env: DURATION (20), ROUNDS (2), CHECKS (10), CGWATCH (build/cgwatch)
@@ -48,6 +49,15 @@ memory = no
 io = no
 EOC
 done
+# `check` loads the walker only when told to (one scan would not repay its verification)
+cat >"$tmp/walker.conf" <<EOC
+[scan]
+source = walker
+[thresholds]
+blocked_warning = 86400
+blocked_critical = 86400
+starved = 86400
+EOC
 
 # the CPU time of all its threads, s: the scheduler's own count (schedstat, ns), not the
 # ticks of utime and stime (10 ms each: a scan of a few ms is seen or not)
@@ -91,7 +101,7 @@ for load in "$@"; do
 			runs+=("$(sed -E 's/.* in ([0-9]+) runs.*/\1/' <<<"$line")")
 			ms=$(sed -E 's/.*the longest ([0-9.]+) ms.*/\1/' <<<"$line")
 			longest=$(echo "if ($ms > $longest) $ms else $longest" | bc -l)
-		done < <("$CGW" check --verbose 2>&1 >/dev/null | grep 'task walk: ')
+		done < <("$CGW" check --verbose --config "$tmp/walker.conf" 2>&1 >/dev/null | grep 'task walk: ')
 	done
 	printf '%-8s task walker: %s runs a walk (%d walks), the longest run %.3f ms\n' \
 		"$total" "$(printf '%s\n' "${runs[@]}" | sort -n | uniq | paste -sd/)" "${#runs[@]}" "$longest"
