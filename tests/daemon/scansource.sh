@@ -8,6 +8,11 @@
 # iterator's ids being the host's): the daemon sees the host, and only the incidents of this
 # test's task are looked at. Then, in a PID namespace of its own, a third daemon says so and
 # scans /proc.
+# Memory: the first daemon locks its memory (lock_memory = yes, as by default) and, with the
+# walker, the iterator and the run-queue program loaded, before its task blocks (the incident's
+# bundle brings libarchive, ICU and libxml2), must hold less than 16 MiB locked (VmLck; VmRSS
+# where it cannot lock): each load's copy of the kernel's BTF is given back (glibc's default
+# mmap threshold left it on the locked heap: 22 MiB).
 # Alert latency through both sources: each of the first two daemons is scanning (it has said
 # its source) before its task blocks (a fresh FUSE-stuck child each), and its "opened" alert
 # must come at the first scan past the warning threshold: CGWATCH_BLOCKED_SEC within
@@ -22,7 +27,7 @@ dmn_require
 [ -r /sys/kernel/btf/vmlinux ] || live_skip "no kernel BTF: the iterator cannot load here"
 "$LIVE_DIR/build.sh" && [ -x "$LIVE_BIN/nobpf" ] || live_fail "could not build tests/live/bin/nobpf"
 dmn_journald optional
-dmn_conf
+dmn_conf run.lock_memory=yes
 
 # said NAME PATTERN: how many lines of daemon NAME's log match PATTERN (grep -E)
 said() { grep -cE "$2" "$LIVE_TMP/$1.err" 2>/dev/null; }
@@ -55,9 +60,19 @@ latency_ok() {
 declare -A LAT
 
 dmn_start bpf
+# its memory: the three programs loaded (the run-queue one at the first scan), a few scans
+said_bpf() { [ "$(said bpf '^cgwatch: scan source: ')" -ge 1 ] 2>/dev/null; }
+live_wait_for 10 said_bpf || live_fail "bpf: no 'scan source' line within 10 s: $(tail -c 300 "$LIVE_TMP/bpf.err")"
+sleep 1.5
+mem=VmLck                                 # VmRSS where it could not lock (no CAP_IPC_LOCK)
+grep -q 'locking memory (mlockall)' "$LIVE_TMP/bpf.err" || mem=VmRSS
+kb=$(awk -v m="$mem:" '$1 == m { print $2 }' "/proc/$DPID/status")
+[ "${kb:-0}" -gt 0 ] && [ "$kb" -lt 16384 ] ||
+	live_fail "bpf: $mem ${kb} kB with the walker loaded, want under 16 MiB"
 stuck_after_start bpf
 opened_by "$DPID" || live_fail "bpf: no incident opened for the stuck task within 10 s: $(dmn_digest); $(dmn_ctx)"
 latency_ok bpf
+LAT[bpf]+="; $mem $kb kB before it"
 sleep 2                                   # a few more scans (interval 0.5 s)
 n=$(said bpf '^cgwatch: scan source: bpf \(task walker loaded \(the open-coded task iterator\)\)$')
 [ "$n" = 1 ] || live_fail "bpf: 'scan source: bpf (task walker loaded (the open-coded task iterator))' said $n times, want once: $(grep 'scan source' "$LIVE_TMP/bpf.err" | head -3 | tr '\n' '|')"
