@@ -8,7 +8,9 @@
 # thresholds are a day, which no task reaches: the steady state of a healthy host, even on a
 # shared machine where other jobs' tasks are stuck. Then, at each count, the walker's runs per
 # walk and its longest run (CHECKS runs of `check --verbose`: its "task walk" line): the
-# longest a run holds its CPU (RCU read lock, no preemption).
+# longest a run holds its CPU (RCU read lock, no preemption; `[scan] source = walker`: a check
+# loads the iterator only by default). Memory: the daemon's VmRSS and
+# VmLck (it locks its memory: lock_memory = yes) at the end of each run.
 # usage: bench/bpfscan.sh [THREADS...]   (default 10000 30000; as root)
 # env: DURATION (20), ROUNDS (2), CHECKS (10), CGWATCH (build/cgwatch)
 set -u
@@ -47,12 +49,22 @@ memory = no
 io = no
 EOC
 done
+# `check` loads the walker only when told to (one scan would not repay its verification)
+cat >"$tmp/walker.conf" <<EOC
+[scan]
+source = walker
+[thresholds]
+blocked_warning = 86400
+blocked_critical = 86400
+starved = 86400
+EOC
 
 # the CPU time of all its threads, s: the scheduler's own count (schedstat, ns), not the
 # ticks of utime and stime (10 ms each: a scan of a few ms is seen or not)
 cpu_s() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%.6f\n", t / 1e9 }'; }
 
-printf '%-8s %-34s %16s %12s\n' threads "cgwatch run (interval 1 s)" "CPU ms per scan" "RSS KiB"
+printf '%-8s %-34s %16s %12s %12s\n' threads "cgwatch run (interval 1 s)" "CPU ms per scan" "RSS KiB" \
+	"locked KiB"
 for load in "$@"; do
 	coproc LOAD { exec build/bench-threads "$load"; }
 	read -r _ <&"${LOAD[0]}"
@@ -69,6 +81,7 @@ for load in "$@"; do
 			sleep "$DURATION"
 			c1=$(cpu_s $d)
 			rss=$(awk '/^VmRSS/ {print $2}' /proc/$d/status)
+			lck=$(awk '/^VmLck/ {print $2}' /proc/$d/status)
 			kill -TERM $d; wait $d 2>/dev/null
 			said=$(grep -m1 'scan source: ' "$tmp/$src.log")
 			case $said in
@@ -77,8 +90,8 @@ for load in "$@"; do
 			*"scan source: /proc"*) said="/proc (fds kept, pread)" ;;
 			*) said="? (no scan source said)" ;;
 			esac
-			printf '%-8s %-34s %16.3f %12s\n' "$total" "$said ($src)" \
-				"$(echo "($c1 - $c0) * 1000 / $DURATION" | bc -l)" "$rss"
+			printf '%-8s %-34s %16.3f %12s %12s\n' "$total" "$said ($src)" \
+				"$(echo "($c1 - $c0) * 1000 / $DURATION" | bc -l)" "$rss" "$lck"
 		done
 	done
 	runs=() longest=0
@@ -88,7 +101,7 @@ for load in "$@"; do
 			runs+=("$(sed -E 's/.* in ([0-9]+) runs.*/\1/' <<<"$line")")
 			ms=$(sed -E 's/.*the longest ([0-9.]+) ms.*/\1/' <<<"$line")
 			longest=$(echo "if ($ms > $longest) $ms else $longest" | bc -l)
-		done < <("$CGW" check --verbose 2>&1 >/dev/null | grep 'task walk: ')
+		done < <("$CGW" check --verbose --config "$tmp/walker.conf" 2>&1 >/dev/null | grep 'task walk: ')
 	done
 	printf '%-8s task walker: %s runs a walk (%d walks), the longest run %.3f ms\n' \
 		"$total" "$(printf '%s\n' "${runs[@]}" | sort -n | uniq | paste -sd/)" "${#runs[@]}" "$longest"

@@ -56,6 +56,9 @@
 struct kept { int tid; unsigned long long start_ticks; size_t off; };
 struct kline { uint64_t addr; size_t off; };   /* a /proc/kallsyms line, by address */
 struct ksym_cached { uint64_t addr; char *text; char *name; };
+struct klock { uint64_t addr; char name[64]; };   /* a lock's address named ("": no symbol) */
+/* Locks named, at most (then forgotten, all at once) */
+#define KLOCKS_MAX 256
 
 struct cgw_bpfscan {
 	struct taskwalk *walk;               /* the walker, or NULL: */
@@ -70,8 +73,10 @@ struct cgw_bpfscan {
 	struct chunk { size_t end; double mono; } *chunks; size_t nchunks, chunks_cap;
 	struct kept *kept; size_t nkept, kept_cap;
 	struct ksym_cached *syms; size_t nsyms, syms_cap;   /* addresses named, kept sorted */
-	char *ktext; size_t klen;            /* /proc/kallsyms, while stacks need naming */
+	struct klock *locks; size_t nlocks;  /* lock addresses named */
+	char *ktext; size_t klen;            /* /proc/kallsyms, while new addresses come */
 	struct kline *kl; size_t nk;
+	bool ktab_used;                      /* this scan named an address the caches did not hold */
 };
 
 static char last_libbpf[256];
@@ -344,6 +349,7 @@ void bpfscan_free(struct cgw_bpfscan *b)
 		free(b->syms[i].name);
 	}
 	free(b->syms);
+	free(b->locks);
 	ktab_free(b);
 	free(b->buf);
 	free(b->chunks);
@@ -667,10 +673,10 @@ static int ktab_load(struct cgw_bpfscan *b)
 /* Name the addresses want[0..n) not named yet from /proc/kallsyms, as the kernel's %pB does:
  * the symbol holding addr - 1 (a return address may be past the end of a call to a function
  * that does not return), "name+0xOFF/0xSIZE [module]" with the offset of addr itself. An
- * address no symbol holds is named by its value. The file is read once and kept while stacks
- * need naming (bpfscan_stacks frees it at a scan with none). Returns false when it shows no
- * addresses (kernel.kptr_restrict, or no CAP_SYSLOG): nothing is named, and the stacks are
- * read from /proc/TID/stack, which the kernel names itself. */
+ * address no symbol holds is named by its value. The file is read once and kept while new
+ * addresses come (bpfscan_stacks frees it at a scan that names none). Returns false when it
+ * shows no addresses (kernel.kptr_restrict, or no CAP_SYSLOG): nothing is named, and the
+ * stacks are read from /proc/TID/stack, which the kernel names itself. */
 static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
 {
 	size_t todo = 0;
@@ -678,6 +684,7 @@ static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
 		todo += !sym_find(b, want[i]);
 	if (!todo)
 		return true;
+	b->ktab_used = true;
 	if (!b->kl && ktab_load(b) < 0)
 		return false;
 	const struct kline *kl = b->kl;
@@ -724,11 +731,13 @@ static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
 	return true;
 }
 
-/* The data symbol at exactly addr (a static lock), into out; "" when none: a lock inside a
- * structure (an inode's, a cgroup's), or kallsyms without data (no CONFIG_KALLSYMS_ALL). */
-static void lock_symbol(struct cgw_bpfscan *b, uint64_t addr, char *out, size_t cap)
+/* The data symbol at exactly addr (a static lock), into out, from /proc/kallsyms; "" when
+ * none: a lock inside a structure (an inode's, a cgroup's), or kallsyms without data (no
+ * CONFIG_KALLSYMS_ALL). */
+static void lock_lookup(struct cgw_bpfscan *b, uint64_t addr, char *out, size_t cap)
 {
 	out[0] = '\0';
+	b->ktab_used = true;
 	if (!b->kl && ktab_load(b) < 0)
 		return;
 	size_t lo = 0, hi = b->nk;
@@ -751,10 +760,34 @@ static void lock_symbol(struct cgw_bpfscan *b, uint64_t addr, char *out, size_t 
 	}
 }
 
+/* lock_lookup's answer for addr into out, kept in b->locks (either answer): a lock waited on
+ * scan after scan is looked up once. */
+static void lock_symbol(struct cgw_bpfscan *b, uint64_t addr, char *out, size_t cap)
+{
+	for (size_t i = 0; i < b->nlocks; i++)
+		if (b->locks[i].addr == addr) {
+			snprintf(out, cap, "%s", b->locks[i].name);
+			return;
+		}
+	if (!b->locks && !(b->locks = calloc(KLOCKS_MAX, sizeof(*b->locks)))) {
+		out[0] = '\0';
+		return;
+	}
+	if (b->nlocks == KLOCKS_MAX)
+		b->nlocks = 0;
+	struct klock *l = &b->locks[b->nlocks++];
+	l->addr = addr;
+	lock_lookup(b, addr, l->name, sizeof(l->name));
+	snprintf(out, cap, "%s", l->name);
+	if (!b->kl)                        /* kallsyms not read: asked again at the next scan */
+		b->nlocks--;
+}
+
 void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
 {
 	uint64_t *want = NULL;
 	size_t nw = 0, wcap = 0;
+	b->ktab_used = false;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < s->n; i++) {
 			struct cgw_task *t = &s->t[i];
@@ -801,7 +834,10 @@ void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
 		if (pass == 0 && !sym_resolve(b, want, nw))
 			break;                    /* no addresses to name them by: /proc's stacks */
 	}
-	if (!nw)
-		ktab_free(b);                 /* not kept while no stack needs naming */
+	/* the table (its 8 MiB of text and 2 MiB of index here, locked with the rest) not kept
+	 * past a scan whose addresses and locks the caches all held: an incident open for long,
+	 * its stacks the same scan after scan, costs one read of the file, not 10 MiB */
+	if (!b->ktab_used)
+		ktab_free(b);
 	free(want);
 }
