@@ -131,6 +131,9 @@ if check_run auto --rates; then
 	rs=$(jq -r '.rates.source // empty' /tmp/auto.json) forks=$(jq -r '.rates.forks.count // empty' /tmp/auto.json)
 	if [ -z "$rs" ]; then
 		g_fail counters "no rates in the report: $(jq -c .rates /tmp/auto.json | head -c 200)"
+	elif jq -e '.scan | has("kernel")' /tmp/auto.json >/dev/null &&
+		! jq -e --arg st "$([ "$rs" = perf ] && echo used || echo refused)" '[.scan.kernel.features[] | select(.name == "tracepoint-counters" and .state == $st)] | length == 1' /tmp/auto.json >/dev/null; then
+		g_fail counters "counted with $rs, but scan.kernel says $(jq -c '[.scan.kernel.features[] | select(.name == "tracepoint-counters")]' /tmp/auto.json | head -c 200)"
 	elif ! [ "${forks:-0}" -ge 5 ] 2>/dev/null; then
 		g_fail counters "source $rs counted ${forks:-no} forks in $(jq -r .rates.window_s /tmp/auto.json) s beside a fork loop: $(jq -c .rates.notes /tmp/auto.json | head -c 200)"
 	else
