@@ -32,8 +32,8 @@ case $1 in
 6.12) export VM_KERNEL_META=linux-image-6.12-amd64 VM_KERNEL_CACHED_RE='^linux-image-6\.12\.[0-9]+\+deb12-amd64$' ;;
 *) echo "FAIL vm-kernels-$1: not a kernel of the matrix (6.1, 6.12)"; exit 1 ;;
 esac
-# a boot here is about a minute under TCG (the walker's verification alone several seconds)
-VM_TIMEOUT=${VM_TIMEOUT:-240} VM_GUEST_TIMEOUT=${VM_GUEST_TIMEOUT:-200}
+# a boot here is about a minute under TCG alone, three times that beside the suite's fixtures
+VM_TIMEOUT=${VM_TIMEOUT:-300} VM_GUEST_TIMEOUT=${VM_GUEST_TIMEOUT:-260}
 VM_MODULES_WANT=fuse
 . "$(dirname "$0")/lib.sh"
 vm_init "kernels-$1"

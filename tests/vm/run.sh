@@ -6,6 +6,6 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../live/scenarios.sh"
 SCENARIOS_ALL=(timerlat kernels)
-# the backstop: kernels.sh's two boots, each its VM_TIMEOUT (240 s), the initramfs and the
+# the backstop: kernels.sh's two boots, each its VM_TIMEOUT (300 s), the initramfs and the
 # first run's download (180 s)
-scenarios_main vm "$here" 1000 "$@"
+scenarios_main vm "$here" 1100 "$@"
