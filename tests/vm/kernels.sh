@@ -1,8 +1,9 @@
 #!/bin/bash
 # vm-kernels: cgwatch on the kernels a fleet of Debian 12 hosts runs, one VM boot each:
 # Debian 12's generic 6.1 (linux-image-amd64) and the 6.12 of its security archive
-# (linux-image-6.12-amd64, linux-image-6.12.*+deb12-amd64: the kernel bookworm-backports
-# carries too); the third, the PREEMPT_RT 6.1, is checked in vm-timerlat's boot. On each, with
+# (linux-image-6.12-amd64, linux-image-6.12.*+deb12-amd64; where the machine's apt has no
+# such package, bookworm-backports' linux-image-amd64, through an apt configuration of the
+# test's own: tests/vm/lib.sh _vm_bpo); the third, the PREEMPT_RT 6.1, is checked in vm-timerlat's boot. On each, with
 # FUSE's module from the kernel's own package loaded (tests/vm/lib.sh: vm_module),
 # kernels.guest.sh:
 #   - a task blocked on a FUSE mount that never answers (tests/live/fusehold) is found by
@@ -29,7 +30,8 @@ if [ $# = 0 ]; then
 fi
 case $1 in
 6.1) export VM_KERNEL_META=linux-image-amd64 VM_KERNEL_CACHED_RE='^linux-image-6\.1\.[0-9]+-[0-9]+-amd64$' ;;
-6.12) export VM_KERNEL_META=linux-image-6.12-amd64 VM_KERNEL_CACHED_RE='^linux-image-6\.12\.[0-9]+\+deb12-amd64$' ;;
+6.12) export VM_KERNEL_META=linux-image-6.12-amd64 VM_KERNEL_BPO_META=linux-image-amd64 \
+	VM_KERNEL_CACHED_RE='^linux-image-6\.12\.[0-9]+\+(deb12|bpo)-amd64$' ;;
 *) echo "FAIL vm-kernels-$1: not a kernel of the matrix (6.1, 6.12)"; exit 1 ;;
 esac
 # a boot here is about a minute under TCG alone, three times that beside the suite's fixtures

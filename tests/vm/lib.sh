@@ -80,6 +80,8 @@
 #   VM_TCG_THREAD     single (default) or multi: TCG's vCPUs in one host thread or one each
 #   VM_KERNEL         a vmlinuz to boot instead of the cached Debian one
 #   VM_KERNEL_META    the package naming the kernel (default linux-image-rt-amd64)
+#   VM_KERNEL_BPO_META  where apt-cache names no kernel for VM_KERNEL_META: the package
+#                     whose kernel to take from bookworm-backports instead (_vm_bpo)
 #   VM_KERNEL_CACHED_RE  which cache directories are that package's kernels, for the fallback
 #                     above (a regex; default: the -rt-amd64 ones for linux-image-rt-amd64,
 #                     else none)
@@ -121,6 +123,7 @@ VM_FILES=()      # "SRC<tab>DEST" pairs for the initramfs, from vm_file
 VM_BINS=()       # "SRC<tab>DEST", from vm_bin: copied with their libraries
 VM_ENV=()        # VAR=VALUE, from vm_env
 VM_MODULE_FILES=()  # the .ko files for the guest in load order, from vm_module
+VM_APT_OPTS=()   # apt's options for a kernel from bookworm-backports (_vm_bpo)
 VM_NOTE=         # how the kernel or accelerator was chosen, for the result line
 
 # vm_init NAME: live_init, then what every VM scenario needs, or SKIP: root, qemu, a static
@@ -224,12 +227,17 @@ _vm_kernel() {
 	fi
 	pkg=$(timeout 30 apt-cache depends "$VM_KERNEL_META" 2>/dev/null |
 		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }')
+	if [ -z "$pkg" ] && [ -n "${VM_KERNEL_BPO_META:-}" ]; then
+		_vm_bpo "$VM_KERNEL_BPO_META" >"$LIVE_TMP/bpo.pkg" 2>"$LIVE_TMP/bpo.err"
+		pkg=$(cat "$LIVE_TMP/bpo.pkg")
+		[ -n "$pkg" ] || VM_APT_OPTS=()
+	fi
 	if [ -n "$pkg" ] && [ -s "$VM_CACHE/$pkg/vmlinuz" ]; then
 		VM_KERNEL_FILE=$VM_CACHE/$pkg/vmlinuz VM_KERNEL_PKG=$pkg
 		return
 	fi
 	if [ -z "$pkg" ]; then
-		err="apt-cache names no kernel for $VM_KERNEL_META (apt-get update?)"
+		err="apt-cache names no kernel for $VM_KERNEL_META (apt-get update?)${VM_KERNEL_BPO_META:+; nor bookworm-backports for $VM_KERNEL_BPO_META: $(head -c 200 "$LIVE_TMP/bpo.err")}"
 	else
 		live_require_tools apt-get dpkg-deb tar flock
 		mkdir -p "$VM_CACHE" || live_fail "mkdir $VM_CACHE"
@@ -241,6 +249,27 @@ _vm_kernel() {
 	[ -n "$cached" ] || live_skip "no kernel for the VM: $err"
 	VM_KERNEL_FILE=$cached VM_KERNEL_PKG=$(basename "$(dirname "$cached")")
 	VM_NOTE="${VM_NOTE:+$VM_NOTE; }kernel cached earlier ($err)"
+}
+
+# _vm_bpo META: where the machine's apt does not name the kernel, the one META depends on in
+# bookworm-backports, through an apt configuration of the cache's own ($VM_CACHE/.apt-bpo: a
+# sources list of bookworm-backports on the mirror the machine's bookworm comes from, lists
+# and caches there, refreshed once a day, bounded by VM_DOWNLOAD_TIMEOUT); the machine's apt
+# configuration is not touched. The package on stdout, VM_APT_OPTS set for _vm_download.
+_vm_bpo() {
+	local d=$VM_CACHE/.apt-bpo uri
+	VM_APT_OPTS=(-o "Dir::Etc::SourceList=$d/sources.list" -o "Dir::Etc::SourceParts=$d/parts"
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o APT::Sandbox::User=root)
+	mkdir -p "$d/parts" "$d/lists/partial" "$d/cache/archives/partial" || return 1
+	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2>/dev/null)" ]; then
+		uri=$(timeout 30 apt-cache policy 2>/dev/null | awk '$3 ~ /^bookworm\/main$/ { print $2; exit }')
+		[ -n "$uri" ] || { echo "no bookworm/main in apt-cache policy to take the mirror from" >&2; return 1; }
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri bookworm-backports main" >"$d/sources.list"
+		timeout -k 5 "$VM_DOWNLOAD_TIMEOUT" apt-get "${VM_APT_OPTS[@]}" -q update >"$d/update.log" 2>&1 </dev/null ||
+			{ echo "apt-get update of bookworm-backports: $(grep -m2 -E '^(E|W):' "$d/update.log" | tr '\n' ' ')" >&2; return 1; }
+	fi
+	timeout 30 apt-cache "${VM_APT_OPTS[@]}" depends "$1" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
 }
 
 # _vm_download PKG [MODULE...]: apt-get download PKG into a temp dir of the cache, extract
@@ -259,7 +288,7 @@ _vm_download() (
 	tmp=$(mktemp -d "$VM_CACHE/.dl.XXXXXX") || exit 1
 	trap 'rm -rf "$tmp"' EXIT
 	cd "$tmp" || exit 1
-	timeout -k 5 "$VM_DOWNLOAD_TIMEOUT" apt-get download -q -o APT::Sandbox::User=root "$pkg" \
+	timeout -k 5 "$VM_DOWNLOAD_TIMEOUT" apt-get download -q -o APT::Sandbox::User=root ${VM_APT_OPTS[@]+"${VM_APT_OPTS[@]}"} "$pkg" \
 		>apt.log 2>&1 </dev/null
 	rc=$?
 	if [ $rc != 0 ]; then
