@@ -11,6 +11,7 @@ IFS=. read -r KMAJ KMIN _ <<<"$REL"
 OLD=0
 [ "$KMAJ" -lt 6 ] || { [ "$KMAJ" = 6 ] && [ "${KMIN%%[!0-9]*}" -lt 7 ]; } && OLD=1
 proven() { echo "PROOF $1"; }
+at() { echo "AT $(cut -d' ' -f1 /proc/uptime) $1"; }    # where the time goes (not a result)
 now() { echo "$EPOCHREALTIME"; }
 fcalc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
 short() { tr '\n' '|' | head -c "${1:-300}"; }
@@ -19,6 +20,7 @@ printf '[scan]\nsource = walker\n' >/tmp/walker.conf
 printf '[scan]\nsource = proc\n' >/tmp/proc.conf
 printf '[latency]\nrunq = schedstat\n' >/tmp/schedstat.conf
 
+at fuse
 # ---- a task blocked on a FUSE mount that never answers (tests/live/fusehold)
 CHILD= T_START=
 mkdir -p /tmp/fmnt
@@ -40,18 +42,21 @@ fi
 # and within LO..HI (s since it blocked, measured around cgwatch's run), and a fuse-wait
 # finding lists it; else FUSE_WHY says what was wrong. FUSE_NOTE: what it showed.
 fuse_ok() {
-	local t b
+	local sig st bound b nf
 	FUSE_WHY= FUSE_NOTE=
 	[ -n "$CHILD" ] || { FUSE_WHY="no FUSE-stuck task"; return 1; }
-	t=$(jq -c --argjson t "$CHILD" '[.tasks[]? | select(.tid == $t)][0] // empty' "$1" 2>/dev/null)
-	[ -n "$t" ] || { FUSE_WHY="the FUSE-stuck task $CHILD is not in tasks[]: findings $(jq -c '[.findings[]?.id]' "$1" 2>&1 | head -c 200)"; return 1; }
-	b=$(jq -r .blocked_s <<<"$t")
-	if ! jq -e '.signature == "fuse-wait" and .state == "D" and .blocked_bound == "exact"' <<<"$t" >/dev/null; then
-		FUSE_WHY="task $CHILD: $(jq -c '{signature, state, blocked_s, blocked_bound}' <<<"$t"), want fuse-wait, D, exact"
+	# one jq (each is a fraction of a second under TCG): the task's fields, the findings naming it
+	read -r sig st bound b nf < <(jq -r --argjson t "$CHILD" '([.tasks[]? | select(.tid == $t)][0]) as $k |
+		([.findings[]? | select(.id == "fuse-wait") | select((.tasks // []) | index($t))] | length) as $f |
+		if $k == null then "none" else "\($k.signature) \($k.state) \($k.blocked_bound) \($k.blocked_s) \($f)" end' "$1" 2>/dev/null)
+	if [ -z "$sig" ] || [ "$sig" = none ]; then
+		FUSE_WHY="the FUSE-stuck task $CHILD is not in tasks[]: findings $(jq -c '[.findings[]?.id]' "$1" 2>&1 | head -c 200)"
+	elif [ "$sig $st $bound" != "fuse-wait D exact" ]; then
+		FUSE_WHY="task $CHILD: signature $sig, state $st, blocked_s $b ($bound), want fuse-wait, D, exact"
 	# TCG's clocks are the emulator's: 10 % and half a second either side of the truth
 	elif ! awk -v b="$b" -v lo="$2" -v hi="$3" 'BEGIN { exit !(b ~ /^[0-9.]+$/ && b >= 0.9 * lo - 0.5 && b <= 1.1 * hi + 0.5) }'; then
 		FUSE_WHY="task $CHILD blocked_s=$b, but it blocked $2..$3 s before (10 % + 0.5 s allowed)"
-	elif ! jq -e --argjson t "$CHILD" '[.findings[]? | select(.id == "fuse-wait") | select((.tasks // []) | index($t))] | length > 0' "$1" >/dev/null; then
+	elif [ "$nf" = 0 ]; then
 		FUSE_WHY="no fuse-wait finding lists task $CHILD: $(jq -c '[.findings[]? | {id, tasks}]' "$1" | head -c 200)"
 	else
 		FUSE_NOTE="FUSE task blocked ${b} s (exact; truth $2..$3)"
@@ -104,17 +109,18 @@ check_run() {
 	CHECK_SECS=$(fcalc "$t1 - $t0")
 	if [ "$G_RC" != 1 ] && [ "$G_RC" != 0 ]; then
 		CHECK_WHY="exit $G_RC: $(short 300 <"/tmp/$n.err")"
-	elif ! jq -e '.scan.source | type == "string"' "/tmp/$n.json" >/dev/null 2>&1; then
+	elif ! IFS=$'\t' read -r SRC WHY < <(jq -r '.scan | [.source, .source_why] | @tsv' "/tmp/$n.json" 2>/dev/null) ||
+		[ -z "$SRC" ]; then
 		CHECK_WHY="no scan.source in the report: $(head -c 300 "/tmp/$n.json")"
 	else
 		CHECK_WHY=
-		SRC=$(jq -r .scan.source "/tmp/$n.json") WHY=$(jq -r .scan.source_why "/tmp/$n.json")
 		return 0
 	fi
 	return 1
 }
 ksrc() { case $1 in walker) echo task-walker ;; iterator) echo task-iterator ;; *) echo "$1" ;; esac; }
 
+at runq
 # ---- run-queue latency: auto (the sched_switch program where it loads), then schedstat
 # (which reads the threads a scan finds runnable), each over 1 s beside two SCHED_OTHER loops
 # on each CPU (tests/live/spin), which wait for each other
@@ -174,11 +180,20 @@ elif runq_ok runq-schedstat /tmp/runqss.json; then
 	proven runq-schedstat
 fi
 
+at check-auto
 # ---- check (auto, --rates): the iterator where it loads (a check never loads the walker);
 # the counters measure a loop of forks beside it
-timeout -s KILL 20 bash -c 'while :; do /bin/true; done' >/dev/null 2>&1 &
+# (the loop is this subshell itself, so that killing it ends it; it ends itself after 20 s)
+(
+	end=$((SECONDS + 20))
+	while [ $SECONDS -lt $end ]; do /bin/true; done
+) >/dev/null 2>&1 &
 FORKER=$!
-if check_run auto --rates; then
+check_run auto --rates
+ok=$?
+kill -KILL "$FORKER" 2>/dev/null
+wait "$FORKER" 2>/dev/null
+if [ "$ok" = 0 ]; then
 	s=$(src_of "$WHY" "$SRC")
 	if ! fuse_ok /tmp/auto.json "$LO" "$HI"; then
 		g_fail check-auto "scan source $s ($WHY): $FUSE_WHY"
@@ -206,9 +221,8 @@ if check_run auto --rates; then
 else
 	g_fail check-auto "$CHECK_WHY"
 fi
-kill -KILL "$FORKER" 2>/dev/null
-wait "$FORKER" 2>/dev/null
 
+at check-walker
 # ---- check with [scan] source = walker: the walker where the kernel takes it; else its
 # refusal named (on 6.1, which has no open-coded task iterator, it must be) and the iterator
 if check_run walker --config /tmp/walker.conf --verbose; then
@@ -237,6 +251,7 @@ else
 	g_fail check-walker "$CHECK_WHY"
 fi
 
+at check-proc
 # ---- check with [scan] source = proc
 if check_run proc --config /tmp/proc.conf; then
 	s=$(src_of "$WHY" "$SRC")
@@ -254,6 +269,7 @@ else
 	g_fail check-proc "$CHECK_WHY"
 fi
 
+at daemon
 # ---- the daemon: its log names its scan source (once) and its run-queue source, and the
 # "kernel: NAME STATE (why)" lines where it has them; it opens the FUSE task's incident
 mkdir -p /tmp/reports /tmp/state
@@ -300,3 +316,4 @@ else
 	g_pass daemon "${scanl#cgwatch: }; $runql${kl:+; $(short 400 <<<"$kl")}; ${rep:+incident of the FUSE task opened ($(basename "$rep"))}"
 	[ -z "$rep" ] || case $ds in walker) proven scan-walker ;; iterator) proven scan-iterator ;; proc) proven scan-proc ;; esac
 fi
+at end
