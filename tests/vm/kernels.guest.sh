@@ -50,7 +50,7 @@ fuse_ok() {
 		([.findings[]? | select(.id == "fuse-wait") | select((.tasks // []) | index($t))] | length) as $f |
 		if $k == null then "none" else "\($k.signature) \($k.state) \($k.blocked_bound) \($k.blocked_s) \($f)" end' "$1" 2>/dev/null)
 	if [ -z "$sig" ] || [ "$sig" = none ]; then
-		FUSE_WHY="the FUSE-stuck task $CHILD is not in tasks[]: findings $(jq -c '[.findings[]?.id]' "$1" 2>&1 | head -c 200)"
+		FUSE_WHY="the FUSE-stuck task $CHILD is not in tasks[]: findings $(jq -c '[.findings[]?.id]' "$1" 2>&1 | head -c 200), scan.untimed $(jq -r .scan.untimed "$1" 2>&1); in /proc now: state $(cut -d' ' -f3 "/proc/$CHILD/stat" 2>&1), $(grep -E '^se.exec_start' "/proc/$CHILD/sched" 2>&1 | tr -s ' ')"
 	elif [ "$sig $st $bound" != "fuse-wait D exact" ]; then
 		FUSE_WHY="task $CHILD: signature $sig, state $st, blocked_s $b ($bound), want fuse-wait, D, exact"
 	# TCG's clocks are the emulator's: 10 % and half a second either side of the truth
