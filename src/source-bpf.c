@@ -84,7 +84,29 @@ static char last_libbpf[256];
 static void ktab_free(struct cgw_bpfscan *b);
 static int bpfscan_read(struct cgw_bpfscan *b);
 
-/* libbpf's messages: the last warning kept (the verifier's reason for a refusal), none printed */
+/* The verifier's last word in its load log: its last line but the statistics after it. */
+static void verifier_reason(const char *log)
+{
+	const char *end = log + strlen(log), *e = end;
+	while (e > log) {
+		while (e > log && (e[-1] == '\n' || e[-1] == ' '))
+			e--;
+		const char *b = e;
+		while (b > log && b[-1] != '\n')
+			b--;
+		int n = (int)(e - b);
+		if (n > 0 && strncmp(b, "processed ", 10) && strncmp(b, "verification time", 17) &&
+		    strncmp(b, "stack depth", 11)) {
+			snprintf(last_libbpf, sizeof(last_libbpf), "verifier: %.*s", n, b);
+			return;
+		}
+		e = b;
+	}
+}
+
+/* libbpf's messages, none printed: the reason for a refusal kept, libbpf's own (an extern the
+ * kernel lacks) or the verifier's last word from the load log; the summaries that follow it
+ * ("failed to load object", "... BPF skeleton", "... program") do not replace it */
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (log_verbose) {
@@ -93,13 +115,26 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 		vfprintf(stderr, fmt, aq);
 		va_end(aq);
 	}
-	if (level == LIBBPF_WARN) {
-		char line[256];
-		vsnprintf(line, sizeof(line), fmt, ap);
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0])
-			snprintf(last_libbpf, sizeof(last_libbpf), "%s", line);
+	if (level != LIBBPF_WARN)
+		return 0;
+	if (strstr(fmt, "-- BEGIN PROG LOAD LOG --\n%s")) {   /* its arguments: the name, the log */
+		va_list aq;
+		va_copy(aq, ap);
+		(void)va_arg(aq, const char *);
+		const char *log = va_arg(aq, const char *);
+		va_end(aq);
+		if (log)
+			verifier_reason(log);
+		return 0;
 	}
+	char line[256];
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	if (!line[0] || (last_libbpf[0] && (strstr(line, "failed to load object") ||
+	                                     strstr(line, "failed to load BPF skeleton") ||
+	                                     strstr(line, "failed to load program"))))
+		return 0;
+	snprintf(last_libbpf, sizeof(last_libbpf), "%s", line);
 	return 0;
 }
 

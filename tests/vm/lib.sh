@@ -15,6 +15,8 @@
 #       vm_file "$VM_DIR/NAME.conf" /etc/cgwatch/cgwatch.conf   # optional: extra files
 #       vm_bin "$LIVE_BIN/hog"       # optional: another program, with its libraries
 #       vm_env SPIN_MS=20 SLEEP_MS=1 # optional: variables the guest script sees
+#       vm_module fuse               # optional: a kernel module the guest needs (see below;
+#                                    # or VM_MODULES_WANT="fuse" before vm_init: one download)
 #       VM_APPEND="isolcpus=1"       # optional: more kernel arguments
 #       vm_boot "$VM_DIR/NAME.guest.sh" ARG...   # boots, runs it, powers off
 #       vm_result                    # the guest's lines -> this scenario's one line
@@ -50,8 +52,18 @@
 # The kernel: the package linux-image-rt-amd64 depends on (apt-cache), downloaded once with
 # apt-get download (bounded by VM_DOWNLOAD_TIMEOUT, 180 s) and its boot/vmlinuz and config
 # extracted with dpkg-deb into $CGWATCH_TEST_CACHE/vm/PACKAGE/ (/var/cache/cgwatch-tests);
-# nothing is installed. When the current one cannot be downloaded, a kernel cached earlier
-# is used; with none, the scenario is SKIPped with the reason.
+# nothing is installed. When the current one cannot be downloaded, a kernel of the same
+# package cached earlier is used (a cache directory matching VM_KERNEL_CACHED_RE); with none,
+# the scenario is SKIPped with the reason.
+#
+# Kernel modules: the initramfs has none, and a generic kernel builds many things as modules
+# (CONFIG_FUSE_FS=m). vm_module NAME... after vm_init: each module NAME, with the modules its
+# .modinfo says it depends on, is taken from the same .deb at the download (once per kernel
+# and module: a kernel cached without it is downloaded again for it), decompressed (.ko.xz,
+# .ko.zst) into $VM_CACHE/PACKAGE/modules/ with modules/NAME.order (the files in load order;
+# empty where the kernel has NAME built in), put into the guest as /vm/modules/*.ko, and
+# loaded by /init with busybox insmod before the guest script runs (what insmod said is in
+# /tmp/insmod.log, the loaded ones in /proc/modules). With VM_KERNEL there are none.
 #
 # The accelerator: KVM (-cpu host) where /dev/kvm is usable by a stock kernel; else qemu's
 # TCG, software emulation (-cpu max): slower, and its timings are the emulator's (a timer
@@ -68,6 +80,11 @@
 #   VM_TCG_THREAD     single (default) or multi: TCG's vCPUs in one host thread or one each
 #   VM_KERNEL         a vmlinuz to boot instead of the cached Debian one
 #   VM_KERNEL_META    the package naming the kernel (default linux-image-rt-amd64)
+#   VM_KERNEL_BPO_META  where apt-cache names no kernel for VM_KERNEL_META: the package
+#                     whose kernel to take from bookworm-backports instead (_vm_bpo)
+#   VM_KERNEL_CACHED_RE  which cache directories are that package's kernels, for the fallback
+#                     above (a regex; default: the -rt-amd64 ones for linux-image-rt-amd64,
+#                     else none)
 #   VM_SMP, VM_MEM    vCPUs (2) and MiB (512)
 #   VM_TIMEOUT        the whole VM, boot to poweroff (150 s; then the FAIL names where each
 #                     vCPU is, from qemu's monitor and the kernel's symbols, and qemu is
@@ -78,6 +95,10 @@
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_CACHE=${CGWATCH_TEST_CACHE:-/var/cache/cgwatch-tests}/vm
 VM_KERNEL_META=${VM_KERNEL_META:-linux-image-rt-amd64}
+if [ -z "${VM_KERNEL_CACHED_RE:-}" ]; then
+	[ "$VM_KERNEL_META" = linux-image-rt-amd64 ] && VM_KERNEL_CACHED_RE='^linux-image-6\.1\.[0-9]+-[0-9]+-rt-amd64$' ||
+		VM_KERNEL_CACHED_RE='^$'
+fi
 VM_SMP=${VM_SMP:-2}
 VM_MEM=${VM_MEM:-512}
 VM_TIMEOUT=${VM_TIMEOUT:-150}
@@ -88,13 +109,21 @@ LIVE_PREFIX=vm
 # the VM's own bound, with room for building the initramfs and, the first time, the download
 if [ -z "${LIVE_BUDGET:-}" ]; then
 	LIVE_BUDGET=$((VM_TIMEOUT + 30))
-	compgen -G "$VM_CACHE/*/vmlinuz" >/dev/null || LIVE_BUDGET=$((LIVE_BUDGET + VM_DOWNLOAD_TIMEOUT))
+	_vm_cached=
+	for _d in "$VM_CACHE"/*/; do
+		[ -s "$_d/vmlinuz" ] && basename "$_d" | grep -qE "$VM_KERNEL_CACHED_RE" || continue
+		for _m in ${VM_MODULES_WANT:-}; do [ -f "$_d/modules/$_m.order" ] || continue 2; done
+		_vm_cached=1
+	done
+	[ -n "$_vm_cached" ] || LIVE_BUDGET=$((LIVE_BUDGET + VM_DOWNLOAD_TIMEOUT))
 fi
 . "$VM_DIR/../live/lib.sh"
 
 VM_FILES=()      # "SRC<tab>DEST" pairs for the initramfs, from vm_file
 VM_BINS=()       # "SRC<tab>DEST", from vm_bin: copied with their libraries
 VM_ENV=()        # VAR=VALUE, from vm_env
+VM_MODULE_FILES=()  # the .ko files for the guest in load order, from vm_module
+VM_APT_OPTS=()   # apt's options for a kernel from bookworm-backports (_vm_bpo)
 VM_NOTE=         # how the kernel or accelerator was chosen, for the result line
 
 # vm_init NAME: live_init, then what every VM scenario needs, or SKIP: root, qemu, a static
@@ -112,6 +141,7 @@ vm_init() {
 	live_mktemp
 	_vm_accel
 	_vm_kernel
+	[ -z "${VM_MODULES_WANT:-}" ] || vm_module $VM_MODULES_WANT
 	vm_bin "$(command -v busybox)" /bin/busybox
 	vm_bin "$(command -v bash)" /bin/bash
 	vm_bin "$(command -v jq)" /usr/bin/jq
@@ -141,6 +171,25 @@ vm_env() {
 	done
 }
 
+# vm_module NAME...: these kernel modules (and what they depend on) into the guest, loaded by
+# /init (see the header). FAILs when the kernel's package cannot give them.
+vm_module() {
+	local m f err
+	[ -n "${VM_KERNEL_PKG:-}" ] || return 0       # VM_KERNEL: a vmlinuz of its own, no modules
+	for m; do
+		if [ ! -f "$VM_CACHE/$VM_KERNEL_PKG/modules/$m.order" ]; then
+			err=$(_vm_download "$VM_KERNEL_PKG" "$m" 2>&1) ||
+				live_skip "module $m of $VM_KERNEL_PKG (not cached yet): $err"
+		fi
+		while read -r f; do
+			[ -n "$f" ] || continue
+			[ -s "$VM_CACHE/$VM_KERNEL_PKG/modules/$f" ] ||
+				live_fail "setup: module $m of $VM_KERNEL_PKG: $f missing from the cache"
+			VM_MODULE_FILES+=("$VM_CACHE/$VM_KERNEL_PKG/modules/$f")
+		done <"$VM_CACHE/$VM_KERNEL_PKG/modules/$m.order"
+	done
+}
+
 # _vm_accel: VM_ACCEL (auto, kvm, tcg) -> VM_QEMU_ACCEL (qemu's arguments) and VM_ACCEL.
 _vm_accel() {
 	local want=${VM_ACCEL:-auto} why=
@@ -166,9 +215,11 @@ _vm_accel() {
 	fi
 }
 
-# _vm_kernel: VM_KERNEL_FILE, the vmlinuz to boot (see the header), or SKIP.
+# _vm_kernel: VM_KERNEL_FILE, the vmlinuz to boot, and VM_KERNEL_PKG, its package (see the
+# header), or SKIP.
 _vm_kernel() {
 	local pkg err cached
+	VM_KERNEL_PKG=
 	if [ -n "${VM_KERNEL:-}" ]; then
 		[ -f "$VM_KERNEL" ] || live_fail "VM_KERNEL=$VM_KERNEL: no such file"
 		VM_KERNEL_FILE=$VM_KERNEL
@@ -176,37 +227,68 @@ _vm_kernel() {
 	fi
 	pkg=$(timeout 30 apt-cache depends "$VM_KERNEL_META" 2>/dev/null |
 		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }')
+	if [ -z "$pkg" ] && [ -n "${VM_KERNEL_BPO_META:-}" ]; then
+		_vm_bpo "$VM_KERNEL_BPO_META" >"$LIVE_TMP/bpo.pkg" 2>"$LIVE_TMP/bpo.err"
+		pkg=$(cat "$LIVE_TMP/bpo.pkg")
+		[ -n "$pkg" ] || VM_APT_OPTS=()
+	fi
 	if [ -n "$pkg" ] && [ -s "$VM_CACHE/$pkg/vmlinuz" ]; then
-		VM_KERNEL_FILE=$VM_CACHE/$pkg/vmlinuz
+		VM_KERNEL_FILE=$VM_CACHE/$pkg/vmlinuz VM_KERNEL_PKG=$pkg
 		return
 	fi
 	if [ -z "$pkg" ]; then
-		err="apt-cache names no kernel for $VM_KERNEL_META (apt-get update?)"
+		err="apt-cache names no kernel for $VM_KERNEL_META (apt-get update?)${VM_KERNEL_BPO_META:+; nor bookworm-backports for $VM_KERNEL_BPO_META: $(head -c 200 "$LIVE_TMP/bpo.err")}"
 	else
 		live_require_tools apt-get dpkg-deb tar flock
 		mkdir -p "$VM_CACHE" || live_fail "mkdir $VM_CACHE"
-		err=$(_vm_download "$pkg" 2>&1) && { VM_KERNEL_FILE=$VM_CACHE/$pkg/vmlinuz; return; }
+		err=$(_vm_download "$pkg" ${VM_MODULES_WANT:-} 2>&1) && { VM_KERNEL_FILE=$VM_CACHE/$pkg/vmlinuz VM_KERNEL_PKG=$pkg; return; }
 	fi
-	cached=$(ls -t "$VM_CACHE"/*/vmlinuz 2>/dev/null | head -1)
+	cached=$(ls -t "$VM_CACHE"/*/vmlinuz 2>/dev/null | while read -r f; do
+		basename "$(dirname "$f")" | grep -E "$VM_KERNEL_CACHED_RE" >/dev/null && { echo "$f"; break; }
+	done)
 	[ -n "$cached" ] || live_skip "no kernel for the VM: $err"
-	VM_KERNEL_FILE=$cached
+	VM_KERNEL_FILE=$cached VM_KERNEL_PKG=$(basename "$(dirname "$cached")")
 	VM_NOTE="${VM_NOTE:+$VM_NOTE; }kernel cached earlier ($err)"
 }
 
-# _vm_download PKG: apt-get download PKG into a temp dir of the cache, extract boot/vmlinuz-*
-# and config-* as $VM_CACHE/PKG/{vmlinuz,config}; the .deb is removed. (Its System.map is a
+# _vm_bpo META: where the machine's apt does not name the kernel, the one META depends on in
+# bookworm-backports, through an apt configuration of the cache's own ($VM_CACHE/.apt-bpo: a
+# sources list of bookworm-backports on the mirror the machine's bookworm comes from, lists
+# and caches there, refreshed once a day, bounded by VM_DOWNLOAD_TIMEOUT); the machine's apt
+# configuration is not touched. The package on stdout, VM_APT_OPTS set for _vm_download.
+_vm_bpo() {
+	local d=$VM_CACHE/.apt-bpo uri
+	VM_APT_OPTS=(-o "Dir::Etc::SourceList=$d/sources.list" -o "Dir::Etc::SourceParts=$d/parts"
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o APT::Sandbox::User=root)
+	mkdir -p "$d/parts" "$d/lists/partial" "$d/cache/archives/partial" || return 1
+	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2>/dev/null)" ]; then
+		uri=$(timeout 30 apt-cache policy 2>/dev/null | awk '$3 ~ /^bookworm\/main$/ { print $2; exit }')
+		[ -n "$uri" ] || { echo "no bookworm/main in apt-cache policy to take the mirror from" >&2; return 1; }
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri bookworm-backports main" >"$d/sources.list"
+		timeout -k 5 "$VM_DOWNLOAD_TIMEOUT" apt-get "${VM_APT_OPTS[@]}" -q update >"$d/update.log" 2>&1 </dev/null ||
+			{ echo "apt-get update of bookworm-backports: $(grep -m2 -E '^(E|W):' "$d/update.log" | tr '\n' ' ')" >&2; return 1; }
+	fi
+	timeout 30 apt-cache "${VM_APT_OPTS[@]}" depends "$1" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
+}
+
+# _vm_download PKG [MODULE...]: apt-get download PKG into a temp dir of the cache, extract
+# boot/vmlinuz-* and config-* as $VM_CACHE/PKG/{vmlinuz,config} (when not there yet) and each
+# MODULE with its dependencies (_vm_modules); the .deb is removed. (Its System.map is a
 # stub: the first boot writes the guest's own text symbols as kallsyms beside them, which
 # name a hung VM's vCPUs' places, the kernel booting with nokaslr: see vcpus.py.) Under a lock (another
 # scenario may be downloading the same); its error on stderr.
 _vm_download() (
-	local pkg=$1 tmp rc
+	local pkg=$1 tmp rc m need=
+	shift
 	exec 9>"$VM_CACHE/.lock"
 	flock -w "$VM_DOWNLOAD_TIMEOUT" 9 || { echo "another download holds $VM_CACHE/.lock"; exit 1; }
-	[ -s "$VM_CACHE/$pkg/vmlinuz" ] && exit 0
+	for m; do [ -f "$VM_CACHE/$pkg/modules/$m.order" ] || need+=" $m"; done
+	[ -s "$VM_CACHE/$pkg/vmlinuz" ] && [ -z "$need" ] && exit 0
 	tmp=$(mktemp -d "$VM_CACHE/.dl.XXXXXX") || exit 1
 	trap 'rm -rf "$tmp"' EXIT
 	cd "$tmp" || exit 1
-	timeout -k 5 "$VM_DOWNLOAD_TIMEOUT" apt-get download -q -o APT::Sandbox::User=root "$pkg" \
+	timeout -k 5 "$VM_DOWNLOAD_TIMEOUT" apt-get download -q -o APT::Sandbox::User=root ${VM_APT_OPTS[@]+"${VM_APT_OPTS[@]}"} "$pkg" \
 		>apt.log 2>&1 </dev/null
 	rc=$?
 	if [ $rc != 0 ]; then
@@ -214,13 +296,59 @@ _vm_download() (
 			echo "apt-get download $pkg failed: $(grep -m2 -E '^(E|W):' apt.log | tr '\n' ' ')"
 		exit 1
 	fi
-	dpkg-deb --fsys-tarfile ./"$pkg"_*.deb | tar -x ./boot 2>tar.err ||
-		{ echo "dpkg-deb -x $pkg: $(head -c 200 tar.err)"; exit 1; }
-	set -- boot/vmlinuz-*
-	[ $# = 1 ] && [ -s "$1" ] || { echo "$pkg has no boot/vmlinuz-* (or several)"; exit 1; }
-	mkdir -p "$pkg.new" && mv "$1" "$pkg.new/vmlinuz" && mv boot/config-* "$pkg.new/config" &&
-		rm -rf "${VM_CACHE:?}/$pkg" && mv "$pkg.new" "$VM_CACHE/$pkg" || exit 1
+	if [ ! -s "$VM_CACHE/$pkg/vmlinuz" ]; then
+		dpkg-deb --fsys-tarfile ./"$pkg"_*.deb | tar -x ./boot 2>tar.err ||
+			{ echo "dpkg-deb -x $pkg: $(head -c 200 tar.err)"; exit 1; }
+		set -- boot/vmlinuz-*
+		[ $# = 1 ] && [ -s "$1" ] || { echo "$pkg has no boot/vmlinuz-* (or several)"; exit 1; }
+		mkdir -p "$pkg.new" && mv "$1" "$pkg.new/vmlinuz" && mv boot/config-* "$pkg.new/config" &&
+			rm -rf "${VM_CACHE:?}/$pkg" && mv "$pkg.new" "$VM_CACHE/$pkg" || exit 1
+	fi
+	[ -z "$need" ] || _vm_modules "$pkg" $need
 )
+
+# _vm_modules PKG MODULE...: in _vm_download's temp dir, with PKG's .deb there: each MODULE's
+# .ko (and those its modinfo "depends=" names, before it) from the .deb's lib/modules,
+# decompressed into $VM_CACHE/PKG/modules/, and MODULE.order listing them in load order
+# (empty when the .deb has no MODULE.ko*: the kernel has it built in, which its config says).
+_vm_modules() {
+	local pkg=$1 m dir=$VM_CACHE/$1/modules
+	shift
+	dpkg-deb --fsys-tarfile ./"$pkg"_*.deb | tar -t >files.txt 2>tar.err ||
+		{ echo "dpkg-deb -c $pkg: $(head -c 200 tar.err)"; return 1; }
+	mkdir -p "$dir" || return 1
+	for m; do
+		: >order
+		_vm_module_one "$pkg" "$m" top || return 1
+		mv order "$dir/$m.order" || return 1
+	done
+}
+
+# _vm_module_one PKG NAME [top]: NAME's dependencies, then NAME, into $dir and ./order (once)
+_vm_module_one() {
+	local pkg=$1 m=$2 re path ko d
+	grep -qx "$m.ko" order && return 0
+	re="^\./lib/modules/[^/]+/kernel/.*/($m|${m//_/-}|${m//-/_})\.ko(\.xz|\.zst|\.gz)?$"
+	path=$(grep -m1 -E "$re" files.txt)
+	if [ -z "$path" ]; then
+		[ "${3:-}" = top ] && return 0       # built in
+		echo "$pkg: $m.ko, a dependency, is not in the package"
+		return 1
+	fi
+	dpkg-deb --fsys-tarfile ./"$pkg"_*.deb | tar -x "$path" 2>tar.err ||
+		{ echo "extracting $path: $(head -c 200 tar.err)"; return 1; }
+	ko=$dir/$m.ko
+	case $path in
+	*.xz) xz -dc "$path" >"$ko" ;;
+	*.zst) zstd -qdc "$path" >"$ko" ;;
+	*.gz) gzip -dc "$path" >"$ko" ;;
+	*) cp "$path" "$ko" ;;
+	esac || { echo "decompressing $path failed"; return 1; }
+	for d in $(tr '\0' '\n' <"$ko" | sed -n 's/^depends=//p' | tr ',' ' '); do
+		_vm_module_one "$pkg" "$d" || return 1
+	done
+	echo "$m.ko" >>order
+}
 
 # _vm_copy_bin SRC DEST ROOT: SRC at ROOT/DEST, its libraries at their paths under ROOT.
 _vm_copy_bin() {
@@ -253,6 +381,13 @@ _vm_initramfs() {
 	done
 	cp "$guest" "$root/vm/guest.sh" && cp "$VM_DIR/guest-lib.sh" "$root/vm/lib.sh" ||
 		live_fail "setup: copy the guest script"
+	if [ ${#VM_MODULE_FILES[@]} -gt 0 ]; then
+		mkdir -p "$root/vm/modules" || live_fail "setup: mkdir /vm/modules"
+		for e in "${VM_MODULE_FILES[@]}"; do
+			cp "$e" "$root/vm/modules/" && basename "$e" >>"$root/vm/modules/order" ||
+				live_fail "setup: copy $e into the initramfs"
+		done
+	fi
 	VM_KSYMS=
 	[ -n "${VM_KERNEL:-}" ] || VM_KSYMS=$(dirname "$VM_KERNEL_FILE")/kallsyms
 	[ -z "$VM_KSYMS" ] || [ -s "$VM_KSYMS" ] || : >"$root/vm/dump-kallsyms"
@@ -279,6 +414,10 @@ _vm_initramfs() {
 	mount -t tracefs tracefs /sys/kernel/tracing || echo "init: no tracefs" >/dev/console
 	mount -t cgroup2 cgroup2 /sys/fs/cgroup || echo "init: no cgroup2" >/dev/console
 	hostname cgwatch-vm
+	# the modules vm_module named, in load order; what insmod said in /tmp/insmod.log
+	for m in \$(cat /vm/modules/order 2>/dev/null); do
+		insmod /vm/modules/\$m >>/tmp/insmod.log 2>&1 || echo "insmod \$m failed" >>/tmp/insmod.log
+	done
 	out=/dev/ttyS1
 	stty -F \$out raw -echo 2>/dev/null
 	# once per kernel, for the host's cache: the text symbols, before the start marker
@@ -394,14 +533,57 @@ _vm_kill_qemu() {
 
 # vm_result: the scenario's one line from the guest's PASS/FAIL/SKIP lines (see the header).
 vm_result() {
+	_vm_verdict "$VM_OUT"
+	case $V_RESULT in
+	PASS) live_pass "$V_REASON" ;;
+	SKIP) live_skip "$V_REASON" ;;
+	*) live_fail "$V_REASON" ;;
+	esac
+}
+
+# _vm_verdict FILE: the verdict of the guest's PASS/FAIL/SKIP lines in FILE as V_RESULT and
+# V_REASON (vm_result's rules).
+_vm_verdict() {
 	local fails passes skips t
-	fails=$(grep '^FAIL ' "$VM_OUT" | cut -c6- | tr '\n' '|' | sed 's/|$//; s/|/; /g')
-	passes=$(grep '^PASS ' "$VM_OUT" | cut -c6- | tr '\n' '|' | sed 's/|$//; s/|/; /g')
-	skips=$(grep '^SKIP ' "$VM_OUT" | cut -c6- | tr '\n' '|' | sed 's/|$//; s/|/; /g')
+	fails=$(grep '^FAIL ' "$1" | cut -c6- | tr '\n' '|' | sed 's/|$//; s/|/; /g')
+	passes=$(grep '^PASS ' "$1" | cut -c6- | tr '\n' '|' | sed 's/|$//; s/|/; /g')
+	skips=$(grep '^SKIP ' "$1" | cut -c6- | tr '\n' '|' | sed 's/|$//; s/|/; /g')
 	t="$VM_SECS s boot to poweroff ($VM_ACCEL${VM_NOTE:+: $VM_NOTE}; guest uptime $VM_UPTIME s)"
-	[ -z "$fails" ] || live_fail "$fails; $t"
-	[ "$VM_RC" = 0 ] || live_fail "the guest script exited $VM_RC; $t; $(_vm_tails)"
-	[ -z "$passes" ] || live_pass "$passes${skips:+; skipped: $skips}; $t"
-	[ -z "$skips" ] || live_skip "$skips"
-	live_fail "the guest printed no PASS, FAIL or SKIP line; $t; $(_vm_tails)"
+	if [ -n "$fails" ]; then
+		V_RESULT=FAIL V_REASON="$fails; $t"
+	elif [ "$VM_RC" != 0 ]; then
+		V_RESULT=FAIL V_REASON="the guest script exited $VM_RC; $t; $(_vm_tails)"
+	elif [ -n "$passes" ]; then
+		V_RESULT=PASS V_REASON="$passes${skips:+; skipped: $skips}; $t"
+	elif [ -n "$skips" ]; then
+		V_RESULT=SKIP V_REASON=$skips
+	else
+		V_RESULT=FAIL V_REASON="the guest printed no PASS, FAIL or SKIP line; $t; $(_vm_tails)"
+	fi
+}
+
+# vm_kernels_result: for a guest that ran tests/vm/kernels.guest.sh through vm_guest_kernels
+# (its lines prefixed "K "): those lines out of VM_OUT, their verdict printed as a result
+# line of its own, "vm-kernels-RELEASE" (before this scenario's), and the paths they proved
+# recorded (tests/proofs.sh: proof PATH "vm RELEASE" vm-kernels).
+vm_kernels_result() {
+	local k=$LIVE_TMP/kernels.out rel p
+	sed -n 's/^K //p' "$VM_OUT" >"$k"
+	grep -v '^K ' "$VM_OUT" >"$VM_OUT.rest"
+	mv "$VM_OUT.rest" "$VM_OUT"
+	rel=$(awk '$1 == "KERNEL-RELEASE" { print $2; exit }' "$k")
+	_vm_verdict "$k"
+	[ -s "$k" ] || V_RESULT=FAIL V_REASON="the kernels checks printed nothing; $(_vm_tails)"
+	vm_kernels_proofs "$k" "$rel"
+	printf '%s %s-kernels-%s: %s\n' "$V_RESULT" "$LIVE_PREFIX" "${rel:-${VM_KERNEL_PKG#linux-image-}}" "$V_REASON" >&3
+}
+
+# vm_kernels_proofs FILE RELEASE: each "PROOF PATH" line of FILE into the suite's ledger
+vm_kernels_proofs() {
+	local p
+	[ -n "$2" ] || return 0
+	. "$VM_DIR/../proofs.sh"
+	for p in $(awk '$1 == "PROOF" { print $2 }' "$1" | sort -u); do
+		proof "$p" "vm $2" vm-kernels || live_fail "proof $p: not a path of tests/proofs.sh"
+	done
 }

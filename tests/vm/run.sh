@@ -1,9 +1,11 @@
 #!/bin/bash
 # Run the VM scenarios (root, qemu; see lib.sh): each tests/vm/NAME.sh boots a Debian kernel
-# with the latency tracers in a VM and runs NAME.guest.sh there. Extra arguments select
-# scenarios by name.
+# in a VM and runs NAME.guest.sh there: timerlat, Debian's PREEMPT_RT 6.1 with the latency
+# tracers (and the kernel matrix's checks for it), kernels, the generic 6.1 and the 6.12
+# (one line per kernel). Extra arguments select scenarios by name.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../live/scenarios.sh"
-SCENARIOS_ALL=(timerlat)
-# the backstop: lib.sh's VM_TIMEOUT (150 s), the initramfs, the first run's download (180 s)
-scenarios_main vm "$here" 400 "$@"
+SCENARIOS_ALL=(timerlat kernels)
+# the backstop: kernels.sh's two boots, each its VM_TIMEOUT (300 s), the initramfs and the
+# first run's download (180 s)
+scenarios_main vm "$here" 1100 "$@"

@@ -2,6 +2,10 @@
 . "${VM_GUEST_LIB:-/vm/lib.sh}"
 
 bash /vm/files/tracers.guest.sh 1       # the smoke checks, in this boot (one boot is 15 s)
+# the kernel matrix's checks for this kernel (tests/vm/kernels.sh), their lines marked "K " for
+# a result line of their own; its FUSE-stuck task is released when it ends (fusehold dies with
+# its parent)
+bash /vm/files/kernels.guest.sh 2>&1 | while IFS= read -r l; do echo "K $l"; done
 
 grep -qw timerlat "$T/available_tracers" || { g_skip timerlat "no timerlat tracer: $(cat "$T/available_tracers")"; exit 0; }
 SPIN_MS=${SPIN_MS:-20}
