@@ -98,10 +98,16 @@ const char *cesc(const char *s);
 #define CGW_ENOTREG 1000              /* an errno of our own: "not a regular file" */
 /* strerror(e), and "not a regular file" for CGW_ENOTREG. */
 const char *cgw_strerror(int e);
-/* Open a user-given file for reading without blocking on it (O_NONBLOCK, O_NOCTTY: a FIFO or
- * a device is not read), then check it: returns the fd (blocking again), or -errno,
- * -EISDIR for a directory, -CGW_ENOTREG for anything else that is not a regular file. */
+/* Open a file a user or a bundle can name for reading, only if it is a regular file: its type
+ * is read from an O_PATH handle first, and only a regular file is opened (through
+ * /proc/self/fd: the same inode), so a FIFO or a device is never opened. Returns the fd, or
+ * -errno, -EISDIR for a directory, -CGW_ENOTREG for anything else that is not a regular file
+ * (-ELOOP for a symlink with O_NOFOLLOW). oflags: 0 or O_NOFOLLOW. */
+int open_regular_flags(const char *path, int oflags);
+/* open_regular_flags(path, 0): symlinks followed, to a regular file only. */
 int open_regular(const char *path);
+/* Keep the real /proc open for open_regular, before a replay covers /proc (source-root.c). */
+void open_regular_keep_proc(void);
 /* open_regular() as a stdio stream; NULL with the (positive) errno in *err. */
 FILE *fopen_regular(const char *path, int *err);
 

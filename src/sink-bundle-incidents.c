@@ -144,17 +144,15 @@ struct reg_job { char *path; uint64_t max; int err; uint64_t size; char *data; s
 static void reg_fn(void *p)
 {
 	struct reg_job *j = p;
-	/* O_NONBLOCK: a FIFO is not waited on (it is refused below, unread) */
-	int fd = open(j->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* a FIFO or a device is refused unopened */
+	int fd = open_regular_flags(j->path, O_NOFOLLOW);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		j->err = errno;
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0) {
+		j->err = fd == -CGW_ENOTREG || fd == -EISDIR ? ENODEV : -fd;
 		return;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		j->err = ENODEV;
+	if (fstat(fd, &st) < 0) {
+		j->err = errno;
 		close(fd);
 		return;
 	}
@@ -170,9 +168,6 @@ static void reg_fn(void *p)
 		close(fd);
 		return;
 	}
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	while (j->len < cap - 1) {
 		ssize_t r = read(fd, j->data + j->len, cap - 1 - j->len);
 		if (r < 0 && errno == EINTR)

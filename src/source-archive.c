@@ -35,9 +35,9 @@ struct open_job { char *path; int fd, err; struct stat st; };
 static void open_fn(void *p)
 {
 	struct open_job *j = p;
-	j->fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	j->fd = open_regular(j->path);    /* a FIFO or a device is refused unopened */
 	if (j->fd < 0)
-		j->err = errno;
+		j->err = j->fd == -CGW_ENOTREG || j->fd == -EISDIR ? ENOTDIR : -j->fd;
 	else if (fstat(j->fd, &j->st) < 0)
 		j->err = errno;
 }
@@ -66,14 +66,9 @@ static int open_deadline(const char *path, unsigned timeout_ms)
 	int fd = -1;
 	if (j->err)
 		e = -j->err;
-	else if (!S_ISREG(j->st.st_mode))
-		e = -ENOTDIR;
 	else {
 		fd = j->fd;
 		j->fd = -1;
-		int fl = fcntl(fd, F_GETFL);
-		if (fl >= 0)
-			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	}
 	open_release(j);
 	return fd >= 0 ? fd : e;

@@ -15,6 +15,7 @@
 /* Enter new mount namespace; as non-root, through a user namespace mapping us to root. */
 static int new_mount_ns(void)
 {
+	open_regular_keep_proc();         /* the tree's proc/ is about to cover /proc */
 	if (unshare(CLONE_NEWNS) == 0)
 		return 0;
 	if (errno != EPERM)

@@ -293,9 +293,9 @@ static int build_id_fd(int fd, char *out, size_t cap)
 
 static int build_id_path(const char *path, char *out, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = open_regular(path);      /* a bundle names it: never a device or a FIFO */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	int r = build_id_fd(fd, out, cap);
 	close(fd);
 	return r;
@@ -360,7 +360,7 @@ void ucap_unwound(struct ucap *c, int tgid, const char *maps, const struct cgw_u
 		if (maps && maps_find(maps, f[i].pc, &e) == 0) {
 			/* the mapped file itself, whatever its path shows now */
 			snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", tgid, e.start, e.end);
-			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+			int fd = open_regular(path);   /* what a user mapped: a regular file only */
 			if (fd >= 0) {
 				r = build_id_fd(fd, bid, sizeof(bid));
 				close(fd);

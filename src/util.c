@@ -425,22 +425,42 @@ const char *cgw_strerror(int e)
 	return e == CGW_ENOTREG ? "not a regular file" : strerror(e);
 }
 
-int open_regular(const char *path)
+/* The real /proc, kept open where a replay is to cover /proc with a captured tree
+ * (open_regular reopens through its self/fd); -1: /proc by its path. */
+static int real_proc = -1;
+
+void open_regular_keep_proc(void)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
+	if (real_proc < 0)
+		real_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+int open_regular_flags(const char *path, int oflags)
+{
+	/* O_PATH opens nothing: a device's or a FIFO's open has effects of its own (a watchdog
+	 * armed, a tape rewound, a FIFO's writer woken), so the type is learned first from the
+	 * inode, and only a regular file is opened, through the same inode */
+	int pfd = open(path, O_PATH | O_CLOEXEC | (oflags & O_NOFOLLOW));
+	if (pfd < 0)
 		return -errno;
 	struct stat st;
-	int e = fstat(fd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR :
-	        !S_ISREG(st.st_mode) ? CGW_ENOTREG : 0;
-	int fl = e ? 0 : fcntl(fd, F_GETFL);
-	if (!e && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
-		e = errno;
-	if (e) {
-		close(fd);
-		return -e;
+	int e = fstat(pfd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR :
+	        S_ISLNK(st.st_mode) ? ELOOP : !S_ISREG(st.st_mode) ? CGW_ENOTREG : 0;
+	int fd = -1;
+	if (!e) {
+		char self[64];
+		snprintf(self, sizeof(self), "%sself/fd/%d", real_proc >= 0 ? "" : "/proc/", pfd);
+		fd = openat(real_proc >= 0 ? real_proc : AT_FDCWD, self, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			e = errno;
 	}
-	return fd;
+	close(pfd);
+	return e ? -e : fd;
+}
+
+int open_regular(const char *path)
+{
+	return open_regular_flags(path, 0);
 }
 
 FILE *fopen_regular(const char *path, int *err)

@@ -1,7 +1,11 @@
 /* test-util.c: strbuf, read_small_file, read_whole_file, now_usec, xstrndup. */
 #include "unit.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <time.h>
 #include <unistd.h>
@@ -292,10 +296,84 @@ static void test_sb_nomem(void **state)
 	assert_null(try_reallocarray(NULL, (size_t)1 << 46, 1));
 }
 
+/* A FIFO's writer that blocks in open() until a reader opens it: has it been woken? */
+static pid_t fifo_writer(const char *fifo)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		int fd = open(fifo, O_WRONLY);    /* returns only once someone opened it to read */
+		_exit(fd >= 0 ? 0 : 1);
+	}
+	return p;
+}
+
+static bool still_blocked(pid_t p)
+{
+	usleep(100 * 1000);
+	return waitpid(p, NULL, WNOHANG) == 0;
+}
+
+/* open_regular never opens what is not a regular file: a FIFO's writer is never woken, under
+ * its own name or through a symlink (a user's evil.debug -> FIFO); a regular file through a
+ * symlink is read; with O_NOFOLLOW the symlink itself is refused; a directory is EISDIR. */
+static void test_open_regular(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/cgw-openreg-XXXXXX", fifo[64], link[64], file[64], flink[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/evil.debug", dir);
+	snprintf(file, sizeof(file), "%s/file", dir);
+	snprintf(flink, sizeof(flink), "%s/file.link", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(symlink("fifo", link), 0);
+	FILE *f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("elf", f);
+	fclose(f);
+	assert_int_equal(symlink("file", flink), 0);
+	pid_t w = fifo_writer(fifo);
+	assert_true(w > 0);
+	assert_int_equal(open_regular(fifo), -CGW_ENOTREG);
+	assert_int_equal(open_regular(link), -CGW_ENOTREG);
+	assert_int_equal(open_regular_flags(link, O_NOFOLLOW), -ELOOP);
+	int e;
+	assert_null(fopen_regular(link, &e));
+	assert_int_equal(e, CGW_ENOTREG);
+	assert_true(still_blocked(w));         /* never opened: its writer still waits */
+	int fd = open_regular(flink);
+	assert_true(fd >= 0);
+	char buf[8] = "";
+	assert_int_equal(read(fd, buf, sizeof(buf)), 3);
+	assert_memory_equal(buf, "elf", 3);
+	assert_int_equal(fcntl(fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK), O_RDONLY);
+	close(fd);
+	assert_int_equal(open_regular_flags(flink, O_NOFOLLOW), -ELOOP);
+	assert_int_equal(open_regular(dir), -EISDIR);
+	assert_int_equal(open_regular("/dev/null"), -CGW_ENOTREG);
+	/* with the real /proc kept (as before a replay covers it): the same */
+	open_regular_keep_proc();
+	assert_int_equal(open_regular(link), -CGW_ENOTREG);
+	fd = open_regular(flink);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(still_blocked(w));
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);   /* now this test opens it: the writer goes */
+	assert_true(fd >= 0);
+	assert_int_equal(waitpid(w, NULL, 0), w);
+	close(fd);
+	unlink(flink);
+	unlink(file);
+	unlink(link);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sb_nomem),
+		cmocka_unit_test(test_open_regular),
 		cmocka_unit_test(test_strbuf_grows_and_terminates),
 		cmocka_unit_test(test_read_small_file),
 		cmocka_unit_test(test_read_small_file_proc),
