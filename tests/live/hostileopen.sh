@@ -21,16 +21,16 @@ chmod 711 "$LIVE_TMP" || live_fail "setup: chmod"
 D=$LIVE_TMP/user
 mkdir "$D" && chown "$U:$U" "$D" || live_fail "setup: $D"
 cp "$LIVE_BIN/ustackhold-O2" "$D/orig" && chown "$U:$U" "$D/orig" || live_fail "setup: cp"
-asuser() { setpriv --reuid="$U" --regid="$U" --clear-groups --no-new-privs "$@"; }
-asuser sh -c 'cd "$1" && objcopy --only-keep-debug orig real.debug && strip -o prog orig &&
+ASUSER=(setpriv --reuid="$U" --regid="$U" --clear-groups --no-new-privs)   # execs: $! is the program
+"${ASUSER[@]}" sh -c 'cd "$1" && objcopy --only-keep-debug orig real.debug && strip -o prog orig &&
 	objcopy --add-gnu-debuglink=real.debug prog && rm real.debug orig && mkfifo trap &&
 	ln -s trap real.debug' sh "$D" >"$LIVE_TMP/setup.log" 2>&1 ||
 	live_fail "setup: the user's files: $(head -c 300 "$LIVE_TMP/setup.log")"
 # the trap's writer: "woken" once a reader opened the FIFO
-asuser sh -c 'exec 3>"$1/trap"; echo woken >"$1/woken"; sleep 60' sh "$D" 3>&- </dev/null &
+"${ASUSER[@]}" sh -c 'exec 3>"$1/trap"; echo woken >"$1/woken"; sleep 60' sh "$D" 3>&- </dev/null &
 WRITER=$!
 live_on_exit 'live_kill_wait "$WRITER"'
-asuser "$D/prog" vfork 40 >"$LIVE_TMP/prog.out" 2>"$LIVE_TMP/prog.err" 3>&- </dev/null &
+"${ASUSER[@]}" "$D/prog" vfork 40 >"$LIVE_TMP/prog.out" 2>"$LIVE_TMP/prog.err" 3>&- </dev/null &
 PROG=$!
 live_on_exit 'live_kill_wait "$PROG"'
 _blocked() { grep -q '^blocked ' "$LIVE_TMP/prog.out" && [ "$(live_task_state "$PROG")" = D ]; }
