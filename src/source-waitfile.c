@@ -71,11 +71,14 @@ static bool mem_string(struct cgw_scan *s, struct cgw_task *t, unsigned long add
 		t->wait_err = (int)n;
 		t->wait_err_s = timeout_ms / 1000.0;
 	}
+	bool str = n > 0 && strnlen(out, (size_t)n) < (size_t)n;   /* a NUL within what was read */
 	if (n != 0 && record_active()) {  /* a read that failed (timed out) is listed too */
+		/* the string and its NUL, nothing after: the read ran on into what follows it in
+		 * memory (the next arguments, the environment), which a capture must not carry */
 		snprintf(p, sizeof(p), "cgwatch/mem/%d-%lx", t->tid, addr);
-		record_put(p, REC_FILE, out, n);
+		record_put(p, REC_FILE, out, n < 0 ? n : str ? (ssize_t)strlen(out) + 1 : 0);
 	}
-	return n > 0 && strlen(out) < (size_t)n;   /* a NUL within what was read */
+	return str;
 }
 
 #define MNTNS_MAX 32                   /* mount namespaces whose mountinfo one scan keeps */
