@@ -67,12 +67,19 @@ dmn_conf recorder.enabled=yes recorder.cpuset_opens=yes recorder.instance="$NAME
 mkdir -p "$LIVE_TMP/tmp" || live_fail "setup: mkdir $LIVE_TMP/tmp"
 
 # recording: the instance is there with its events on and the daemon said so
+# what the daemon said of its recorder and what the instance holds, for a failure (dmn_ctx's
+# tail alone is the first scan's lines)
+rec_ctx() {
+	printf 'instance %s: %s; recorder lines: %s; %s' "$INST" \
+		"$([ -d "$INST" ] && echo "rmdir enable $(cat "$INST/events/cgroup/cgroup_rmdir/enable" 2>&1)" || echo absent)" \
+		"$(grep -a 'recorder' "${DMN_ERRS[-1]}" | tail -4 | tr '\n' '|' | cut -c1-800)" "$(dmn_ctx "" 1200)"
+}
 recording() {
 	[ -d "$INST" ] && [ "$(cat "$INST/events/cgroup/cgroup_rmdir/enable" 2>/dev/null)" = 1 ] &&
 		grep -q "flight recorder on: $INST" "${DMN_ERRS[-1]}"
 }
 dmn_start daemon TMPDIR="$LIVE_TMP/tmp"
-live_wait_for 10 recording || live_fail "no recording instance $INST 10 s after the start: $(dmn_ctx 600)"
+live_wait_for 10 recording || live_fail "no recording instance $INST 10 s after the start: $(rec_ctx)"
 grep -q "flight recorder on: $INST.*recording .*syscalls:sys_enter_openat" "${DMN_ERRS[-1]}" ||
 	live_fail "the start message does not name sys_enter_openat recorded: $(grep 'flight recorder' "${DMN_ERRS[-1]}" | head -c 400)"
 
@@ -142,7 +149,7 @@ dmn_wait_state escalated 1 $((DMN_CRIT + 4)) "$INC" ||
 	live_fail "no \"escalated\" for $INC; messages: [$(dmn_digest)]; $(dmn_ctx)"
 B=$LIVE_TMP/bundles/cgwatch-bundle-$INC.tar.zst
 _made() { [ -s "$B" ]; }
-live_wait_for 5 _made || live_fail "no bundle $B 5 s after \"escalated\": $(dmn_ctx 600)"
+live_wait_for 5 _made || live_fail "no bundle $B 5 s after \"escalated\": $(dmn_ctx "" 1200)"
 tar -xOf "$B" tree/cgwatch/recorder/trace >"$LIVE_TMP/btrace" 2>"$LIVE_TMP/tar.err" ||
 	live_fail "the bundle has no tree/cgwatch/recorder/trace: $(head -c 300 "$LIVE_TMP/tar.err")"
 head -1 "$LIVE_TMP/btrace" | grep -qx '# cgwatch-recorder 1' && grep -q 'cgwmemsw-.*sys_openat(' "$LIVE_TMP/btrace" ||
@@ -170,13 +177,13 @@ dmn_stop TERM 5
 [ "$DMN_STOP_RC" = 0 ] || live_fail "SIGTERM: exit $DMN_STOP_RC"
 [ -d "$INST" ] && live_fail "the instance $INST is still there after SIGTERM"
 dmn_start daemon2 TMPDIR="$LIVE_TMP/tmp"
-live_wait_for 10 recording || live_fail "second start: no instance $INST: $(dmn_ctx 600)"
+live_wait_for 10 recording || live_fail "second start: no instance $INST: $(rec_ctx)"
 echo "cgwdrec-marker-$$" >"$INST/trace_marker" || live_fail "setup: trace_marker"
 grep -q "cgwdrec-marker-$$" "$INST/trace" || live_fail "setup: the marker is not in the ring"
 dmn_stop KILL 5
 [ -d "$INST" ] || live_fail "setup: the instance went away with the SIGKILLed daemon"
 dmn_start daemon3 TMPDIR="$LIVE_TMP/tmp"
-live_wait_for 10 recording || live_fail "start after SIGKILL: no recording instance: $(dmn_ctx 600)"
+live_wait_for 10 recording || live_fail "start after SIGKILL: no recording instance: $(rec_ctx)"
 cnt=$(ls "$TFS/instances" | grep -cx "$NAME")
 [ "$cnt" = 1 ] || live_fail "$cnt instances named $NAME after SIGKILL + restart, want 1"
 grep -q "cgwdrec-marker-$$" "$INST/trace" && live_fail "the restarted daemon kept the old ring (marker still there)"
@@ -195,13 +202,13 @@ restarted() {
 	[ -d "$INSTB" ] && [ ! -d "$INST" ] && [ "$(cat "$INSTB/buffer_size_kb" 2>/dev/null || echo 0)" -ge 512 ] &&
 		grep -q "flight recorder on: $INSTB" "${DMN_ERRS[-1]}"
 }
-live_wait_for 10 restarted || live_fail "SIGHUP with [recorder] instance ${NAME}b, buffer_kb 512: $(ls "$TFS/instances" | grep "$NAME" | tr '\n' ' ') $(cat "$INSTB/buffer_size_kb" 2>&1); $(dmn_ctx 600)"
+live_wait_for 10 restarted || live_fail "SIGHUP with [recorder] instance ${NAME}b, buffer_kb 512: $(ls "$TFS/instances" | grep "$NAME" | tr '\n' ' ') $(cat "$INSTB/buffer_size_kb" 2>&1); $(dmn_ctx "" 1200)"
 echo "cgwdrec-keep-$$" >"$INSTB/trace_marker" || live_fail "setup: trace_marker of $INSTB"
 dmn_conf recorder.enabled=yes recorder.cpuset_opens=yes recorder.instance="${NAME}b" \
 	recorder.buffer_kb=512 recorder.window=60 bundle.dir="$LIVE_TMP/bundles" bundle.min_interval=0
 kill -HUP "$DPID"
 live_wait_for 10 eval '[ "$(grep -c "configuration reloaded" "${DMN_ERRS[-1]}")" -ge 2 ]' ||
-	live_fail "the second SIGHUP was not taken: $(dmn_ctx 600)"
+	live_fail "the second SIGHUP was not taken: $(dmn_ctx "" 1200)"
 sleep 0.5
 grep -q "cgwdrec-keep-$$" "$INSTB/trace" || live_fail "a reload changing only [recorder] window restarted the ring (its marker is gone)"
 dmn_stop TERM 5
