@@ -427,6 +427,9 @@ _vm_initramfs() {
 	rc=\$?
 	echo "CGWATCH-VM-EXIT \$rc uptime \$(cut -d' ' -f1 /proc/uptime)" >\$out
 	sync
+	# poweroff -f drops what the UART has not sent yet: where a process the script left
+	# still holds ttyS1, the echo's close is not the last and does not wait for the drain
+	sleep 1
 	poweroff -f
 	EOF
 	chmod +x "$root/init" || live_fail "setup: chmod /init"
