@@ -367,6 +367,8 @@ const char *kf_state_name(enum cgw_kf_state s);
 /* Feature f of k is in state s, for the reason fmt (printf); no-op when k is NULL. */
 void kf_set(struct cgw_kernel *k, enum cgw_kf f, enum cgw_kf_state s, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Both scan programs (walker, iterator) in state s, for the same reason; no-op when k is NULL. */
+void kf_set_scan(struct cgw_kernel *k, enum cgw_kf_state s, const char *why);
 /* What the scan reads: "task-walker", "task-iterator" or "proc". */
 const char *kf_scan_source(const struct cgw_kernel *k);
 /* What run-queue latency is measured with: "runq-program", "schedstat" or "none". */

@@ -712,10 +712,10 @@ static void save_state(struct cgw_daemon *d)
  * at the first scan, and again for one that changed (a reload, a fallback). */
 static void kernel_say(struct cgw_daemon *d)
 {
-	for (int f = KF_TASK_WALKER; f <= KF_TASK_ITERATOR; f++)
-		if (d->conf.scan_source == SCAN_SOURCE_PROC)
-			kf_set(&d->kern, f, KFS_OFF, "[scan] source = proc");
-		else
+	if (d->conf.scan_source == SCAN_SOURCE_PROC)
+		kf_set_scan(&d->kern, KFS_OFF, "[scan] source = proc");
+	else
+		for (int f = KF_TASK_WALKER; f <= KF_TASK_ITERATOR; f++)
 			d->kern.f[f] = d->bpf_kern.f[f];
 	for (int f = 0; f < KF_N; f++) {
 		char line[sizeof(d->kern_said[f])];

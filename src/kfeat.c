@@ -47,6 +47,12 @@ void kf_set(struct cgw_kernel *k, enum cgw_kf f, enum cgw_kf_state s, const char
 	va_end(ap);
 }
 
+void kf_set_scan(struct cgw_kernel *k, enum cgw_kf_state s, const char *why)
+{
+	kf_set(k, KF_TASK_WALKER, s, "%s", why);
+	kf_set(k, KF_TASK_ITERATOR, s, "%s", why);
+}
+
 const char *kf_scan_source(const struct cgw_kernel *k)
 {
 	if (k->f[KF_TASK_WALKER].state == KFS_USED)

@@ -42,8 +42,7 @@ static void kernel_probe(const struct cgw_conf *conf, struct cgw_kernel *k)
 {
 	char why[400];
 	if (conf->scan_source == SCAN_SOURCE_PROC) {
-		kf_set(k, KF_TASK_WALKER, KFS_OFF, "[scan] source = proc");
-		kf_set(k, KF_TASK_ITERATOR, KFS_OFF, "[scan] source = proc");
+		kf_set_scan(k, KFS_OFF, "[scan] source = proc");
 	} else {
 		bpfscan_free(bpfscan_open(getpid(), false, k, why, sizeof(why)));
 	}
@@ -107,8 +106,7 @@ int check_once(const struct cgw_conf *conf, const struct cgw_sigset *sigs,
 		kernel_probe(conf, &kern);
 	} else if (conf->scan_source == SCAN_SOURCE_PROC) {
 		snprintf(why, sizeof(why), "[scan] source = proc");
-		kf_set(&kern, KF_TASK_WALKER, KFS_OFF, "%s", why);
-		kf_set(&kern, KF_TASK_ITERATOR, KFS_OFF, "%s", why);
+		kf_set_scan(&kern, KFS_OFF, why);
 	} else {
 		bpf = bpfscan_open(getpid(), conf->scan_source != SCAN_SOURCE_WALKER, &kern, why,
 		                   sizeof(why));

@@ -309,8 +309,7 @@ static void neither(struct cgw_kernel *k, enum cgw_kf_state st, char *why, size_
 	va_start(ap, fmt);
 	vsnprintf(why, cap, fmt, ap);
 	va_end(ap);
-	kf_set(k, KF_TASK_WALKER, st, "%s", why);
-	kf_set(k, KF_TASK_ITERATOR, st, "%s", why);
+	kf_set_scan(k, st, why);
 }
 
 struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, struct cgw_kernel *k, char *why,

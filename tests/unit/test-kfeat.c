@@ -20,7 +20,12 @@ static void test_sources(void **state)
 	assert_string_equal(kf_scan_source(&k), "task-walker");
 	snprintf(k.runq_source, sizeof(k.runq_source), "schedstat");
 	assert_string_equal(kf_runq_source(&k), "schedstat");
+	kf_set_scan(&k, KFS_OFF, "[scan] source = proc");  /* both programs, one reason */
+	assert_string_equal(kf_scan_source(&k), "proc");
+	assert_int_equal(k.f[KF_TASK_ITERATOR].state, KFS_OFF);
+	assert_string_equal(k.f[KF_TASK_WALKER].why, "[scan] source = proc");
 	kf_set(NULL, KF_COUNTERS, KFS_USED, "x");          /* no record: nothing, no crash */
+	kf_set_scan(NULL, KFS_OFF, "x");
 }
 
 static void test_lines(void **state)
