@@ -19,10 +19,11 @@ PATH_SED   := -e 's|/usr/local/share/cgwatch|$(PREFIX)/share/cgwatch|g' \
 CC         ?= cc
 # the version a bundle's manifest names: debian/changelog's latest entry
 VERSION    := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
-PKGS       := libsystemd libproc2 inih json-c libarchive nettle libunwind libunwind-generic libbpf
+PKGS       := libsystemd libproc2 inih json-c libarchive nettle libunwind libunwind-generic libbpf \
+              libseccomp
 # chromium: the incident page loaded in a real headless browser (tests/live/htmlpage.sh)
 DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-dev \
-               libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev nettle-dev jq zstd valgrind \
+               libjson-c-dev libcmocka-dev libunwind-dev libarchive-dev nettle-dev libseccomp-dev jq zstd valgrind \
                fuse3 util-linux procps iproute2 systemd python3 clang-14 libclang-rt-14-dev \
                libbpf-dev bpftool \
                debhelper dpkg-dev lintian \

@@ -108,6 +108,8 @@ int open_regular_flags(const char *path, int oflags);
 int open_regular(const char *path);
 /* Keep the real /proc open for open_regular, before a replay covers /proc (source-root.c). */
 void open_regular_keep_proc(void);
+/* The fd open_regular_keep_proc kept (-1: none): a forked child that closes its fds keeps it. */
+int open_regular_proc_fd(void);
 /* open_regular() as a stdio stream; NULL with the (positive) errno in *err. */
 FILE *fopen_regular(const char *path, int *err);
 
@@ -203,6 +205,9 @@ int dl_call_path(const char *path, void (*fn)(void *), void *arg, void (*release
 /* Retire this thread's idle worker; its next call starts a new one. Threads keep the mount
  * namespace they were born in, so source-root.c calls this after entering a new one. */
 void dl_reset(void);
+/* In a child just forked: no worker (its thread stayed in the parent), none stuck, the
+ * locks free; call first, from the child's only thread. */
+void dl_forked(void);
 /* Number of helper threads abandoned and still stuck. */
 unsigned dl_stuck(void);
 
@@ -225,6 +230,10 @@ bool record_active(void);
 void record_mute(bool mute);
 /* Keep data (r bytes; or -errno) as tree_path's last read, replacing an earlier one. */
 void record_put(const char *tree_path, enum rec_kind kind, const char *data, ssize_t r);
+/* In a forked child: every record_put made while recording is handed to fn instead of kept
+ * (the sandbox sends it to its parent). Call first, from the child's only thread. */
+void record_redirect(void (*fn)(const char *tree_path, enum rec_kind kind, const char *data,
+                                ssize_t r, void *ctx), void *ctx);
 /* A read of host path (absolute; or name relative to dirfd) when recording: data r bytes or
  * -errno. Paths outside the tree are not kept. */
 void record_read(const char *path, const char *data, ssize_t r);
@@ -1772,12 +1781,48 @@ struct cgw_uframe {
 	char build_id[2 * ELF_BUILD_ID_MAX + 1];
 	char symbol_why[256];
 };
-/* Unwind the user stacks of the tasks the findings of r list (chains first), at most max
- * unwinds (0: none) each under the read deadline, off the calling thread, with libunwind's
- * remote API over /proc/TID/syscall (pc, sp, argument registers) and /proc/TID/mem: never
- * ptrace, never stopped. Threads of one process with the same pc and depth on the same
- * stack layout share one unwind (ustack_same_as). Fills uframes or ustack_error. */
+/* What a report's unwinds tell whoever runs them (the sandbox, source-ustackbox.c): a task's
+ * unwind begins; it is done (uframes or ustack_error filled), how: USTACK_TIMED_OUT (waited
+ * past the deadline: its thread still waits for the memory), USTACK_LOOPED (did not
+ * terminate: its thread still computes, and only ending the process ends it). */
+#define USTACK_TIMED_OUT 1u
+#define USTACK_LOOPED 2u
+struct cgw_task;
+struct ustack_hooks {
+	void (*begin)(void *ctx, const struct cgw_task *t);
+	void (*done)(void *ctx, const struct cgw_task *t, unsigned how);
+	void *ctx;
+};
+/* Unwind the user stacks of the tasks the findings of r list (chains first) that have no
+ * answer yet, while *left (of max) unwinds remain, each under the read deadline, off the
+ * calling thread, with libunwind's remote API over /proc/TID/syscall (pc, sp, argument
+ * registers) and /proc/TID/mem: never ptrace, never stopped. Threads of one process with the
+ * same pc and depth on the same stack layout share one unwind (ustack_same_as). Fills
+ * uframes or ustack_error. 0 when every task was tried, 1 when it stopped after one whose
+ * unwind did not terminate (USTACK_LOOPED: the caller must end this process). Runs hostile
+ * input (the tasks' memory, their files' unwind info and symbols): ustack_report runs it in
+ * a sandboxed child, never in the daemon. */
 struct cgw_report;
+int ustack_unwind_all(struct cgw_report *r, unsigned max, unsigned *left, unsigned timeout_ms,
+                      const struct ustack_hooks *h);
+/* Every task of r's findings ustack_unwind_all would still try gets why as its ustack_error. */
+void ustack_unanswered(struct cgw_report *r, const char *why);
+/* Mark (add) or unmark process tgid as having an unwind still waiting for its memory: its
+ * unwinds are not tried meanwhile. False when the list is full (add) or tgid not in it. */
+bool ustack_flight(int tgid, bool add);
+/* Process tgid (started at start_ticks) had an unwind that did not terminate: its unwinds
+ * are not tried for USTACK_LOOP_HOLD_S (each try costs the read deadline in CPU). */
+#define USTACK_LOOP_HOLD_S 600
+void ustack_looping(int tgid, unsigned long long start_ticks);
+
+/* ---- source-ustackbox.c: the user-stack unwinds in a sandboxed child ---- */
+
+/* ustack_unwind_all for r in a child process: forked per report, holding no file
+ * descriptor but its result pipe and stderr, with only the capabilities that read another
+ * process's memory and mapped files, no new privileges, a seccomp allow-list (reads, no
+ * file written, no socket, no exec), RLIMIT_CPU and RLIMIT_AS; killed when it passes the
+ * deadline or an unwind did not terminate, and started again for the tasks left. Its answers
+ * (frames, errors, what a capture records) are checked before they are taken. */
 void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms);
 
 /* ---- source-ustackname.c: naming an unwound user stack's frames from the mapped files ---- */

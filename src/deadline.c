@@ -35,6 +35,9 @@ struct dl_worker {
  * have their own, so neither posts a job into the other's */
 static _Thread_local struct dl_worker *dl_current;
 static atomic_uint dl_stuck_count;
+/* Reads still stuck, by path: a file that did not answer last time is not asked again
+ * (and does not cost another thread) until the stuck read returns. */
+static pthread_mutex_t stuck_lock = PTHREAD_MUTEX_INITIALIZER;
 
 unsigned dl_stuck(void)
 {
@@ -120,6 +123,13 @@ void dl_reset(void)
 	pthread_mutex_unlock(&w->lock);
 }
 
+void dl_forked(void)
+{
+	dl_current = NULL;                     /* its thread is the parent's */
+	atomic_store(&dl_stuck_count, 0);
+	pthread_mutex_init(&stuck_lock, NULL);
+}
+
 int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned timeout_ms)
 {
 	if (cgw_stop_pending() || dl_stuck() >= DL_MAX_STUCK) {
@@ -170,9 +180,6 @@ int dl_call(void (*fn)(void *), void *arg, void (*release)(void *), unsigned tim
 	return 0;
 }
 
-/* Reads still stuck, by path: a file that did not answer last time is not asked again
- * (and does not cost another thread) until the stuck read returns. */
-static pthread_mutex_t stuck_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *stuck_paths[DL_MAX_STUCK];
 
 static bool stuck_has(const char *path)

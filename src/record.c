@@ -20,6 +20,9 @@ static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rec_entry *rec_head[REC_BUCKETS];
 static atomic_bool rec_on;
 static _Thread_local bool rec_muted;
+static void (*rec_redirect)(const char *tree_path, enum rec_kind kind, const char *data,
+                            ssize_t r, void *ctx);
+static void *rec_redirect_ctx;
 
 static unsigned rec_hash(const char *s)
 {
@@ -76,10 +79,25 @@ static void entry_free(struct rec_entry *e)
 	free(e);
 }
 
+void record_redirect(void (*fn)(const char *tree_path, enum rec_kind kind, const char *data,
+                                ssize_t r, void *ctx), void *ctx)
+{
+	pthread_mutex_init(&rec_lock, NULL);   /* a forked child: no other thread holds it */
+	rec_redirect = fn;
+	rec_redirect_ctx = ctx;
+}
+
 void record_put(const char *tree_path, enum rec_kind kind, const char *data, ssize_t r)
 {
 	if (rec_muted)
 		return;
+	if (rec_redirect) {
+		pthread_mutex_lock(&rec_lock);
+		if (rec_on)
+			rec_redirect(tree_path, kind, data, r, rec_redirect_ctx);
+		pthread_mutex_unlock(&rec_lock);
+		return;
+	}
 	struct rec_entry *e = calloc(1, sizeof(*e));
 	if (!e)
 		return;

@@ -41,6 +41,10 @@
 #define PF_KTHREAD 0x00200000          /* include/linux/sched.h */
 #define MAPS_MAX (8u << 20)
 #define PAGE_CACHE 16                  /* pages of the target's memory kept per process */
+/* Reads of memory one step of an unwind may make: a frame's table lookup and CFI take a few
+ * hundred; a CFA expression that jumps back on itself (DW_OP_skip, DW_OP_bra) reads its own
+ * bytes for ever, and this is where it ends, in milliseconds. */
+#define STEP_READS_MAX 200000ul
 
 /* What one process shares between the unwinds of its threads within one report: its maps,
  * libunwind's address space (which caches the unwind info it found: UNW_CACHE_GLOBAL), the
@@ -84,6 +88,8 @@ struct ujob {
 	unsigned long stack_end, stack_size;  /* the mapping holding sp: the dedup key */
 	/* where an unwind stopped for want of a register: that frame's sp and function */
 	unsigned long stop_sp, stop_fn_start, stop_fn_end;
+	unsigned long reads;                /* accessor reads of this step: STEP_READS_MAX at most */
+	bool looped;                        /* a step passed it: its unwind info does not end */
 };
 
 static void uproc_free(struct uproc *p)
@@ -136,6 +142,10 @@ static int mem_word(struct uproc *p, unsigned long addr, unsigned long *v)
 /* The unwind this thread runs: the accessors look here. */
 static _Thread_local struct ujob *cur_job;
 
+/* The thread that runs the current unwind (a dl_call worker), for a look at it when the
+ * deadline passed: one unwind at a time runs, from the reporting thread. */
+static _Atomic int worker_tid;
+
 static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
 {
 	(void)as; (void)arg;
@@ -143,6 +153,10 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int wr
 	unsigned long v;
 	if (write)
 		return -UNW_EREADONLYREG;     /* never written */
+	if (++j->reads > STEP_READS_MAX) {
+		j->looped = true;
+		return -UNW_EINVAL;
+	}
 	if (j->p->eh && ehtab_mem(j->p->eh, addr, val))
 		return 0;                     /* a table's bytes, from the file's cached copy */
 	if (mem_word(j->p, addr, &v) < 0)
@@ -380,6 +394,7 @@ static void job_unwind(struct ujob *j)
 		/* x86_64's unw_get_proc_info says 0 for a pc with no unwind info too (and unw_step
 		 * then follows rbp): a frame whose file's unwind info could not be had is one with
 		 * none, said as such */
+		j->reads = 0;
 		bool info = unw_get_proc_info(&c, &pi) == 0 && !j->tab_why[0];
 		bool sig = info && unw_is_signal_frame(&c) > 0;   /* its caller was interrupted */
 		int r = info ? unw_step(&c) : -UNW_ENOINFO;
@@ -425,7 +440,11 @@ static void job_unwind(struct ujob *j)
 			j->stop_sp = sp;           /* for fp_recover */
 			j->stop_fn_start = info ? pi.start_ip : 0;
 			j->stop_fn_end = info ? pi.end_ip : 0;
-			if (!info && j->tab_why[0])
+			if (j->looped)
+				snprintf(j->err, sizeof(j->err), "user stack ends at %s: the unwind was "
+				         "aborted after %lu reads: its unwind info did not terminate (an "
+				         "expression that loops)", at, STEP_READS_MAX);
+			else if (!info && j->tab_why[0])
 				snprintf(j->err, sizeof(j->err), "user stack ends at %s: no unwind info for "
 				         "it: %.170s", at, j->tab_why);
 			else if (!info)
@@ -602,6 +621,11 @@ static void fp_recover(struct ujob *j, const struct uregs *r0)
 static void job_fn(void *arg)
 {
 	struct ujob *j = arg;
+	worker_tid = gettid();
+	const char *fault = getenv("CGWATCH_TEST_UNWINDER");   /* tests/live/unwindbox.sh */
+	if (fault && !strcmp(fault, "loop"))
+		for (volatile unsigned long i = 0;; i++)
+			;
 	struct uregs r0 = j->regs;         /* job_unwind moves them past a leaf */
 	j->stop_sp = 0;
 	job_unwind(j);
@@ -614,9 +638,10 @@ static void job_fn(void *arg)
 /* Processes with an unwind in flight, by tgid: one that passed its deadline stays listed
  * until its thread gets the memory and finishes, and the process is not tried again until
  * then (each try would leave one more thread stuck behind the same mmap lock, and stuck
- * threads are what every other deadline read of the daemon draws on). */
+ * threads are what every other deadline read draws on). Listed here by the unwinds of one
+ * report, and by the sandbox (source-ustackbox.c) while the process that ran it lives. */
 static pthread_mutex_t flight_lock = PTHREAD_MUTEX_INITIALIZER;
-static int in_flight[DL_MAX_STUCK + 1];
+static int in_flight[2 * DL_MAX_STUCK + 2];
 
 static bool flight_set(int tgid, bool add)
 {
@@ -631,6 +656,11 @@ static bool flight_set(int tgid, bool add)
 	return done;
 }
 
+bool ustack_flight(int tgid, bool add)
+{
+	return flight_set(tgid, add);
+}
+
 static bool flight_has(int tgid)
 {
 	bool found = false;
@@ -639,6 +669,66 @@ static bool flight_has(int tgid)
 		found = in_flight[i] == tgid;
 	pthread_mutex_unlock(&flight_lock);
 	return found;
+}
+
+/* Processes whose unwind did not terminate (a loop in their unwind info), not tried again
+ * for USTACK_LOOP_HOLD_S: each try costs the read deadline of CPU. Kept by the process that
+ * reports (the sandbox's parent), inherited by the unwinds it starts. */
+#define LOOPING_MAX 32
+static struct { int tgid; unsigned long long start_ticks; double until, when; } looping[LOOPING_MAX];
+
+void ustack_looping(int tgid, unsigned long long start_ticks)
+{
+	double now = mono_ms() / 1000, oldest = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < LOOPING_MAX; i++) {
+		if (looping[i].tgid == tgid || looping[i].until <= now) {
+			k = i;
+			break;
+		}
+		if (i == 0 || looping[i].until < oldest)
+			oldest = looping[i].until, k = i;
+	}
+	looping[k].tgid = tgid;
+	looping[k].start_ticks = start_ticks;
+	looping[k].when = now_epoch();
+	looping[k].until = now + USTACK_LOOP_HOLD_S;
+}
+
+/* When t's process had an unwind that did not terminate within the hold: its wall time. */
+static double looping_since(const struct cgw_task *t)
+{
+	double now = mono_ms() / 1000;
+	for (size_t i = 0; i < LOOPING_MAX; i++)
+		if (looping[i].tgid == t->tgid && looping[i].until > now &&
+		    looping[i].start_ticks == t->start_ticks)
+			return looping[i].when;
+	return 0;
+}
+
+/* Whether thread tid of ours computes rather than waits: runnable (R) in each of three looks
+ * over 20 ms. An unwind waiting for memory sleeps (D or S); libunwind evaluating an
+ * expression that loops never leaves the CPU but to be preempted. */
+static bool worker_computes(int tid)
+{
+	char p[64], buf[512];
+	snprintf(p, sizeof(p), "/proc/self/task/%d/stat", tid);
+	for (int i = 0; i < 3; i++) {
+		if (i)
+			usleep(10000);
+		int fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return false;
+		buf[n] = '\0';
+		const char *e = strrchr(buf, ')');
+		if (!e || e[1] != ' ' || e[2] != 'R')
+			return false;
+	}
+	return true;
 }
 
 static void job_release(void *arg)
@@ -697,14 +787,25 @@ static void frames_set(struct cgw_task *t, const struct cgw_uframe *f, size_t n)
 	}
 }
 
-/* Unwind t (or share an earlier unwind of its process); false when the budget is spent. */
-static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t,
-                        unsigned *left, unsigned max, unsigned timeout_ms)
+/* Unwind t (or share an earlier unwind of its process). USTACK_LOOPED when its unwind did not
+ * terminate (the thread running it still computes: only ending the process ends it), and
+ * USTACK_TIMED_OUT when it waited past the deadline; 0 otherwise. */
+static unsigned unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t,
+                            unsigned *left, unsigned max, unsigned timeout_ms)
 {
 	char p[64], line[256];
 	struct cgw_syscall sc;
 	if (ucap_replay_task(u->caps, s, t, t->ustack_error, sizeof(t->ustack_error)))
-		return;                        /* a replay: as captured */
+		return 0;                      /* a replay: as captured */
+	double looped = looping_since(t);
+	if (looped > 0) {
+		char when[32];
+		iso_time(looped, when, sizeof(when));
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not unwound: an "
+		         "unwind of this process did not terminate at %s (its unwind info loops); "
+		         "not tried again for %d s", when, USTACK_LOOP_HOLD_S);
+		return 0;
+	}
 	/* a read of this process's memory already passed its deadline this scan (the path a
 	 * thread's syscall names, source-waitfile.c): its mmap lock is held, and another try
 	 * would cost another deadline and leave another thread waiting behind it */
@@ -713,25 +814,25 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: reading "
 			         "%s %d's memory timed out this scan (its mmap lock is held or waited "
 			         "for)", s->t[i].tid == s->t[i].tgid ? "PID" : "TID", s->t[i].tid);
-			return;
+			return 0;
 		}
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/syscall", t->tgid, t->tid);
 	ssize_t r = scan_read(s, p, line, sizeof(line), timeout_ms);
 	if (r == -ETIMEDOUT) {
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack unreadable: %s timed "
 		         "out after %g s", p, timeout_ms / 1000.0);
-		return;
+		return 0;
 	}
 	if (r == -ETIME) {
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: the scan's "
 		         "budget of timed-out reads is spent");
-		return;
+		return 0;
 	}
 	if (r <= 0 || parse_syscall_line(line, &sc) != 1) {
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not unwound: %s",
 		         r < 0 ? strerror((int)-r) : "not blocked in a system call (no pc and sp "
 		         "without stopping it)");
-		return;
+		return 0;
 	}
 	/* threads of one process blocked at the same pc with the same depth into stacks laid
 	 * out alike (the same distance from sp to the end of the mapping holding it) went
@@ -748,7 +849,7 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: "
 			         "reading TID %d of this process timed out (its mmap lock is held or "
 			         "waited for)", o->tid);
-			return;
+			return 0;
 		}
 		struct maps_ent e;
 		if (!proc || !proc->maps || maps_find(proc->maps, sc.sp, &e) < 0)
@@ -758,34 +859,34 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 			frames_set(t, o->uframes, o->nuframes);
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", o->ustack_error);
 			t->ustack_same_as = o->tid;
-			return;
+			return 0;
 		}
 	}
 	if (flight_has(t->tgid)) {
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: an earlier "
 		         "unwind of this process still waits for its memory (its mmap lock is held or "
 		         "waited for)");
-		return;
+		return 0;
 	}
 	if (*left == 0) {
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not unwound: [scan] "
 		         "ustack_max (%u) unwinds this scan", max);
-		return;
+		return 0;
 	}
 	(*left)--;
 	if (s->timeouts >= SCAN_MAX_TIMEOUTS) {
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: the scan's "
 		         "budget of timed-out reads is spent");
-		return;
+		return 0;
 	}
 	if (!proc && !(proc = proc_get(u, t->tgid))) {
 		s->nomem = true;
-		return;
+		return 0;
 	}
 	struct ujob *j = calloc(1, sizeof(*j));
 	if (!j) {
 		s->nomem = true;
-		return;
+		return 0;
 	}
 	j->tgid = t->tgid;
 	j->tid = t->tid;
@@ -799,9 +900,17 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 		free(j);
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: too many "
 		         "unwinds still wait for memory");
-		return;
+		return 0;
 	}
+	worker_tid = 0;
 	int e = dl_call(job_fn, j, job_release, timeout_ms);   /* j released unless e == 0 */
+	if (e == -ETIMEDOUT && worker_tid && worker_computes(worker_tid)) {
+		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not unwound: the "
+		         "unwind was aborted after %u ms: its unwind info did not terminate (the "
+		         "unwinder still computed on the CPU, reading nothing)", timeout_ms);
+		proc_drop(u, proc);            /* j and the process's state are the worker's */
+		return USTACK_LOOPED;          /* and only ending the process running it ends it */
+	}
 	if (e == 0) {
 		flight_set(t->tgid, false);
 		ucap_done(u->caps, t->tgid, t->tid, proc->cap);
@@ -828,7 +937,7 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 		else
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: %s",
 			         strerror(-e));
-		return;
+		return e == -ETIMEDOUT ? USTACK_TIMED_OUT : 0;
 	}
 	/* named here, not in the unwind's deadline: each file's lookup has its own. A replay
 	 * names from the files here that are the recorded builds (frame_place checked them: a
@@ -839,17 +948,27 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 	frames_set(t, j->f, j->n);
 	snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", j->err);
 	free(j);
+	return 0;
 }
 
-void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
+/* Whether t is one of the tasks whose user stack a report unwinds and has no answer yet. */
+static bool wanted(const struct cgw_task *t)
+{
+	return !t->uframes && !t->ustack_error[0] && !t->gone && !(t->flags & PF_KTHREAD) &&
+	       t->state == 'D';
+}
+
+int ustack_unwind_all(struct cgw_report *r, unsigned max, unsigned *left, unsigned timeout_ms,
+                      const struct ustack_hooks *h)
 {
 	struct cgw_scan *s = r->scan;
 	if ((!s->live && !s->replay_root) || max == 0)
-		return;                        /* a replay unwinds from what its capture kept */
+		return 0;                      /* a replay unwinds from what its capture kept */
 	struct ustate u = { .caps = ucap_begin(s, timeout_ms) };
 	if (!s->live && !u.caps)
-		return;
-	unsigned left = max, shared = 0;
+		return 0;
+	unsigned shared = 0;
+	int rc = 0;
 	if (r->conf)                        /* the frames' names: [scan] symbol_cache */
 		elfsym_set_cache_bytes((size_t)r->conf->symbol_cache_mib << 20);
 	double t0 = mono_ms();
@@ -864,14 +983,21 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 			size_t n = pass % 2 == 0 ? f->nchain : f->ntasks;
 			for (size_t i = 0; i < n; i++) {
 				struct cgw_task *t = &s->t[pass % 2 == 0 ? f->chain[i] : f->tasks[i]];
-				if (t->uframes || t->ustack_error[0] || t->gone || (t->flags & PF_KTHREAD) ||
-				    t->state != 'D' || !ucap_in_round(u.caps, s, t, pass / 2))
+				if (!wanted(t) || !ucap_in_round(u.caps, s, t, pass / 2))
 					continue;
 				if (cgw_stop_pending())
 					goto out;
-				unwind_task(s, &u, t, &left, max, timeout_ms);
+				if (h && h->begin)
+					h->begin(h->ctx, t);
+				unsigned how = unwind_task(s, &u, t, left, max, timeout_ms);
 				ucap_note(u.caps, t);
 				shared += t->ustack_same_as != 0;
+				if (h && h->done)
+					h->done(h->ctx, t, how);
+				if (how & USTACK_LOOPED) {
+					rc = 1;
+					goto out;
+				}
 			}
 		}
 out:
@@ -886,4 +1012,21 @@ out:
 	free(u.procs);
 	free(u.done);
 	ucap_end(u.caps);
+	return rc;
+}
+
+void ustack_unanswered(struct cgw_report *r, const char *why)
+{
+	struct cgw_scan *s = r->scan;
+	for (size_t k = 0; k < r->nf; k++) {
+		const struct cgw_finding *f = &r->f[k];
+		for (int pass = 0; pass < 2; pass++) {
+			size_t n = pass == 0 ? f->nchain : f->ntasks;
+			for (size_t i = 0; i < n; i++) {
+				struct cgw_task *t = &s->t[pass == 0 ? f->chain[i] : f->tasks[i]];
+				if (wanted(t))
+					snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", why);
+			}
+		}
+	}
 }

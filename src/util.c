@@ -435,6 +435,11 @@ void open_regular_keep_proc(void)
 		real_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+int open_regular_proc_fd(void)
+{
+	return real_proc;
+}
+
 int open_regular_flags(const char *path, int oflags)
 {
 	/* O_PATH opens nothing: a device's or a FIFO's open has effects of its own (a watchdog
