@@ -245,6 +245,12 @@ static void test_fault(const char *f)
 		raise(SIGSEGV);
 	if (strcmp(f, "escape"))
 		return;
+	char st[4096];
+	if (read_raw("/proc/self/status", st, sizeof(st)) > 0)
+		for (char *l = strtok(st, "\n"); l; l = strtok(NULL, "\n"))
+			if (!strncmp(l, "CapEff:", 7) || !strncmp(l, "CapBnd:", 7) ||
+			    !strncmp(l, "NoNewPrivs:", 11) || !strncmp(l, "Seccomp:", 8))
+				log_warnx("test: %s", l);
 	int fd = open("/etc/cgwatch-escape", O_WRONLY | O_CREAT, 0600);
 	log_warnx("test: open for writing: %s", fd >= 0 ? "done" : strerror(errno));
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -335,6 +341,7 @@ struct box {
 	struct msg_end end;
 	int waiting[4];                    /* processes with an unwind left waiting */
 	char why[200];                     /* what went wrong, for the tasks left */
+	double first_ms;                   /* when its first message came (mono_ms) */
 };
 
 /* n bytes from the child before deadline (CLOCK_MONOTONIC ms): 0, or -ETIMEDOUT, -EPIPE
@@ -478,6 +485,8 @@ static void box_listen(struct box *b)
 				buf = nb;
 			e = nb ? read_full(b->fd, buf, h.len, mono_ms() + silence) : -ENOMEM;
 		}
+		if (e == 0 && !b->first_ms)
+			b->first_ms = mono_ms();
 		if (e == 0) {
 			if (h.type == MSG_BEGIN && h.len == sizeof(uint32_t)) {
 				uint32_t i;
@@ -564,7 +573,9 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 		return;
 	pending_reap();
 	unsigned left = max;
-	for (int tries = 0; tries < BOX_TRIES; tries++) {
+	double t0 = mono_ms(), first = 0;
+	int tries;
+	for (tries = 0; tries < BOX_TRIES; tries++) {
 		int p[2];
 		if (pipe2(p, O_CLOEXEC) < 0) {
 			ustack_unanswered(r, "user stack not read: no pipe for the unwinder process");
@@ -588,6 +599,8 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 		struct box b = { .r = r, .pid = pid, .fd = p[0], .timeout_ms = timeout_ms,
 		                 .current = -1 };
 		box_listen(&b);
+		if (!first)
+			first = b.first_ms;
 		box_close(&b);
 		if (b.current >= 0 && !s->t[b.current].ustack_error[0] && !s->t[b.current].uframes)
 			snprintf(s->t[b.current].ustack_error, sizeof(s->t[b.current].ustack_error),
@@ -598,8 +611,12 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 			ustack_unanswered(r, why);
 			return;
 		}
-		if (b.end.rc != 1)             /* every task tried */
+		if (b.end.rc != 1) {           /* every task tried */
+			log_debug("user stacks, sandboxed: %d unwinder process%s, the first's first "
+			          "answer %.2f ms after its fork, %.2f ms in all", tries + 1,
+			          tries ? "es" : "", first ? first - t0 : 0, mono_ms() - t0);
 			return;
+		}
 		left = b.end.left <= left ? b.end.left : 0;
 	}
 	char why[160];
