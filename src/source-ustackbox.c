@@ -63,7 +63,10 @@ struct msg_done {
 	char error[sizeof(((struct cgw_task *)0)->ustack_error)];
 };
 struct msg_record { int32_t kind; int64_t r; uint32_t pathlen, datalen; };
-struct msg_end { uint32_t left; int32_t rc; };
+struct msg_end { uint32_t left; int32_t rc; uint32_t unfiltered; };
+
+/* The child's filter could not be loaded and a child said so: the next ones say nothing. */
+static bool unfiltered_said;
 
 /* ---- the child ---- */
 
@@ -152,13 +155,15 @@ static void drop_caps(void)
 	ssize_t n = read_raw("/proc/sys/kernel/cap_last_cap", buf, sizeof(buf));
 	if (n > 0)
 		last = atoi(buf);
-	int mapcap = last >= 40 ? 40 : CAP_SYS_ADMIN;   /* CAP_CHECKPOINT_RESTORE: 5.9 */
+	uint64_t perm = (uint64_t)d[1].permitted << 32 | d[0].permitted;
+	/* map_files: CAP_CHECKPOINT_RESTORE (40, since 5.9) when held, else CAP_SYS_ADMIN (the
+	 * unit's bounding set has only the latter) */
+	int mapcap = last >= 40 && (perm >> 40 & 1) ? 40 : CAP_SYS_ADMIN;
 	uint64_t keep = 1ull << CAP_SYS_PTRACE | 1ull << CAP_DAC_READ_SEARCH | 1ull << mapcap;
 	for (int c = 0; c <= last && c < 64; c++)
 		if (!(keep >> c & 1))
 			prctl(PR_CAPBSET_DROP, c, 0, 0, 0);   /* fails without CAP_SETPCAP: fine */
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	uint64_t perm = (uint64_t)d[1].permitted << 32 | d[0].permitted;
 	perm &= keep;
 	d[0].permitted = d[0].effective = (uint32_t)perm;
 	d[1].permitted = d[1].effective = (uint32_t)(perm >> 32);
@@ -294,14 +299,18 @@ static _Noreturn void child_main(struct cgw_report *r, unsigned max, unsigned le
 	set_limit(RLIMIT_CORE, 0);
 	drop_caps();
 	char why[160];
+	bool filtered = false;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		log_debug("user stacks: the unwinder's no_new_privs not set: %s", strerror(errno));
-	else if (!RUNNING_ON_VALGRIND && !load_seccomp(why, sizeof(why)))
-		log_warnx("user stacks: the unwinder runs without its system call filter: %s", why);
+		snprintf(why, sizeof(why), "no_new_privs not set: %s", strerror(errno));
+	else
+		filtered = RUNNING_ON_VALGRIND || load_seccomp(why, sizeof(why));
+	if (!filtered && !unfiltered_said)
+		log_warnx("user stacks: the unwinder process runs without its system call filter: %s",
+		          why);
 	test_fault(getenv("CGWATCH_TEST_UNWINDER"));
 	struct ustack_hooks h = { child_begin, child_done, NULL };
 	int rc = ustack_unwind_all(r, max, &left, timeout_ms, &h);
-	struct msg_end m = { left, rc };
+	struct msg_end m = { left, rc, !filtered };
 	send_msg(MSG_END, &m, sizeof(m), NULL, 0, NULL, 0);
 	/* an unwind that waits for a task's memory: as a stuck thread did in the daemon, this
 	 * process lives on until that read returns (the parent reaps it then); one that loops
@@ -499,6 +508,7 @@ static void box_listen(struct box *b)
 			} else if (h.type == MSG_END && h.len == sizeof(b->end)) {
 				memcpy(&b->end, buf, sizeof(b->end));
 				b->ended = true;
+				unfiltered_said |= b->end.unfiltered != 0;
 				break;
 			} else {
 				e = -EPROTO;
