@@ -92,7 +92,7 @@ T_SPIN=$T
 
 _run loop                                 # a read deadline (0.5 s) per task, a child each
 # (8 children a report at most: on a host with other blocked tasks, theirs may come first)
-looped=$(jq '[.tasks[] | select((.ustack_error // "") | test("did not terminate"))] | length' "$LIVE_TMP/loop.json")
+looped=$(jq '[.tasks[] | select((.ustack_error // "") | test("aborted after 500 ms"))] | length' "$LIVE_TMP/loop.json")
 for p in "${P[@]}"; do
 	m=$(_uerr "$LIVE_TMP/loop.json" "$p")
 	[[ $m == *"the unwind was aborted after 500 ms: its unwind info did not terminate"* ]] ||
