@@ -237,8 +237,9 @@ static void close_except(int a, int b)
 }
 
 /* Faults a test injects into the confined child (CGWATCH_TEST_UNWINDER): "spin" (silent on
- * the CPU), "crash" (SIGSEGV), "escape" (what a parser bug turned into code would try: each
- * attempt's result on stderr, then the unwinds as usual). */
+ * the CPU), "crash" (SIGSEGV), "lie" (a capture's record outside the tree), "escape" (what a
+ * parser bug turned into code would try: each attempt's result on stderr, then the unwinds as
+ * usual). */
 static void test_fault(const char *f)
 {
 	if (!f)
@@ -248,6 +249,10 @@ static void test_fault(const char *f)
 			;
 	if (!strcmp(f, "crash"))
 		raise(SIGSEGV);
+	if (!strcmp(f, "lie")) {           /* a record outside the tree */
+		struct msg_record m = { REC_FILE, 1, 14, 1 };
+		send_msg(MSG_RECORD, &m, sizeof(m), "proc/../../etc", 14, "x", 1);
+	}
 	if (strcmp(f, "escape"))
 		return;
 	char st[4096];

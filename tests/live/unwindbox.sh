@@ -8,6 +8,7 @@
 #           map_files one (CapEff and CapBnd), no_new_privs and a seccomp filter; and with
 #           all that, it still unwinds the user's stacks;
 #   crash:  the child dies of SIGSEGV: the tasks say so, the report is whole;
+#   lie:    the child sends a capture's record for a path outside the tree: refused, killed;
 #   spin:   the child computes and never answers: killed when silent past 4 read deadlines
 #           + 2 s, and the check ends soon after;
 #   loop:   each unwind never ends on its worker thread: after one read deadline each, the
@@ -82,6 +83,12 @@ for p in "${P[@]}"; do
 done
 [ "$(jq '[.findings[]?] | length' "$LIVE_TMP/crash.json")" -gt 0 ] || live_fail "crash: the report lost its findings"
 
+_run lie                                  # a record for ../../etc: refused, the child killed
+for p in "${P[@]}"; do
+	m=$(_uerr "$LIVE_TMP/lie.json" "$p")
+	[[ $m == *"the unwinder process sent what it may not send and was killed"* ]] || live_fail "lie: $p says '$m'"
+done
+
 _run spin                                 # silent past 4 x 0.5 + 2 = 4 s
 for p in "${P[@]}"; do
 	m=$(_uerr "$LIVE_TMP/spin.json" "$p")
@@ -100,4 +107,4 @@ for p in "${P[@]}"; do
 		live_fail "loop: $p says '$m' ($looped tasks' unwinds did not terminate)"
 done
 awk -v t="$T" 'BEGIN { exit !(t < 8) }' || live_fail "loop: the check took $T s, want < 8 (8 children at most)"
-live_pass "escape refused 6 of 6 (CapEff $eff, no_new_privs, seccomp) and still unwound; crash named; a silent child killed (check $T_SPIN s); looping unwinds ended, a child each (check $T s)"
+live_pass "escape refused 6 of 6 (CapEff $eff, no_new_privs, seccomp) and still unwound; crash named; a lie refused; a silent child killed (check $T_SPIN s); looping unwinds ended, a child each (check $T s)"
