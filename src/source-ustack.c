@@ -675,7 +675,11 @@ static bool flight_has(int tgid)
  * for USTACK_LOOP_HOLD_S: each try costs the read deadline of CPU. Kept by the process that
  * reports (the sandbox's parent), inherited by the unwinds it starts. */
 #define LOOPING_MAX 32
-static struct { int tgid; unsigned long long start_ticks; double until, when; } looping[LOOPING_MAX];
+static struct {
+	int tgid;
+	unsigned long long start_ticks;
+	double until, when;                 /* CLOCK_MONOTONIC s; wall clock */
+} looping[LOOPING_MAX];
 
 void ustack_looping(int tgid, unsigned long long start_ticks)
 {
