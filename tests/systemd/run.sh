@@ -252,6 +252,18 @@ else
 	fi
 fi
 
+# ---- the user-stack unwinder's child under the unit's sandbox: confined, and it unwinds ----------
+uw=$(sd_in journalctl -u cgwatch -o cat --no-pager 2>/dev/null | grep -m2 -E 'unwinder process' | tr '\n' '|')
+nfr=$(sd_in sh -c 'cat /var/log/cgwatch/*.json 2>/dev/null' |
+	jq -s '[.[] | .tasks[]? | select(.comm == "cgw-stuck") | (.ustack // []) | length] | max // 0' 2>/dev/null)
+if [ -n "$uw" ]; then
+	sd_result FAIL unwinder "the daemon's journal: $uw"
+elif [ "${nfr:-0}" -lt 1 ]; then
+	sd_result FAIL unwinder "no report in /var/log/cgwatch has a user stack of cgw-stuck: $(sd_in sh -c 'cat /var/log/cgwatch/*.json 2>/dev/null' | jq -rs '[.[] | .tasks[]? | select(.comm == "cgw-stuck") | .ustack_error // empty] | first // "no such task"' 2>/dev/null | head -c 300)"
+else
+	sd_result PASS unwinder "cgw-stuck's user stack, $nfr frames, unwound by the confined child under cgwatch.service (capset and seccomp allowed, no warning)"
+fi
+
 # ---- 9. the first hang's bundle, made by the daemon under the unit's sandbox --------------------
 if [ -z "$INC1" ]; then
 	sd_result FAIL bundle "no escalated incident of the first hang: $(sd_digest)"
