@@ -1784,9 +1784,11 @@ struct cgw_uframe {
 /* What a report's unwinds tell whoever runs them (the sandbox, source-ustackbox.c): a task's
  * unwind begins; it is done (uframes or ustack_error filled), how: USTACK_TIMED_OUT (waited
  * past the deadline: its thread still waits for the memory), USTACK_LOOPED (did not
- * terminate: its thread still computes, and only ending the process ends it). */
+ * terminate: its thread still computes, and only ending the process ends it),
+ * USTACK_UNENDING (its unwind info loops: a step passed its cap of reads, and ended). */
 #define USTACK_TIMED_OUT 1u
 #define USTACK_LOOPED 2u
+#define USTACK_UNENDING 4u
 struct cgw_task;
 struct ustack_hooks {
 	void (*begin)(void *ctx, const struct cgw_task *t);

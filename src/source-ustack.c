@@ -951,8 +951,9 @@ static unsigned unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_tas
 	                   timeout_ms);
 	frames_set(t, j->f, j->n);
 	snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", j->err);
+	unsigned how = j->looped ? USTACK_UNENDING : 0;
 	free(j);
-	return 0;
+	return how;
 }
 
 /* Whether t is one of the tasks whose user stack a report unwinds and has no answer yet. */

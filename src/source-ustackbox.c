@@ -447,7 +447,7 @@ static int take_done(struct box *b, const char *p, size_t len)
 		s->timeouts = (int)m.timeouts;
 	if (m.nomem)
 		s->nomem = true;
-	if (m.how & USTACK_LOOPED)
+	if (m.how & (USTACK_LOOPED | USTACK_UNENDING))
 		ustack_looping(t->tgid, t->start_ticks);
 	if (m.how & USTACK_TIMED_OUT)
 		for (size_t k = 0; k < 4; k++)
