@@ -1807,6 +1807,8 @@ struct ustack_hooks {
 struct cgw_report;
 int ustack_unwind_all(struct cgw_report *r, unsigned max, unsigned *left, unsigned timeout_ms,
                       const struct ustack_hooks *h);
+/* Whether r's findings have a task ustack_unwind_all would try. */
+bool ustack_any_wanted(const struct cgw_report *r);
 /* Every task of r's findings ustack_unwind_all would still try gets why as its ustack_error. */
 void ustack_unanswered(struct cgw_report *r, const char *why);
 /* Mark (add) or unmark process tgid as having an unwind still waiting for its memory: its

@@ -1020,6 +1020,20 @@ out:
 	return rc;
 }
 
+bool ustack_any_wanted(const struct cgw_report *r)
+{
+	for (size_t k = 0; k < r->nf; k++) {
+		const struct cgw_finding *f = &r->f[k];
+		for (size_t i = 0; i < f->nchain; i++)
+			if (wanted(&r->scan->t[f->chain[i]]))
+				return true;
+		for (size_t i = 0; i < f->ntasks; i++)
+			if (wanted(&r->scan->t[f->tasks[i]]))
+				return true;
+	}
+	return false;
+}
+
 void ustack_unanswered(struct cgw_report *r, const char *why)
 {
 	struct cgw_scan *s = r->scan;

@@ -299,7 +299,11 @@ static _Noreturn void child_main(struct cgw_report *r, unsigned max, unsigned le
 	char statm[128];
 	if (read_raw("/proc/self/statm", statm, sizeof(statm)) > 0)
 		pages = strtoul(statm, NULL, 10);
+#ifndef __SANITIZE_ADDRESS__                /* ASan's shadow mappings cannot live under it */
 	set_limit(RLIMIT_AS, (rlim_t)pages * 4096 + AS_MARGIN);
+#else
+	(void)pages;
+#endif
 	set_limit(RLIMIT_CPU, 10 + (rlim_t)left * timeout_ms * 2 / 1000);
 	set_limit(RLIMIT_CORE, 0);
 	drop_caps();
@@ -584,9 +588,9 @@ static void box_close(struct box *b)
 void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 {
 	struct cgw_scan *s = r->scan;
-	if ((!s->live && !s->replay_root) || max == 0)
-		return;
 	pending_reap();
+	if ((!s->live && !s->replay_root) || max == 0 || !ustack_any_wanted(r))
+		return;                        /* nothing to fork for */
 	unsigned left = max;
 	double t0 = mono_ms(), first = 0;
 	int tries;
