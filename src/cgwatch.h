@@ -1828,6 +1828,17 @@ void ustack_looping(int tgid, unsigned long long start_ticks);
  * deadline or an unwind did not terminate, and started again for the tasks left. Its answers
  * (frames, errors, what a capture records) are checked before they are taken. */
 void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms);
+/* Where an unwind starts: pc, sp and the argument registers (when args); at most max_reads
+ * words read (0: no bound), past which every read fails, as libunwind's loops then end. */
+struct ustack_start { unsigned long pc, sp, arg[6]; bool args; unsigned long max_reads; };
+/* One unwind of a replayed process as a replay's report runs it, here in the calling thread
+ * and without a deadline (tests/fuzz/fuzz-unwind.c): its memory and files from cap (a
+ * replay's, ucap_replay_of; freed here), its mappings from maps. Its frames into f (room for
+ * USTACK_MAX_FRAMES; unnamed), their number into *n, why it ends there into err ("": at the
+ * outermost frame). */
+struct ucap;
+void ustack_unwind_replay(struct ucap *cap, const char *maps, const struct ustack_start *in,
+                          struct cgw_uframe *f, size_t *n, char *err, size_t errcap);
 
 /* ---- source-ustackname.c: naming an unwound user stack's frames from the mapped files ---- */
 
@@ -1864,6 +1875,9 @@ bool ucap_in_round(struct ucap_set *u, struct cgw_scan *s, const struct cgw_task
 /* A new state for the unwinds of process tgid (empty; a replay's: its file). NULL: no memory. */
 struct ucap *ucap_for(struct ucap_set *u, int tgid);
 void ucap_free(struct ucap *c);
+/* A replay's state made from f, a process's file as parsed (moved in: f is left empty); NULL:
+ * no memory (f is freed). */
+struct ucap *ucap_replay_of(struct ustack_file *f);
 /* Does c replay (memory from the file, files checked by build-id)? */
 bool ucap_replaying(const struct ucap *c);
 /* Replay: the n bytes at addr from the file into v: 0, or -1 (not held; said by ucap_explain). */

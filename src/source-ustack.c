@@ -89,7 +89,9 @@ struct ujob {
 	/* where an unwind stopped for want of a register: that frame's sp and function */
 	unsigned long stop_sp, stop_fn_start, stop_fn_end;
 	unsigned long reads;                /* accessor reads of this step: STEP_READS_MAX at most */
-	bool looped;                        /* a step passed it: its unwind info does not end */
+	unsigned long all_reads, max_reads; /* of the whole unwind: past max_reads (0: no bound, a
+	                                     * fuzzer's harness sets one) none is made */
+	bool looped;                        /* a step passed its cap: its unwind info does not end */
 };
 
 static void uproc_free(struct uproc *p)
@@ -153,8 +155,8 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int wr
 	unsigned long v;
 	if (write)
 		return -UNW_EREADONLYREG;     /* never written */
-	if (++j->reads > STEP_READS_MAX) {
-		j->looped = true;
+	if (++j->reads > STEP_READS_MAX || (j->max_reads && ++j->all_reads > j->max_reads)) {
+		j->looped = true;             /* ends libunwind's loops: each reads its next op */
 		return -UNW_EINVAL;
 	}
 	if (j->p->eh && ehtab_mem(j->p->eh, addr, val))
@@ -633,6 +635,38 @@ static void job_fn(void *arg)
 		fp_recover(j, &r0);
 	ucap_unwound(j->p->cap, j->tgid, j->p->maps, j->f, j->n);   /* a capture's: build-ids */
 	ucap_explain(j->p->cap, j->err, sizeof(j->err));           /* a replay's missing memory */
+}
+
+void ustack_unwind_replay(struct ucap *cap, const char *maps, const struct ustack_start *in,
+                          struct cgw_uframe *f, size_t *n, char *err, size_t errcap)
+{
+	struct uproc *p = calloc(1, sizeof(*p));
+	struct ujob *j = calloc(1, sizeof(*j));
+	*n = 0;
+	if (p) {
+		p->memfd = -1;
+		p->cap = cap;                  /* freed with p */
+	}
+	if (!p || !j || !(p->maps = strdup(maps))) {
+		if (!p)
+			ucap_free(cap);
+		uproc_free(p);
+		free(j);
+		snprintf(err, errcap, "user stack not unwound: out of memory");
+		return;
+	}
+	j->p = p;
+	j->regs.pc = in->pc;
+	j->regs.sp = in->sp;
+	memcpy(j->regs.arg, in->arg, sizeof(j->regs.arg));
+	j->regs.args = in->args;
+	j->max_reads = in->max_reads;
+	job_fn(j);
+	memcpy(f, j->f, j->n * sizeof(*f));
+	*n = j->n;
+	snprintf(err, errcap, "%s", j->err);
+	uproc_free(p);
+	free(j);
 }
 
 /* Processes with an unwind in flight, by tgid: one that passed its deadline stays listed

@@ -203,6 +203,19 @@ struct ucap *ucap_for(struct ucap_set *u, int tgid)
 	return c;
 }
 
+struct ucap *ucap_replay_of(struct ustack_file *f)
+{
+	struct ucap *c = try_calloc(1, sizeof(*c));
+	if (c) {
+		c->replay = true;
+		c->f = *f;
+		memset(f, 0, sizeof(*f));
+	} else {
+		ustack_file_free(f);
+	}
+	return c;
+}
+
 void ucap_free(struct ucap *c)
 {
 	if (!c)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Assemble the seed corpus of each fuzz harness from what the repository already holds:
 fixture trees (tests/fixtures/*/proc, sys, dev/kmsg), the configuration golden files, the
-signature library, the kernel text quoted in the unit tests, and the few hand-made seeds of
+signature library, the kernel text quoted in the unit tests, binaries built now and the
+stacks of one of them running (fuzz-unwind), and the few hand-made seeds of
 tests/fuzz/seeds/NAME/. Usage: seeds.py OUTDIR NAME... (writes OUTDIR/NAME/<sha1>)."""
 import glob
 import hashlib
@@ -192,6 +193,67 @@ def fpchain_seeds():
         yield bytes(b)
 
 
+def unwind_seeds():
+    """fuzz-unwind inputs: the stacks of tests/fuzz/unwind-prog.c, built now (cc; none when it
+    or /proc/PID/mem cannot be had), blocked at the end of each of its ways (a..e): its header
+    (bias, pc, sp, the argument registers from /proc/PID/syscall; where the stack image is and
+    its length), the stack from sp (up to 2 KiB: the stack scan needs room above the record),
+    then the program's file. Each also with the file's mapping (and pc) moved by 1..7 bytes, as
+    a bundle's maps may say: the copies of its tables then end at every alignment against the
+    words libunwind reads, where a bound that is off by one shows."""
+    import shutil
+    import subprocess
+    import tempfile
+    import time
+    if not shutil.which("cc"):
+        return
+    with tempfile.TemporaryDirectory() as d:
+        prog = os.path.join(d, "prog")
+        build = ["cc", "-O2", "-fPIE", "-static-pie", "-nostdlib", "-ffreestanding",
+                 "-fno-stack-protector", "-fno-optimize-sibling-calls",
+                 "-fasynchronous-unwind-tables", "-Wl,--eh-frame-hdr", "-Wl,--build-id=sha1",
+                 "-Wl,-z,noseparate-code", "-s", "-o", prog,
+                 os.path.join(REPO, "tests/fuzz/unwind-prog.c")]
+        if subprocess.run(build, capture_output=True).returncode != 0:
+            return
+        with open(prog, "rb") as fh:
+            elf = fh.read()
+        for how in b"abcde":
+            p = subprocess.Popen([prog], stdin=subprocess.PIPE, env={})
+            try:
+                p.stdin.write(bytes([how]))
+                p.stdin.flush()
+                sc = []
+                for _ in range(500):              # until blocked in its last read(0, buf, 7)
+                    with open("/proc/%d/syscall" % p.pid) as fh:
+                        sc = fh.read().split()
+                    if len(sc) == 9 and sc[0] == "0" and sc[3] == "0x7":
+                        break
+                    time.sleep(0.01)
+                else:
+                    return
+                with open("/proc/%d/maps" % p.pid) as fh:
+                    maps = [l.split() for l in fh]
+                bias = [int(m[0].split("-")[0], 16) for m in maps
+                        if len(m) == 6 and m[5] == prog and int(m[2], 16) == 0][0]
+                args = [int(x, 16) for x in sc[1:7]]
+                sp, pc = int(sc[7], 16), int(sc[8], 16)
+                top = [int(m[0].split("-")[1], 16) for m in maps
+                       if len(m) == 6 and m[5] == "[stack]"][0]
+                with open("/proc/%d/mem" % p.pid, "rb") as fh:
+                    fh.seek(sp)
+                    stack = fh.read(min(top - sp, 2048))
+            except (OSError, IndexError, ValueError):
+                return
+            finally:
+                p.kill()
+                p.wait()
+                p.stdin.close()
+            for shift in range(8):
+                yield struct.pack("<QQQ6QQII", bias + shift, pc + shift, sp, *args, sp,
+                                  len(stack), 1) + stack + elf
+
+
 TASKREC_SIZE = 192                                    # src/bpf/taskrec.h
 
 
@@ -247,6 +309,7 @@ SEEDS = {
     "elf": elf_images,
     "fpchain": fpchain_seeds,
     "ehframe": elf_images,
+    "unwind": unwind_seeds,
     "group": lambda: iter([b"root:x:0:\nalice:x:1000:\ndevs:x:5001:alice,bob\n",
                            b"127.0.0.1 localhost\n127.0.1.1 web-01.corp.example web-01\n"
                            b"10.0.0.7 web-01.lan mail # here\n2001:db8::7 web-01\n"]),
