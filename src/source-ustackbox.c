@@ -171,8 +171,20 @@ static void drop_caps(void)
 	syscall(SYS_capset, &h, d);
 }
 
-#define ALLOW(c, name, ...) \
-	(seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(name), __VA_ARGS__) == 0)
+#define ALLOW(c, name, cmp) (seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(name), 1, cmp) == 0)
+
+/* Argument n of a call: equal to a, or with mask a equal to b (SCMP_A0 and its kin leave a
+ * field out, which clang warns of). */
+static struct scmp_arg_cmp arg_eq(unsigned n, uint64_t a)
+{
+	return (struct scmp_arg_cmp){ .arg = n, .op = SCMP_CMP_EQ, .datum_a = a, .datum_b = 0 };
+}
+
+static struct scmp_arg_cmp arg_masked(unsigned n, uint64_t mask, uint64_t b)
+{
+	return (struct scmp_arg_cmp){ .arg = n, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask,
+	                              .datum_b = b };
+}
 
 /* The allow-list; everything else fails with EPERM (clone3 with ENOSYS: glibc then uses
  * clone, whose flags can be checked). False with why when it cannot be loaded. */
@@ -201,16 +213,16 @@ static bool load_seccomp(char *why, size_t cap)
 	bool ok = true;
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		ok &= seccomp_rule_add(c, SCMP_ACT_ALLOW, plain[i], 0) == 0;
-	ok &= ALLOW(c, write, 1, SCMP_A0(SCMP_CMP_EQ, 2));
-	ok &= ALLOW(c, write, 1, SCMP_A0(SCMP_CMP_EQ, (uint64_t)box_fd));
-	ok &= ALLOW(c, writev, 1, SCMP_A0(SCMP_CMP_EQ, 2));
-	ok &= ALLOW(c, openat, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, wflags, 0));
-	ok &= ALLOW(c, open, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, wflags, 0));
-	ok &= ALLOW(c, mmap, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	ok &= ALLOW(c, mprotect, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	ok &= ALLOW(c, clone, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
-	ok &= ALLOW(c, tgkill, 1, SCMP_A0(SCMP_CMP_EQ, (uint64_t)getpid()));
-	ok &= ALLOW(c, prlimit64, 1, SCMP_A2(SCMP_CMP_EQ, 0));
+	ok &= ALLOW(c, write, arg_eq(0, 2));
+	ok &= ALLOW(c, write, arg_eq(0, (uint64_t)box_fd));
+	ok &= ALLOW(c, writev, arg_eq(0, 2));
+	ok &= ALLOW(c, openat, arg_masked(2, wflags, 0));
+	ok &= ALLOW(c, open, arg_masked(1, wflags, 0));
+	ok &= ALLOW(c, mmap, arg_masked(2, PROT_EXEC, 0));
+	ok &= ALLOW(c, mprotect, arg_masked(2, PROT_EXEC, 0));
+	ok &= ALLOW(c, clone, arg_masked(0, CLONE_THREAD, CLONE_THREAD));
+	ok &= ALLOW(c, tgkill, arg_eq(0, (uint64_t)getpid()));
+	ok &= ALLOW(c, prlimit64, arg_eq(2, 0));
 	ok &= seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) == 0;
 	int e = ok ? seccomp_load(c) : -EINVAL;
 	seccomp_release(c);
