@@ -1814,10 +1814,10 @@ void ustack_unanswered(struct cgw_report *r, const char *why);
 /* Mark (add) or unmark process tgid as having an unwind still waiting for its memory: its
  * unwinds are not tried meanwhile. False when the list is full (add) or tgid not in it. */
 bool ustack_flight(int tgid, bool add);
-/* Process tgid (started at start_ticks) had an unwind that did not terminate: its unwinds
- * are not tried for USTACK_LOOP_HOLD_S (each try costs the read deadline in CPU). */
-#define USTACK_LOOP_HOLD_S 600
-void ustack_looping(int tgid, unsigned long long start_ticks);
+/* Process tgid (started at start_ticks) is not unwound for USTACK_HOLD_S: an unwind of it
+ * what ("did not terminate (its unwind info loops)", "ended the unwinder process: ..."). */
+#define USTACK_HOLD_S 600
+void ustack_hold(int tgid, unsigned long long start_ticks, const char *what);
 
 /* ---- source-ustackbox.c: the user-stack unwinds in a sandboxed child ---- */
 

@@ -705,43 +705,46 @@ static bool flight_has(int tgid)
 	return found;
 }
 
-/* Processes whose unwind did not terminate (a loop in their unwind info), not tried again
- * for USTACK_LOOP_HOLD_S: each try costs the read deadline of CPU. Kept by the process that
- * reports (the sandbox's parent), inherited by the unwinds it starts. */
-#define LOOPING_MAX 32
+/* Processes held out of the unwinds for USTACK_HOLD_S: their unwind did not terminate (a
+ * loop in their unwind info) or ended the process that ran it (a crash, or silence past the
+ * deadline). Each try would cost as much again. Kept by the process that reports (the
+ * sandbox's parent), inherited by the unwinds it starts. */
+#define HELD_MAX 32
 static struct {
 	int tgid;
 	unsigned long long start_ticks;
 	double until, when;                 /* CLOCK_MONOTONIC s; wall clock */
-} looping[LOOPING_MAX];
+	char what[200];
+} held[HELD_MAX];
 
-void ustack_looping(int tgid, unsigned long long start_ticks)
+void ustack_hold(int tgid, unsigned long long start_ticks, const char *what)
 {
 	double now = mono_ms() / 1000, oldest = 0;
 	size_t k = 0;
-	for (size_t i = 0; i < LOOPING_MAX; i++) {
-		if (looping[i].tgid == tgid || looping[i].until <= now) {
+	for (size_t i = 0; i < HELD_MAX; i++) {
+		if (held[i].tgid == tgid || held[i].until <= now) {
 			k = i;
 			break;
 		}
-		if (i == 0 || looping[i].until < oldest)
-			oldest = looping[i].until, k = i;
+		if (i == 0 || held[i].until < oldest)
+			oldest = held[i].until, k = i;
 	}
-	looping[k].tgid = tgid;
-	looping[k].start_ticks = start_ticks;
-	looping[k].when = now_epoch();
-	looping[k].until = now + USTACK_LOOP_HOLD_S;
+	held[k].tgid = tgid;
+	held[k].start_ticks = start_ticks;
+	held[k].when = now_epoch();
+	held[k].until = now + USTACK_HOLD_S;
+	snprintf(held[k].what, sizeof(held[k].what), "%s", what);
 }
 
-/* When t's process had an unwind that did not terminate within the hold: its wall time. */
-static double looping_since(const struct cgw_task *t)
+/* The hold of t's process, or NULL. */
+static int held_of(const struct cgw_task *t)
 {
 	double now = mono_ms() / 1000;
-	for (size_t i = 0; i < LOOPING_MAX; i++)
-		if (looping[i].tgid == t->tgid && looping[i].until > now &&
-		    looping[i].start_ticks == t->start_ticks)
-			return looping[i].when;
-	return 0;
+	for (int i = 0; i < HELD_MAX; i++)
+		if (held[i].tgid == t->tgid && held[i].until > now &&
+		    held[i].start_ticks == t->start_ticks)
+			return i;
+	return -1;
 }
 
 /* Whether thread tid of ours computes rather than waits: runnable (R) in each of three looks
@@ -835,13 +838,13 @@ static unsigned unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_tas
 	struct cgw_syscall sc;
 	if (ucap_replay_task(u->caps, s, t, t->ustack_error, sizeof(t->ustack_error)))
 		return 0;                      /* a replay: as captured */
-	double looped = looping_since(t);
-	if (looped > 0) {
+	int h = held_of(t);
+	if (h >= 0) {
 		char when[32];
-		iso_time(looped, when, sizeof(when));
+		iso_time(held[h].when, when, sizeof(when));
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not unwound: an "
-		         "unwind of this process did not terminate at %s (its unwind info loops); "
-		         "not tried again for %d s", when, USTACK_LOOP_HOLD_S);
+		         "unwind of this process %s at %s; not tried again for %d s", held[h].what,
+		         when, USTACK_HOLD_S);
 		return 0;
 	}
 	/* a read of this process's memory already passed its deadline this scan (the path a

@@ -464,7 +464,7 @@ static int take_done(struct box *b, const char *p, size_t len)
 	if (m.nomem)
 		s->nomem = true;
 	if (m.how & (USTACK_LOOPED | USTACK_UNENDING))
-		ustack_looping(t->tgid, t->start_ticks);
+		ustack_hold(t->tgid, t->start_ticks, "did not terminate (its unwind info loops)");
 	if (m.how & USTACK_TIMED_OUT)
 		for (size_t k = 0; k < 4; k++)
 			if (!b->waiting[k] || b->waiting[k] == t->tgid) {
@@ -636,6 +636,13 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 		if (b.current >= 0 && !s->t[b.current].ustack_error[0] && !s->t[b.current].uframes)
 			snprintf(s->t[b.current].ustack_error, sizeof(s->t[b.current].ustack_error),
 			         "user stack not read: %s while it unwound this task", b.why);
+		if (!b.ended && b.current >= 0 && !cgw_stop_pending()) {
+			/* it ended in a task's unwind: that process is held out, the rest go on */
+			char what[240];
+			snprintf(what, sizeof(what), "stopped the unwinder (%s)", b.why);
+			ustack_hold(s->t[b.current].tgid, s->t[b.current].start_ticks, what);
+			continue;
+		}
 		if (!b.ended) {
 			char why[260];
 			snprintf(why, sizeof(why), "user stack not read: %s", b.why);

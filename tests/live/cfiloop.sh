@@ -11,6 +11,9 @@
 #      whose user stack must unwind through plain_stat); it leaves no task of cgwatch behind;
 #      and the process's ustack_error says its unwind info "did not terminate" (not that its
 #      mmap lock is held).
+#  (c) a function whose CFA expression divides INT64_MIN by -1 (SIGFPE in libunwind), beside
+#      a plain_stat process: check ends normally, the first's ustack_error names the
+#      unwinder's death (Floating point exception), and the second is still unwound.
 #  (b) `cgwatch run` (interval 0.5 s, blocked_warning 1 s) watching three such processes for
 #      about 10 s: over its last 5 s the daemon and every process it forked (alive, or reaped:
 #      cutime) use under 10 % of one CPU, and none of their tasks spins: uses CPU across 1 s or
@@ -93,11 +96,28 @@ e=$(jq -r --argjson t "$P" '[.tasks[]? | select(.tid == $t)][0].ustack_error // 
 [[ $e == *"did not terminate"* && $e != *"mmap lock"* ]] ||
 	live_fail "(a) check took $WALL s, $CPU s CPU (control $W0 s, $C0 s); cfiloop loop $P: $(ustack_of "$LIVE_TMP/loop.json" "$P" | head -c 400); want an ustack_error saying its unwind info did not terminate"
 A="check $WALL s, $C0 -> $CPU s CPU"
+PA=$P
+
+# (c) unwind info that crashes the unwinder (SIGFPE: INT64_MIN / -1), beside a sound process:
+# the check ends normally, the crash is named for the first, and the second is still unwound
+start fpe
+PF=$P
+start plain
+timed_check "$LIVE_TMP/fpe.json"
+e=$(jq -r --argjson t "$PF" '[.tasks[]? | select(.tid == $t)][0].ustack_error // ""' "$LIVE_TMP/fpe.json")
+[[ $e == *"died of Floating point exception"* ]] ||
+	live_fail "(c) cfiloop fpe $PF: $(ustack_of "$LIVE_TMP/fpe.json" "$PF" | head -c 400); want its unwinder's death named (check: $(tail -c 200 "$LIVE_TMP/fpe.json.err"))"
+jq -e --argjson t "$P" '[.tasks[]? | select(.tid == $t) | .ustack[]? | select(.symbol == "plain_stat")] | length > 0' \
+	"$LIVE_TMP/fpe.json" >/dev/null ||
+	live_fail "(c) after the crash, cfiloop plain $P was not unwound: $(ustack_of "$LIVE_TMP/fpe.json" "$P" | head -c 400)"
+live_kill_wait "$P"
+live_kill_wait "$PF"
 
 # (b) the daemon, three of them
 start loop
+PB=$P
 start loop
-LOOPS=$(printf '%s\n' "${PIDS[@]}" | tail -3 | jq -s -c .)
+LOOPS=$(printf '%s\n' "$PA" "$PB" "$P" | jq -s -c .)
 dmn_conf scan.interval=0.5 scan.read_timeout=$RT thresholds.blocked_warning=1 \
 	thresholds.blocked_critical=30 bundle.auto=no
 dmn_start daemon
