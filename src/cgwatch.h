@@ -37,8 +37,11 @@ void *try_reallocarray(void *p, size_t n, size_t size);
 /* Room in *v (n elements used of *cap, each size bytes) for one more: doubles *cap (first when
  * 0) when full; 0, or -ENOMEM with *v and *cap as they were. */
 int grow(void **v, size_t *cap, size_t n, size_t first, size_t size);
-/* Remove the directory dir and everything under it, never following a symlink nor crossing
- * into another file system. 0 or -errno (the first failure; the rest is still tried). */
+/* Remove the directory dir and everything under it, fd-relative: dir opened O_NOFOLLOW (a
+ * symlink there is refused), each name below unlinked or opened O_DIRECTORY|O_NOFOLLOW and
+ * emptied through its descriptor, so a symlink planted or swapped in anywhere is removed,
+ * never followed; no other file system entered; at most 128 levels and 4 Mi names. 0 or
+ * -errno (the first failure; the rest is still tried). */
 int remove_tree(const char *dir);
 /* Swaps two growable arrays and their capacities (a double buffer's turn). */
 void swap_arrays(void **a, size_t *acap, void **b, size_t *bcap);
