@@ -448,6 +448,32 @@ int atomic_dir_check(int dfd, const char *dir, char *why, size_t cap);
 int atomic_write_new(const char *path, const char *data, size_t len, mode_t mode, char *why,
                      size_t cap);
 
+/* ---- owner.c: one owner per shared thing (a tracefs instance, timerlat's settings) ---- */
+
+#define CGW_RUN_DIR "/run/cgwatch"      /* the owner files and what to put back */
+struct cgw_owner {
+	bool held;                        /* the lock is ours: fd and dfd are open */
+	int fd, dfd;                      /* DIR/NAME.lock, flock'd; DIR */
+	pid_t holder;                     /* on -EBUSY: the PID the holder wrote, 0 none */
+	char dir[128], name[80];          /* DIR; NAME.lock */
+	char path[256];                   /* DIR/NAME.lock, for messages */
+	char why[320];                    /* on failure: why, naming the file (and holder) */
+};
+/* Take DIR/NAME.lock (dir NULL: CGW_RUN_DIR, made 0755 when missing; refused when a symlink or
+ * writable by others) with flock, this PID written in it; a file whose lock is free (its
+ * holder gone) is taken over. 0 held; -EBUSY held by o->holder; else -errno; o->why says. */
+int owner_take(const char *dir, const char *name, struct cgw_owner *o);
+/* Give it up: the file removed (when still ours), the lock dropped. Nothing when not held. */
+void owner_release(struct cgw_owner *o);
+/* DIR/NAME.SUFFIX, for whoever owns NAME next, written atomically (a temporary file synced
+ * and renamed over it) by the holder. 0 or -errno. */
+int owner_save(const struct cgw_owner *o, const char *suffix, const char *text);
+/* DIR/NAME.SUFFIX (a regular file) into buf (cap bytes, NUL-terminated): its length, or
+ * -errno (-ENOENT: none). For the holder only. */
+ssize_t owner_load(const struct cgw_owner *o, const char *suffix, char *buf, size_t cap);
+/* Remove DIR/NAME.SUFFIX; 0 (none there too) or -errno. */
+int owner_forget(const struct cgw_owner *o, const char *suffix);
+
 /* ---- json.c: JSON values every JSON writer shares ---- */
 
 struct json_object;
