@@ -1931,6 +1931,9 @@ struct recorder_opts {
 	                                   * "auto" (the isolated and nohz_full ones), a CPU list,
 	                                   * NULL or "no" (none) */
 	unsigned timeout_ms;              /* each step's deadline (dl_call) */
+	const char *run_dir;              /* where the owner file is; NULL: CGW_RUN_DIR */
+	bool own;                         /* recorder_attach takes the instance's ownership (the
+	                                   * daemon's use), not only reads it (check's) */
 };
 struct cgw_recorder {
 	char dir[512];                    /* TRACEFS/instances/NAME; "" when not started */
@@ -1940,23 +1943,34 @@ struct cgw_recorder {
 	unsigned timeout_ms;
 	char sw_dir[512];                 /* TRACEFS/instances/NAME-switch; "" when none */
 	char sw_cpus[256];                /* the CPUs its sched_switch records, a CPU list */
+	struct cgw_owner own;             /* RUN_DIR/recorder-NAME.lock, for NAME and NAME-switch;
+	                                   * on a refusal, own.why says whose it is */
 };
+/* Take the ownership of o's instance (RUN_DIR/recorder-NAME.lock) into r, r->dir naming the
+ * instance, nothing written to tracefs. 0; -EBUSY: another live process owns it (its PID in
+ * r->own.holder); other -errno: no owner file could be kept; r->own.why says either. */
+int recorder_own(const struct recorder_opts *o, struct cgw_recorder *r);
+/* Give up the ownership of r's instance, leaving the instance (`recorder start`'s, made for
+ * the daemon that comes next). */
+void recorder_disown(struct cgw_recorder *r);
 /* Create instances/NAME (one left by a crash is removed first: only that instance, never the
  * main buffer or another one), size its ring, set its clock to mono, set the kernel-side
  * filters (workqueue names, work functions, cpuset.mems opens) and enable the events this
  * kernel has; those it lacks are named in r->missing. With o->sched_switch, sched_switch
  * filtered in the kernel to those CPUs (CPU & CPUS{LIST}) in instances/NAME-switch, a ring
  * of its own that a busy CPU's switches cannot empty of the other events; none there (no
- * such CPUs, "no"): NAME-switch removed when one was left. Returns 0, or -errno (-ENOENT: no
- * tracefs; -EBUSY: the old instance is held open; -ETIMEDOUT): then nothing is left behind
- * when it can be removed. */
+ * such CPUs, "no"): NAME-switch removed when one was left. Owned first (recorder_own): an
+ * instance another live cgwatch owns is never touched. Returns 0, or -errno (-ENOENT: no
+ * tracefs; -EBUSY: owned by another (r->own.why set), or the old instance is held open;
+ * -ETIMEDOUT): then nothing is left behind when it can be removed, and nothing owned. */
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
 /* The options [recorder] of c gives, each step bounded by its read_timeout. */
 struct recorder_opts recorder_opts_of(const struct cgw_conf *c);
 /* Use instances/NAME (and NAME-switch, when there) as another process (`cgwatch recorder
  * start`, as root) made them: nothing is written; r->enabled and r->missing from their
- * events' enable files. Returns 0, or -errno
- * (-ENOENT: no such instance; -EACCES: its trace file may not be read). */
+ * events' enable files. With o->own, owned first as recorder_start does. Returns 0, or -errno
+ * (-ENOENT: no such instance; -EACCES: its trace file may not be read; -EBUSY with
+ * r->own.why: another owns it). */
 int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r);
 /* The events of the last window_s seconds (CLOCK_MONOTONIC, as the ring's clock) from the
  * instance's `trace` file (a read that does not consume them), appended to out, with the
@@ -1967,8 +1981,8 @@ int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trac
  * dropped as the text is read (never all held at once); how many in *dropped (may be NULL). */
 int recorder_read_keep(const struct cgw_recorder *r, double window_s, size_t keep,
                        struct cgw_trace_events *out, uint64_t *dropped);
-/* Remove the instance and NAME-switch (their rings and events with them). Returns 0 or -errno;
- * r->dir is "" after. */
+/* Remove the instance and NAME-switch (their rings and events with them), then give up its
+ * ownership. Returns 0 or -errno; r->dir is "" after. */
 int recorder_stop(struct cgw_recorder *r);
 
 /* ---- detect-duration.c: a task's time off the CPU, a fact or a bound ---- */
