@@ -1228,6 +1228,20 @@ struct cgw_timerlat;
  * none of those. Sets tl[c].measured for a CPU with a sample. 0 always. */
 int timerlat_parse(const char *text, size_t len, struct cgw_timerlat *tl, size_t ncpu,
                    size_t *bad);
+/* The osnoise settings a timerlat run changed, to put back (CGW_RUN_DIR/timerlat.restore):
+ * what was there (cpus, print_stack) and what the run set (cpus_set, print_stack_set), which
+ * tells whether someone changed it since:
+ *   # cgwatch timerlat, PID 4242: osnoise settings to put back
+ *   cpus=0-3
+ *   cpus_set=1
+ *   print_stack=0
+ *   print_stack_set=1000
+ * Each line only when that setting is changed; "" for one not there. */
+struct tl_saved { char cpus[256], cpus_set[256]; char print_stack[32], print_stack_set[32]; };
+/* Parse the restore file's text: "#" lines skipped; cpus and cpus_set CPU lists ([0-9,-]),
+ * print_stack and print_stack_set digits, each once. 0, or -EINVAL for anything else
+ * (nothing from such a file is written). */
+int tlsave_parse(const char *text, struct tl_saved *out);
 
 /* ---- parse-trace.c: a tracefs instance's text `trace` file, the flight recorder's events (pure) ---- */
 /* One event line, as the kernel prints it (trace_clock mono: seconds of CLOCK_MONOTONIC):
@@ -1593,10 +1607,16 @@ struct cgw_tlrun;
 struct cgw_timerlat;
 /* Start timerlat on cpus in tracefs instance cgwtl-PID (osnoise/cpus set to them and
  * osnoise/print_stack to print_stack_us when not 0, both put back at the stop), with
- * timeout_ms for the whole start. NULL with why (not in this kernel, someone else's osnoise
- * or timerlat running, no permission) in why; else the run, why "CPUs LIST". */
+ * timeout_ms for the whole start. One run on the host at a time: its owner holds
+ * CGW_RUN_DIR/timerlat.lock, and writes what it changes to timerlat.restore beside it before
+ * changing it; a start after a run that did not stop (SIGKILL) puts that back first. NULL
+ * with why (not in this kernel, another cgwatch's run (its PID), someone else's osnoise or
+ * timerlat running, no permission, no owner file) in why; else the run, why "CPUs LIST". */
 struct cgw_tlrun *timerlat_start(const struct cgw_cpus *cpus, unsigned print_stack_us,
                                  unsigned timeout_ms, char *why, size_t cap);
+/* Tests only: tracefs and the owner files' directory (NULL: /sys/kernel/tracing, CGW_RUN_DIR)
+ * for the runs started from now on. */
+void timerlat_paths(const char *tracefs, const char *run_dir);
 /* Read r's trace since the start or the last read (then cleared; r keeps running) and fold it
  * into tl[ncpu] (timerlat_parse), with timeout_ms but 5 s at least (megabytes of text). 0 with
  * "CPUs LIST" in why; or -errno with why. */
