@@ -605,9 +605,16 @@ static void recorder_setup(struct cgw_daemon *d)
 	struct recorder_opts o = recorder_opts_of(c);
 	o.own = true;
 	int e = recorder_start(&o, &d->rec);
-	if (e < 0 && d->rec.own.why[0]) {
+	if (e == -EBUSY && d->rec.own.why[0]) {
 		recorder_not_ours(d, e);
 		return;
+	}
+	/* no owner file can be kept here (a /run this process may not write): then it makes
+	 * nothing, and one `cgwatch recorder start` made is only read, not owned */
+	char noown[340] = "";
+	if (e < 0 && d->rec.own.why[0]) {
+		snprintf(noown, sizeof(noown), "%s", d->rec.own.why);
+		o.own = false;
 	}
 	if (e == 0) {
 		d->rec_on = d->rec_own = true;
@@ -619,22 +626,27 @@ static void recorder_setup(struct cgw_daemon *d)
 		return;
 	}
 	int a = -ENOENT;
-	if (e == -EACCES || e == -EPERM || e == -EROFS) {
+	if (e == -EACCES || e == -EPERM || e == -EROFS || noown[0]) {
 		a = recorder_attach(&o, &d->rec);
-		if (a < 0 && d->rec.own.why[0]) {
+		if (a == -EBUSY && d->rec.own.why[0]) {
 			recorder_not_ours(d, a);
 			return;
 		}
 		if (a == 0) {
 			d->rec_on = true;
 			log_warnx("flight recorder on: %s, made by `cgwatch recorder start` (this process "
-			          "may not make it: %s), %u KiB per CPU; recording %s%s%s", d->rec.dir,
-			          strerror(-e), d->rec.buffer_kb, d->rec.enabled,
-			          d->rec.missing[0] ? "; not recording " : "", d->rec.missing);
+			          "may not make it: %s%s), %u KiB per CPU; recording %s%s%s", d->rec.dir,
+			          noown[0] ? "no owner file: " : strerror(-e), noown, d->rec.buffer_kb,
+			          d->rec.enabled, d->rec.missing[0] ? "; not recording " : "",
+			          d->rec.missing);
 			return;
 		}
 	}
-	if (e == -ENOENT)
+	if (noown[0])
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: tracefs "
+		         "instances/%s is made only by its owner, and no owner file can be kept (%s); "
+		         "none is there to read (%s)", c->recorder_instance, noown, strerror(-a));
+	else if (e == -ENOENT)
 		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: no tracefs at "
 		         "/sys/kernel/tracing (instances: %s)", strerror(-e));
 	else if (e != -EACCES && e != -EPERM && e != -EROFS)

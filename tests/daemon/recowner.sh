@@ -10,7 +10,10 @@
 #     run them) refuse it too, naming the first's PID, exit 3, and leave it;
 #   - the first SIGKILLed (its lock goes with it, the file stays): a third daemon takes the
 #     stale instance over (a fresh ring: the marker gone), and removes it on SIGTERM, with
-#     its owner file.
+#     its owner file;
+#   - with /run/cgwatch read-only (a tmpfs in this test's mount namespace): a daemon keeps no
+#     owner file, makes nothing, reads the instance `recorder start` made (and says why it is
+#     not its owner), and leaves it when it stops.
 # Cleans up even on failure: the daemons, the instance, the owner file (and /run/cgwatch when
 # it made it and it is empty).
 LIVE_BUDGET=${LIVE_BUDGET:-60}
@@ -92,4 +95,22 @@ dmn_stop TERM 5
 [ "$DMN_STOP_RC" = 0 ] || live_fail "the third daemon: exit $DMN_STOP_RC after SIGTERM"
 [ -d "$INST" ] && live_fail "the instance $INST is still there after its owner's SIGTERM"
 [ -e "$LOCK" ] && live_fail "the owner file $LOCK is still there after its owner's SIGTERM"
-live_pass "the second daemon named the owner PID $P1 and ran on without the recorder; the first's ring survived it and recorder stop/start; after the owner's SIGKILL a third took the instance over and removed it with its owner file"
+
+# ---- no owner file can be kept (a read-only /run/cgwatch, in this test's mount namespace):
+# the daemon makes nothing, reads the instance `recorder start` made without owning it, and
+# leaves it when it stops
+timeout -k 1 20 "$CGWATCH" recorder start --config "$DMN_CONF" >"$LIVE_TMP/start2.out" 2>&1 3>&- ||
+	live_fail "recorder start with no owner: $(head -c 300 "$LIVE_TMP/start2.out")"
+[ -e "$LOCK" ] && live_fail "recorder start left its owner file $LOCK"
+mount -t tmpfs -o ro,mode=0755 cgwowner /run/cgwatch || live_fail "setup: a read-only tmpfs on /run/cgwatch"
+live_on_exit "umount /run/cgwatch"
+dmn_start fourth
+unowned() { grep -q "flight recorder on: $INST, made by \`cgwatch recorder start\` (this process may not make it: no owner file: cannot open $LOCK: Read-only file system)" "${DMN_ERRS[-1]}"; }
+live_wait_for 10 unowned || live_fail "a daemon that can keep no owner file: $(said); $(dmn_ctx)"
+dmn_stop TERM 5
+[ -d "$INST" ] || live_fail "a daemon that did not own the instance removed it when it stopped"
+umount /run/cgwatch || live_fail "umount /run/cgwatch"
+timeout -k 1 20 "$CGWATCH" recorder stop --config "$DMN_CONF" >"$LIVE_TMP/stop2.out" 2>&1 3>&- ||
+	live_fail "recorder stop: $(head -c 300 "$LIVE_TMP/stop2.out")"
+[ -d "$INST" ] && live_fail "recorder stop left $INST"
+live_pass "the second daemon named the owner PID $P1 and ran on without the recorder; the first's ring survived it and recorder stop/start; after the owner's SIGKILL a third took the instance over and removed it with its owner file; with no owner file possible, a daemon read the instance recorder start made and left it"
