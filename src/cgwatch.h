@@ -37,8 +37,11 @@ void *try_reallocarray(void *p, size_t n, size_t size);
 /* Room in *v (n elements used of *cap, each size bytes) for one more: doubles *cap (first when
  * 0) when full; 0, or -ENOMEM with *v and *cap as they were. */
 int grow(void **v, size_t *cap, size_t n, size_t first, size_t size);
-/* Remove the directory dir and everything under it, never following a symlink nor crossing
- * into another file system. 0 or -errno (the first failure; the rest is still tried). */
+/* Remove the directory dir and everything under it, fd-relative: dir opened O_NOFOLLOW (a
+ * symlink there is refused), each name below unlinked or opened O_DIRECTORY|O_NOFOLLOW and
+ * emptied through its descriptor, so a symlink planted or swapped in anywhere is removed,
+ * never followed; no other file system entered; at most 128 levels and 4 Mi names. 0 or
+ * -errno (the first failure; the rest is still tried). */
 int remove_tree(const char *dir);
 /* Swaps two growable arrays and their capacities (a double buffer's turn). */
 void swap_arrays(void **a, size_t *acap, void **b, size_t *bcap);
@@ -453,6 +456,32 @@ int atomic_dir_check(int dfd, const char *dir, char *why, size_t cap);
  * O_EXCL), fchmod, fsync, renamed over path, fsync of the directory. 0 or -errno, why said. */
 int atomic_write_new(const char *path, const char *data, size_t len, mode_t mode, char *why,
                      size_t cap);
+
+/* ---- owner.c: one owner per shared thing (a tracefs instance, timerlat's settings) ---- */
+
+#define CGW_RUN_DIR "/run/cgwatch"      /* the owner files and what to put back */
+struct cgw_owner {
+	bool held;                        /* the lock is ours: fd and dfd are open */
+	int fd, dfd;                      /* DIR/NAME.lock, flock'd; DIR */
+	pid_t holder;                     /* on -EBUSY: the PID the holder wrote, 0 none */
+	char dir[128], name[80];          /* DIR; NAME.lock */
+	char path[256];                   /* DIR/NAME.lock, for messages */
+	char why[320];                    /* on failure: why, naming the file (and holder) */
+};
+/* Take DIR/NAME.lock (dir NULL: CGW_RUN_DIR, made 0755 when missing; refused when a symlink or
+ * writable by others) with flock, this PID written in it; a file whose lock is free (its
+ * holder gone) is taken over. 0 held; -EBUSY held by o->holder; else -errno; o->why says. */
+int owner_take(const char *dir, const char *name, struct cgw_owner *o);
+/* Give it up: the file removed (when still ours), the lock dropped. Nothing when not held. */
+void owner_release(struct cgw_owner *o);
+/* DIR/NAME.SUFFIX, for whoever owns NAME next, written atomically (a temporary file synced
+ * and renamed over it) by the holder. 0 or -errno. */
+int owner_save(const struct cgw_owner *o, const char *suffix, const char *text);
+/* DIR/NAME.SUFFIX (a regular file) into buf (cap bytes, NUL-terminated): its length, or
+ * -errno (-ENOENT: none). For the holder only. */
+ssize_t owner_load(const struct cgw_owner *o, const char *suffix, char *buf, size_t cap);
+/* Remove DIR/NAME.SUFFIX; 0 (none there too) or -errno. */
+int owner_forget(const struct cgw_owner *o, const char *suffix);
 
 /* ---- json.c: JSON values every JSON writer shares ---- */
 
@@ -1208,6 +1237,20 @@ struct cgw_timerlat;
  * none of those. Sets tl[c].measured for a CPU with a sample. 0 always. */
 int timerlat_parse(const char *text, size_t len, struct cgw_timerlat *tl, size_t ncpu,
                    size_t *bad);
+/* The osnoise settings a timerlat run changed, to put back (CGW_RUN_DIR/timerlat.restore):
+ * what was there (cpus, print_stack) and what the run set (cpus_set, print_stack_set), which
+ * tells whether someone changed it since:
+ *   # cgwatch timerlat, PID 4242: osnoise settings to put back
+ *   cpus=0-3
+ *   cpus_set=1
+ *   print_stack=0
+ *   print_stack_set=1000
+ * Each line only when that setting is changed; "" for one not there. */
+struct tl_saved { char cpus[256], cpus_set[256]; char print_stack[32], print_stack_set[32]; };
+/* Parse the restore file's text: "#" lines skipped; cpus and cpus_set CPU lists ([0-9,-]),
+ * print_stack and print_stack_set digits, each once. 0, or -EINVAL for anything else
+ * (nothing from such a file is written). */
+int tlsave_parse(const char *text, struct tl_saved *out);
 
 /* ---- parse-trace.c: a tracefs instance's text `trace` file, the flight recorder's events (pure) ---- */
 /* One event line, as the kernel prints it (trace_clock mono: seconds of CLOCK_MONOTONIC):
@@ -1573,10 +1616,16 @@ struct cgw_tlrun;
 struct cgw_timerlat;
 /* Start timerlat on cpus in tracefs instance cgwtl-PID (osnoise/cpus set to them and
  * osnoise/print_stack to print_stack_us when not 0, both put back at the stop), with
- * timeout_ms for the whole start. NULL with why (not in this kernel, someone else's osnoise
- * or timerlat running, no permission) in why; else the run, why "CPUs LIST". */
+ * timeout_ms for the whole start. One run on the host at a time: its owner holds
+ * CGW_RUN_DIR/timerlat.lock, and writes what it changes to timerlat.restore beside it before
+ * changing it; a start after a run that did not stop (SIGKILL) puts that back first. NULL
+ * with why (not in this kernel, another cgwatch's run (its PID), someone else's osnoise or
+ * timerlat running, no permission, no owner file) in why; else the run, why "CPUs LIST". */
 struct cgw_tlrun *timerlat_start(const struct cgw_cpus *cpus, unsigned print_stack_us,
                                  unsigned timeout_ms, char *why, size_t cap);
+/* Tests only: tracefs and the owner files' directory (NULL: /sys/kernel/tracing, CGW_RUN_DIR)
+ * for the runs started from now on. */
+void timerlat_paths(const char *tracefs, const char *run_dir);
 /* Read r's trace since the start or the last read (then cleared; r keeps running) and fold it
  * into tl[ncpu] (timerlat_parse), with timeout_ms but 5 s at least (megabytes of text). 0 with
  * "CPUs LIST" in why; or -errno with why. */
@@ -1965,6 +2014,9 @@ struct recorder_opts {
 	                                   * "auto" (the isolated and nohz_full ones), a CPU list,
 	                                   * NULL or "no" (none) */
 	unsigned timeout_ms;              /* each step's deadline (dl_call) */
+	const char *run_dir;              /* where the owner file is; NULL: CGW_RUN_DIR */
+	bool own;                         /* recorder_attach takes the instance's ownership (the
+	                                   * daemon's use), not only reads it (check's) */
 };
 struct cgw_recorder {
 	char dir[512];                    /* TRACEFS/instances/NAME; "" when not started */
@@ -1974,23 +2026,34 @@ struct cgw_recorder {
 	unsigned timeout_ms;
 	char sw_dir[512];                 /* TRACEFS/instances/NAME-switch; "" when none */
 	char sw_cpus[256];                /* the CPUs its sched_switch records, a CPU list */
+	struct cgw_owner own;             /* RUN_DIR/recorder-NAME.lock, for NAME and NAME-switch;
+	                                   * on a refusal, own.why says whose it is */
 };
+/* Take the ownership of o's instance (RUN_DIR/recorder-NAME.lock) into r, r->dir naming the
+ * instance, nothing written to tracefs. 0; -EBUSY: another live process owns it (its PID in
+ * r->own.holder); other -errno: no owner file could be kept; r->own.why says either. */
+int recorder_own(const struct recorder_opts *o, struct cgw_recorder *r);
+/* Give up the ownership of r's instance, leaving the instance (`recorder start`'s, made for
+ * the daemon that comes next). */
+void recorder_disown(struct cgw_recorder *r);
 /* Create instances/NAME (one left by a crash is removed first: only that instance, never the
  * main buffer or another one), size its ring, set its clock to mono, set the kernel-side
  * filters (workqueue names, work functions, cpuset.mems opens) and enable the events this
  * kernel has; those it lacks are named in r->missing. With o->sched_switch, sched_switch
  * filtered in the kernel to those CPUs (CPU & CPUS{LIST}) in instances/NAME-switch, a ring
  * of its own that a busy CPU's switches cannot empty of the other events; none there (no
- * such CPUs, "no"): NAME-switch removed when one was left. Returns 0, or -errno (-ENOENT: no
- * tracefs; -EBUSY: the old instance is held open; -ETIMEDOUT): then nothing is left behind
- * when it can be removed. */
+ * such CPUs, "no"): NAME-switch removed when one was left. Owned first (recorder_own): an
+ * instance another live cgwatch owns is never touched. Returns 0, or -errno (-ENOENT: no
+ * tracefs; -EBUSY: owned by another (r->own.why set), or the old instance is held open;
+ * -ETIMEDOUT): then nothing is left behind when it can be removed, and nothing owned. */
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r);
 /* The options [recorder] of c gives, each step bounded by its read_timeout. */
 struct recorder_opts recorder_opts_of(const struct cgw_conf *c);
 /* Use instances/NAME (and NAME-switch, when there) as another process (`cgwatch recorder
  * start`, as root) made them: nothing is written; r->enabled and r->missing from their
- * events' enable files. Returns 0, or -errno
- * (-ENOENT: no such instance; -EACCES: its trace file may not be read). */
+ * events' enable files. With o->own, owned first as recorder_start does. Returns 0, or -errno
+ * (-ENOENT: no such instance; -EACCES: its trace file may not be read; -EBUSY with
+ * r->own.why: another owns it). */
 int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r);
 /* The events of the last window_s seconds (CLOCK_MONOTONIC, as the ring's clock) from the
  * instance's `trace` file (a read that does not consume them), appended to out, with the
@@ -2001,8 +2064,8 @@ int recorder_read(const struct cgw_recorder *r, double window_s, struct cgw_trac
  * dropped as the text is read (never all held at once); how many in *dropped (may be NULL). */
 int recorder_read_keep(const struct cgw_recorder *r, double window_s, size_t keep,
                        struct cgw_trace_events *out, uint64_t *dropped);
-/* Remove the instance and NAME-switch (their rings and events with them). Returns 0 or -errno;
- * r->dir is "" after. */
+/* Remove the instance and NAME-switch (their rings and events with them), then give up its
+ * ownership. Returns 0 or -errno; r->dir is "" after. */
 int recorder_stop(struct cgw_recorder *r);
 
 /* ---- detect-duration.c: a task's time off the CPU, a fact or a bound ---- */

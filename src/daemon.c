@@ -578,10 +578,21 @@ static void bundle_capture(struct cgw_daemon *d, const struct cgw_report *rep)
 	d->bundle_inc[0] = d->bundle_file[0] = '\0';
 }
 
+/* The recorder off because its instance's owner file was refused (e: -EBUSY, another live
+ * process owns it; else the file could not be kept): said once, the daemon goes on. */
+static void recorder_not_ours(struct cgw_daemon *d, int e)
+{
+	snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: tracefs instances/%s "
+	         "is not ours: %s%s", d->conf.recorder_instance, d->rec.own.why, e == -EBUSY ?
+	         "; it is left to that process" : "");
+	log_warnx("%s; reports will have no kernel events before their hangs", d->rec_off);
+}
+
 /* Start the flight recorder at start-up: make its instance (one left by a process that died
  * is replaced), or, where this process may not (the unit's DynamicUser: `cgwatch recorder
- * start` made it, as root), use the one there. Said once either way, with the events it
- * lacks; off, the daemon goes on without it and its reports say why. */
+ * start` made it, as root), use the one there; either way as its one owner (its owner file
+ * under /run/cgwatch): an instance another live cgwatch owns is left to it. Said once either
+ * way, with the events it lacks; off, the daemon goes on without it and its reports say why. */
 static void recorder_setup(struct cgw_daemon *d)
 {
 	const struct cgw_conf *c = &d->conf;
@@ -592,7 +603,19 @@ static void recorder_setup(struct cgw_daemon *d)
 		return;
 	}
 	struct recorder_opts o = recorder_opts_of(c);
+	o.own = true;
 	int e = recorder_start(&o, &d->rec);
+	if (e == -EBUSY && d->rec.own.why[0]) {
+		recorder_not_ours(d, e);
+		return;
+	}
+	/* no owner file can be kept here (a /run this process may not write): then it makes
+	 * nothing, and one `cgwatch recorder start` made is only read, not owned */
+	char noown[340] = "";
+	if (e < 0 && d->rec.own.why[0]) {
+		snprintf(noown, sizeof(noown), "%s", d->rec.own.why);
+		o.own = false;
+	}
 	if (e == 0) {
 		d->rec_on = d->rec_own = true;
 		log_warnx("flight recorder on: %s, %u KiB per CPU; recording %s%s%s%s%s%s%s%s", d->rec.dir,
@@ -603,18 +626,27 @@ static void recorder_setup(struct cgw_daemon *d)
 		return;
 	}
 	int a = -ENOENT;
-	if (e == -EACCES || e == -EPERM || e == -EROFS) {
+	if (e == -EACCES || e == -EPERM || e == -EROFS || noown[0]) {
 		a = recorder_attach(&o, &d->rec);
+		if (a == -EBUSY && d->rec.own.why[0]) {
+			recorder_not_ours(d, a);
+			return;
+		}
 		if (a == 0) {
 			d->rec_on = true;
 			log_warnx("flight recorder on: %s, made by `cgwatch recorder start` (this process "
-			          "may not make it: %s), %u KiB per CPU; recording %s%s%s", d->rec.dir,
-			          strerror(-e), d->rec.buffer_kb, d->rec.enabled,
-			          d->rec.missing[0] ? "; not recording " : "", d->rec.missing);
+			          "may not make it: %s%s), %u KiB per CPU; recording %s%s%s", d->rec.dir,
+			          noown[0] ? "no owner file: " : strerror(-e), noown, d->rec.buffer_kb,
+			          d->rec.enabled, d->rec.missing[0] ? "; not recording " : "",
+			          d->rec.missing);
 			return;
 		}
 	}
-	if (e == -ENOENT)
+	if (noown[0])
+		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: tracefs "
+		         "instances/%s is made only by its owner, and no owner file can be kept (%s); "
+		         "none is there to read (%s)", c->recorder_instance, noown, strerror(-a));
+	else if (e == -ENOENT)
 		snprintf(d->rec_off, sizeof(d->rec_off), "the flight recorder is off: no tracefs at "
 		         "/sys/kernel/tracing (instances: %s)", strerror(-e));
 	else if (e != -EACCES && e != -EPERM && e != -EROFS)
@@ -1044,6 +1076,7 @@ static void recorder_restart(struct cgw_daemon *d)
 		if (e < 0)
 			log_warnx("cannot remove the flight recorder's %s: %s", d->rec.dir, strerror(-e));
 	}
+	recorder_disown(&d->rec);         /* one `recorder start` made: left, no longer ours */
 	d->rec_on = d->rec_own = false;
 	d->rec_off[0] = '\0';
 	d->rec_skip_until = 0;
@@ -1212,6 +1245,7 @@ out:
 		if (re < 0)
 			log_warnx("cannot remove the flight recorder's %s: %s", d.rec.dir, strerror(-re));
 	}
+	recorder_disown(&d.rec);
 	capture_free(d.capture);
 	bool idle = true;
 	if (d.writer)                     /* a last save finishes; a stuck disk is not waited for */

@@ -501,7 +501,8 @@ static int cmd_run(int argc, char **argv)
 
 /* `cgwatch recorder start|stop`: make (or remove) the daemon's flight recorder instance as
  * [recorder] says, for a daemon that may not make it itself (the unit's ExecStartPre=+ and
- * ExecStopPost=+, run as root). Exit 0 done (or nothing to do), 2 usage, 3 could not. */
+ * ExecStopPost=+, run as root); never one another live cgwatch owns. Exit 0 done (or nothing
+ * to do), 2 usage, 3 could not. */
 static int cmd_recorder(int argc, char **argv)
 {
 	const char *config;
@@ -530,17 +531,22 @@ static int cmd_recorder(int argc, char **argv)
 			          r.sw_cpus, r.sw_dir[0] ? ", in " : "", r.sw_dir[0] ? r.sw_dir : "",
 			          r.sw_dir[0] ? ")" : "", r.missing[0] ? "; not recording " : "",
 			          r.missing);
+			recorder_disown(&r);      /* for the daemon that comes next to own */
+		} else if (r.own.why[0]) {
+			log_warnx("tracefs instances/%s not made: %s", c.recorder_instance, r.own.why);
+			rc = EXIT_UNREADABLE;
 		} else {
 			log_warnx("cannot make the flight recorder's tracefs instances/%s: %s%s",
 			          c.recorder_instance, strerror(-e), e == -ENOENT ? " (no tracefs at "
 			          "/sys/kernel/tracing: the daemon runs without the recorder)" : "");
 			rc = EXIT_UNREADABLE;
 		}
+	} else if ((e = recorder_own(&ro, &r)) < 0) {
+		/* an instance another live cgwatch owns is not removed */
+		log_warnx("tracefs instances/%s not removed: %s", c.recorder_instance, r.own.why);
+		rc = EXIT_UNREADABLE;
 	} else {
 		/* stop, or start with the recorder off: an instance of that name is removed */
-		memset(&r, 0, sizeof(r));
-		r.timeout_ms = ro.timeout_ms;
-		snprintf(r.dir, sizeof(r.dir), "/sys/kernel/tracing/instances/%s", c.recorder_instance);
 		struct stat st;
 		if (stat(r.dir, &st) == 0) {
 			char dir[sizeof(r.dir)];
@@ -552,6 +558,7 @@ static int cmd_recorder(int argc, char **argv)
 				log_warnx("flight recorder instance %s removed", dir);
 			}
 		}
+		recorder_disown(&r);
 		if (start)
 			log_warnx("the flight recorder is off ([recorder] enabled = no)");
 	}

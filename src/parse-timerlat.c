@@ -212,3 +212,43 @@ int timerlat_parse(const char *text, size_t len, struct cgw_timerlat *tl, size_t
 	free(st);
 	return 0;
 }
+
+/* A value of the restore file: digits, and for a CPU list ',' and '-' too; not empty. */
+static bool tlsave_value(const char *v, size_t n, bool list)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((v[i] >= '0' && v[i] <= '9') || (list && (v[i] == ',' || v[i] == '-'))))
+			return false;
+	return true;
+}
+
+int tlsave_parse(const char *text, struct tl_saved *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct { const char *key; char *dst; size_t cap; bool list; } keys[] = {
+		{ "cpus", out->cpus, sizeof(out->cpus), true },
+		{ "cpus_set", out->cpus_set, sizeof(out->cpus_set), true },
+		{ "print_stack", out->print_stack, sizeof(out->print_stack), false },
+		{ "print_stack_set", out->print_stack_set, sizeof(out->print_stack_set), false },
+	};
+	for (const char *p = text; *p; ) {
+		size_t l = strcspn(p, "\n");
+		const char *eq = memchr(p, '=', l);
+		if (l && p[0] != '#') {
+			size_t kl = eq ? (size_t)(eq - p) : l, vl = eq ? l - kl - 1 : 0;
+			size_t k = 0;
+			while (k < sizeof(keys) / sizeof(keys[0]) &&
+			       (strlen(keys[k].key) != kl || memcmp(p, keys[k].key, kl)))
+				k++;
+			if (k == sizeof(keys) / sizeof(keys[0]) || keys[k].dst[0] ||
+			    vl >= keys[k].cap || !tlsave_value(eq + 1, vl, keys[k].list))
+				return -EINVAL;
+			memcpy(keys[k].dst, eq + 1, vl);
+			keys[k].dst[vl] = 0;
+		}
+		p += l + (p[l] == '\n');
+	}
+	return 0;
+}

@@ -293,6 +293,29 @@ struct recorder_opts recorder_opts_of(const struct cgw_conf *c)
 	                               .timeout_ms = (unsigned)(c->read_timeout_s * 1000) };
 }
 
+int recorder_own(const struct recorder_opts *o, struct cgw_recorder *r)
+{
+	char tracefs[256], name[64], lock[80];
+	memset(r, 0, sizeof(*r));
+	r->own.fd = r->own.dfd = -1;
+	if (opts_names(o, tracefs, sizeof(tracefs), name, sizeof(name)) < 0) {
+		snprintf(r->own.why, sizeof(r->own.why), "not an instance name");
+		return -EINVAL;
+	}
+	snprintf(lock, sizeof(lock), "recorder-%s", name);
+	int e = owner_take(o->run_dir, lock, &r->own);
+	if (e < 0)
+		return e;
+	snprintf(r->dir, sizeof(r->dir), "%s/instances/%s", tracefs, name);
+	r->timeout_ms = o->timeout_ms;
+	return 0;
+}
+
+void recorder_disown(struct cgw_recorder *r)
+{
+	owner_release(&r->own);
+}
+
 int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -303,16 +326,30 @@ int recorder_start(const struct recorder_opts *o, struct cgw_recorder *r)
 		free(j);
 		return -EINVAL;
 	}
+	int rc = recorder_own(o, r);
+	if (rc < 0) {
+		r->dir[0] = 0;
+		free(j);
+		return rc;
+	}
+	struct cgw_owner own = r->own;
 	j->buffer_kb = o->buffer_kb ? o->buffer_kb : 256;
 	j->cpuset_opens = o->cpuset_opens;
 	snprintf(j->sw, sizeof(j->sw), "%s", o->sched_switch ? o->sched_switch : "");
-	int rc = dl_call(start_fn, j, free, o->timeout_ms);
-	if (rc < 0)
+	rc = dl_call(start_fn, j, free, o->timeout_ms);
+	if (rc < 0) {                      /* the job may still make it: unowned, then replaced */
+		r->dir[0] = 0;
+		owner_release(&own);
+		r->own = own;
 		return rc;
+	}
 	*r = j->r;
+	r->own = own;
 	r->timeout_ms = o->timeout_ms;
 	rc = j->rc;
 	free(j);
+	if (rc < 0)                        /* not running: not owned (a reload takes it again) */
+		owner_release(&r->own);
 	return rc;
 }
 
@@ -375,13 +412,25 @@ int recorder_attach(const struct recorder_opts *o, struct cgw_recorder *r)
 		free(j);
 		return -EINVAL;
 	}
-	int rc = dl_call(attach_fn, j, free, o->timeout_ms);
-	if (rc < 0)
+	int rc = o->own ? recorder_own(o, r) : 0;
+	if (rc < 0) {
+		r->dir[0] = 0;
+		free(j);
 		return rc;
-	*r = j->r;
+	}
+	struct cgw_owner own = r->own;
+	rc = dl_call(attach_fn, j, free, o->timeout_ms);
+	if (rc == 0) {
+		*r = j->r;
+		rc = j->rc;
+		free(j);
+	} else {
+		r->dir[0] = 0;
+	}
+	r->own = own;
 	r->timeout_ms = o->timeout_ms;
-	rc = j->rc;
-	free(j);
+	if (rc < 0)
+		owner_release(&r->own);
 	return rc;
 }
 
@@ -569,18 +618,23 @@ static void stop_fn(void *arg)
 
 int recorder_stop(struct cgw_recorder *r)
 {
-	if (!r->dir[0])
+	if (!r->dir[0]) {
+		owner_release(&r->own);
 		return 0;
+	}
 	struct stop_job *j = calloc(1, sizeof(*j));
-	if (!j)
+	if (!j) {
+		owner_release(&r->own);
 		return -ENOMEM;
+	}
 	snprintf(j->dir, sizeof(j->dir), "%s", r->dir);
 	int rc = dl_call(stop_fn, j, free, r->timeout_ms);
-	if (rc < 0)
-		return rc;
-	rc = j->rc;
-	free(j);
+	if (rc == 0) {
+		rc = j->rc;
+		free(j);
+	}
 	if (rc == 0 || rc == -ENOENT)
 		r->dir[0] = 0;
+	owner_release(&r->own);
 	return rc == -ENOENT ? 0 : rc;
 }

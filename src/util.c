@@ -1,6 +1,6 @@
 /* util.c: allocation, strings, small file reads, escaping, numbers, time. */
 #include <errno.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -623,21 +623,101 @@ bool cgw_stop_pending(void)
 	                                 sigismember(&set, SIGINT) == 1);
 }
 
-static int remove_err;
+#define RM_DEPTH_MAX 128            /* levels below the top; a capture is a dozen deep */
+#define RM_ENTRIES_MAX (1u << 22)    /* names removed at most: a capture of 30,000 threads is
+                                        a few hundred thousand */
 
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+struct rm_walk { dev_t dev; size_t left; int err; };
+
+static void rm_note(struct rm_walk *w, int e)
 {
-	(void)st;
-	(void)ftw;
-	if ((type == FTW_DP ? rmdir(path) : unlink(path)) < 0 && !remove_err)
-		remove_err = -errno;
-	return 0;
+	if (!w->err)
+		w->err = e;
+}
+
+/* Everything in the directory open at dfd (taken: closed here), by name relative to it:
+ * a name is unlinked, or opened as a directory without following a symlink and emptied
+ * through that descriptor, then removed; nothing is reached through a path. */
+static void rm_dir(int dfd, unsigned depth, struct rm_walk *w)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		rm_note(w, -errno);
+		close(dfd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		if (!strcmp(n, ".") || !strcmp(n, ".."))
+			continue;
+		if (!w->left) {
+			rm_note(w, -E2BIG);
+			break;
+		}
+		w->left--;
+		if (unlinkat(dfd, n, 0) == 0)
+			continue;
+		if (errno != EISDIR && errno != EPERM) {      /* EPERM: unlink(2) of a directory */
+			rm_note(w, -errno);
+			continue;
+		}
+		if (depth >= RM_DEPTH_MAX) {
+			rm_note(w, -ENAMETOOLONG);
+			continue;
+		}
+		int sub = openat(dfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (sub < 0) {
+			/* a symlink swapped in since the unlink: removed, not followed */
+			if ((errno == ELOOP || errno == ENOTDIR) && unlinkat(dfd, n, 0) == 0)
+				continue;
+			rm_note(w, -errno);
+			continue;
+		}
+		if (fstat(sub, &st) < 0 || st.st_dev != w->dev) {   /* another file system */
+			rm_note(w, -EXDEV);
+			close(sub);
+			continue;
+		}
+		rm_dir(sub, depth + 1, w);
+		if (unlinkat(dfd, n, AT_REMOVEDIR) < 0)
+			rm_note(w, -errno);
+	}
+	closedir(d);
 }
 
 int remove_tree(const char *dir)
 {
-	remove_err = 0;
-	if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0 && !remove_err)
-		remove_err = -errno;
-	return remove_err;
+	char parent[4096];
+	const char *slash = strrchr(dir, '/');
+	const char *name = slash ? slash + 1 : dir;
+	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	if (slash && (size_t)(slash - dir) >= sizeof(parent))
+		return -ENAMETOOLONG;
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == dir)
+		snprintf(parent, sizeof(parent), "/");
+	else
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
+	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = -errno;
+		if (fd >= 0)
+			close(fd);
+		close(pfd);
+		return e;
+	}
+	struct rm_walk w = { .dev = st.st_dev, .left = RM_ENTRIES_MAX };
+	rm_dir(fd, 0, &w);
+	if (unlinkat(pfd, name, AT_REMOVEDIR) < 0)
+		rm_note(&w, -errno);
+	close(pfd);
+	return w.err;
 }

@@ -22,7 +22,8 @@
 #   - the main buffer's settings (tracing_on, current_tracer, buffer_size_kb, trace_clock,
 #     set_event, tracing_cpumask, the filters and enables of the events the recorder uses)
 #     and the other instances unchanged.
-# Cleans up even on failure: the instance, the cgroups, the mount, the processes.
+# Cleans up even on failure: the instance and its owner file, the cgroups, the mount, the
+# processes.
 . "$(dirname "$0")/lib.sh"
 live_init recorder
 live_require_root
@@ -43,9 +44,12 @@ if [ ! -d "$TFS/instances" ]; then
 fi
 NAME=cgwrec$$
 INST=$TFS/instances/$NAME
+RUNDIR_NEW=; [ -d /run/cgwatch ] || RUNDIR_NEW=1
 inst_cleanup() {
 	[ -d "$INST-switch" ] && { rmdir "$INST-switch" || live_cleanup_error "rmdir $INST-switch failed"; }
 	[ -d "$INST" ] && { rmdir "$INST" || live_cleanup_error "rmdir $INST failed"; }
+	rm -f "/run/cgwatch/recorder-$NAME.lock"      # a SIGKILLed owner's
+	[ -n "$RUNDIR_NEW" ] && rmdir /run/cgwatch 2>/dev/null   # made for us, and empty
 	return 0
 }
 live_on_exit inst_cleanup

@@ -3,7 +3,8 @@
  * instance directory whose control files are missing (a start that fails leaves nothing
  * behind), a stale instance that cannot be removed, and reads and stops of a recorder that
  * never started; a readout larger than a read's chunk, whole or its newest kept; an instance
- * made elsewhere, used. The live behaviour is tests/live/recorder.sh. */
+ * made elsewhere, used; one owner per instance. The live behaviour is tests/live/recorder.sh
+ * and tests/daemon/recowner.sh. */
 #include <sys/stat.h>
 
 #include "unit.h"
@@ -29,7 +30,7 @@ static void test_errors(void **state)
 {
 	(void)state;
 	struct cgw_recorder r;
-	struct recorder_opts o = { .tracefs = root, .timeout_ms = 2000 };
+	struct recorder_opts o = { .tracefs = root, .run_dir = root, .timeout_ms = 2000 };
 	/* no instances/ directory: not a tracefs */
 	assert_int_equal(recorder_start(&o, &r), -ENOENT);
 	assert_string_equal(r.dir, "");
@@ -133,7 +134,8 @@ static void test_read_chunks(void **state)
 	char cmd[1500];
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s && echo 1 > %s/enable", f, f);
 	assert_int_equal(system(cmd), 0);
-	struct recorder_opts o = { .tracefs = root, .name = "big", .timeout_ms = 2000 };
+	struct recorder_opts o = { .tracefs = root, .run_dir = root, .name = "big",
+	                           .timeout_ms = 2000 };
 	assert_int_equal(recorder_attach(&o, &r), 0);
 	assert_string_equal(r.dir, p);
 	assert_string_equal(r.enabled, "cgroup:cgroup_rmdir");
@@ -143,11 +145,56 @@ static void test_read_chunks(void **state)
 	assert_string_equal(r.dir, "");
 }
 
+/* One owner per instance: the daemon's attach (o.own) holds RUN_DIR/recorder-NAME.lock; a
+ * second owner, by attach or start, is refused naming the holder's PID and the instance is
+ * left as it was; given up, it can be owned again; check's attach (no own) only reads. */
+static void test_one_owner(void **state)
+{
+	(void)state;
+	char p[512], f[700], lock[600];
+	snprintf(p, sizeof(p), "%s/instances/mine/events", root);
+	char cmd[1200];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && touch %s/../trace", p, p);
+	assert_int_equal(system(cmd), 0);
+	snprintf(f, sizeof(f), "%s/instances/mine/trace", root);
+	snprintf(lock, sizeof(lock), "%s/recorder-mine.lock", root);
+	struct recorder_opts o = { .tracefs = root, .run_dir = root, .name = "mine",
+	                           .timeout_ms = 2000, .own = true };
+	struct cgw_recorder a, b;
+	assert_int_equal(recorder_attach(&o, &a), 0);
+	assert_true(a.own.held);
+	char pid[32], want[32];
+	assert_true(read_small_file(lock, pid, sizeof(pid)) > 0);
+	snprintf(want, sizeof(want), "%d\n", (int)getpid());
+	assert_string_equal(pid, want);
+	/* another owner: refused, naming the PID (a second open file: flock says held) */
+	assert_int_equal(recorder_attach(&o, &b), -EBUSY);
+	assert_int_equal(b.own.holder, getpid());
+	assert_string_equal(b.dir, "");
+	snprintf(want, sizeof(want), "held by cgwatch PID %d (", (int)getpid());
+	assert_non_null(strstr(b.own.why, want));
+	assert_int_equal(recorder_start(&o, &b), -EBUSY);
+	assert_int_equal(b.own.holder, getpid());
+	assert_int_equal(access(f, F_OK), 0);            /* not replaced */
+	/* a reader does not need it */
+	struct recorder_opts ro = o;
+	ro.own = false;
+	assert_int_equal(recorder_attach(&ro, &b), 0);
+	assert_false(b.own.held);
+	/* given up: the file goes, and a new owner takes it */
+	recorder_disown(&a);
+	assert_int_equal(access(lock, F_OK), -1);
+	assert_int_equal(recorder_attach(&o, &b), 0);
+	assert_true(b.own.held);
+	recorder_disown(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_chunks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_owner, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

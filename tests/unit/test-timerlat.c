@@ -183,12 +183,43 @@ static void test_timerlat_hostile(void **state)
 	assert_false(tl[0].measured || tl[1].measured || tl[2].measured);
 }
 
+/* The restore file a timerlat run leaves for the next owner: only CPU lists and numbers are
+ * taken (they are written to tracefs as root), each once. */
+static void test_tlsave_parse(void **state)
+{
+	(void)state;
+	struct tl_saved s;
+	assert_int_equal(tlsave_parse("# cgwatch timerlat, PID 7: osnoise settings to put back\n"
+	                              "cpus=0-3,5\ncpus_set=1\nprint_stack=0\n"
+	                              "print_stack_set=1000\n", &s), 0);
+	assert_string_equal(s.cpus, "0-3,5");
+	assert_string_equal(s.cpus_set, "1");
+	assert_string_equal(s.print_stack, "0");
+	assert_string_equal(s.print_stack_set, "1000");
+	assert_int_equal(tlsave_parse("cpus=1", &s), 0);            /* no newline, one of them */
+	assert_string_equal(s.cpus, "1");
+	assert_string_equal(s.print_stack, "");
+	assert_int_equal(tlsave_parse("", &s), 0);
+	assert_string_equal(s.cpus, "");
+	static const char *const bad[] = {
+		"cpus=\n", "cpus=0-1 \n", "cpus=all\n", "cpus=1\ncpus=2\n", "print_stack=-1\n",
+		"print_stack=1,2\n", "tracing_on=1\n", "cpus\n", "cpus=0;reboot\n", "=1\n",
+		"print_stack=123456789012345678901234567890123\n", "cpus_set=x\n",
+		"print_stack_set=1\nprint_stack_set=2\n", "cpus_set\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (tlsave_parse(bad[i], &s) != -EINVAL)
+			fail_msg("taken: \"%s\"", esc(bad[i]));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timerlat_real),
 		cmocka_unit_test(test_timerlat_names),
 		cmocka_unit_test(test_timerlat_hostile),
+		cmocka_unit_test(test_tlsave_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,6 +61,36 @@ else
 	g_pass stale "removed; timerlat ran on $(jq -r .timerlat /tmp/stale.json)"
 fi
 
+# ---- killed: one owner at a time, and a SIGKILLed run's settings put back by the next
+echo 0 >"$T/osnoise/cpus"
+echo 77 >"$T/osnoise/print_stack"
+cgwatch runq --interval 20 >/tmp/k1.json 2>/tmp/k1.err </dev/null &
+K1=$!
+mid() { [ "$(cat "$T/instances/cgwtl-$K1/current_tracer" 2>/dev/null)" = timerlat ]; }
+for i in $(seq 1 100); do mid && break; sleep 0.1; done
+if ! mid; then
+	g_fail killed "the first runq's timerlat did not start in 10 s: $(head -c 300 /tmp/k1.err)"
+else
+	during=$(cat "$T/osnoise/cpus")/$(cat "$T/osnoise/print_stack")
+	g_run /tmp/k2.json /tmp/k2.err 30 cgwatch runq --interval 1
+	busy=$(jq -r .timerlat /tmp/k2.json 2>&1 | head -c 300)
+	kill -KILL "$K1"
+	wait "$K1" 2>/dev/null
+	after_kill=$(cat "$T/osnoise/cpus")/$(cat "$T/osnoise/print_stack")
+	g_run /tmp/k3.json /tmp/k3.err 30 cgwatch runq --interval 1
+	cpus=$(cat "$T/osnoise/cpus") ps=$(cat "$T/osnoise/print_stack") left=$(ls "$T/instances" | grep '^cgwtl-')
+	if ! grep -q "another cgwatch runs it: held by cgwatch PID $K1 " <<<"$busy"; then
+		g_fail killed-owner "a runq beside runq $K1's timerlat: timerlat $busy"
+	else
+		g_pass killed-owner "$busy"
+	fi
+	if [ "$cpus" != 0 ] || [ "$ps" != 77 ] || [ -n "$left" ] || [ -e /run/cgwatch/timerlat.restore ]; then
+		g_fail killed "runq SIGKILLed mid-run (settings then $during, after the kill $after_kill), then a runq: osnoise/cpus '$cpus' (was 0), print_stack '$ps' (was 77), instances left: '$left', restore file: $(cat /run/cgwatch/timerlat.restore 2>&1 | tr '\n' '|'); timerlat $(jq -c .timerlat /tmp/k3.json 2>&1 | head -c 200)"
+	else
+		g_pass killed "runq SIGKILLed mid-run left $after_kill; the next runq put back 0/77, nothing left"
+	fi
+fi
+
 # ---- daemon: the latency incident's evidence; after it stops, nothing left
 cpus0=$(cat "$T/osnoise/cpus")
 g_spin SP2 1 99 20 "$SPIN_MS" 1 || g_fail setup "the spinner did not start: $(cat /tmp/SP2.out)"

@@ -12,6 +12,10 @@
 #     it running;
 #   - stale: an instance cgwtl-PID of a PID that is gone, running timerlat, is removed and
 #     cgwatch's own run goes ahead;
+#   - killed: a runq beside another runq's timerlat run is refused naming that runq's PID (the
+#     owner of /run/cgwatch/timerlat.lock); the first SIGKILLed mid-run (osnoise/cpus and
+#     print_stack still changed), the next runq puts them back to what they were before the
+#     first (0 and 77), from /run/cgwatch/timerlat.restore, and leaves no instance nor file;
 #   - daemon: `cgwatch run` (timerlat.conf: 1 s scans, p99 past 10 ms on 2 scans, timerlat
 #     auto) with the FIFO 99 loop and a sleeper on CPU 1: a runq-latency incident on cpu 1
 #     opens and a report of it carries "timerlat: CPU 1 over" naming the loop as what held
