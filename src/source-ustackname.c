@@ -67,8 +67,9 @@ static void name_error(char *err, size_t cap, const struct cgw_uframe *last)
 	snprintf(err, cap, "%s", named);
 }
 
-void ustack_name_frames(struct cgw_scan *s, int tgid, const char *maps, struct cgw_uframe *f,
-                        size_t n, char *err, size_t errcap, unsigned timeout_ms)
+void ustack_name_frames(struct cgw_scan *s, int tgid, const struct maps_index *maps,
+                        struct cgw_uframe *f, size_t n, char *err, size_t errcap,
+                        unsigned timeout_ms)
 {
 	if (!n || !maps)
 		return;
@@ -81,9 +82,12 @@ void ustack_name_frames(struct cgw_scan *s, int tgid, const char *maps, struct c
 		s->nomem = true;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)        /* each frame's mapping, looked up once */
-		done[i] = f[i].module[0] != '/' || maps_find(maps, f[i].pc, &me[i]) < 0 ||
-		          !me[i].inode;
+	for (size_t i = 0; i < n; i++) {      /* each frame's mapping, looked up once */
+		const struct maps_ent *m = maps_index_find(maps, f[i].pc);
+		if (m)
+			me[i] = *m;
+		done[i] = f[i].module[0] != '/' || !m || !m->inode;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (done[i])
 			continue;
