@@ -656,6 +656,7 @@ static void job_release(void *arg)
 
 /* The processes of one report's unwinds, and the unwinds done, for sharing. */
 struct ustate {
+	size_t *slow; size_t nslow;         /* tasks whose memory read timed out this scan */
 	struct uproc **procs; size_t nprocs;
 	struct { int tgid; unsigned long pc, depth, size; size_t task; bool timed_out; } *done;
 	size_t ndone;
@@ -713,13 +714,15 @@ static void unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_task *t
 	/* a read of this process's memory already passed its deadline this scan (the path a
 	 * thread's syscall names, source-waitfile.c): its mmap lock is held, and another try
 	 * would cost another deadline and leave another thread waiting behind it */
-	for (size_t i = 0; i < s->n; i++)
-		if (s->t[i].tgid == t->tgid && s->t[i].wait_err == -ETIMEDOUT) {
+	for (size_t k = 0; k < u->nslow; k++) {
+		const struct cgw_task *o = &s->t[u->slow[k]];
+		if (o->tgid == t->tgid) {
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: reading "
 			         "%s %d's memory timed out this scan (its mmap lock is held or waited "
-			         "for)", s->t[i].tid == s->t[i].tgid ? "PID" : "TID", s->t[i].tid);
+			         "for)", o->tid == o->tgid ? "PID" : "TID", o->tid);
 			return;
 		}
+	}
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/syscall", t->tgid, t->tid);
 	ssize_t r = scan_read(s, p, line, sizeof(line), timeout_ms);
 	if (r == -ETIMEDOUT) {
@@ -861,6 +864,15 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 	double t0 = mono_ms();
 	struct ehtab_stats e0, e1;
 	ehtab_stats(&e0);
+	size_t cap = 0;                     /* looked up per task: listed once, not scanned */
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->t[i].wait_err != -ETIMEDOUT)
+			continue;
+		if (grow((void **)&u.slow, &cap, u.nslow, 4, sizeof(*u.slow)) < 0)
+			s->nomem = true;
+		else
+			u.slow[u.nslow++] = i;
+	}
 	/* the findings' tasks, each once: chains first (their outermost waiter is what the
 	 * report leads with), most severe finding first; in two rounds, of which a replay's
 	 * first takes the threads its capture unwound (the others share them, as live) */
@@ -891,5 +903,6 @@ out:
 		uproc_free(u.procs[i]);
 	free(u.procs);
 	free(u.done);
+	free(u.slow);
 	ucap_end(u.caps);
 }
