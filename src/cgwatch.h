@@ -1453,6 +1453,10 @@ struct cgw_scan {
 	 * once per scan: key the ns/mnt link ("" in a replay: the tree's proc/self/mountinfo),
 	 * text NULL when unreadable */
 	struct cgw_mntns { char ns[64]; char *text; } *mntns; size_t nmntns;
+	/* the last mount looked up for a suspect's path (source-waitfile.c): the threads of one
+	 * process blocked alike wait on one path, whose mount is found once; NULL none yet */
+	struct cgw_mntmemo { const char *mi; char *path; struct mountinfo_ent e; bool found; }
+		*mnt_memo;
 	/* a replay of a capture (source-capture.c): its time references, NULL when it has none,
 	 * the live run's cgroup activity counts (rates.h; NULL when it has none: the replay
 	 * counts from the tree's /proc files), and the tree's directory (its cgwatch/ files) */
