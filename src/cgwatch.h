@@ -860,7 +860,8 @@ bool task_has_frame(const struct cgw_task *t, const char *name);
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
 /* What a user frame's name is, to print after its MODULE+0xOFFSET: "; nearest exported
- * symbol" (from .dynsym), "; size unknown" (a symbol of unknown size), else "". */
+ * symbol" (from .dynsym), "; size unknown" (a symbol of unknown size), "; symbols from the
+ * task's mount namespace" (sym_task_mntns, after the size's note), else "". */
 const char *ustack_sym_note(const struct cgw_uframe *f);
 /* t's innermost user frame as "SYMBOL+0xOFF (MODULE+0xOFFSET[NOTE])" (ustack_sym_note) or
  * "MODULE+0xOFFSET", raw bytes (escape on output), into buf; "" when its user stack was not
@@ -1045,6 +1046,9 @@ struct elf_sym {
 	uint64_t vaddr;                   /* the link-time address: what addr2line -e takes */
 	bool have_vaddr;
 	enum elfsym_from from;
+	bool from_task_mntns;             /* from a debug file found only under the task's own
+	                                   * root (its mount namespace, or a root of its own, not
+	                                   * cgwatch's): names that namespace's users chose */
 	char build_id[2 * ELF_BUILD_ID_MAX + 1];  /* the binary's, hex; "" if none */
 	char why[256];                    /* ELFSYM_NONE or an error: why there is no name */
 };
@@ -1685,7 +1689,8 @@ void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
  * /proc/TGID/root/PATH or /proc/TGID/map_files/START-END; for a return address pass the offset
  * of the call, i.e. minus one), from its symbol tables or a separate debug file
  * (ROOT/.build-id/xx/rest.debug, or its .gnu_debuglink name in its directory, its .debug/ and
- * ROOT/DIR; ROOT is /usr/lib/debug and, under /proc/TGID/root, the task's own too), every
+ * ROOT/DIR; ROOT is /usr/lib/debug and, under /proc/TGID/root, the task's own too; names from
+ * one found only under a task's root that is not cgwatch's are marked from_task_mntns), every
  * open and read with the deadline. 0 with *out filled (out->from ELFSYM_NONE: no honest name,
  * out->why says why); or -errno with out->why: -ETIMEDOUT (the file or a debug file did not
  * answer within timeout_ms; the same path then times out at once until that read returns),
@@ -1775,10 +1780,12 @@ void ehtab_cache_clear(void);
  * offset from it, where it came from ("symtab", "debug", "dynsym": a static string, NULL
  * when not named), whether the symbol's size covers it (sym_exact), the module's build-id
  * (hex, "" unknown), pc's link-time address in the module (vaddr, have_vaddr: what
- * addr2line -e takes) and, when not named, why (symbol_why, "" when nothing to say). */
+ * addr2line -e takes) and, when not named, why (symbol_why, "" when nothing to say);
+ * sym_task_mntns: the name is from a debug file of the task's own mount namespace (or root),
+ * not cgwatch's (elf_sym.from_task_mntns). */
 struct cgw_uframe {
 	unsigned long pc, offset, sym_off, vaddr;
-	bool pc_exact, sym_exact, have_vaddr;
+	bool pc_exact, sym_exact, have_vaddr, sym_task_mntns;
 	char module[200];
 	char symbol[256];
 	const char *symbol_from;

@@ -16,6 +16,7 @@ void ustack_name_frame(struct cgw_uframe *f, const struct elf_sym *s, unsigned l
 	f->sym_off = 0;
 	f->sym_exact = false;
 	f->symbol_from = NULL;
+	f->sym_task_mntns = false;
 	f->have_vaddr = s->have_vaddr;
 	f->vaddr = s->have_vaddr ? (unsigned long)s->vaddr + adj : 0;
 	snprintf(f->build_id, sizeof(f->build_id), "%s", s->build_id);
@@ -33,6 +34,7 @@ void ustack_name_frame(struct cgw_uframe *f, const struct elf_sym *s, unsigned l
 	f->sym_off = (unsigned long)s->off + adj;
 	f->sym_exact = s->exact;
 	f->symbol_from = elfsym_from_name(s->from);
+	f->sym_task_mntns = s->from_task_mntns;
 }
 
 /* Are a and b mappings of the same file (the same path, device and inode)? */

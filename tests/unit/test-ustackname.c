@@ -104,6 +104,16 @@ static void test_name_frame(void **state)
 	assert_string_equal(f.symbol_from, "dynsym");
 	assert_int_equal(f.sym_off, 4);
 	assert_string_equal(f.symbol_why, "");
+	assert_false(f.sym_task_mntns);
+	/* a debug file of the task's own namespace: said on the frame, and reset by the next */
+	s.from = ELFSYM_DEBUG;
+	s.from_task_mntns = true;
+	ustack_name_frame(&f, &s, 0);
+	assert_string_equal(f.symbol_from, "debug");
+	assert_true(f.sym_task_mntns);
+	s.from_task_mntns = false;
+	ustack_name_frame(&f, &s, 0);
+	assert_false(f.sym_task_mntns);
 }
 
 int main(void)
