@@ -1047,8 +1047,9 @@ struct elf_sym {
 	bool have_vaddr;
 	enum elfsym_from from;
 	bool from_task_mntns;             /* from a debug file found only under the task's own
-	                                   * root (its mount namespace, or a root of its own, not
-	                                   * cgwatch's): names that namespace's users chose */
+	                                   * root (its mount namespace, or a root of its own,
+	                                   * neither cgwatch's nor the host's): names that
+	                                   * namespace's users chose */
 	char build_id[2 * ELF_BUILD_ID_MAX + 1];  /* the binary's, hex; "" if none */
 	char why[256];                    /* ELFSYM_NONE or an error: why there is no name */
 };
@@ -1782,7 +1783,7 @@ void ehtab_cache_clear(void);
  * (hex, "" unknown), pc's link-time address in the module (vaddr, have_vaddr: what
  * addr2line -e takes) and, when not named, why (symbol_why, "" when nothing to say);
  * sym_task_mntns: the name is from a debug file of the task's own mount namespace (or root),
- * not cgwatch's (elf_sym.from_task_mntns). */
+ * neither cgwatch's nor the host's (elf_sym.from_task_mntns). */
 struct cgw_uframe {
 	unsigned long pc, offset, sym_off, vaddr;
 	bool pc_exact, sym_exact, have_vaddr, sym_task_mntns;

@@ -14,12 +14,12 @@
  * one while it reads the entry.
  *
  * A debug file found only under a task's own root (/proc/TGID/root: its mount namespace, or a
- * root of its own, when either is not cgwatch's) is what that namespace's users put there: a
- * user namespace can mount its own /usr/lib/debug, with any names in it for any build-id. Its
- * names are marked as the task's (elf_sym.from_task_mntns), and an entry whose names depend on
- * where its debug file was looked for serves only lookups from that same place: a host task
- * of the same build is never named from a container's debug file, nor a container's task
- * denied its own because the host has none. */
+ * root of its own, when either is neither cgwatch's nor the host's) is what that namespace's
+ * users put there: a user namespace can mount its own /usr/lib/debug, with any names in it
+ * for any build-id. Its names are marked as the task's (elf_sym.from_task_mntns), and an
+ * entry whose names depend on where its debug file was looked for serves only lookups from
+ * that same place: a host task of the same build is never named from a container's debug
+ * file, nor a container's task denied its own because the host has none. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -415,22 +415,35 @@ static int job_open(struct job *j)
 	return fd;
 }
 
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 /* Where task tgid's debug files are looked for besides cgwatch's roots (tgid <= 0, a path
- * here: nowhere else). What cannot be told is foreign: its names are then marked. */
+ * here: nowhere else): foreign unless its mount namespace and root are cgwatch's, or the
+ * host's (the daemon's unit gives cgwatch a namespace of its own): PID 1's, or kthreadd's
+ * (PID 2: a kernel thread has the initial ones; some hosts' PID 1 refuses us its ns link).
+ * What cannot be told is foreign: its names are then marked. */
 static struct place place_of(int tgid)
 {
 	struct place p = { 0 };
 	if (tgid <= 0)
 		return p;
 	char path[64];
-	struct stat tn, sn, tr, sr;
+	struct stat tn, tr, on, orr;
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", tgid);
-	bool ns = stat(path, &tn) == 0 && stat("/proc/thread-self/ns/mnt", &sn) == 0;
+	bool ns = stat(path, &tn) == 0;
 	snprintf(path, sizeof(path), "/proc/%d/root/", tgid);
-	bool root = stat(path, &tr) == 0 && stat("/", &sr) == 0;
-	if (ns && root && tn.st_dev == sn.st_dev && tn.st_ino == sn.st_ino &&
-	    tr.st_dev == sr.st_dev && tr.st_ino == sr.st_ino)
-		return p;                      /* ours: its /usr/lib/debug is cgwatch's */
+	bool root = stat(path, &tr) == 0;
+	static const char *const sys[][2] = {
+		{ "/proc/thread-self/ns/mnt", "/" }, { "/proc/1/ns/mnt", "/proc/1/root/" },
+		{ "/proc/2/ns/mnt", "/proc/2/root/" },
+	};
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]) && ns && root; i++)
+		if (stat(sys[i][0], &on) == 0 && stat(sys[i][1], &orr) == 0 && same_inode(&tn, &on) &&
+		    same_inode(&tr, &orr))
+			return p;                  /* the system's: its /usr/lib/debug is the host's */
 	p.foreign = true;
 	if (ns) {
 		p.ns_dev = tn.st_dev;
