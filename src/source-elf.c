@@ -40,7 +40,8 @@
 struct key { dev_t dev; ino_t ino; int64_t mtime_ns; uint64_t size; };
 
 /* Where a lookup looks for debug files besides cgwatch's own roots: foreign when the task's
- * mount namespace or root is not cgwatch's (those identify which), else nowhere else. */
+ * mount namespace or root is neither cgwatch's nor the host's (those identify which: its
+ * root's), else nowhere that differs from them. */
 struct place { bool foreign; dev_t ns_dev, root_dev; ino_t ns_ino, root_ino; };
 
 struct entry {
@@ -232,7 +233,7 @@ static struct key key_of(const struct stat *s)
 struct job {
 	char *path, *root;                /* root: the debug root, NULL for the default */
 	int tgid;                         /* > 0: path is a mapping's in this task's maps */
-	struct place place;               /* the task's root, when not cgwatch's */
+	struct place place;               /* the task's root, when foreign (place_of) */
 	struct maps_ent map;              /* that mapping (map.path is path) */
 	size_t max_bytes;                 /* per symbol table */
 	int err;
@@ -335,7 +336,7 @@ static bool split_root(const char *path, char *prefix, size_t cap, const char **
 }
 
 /* e's debug file is the one at path: the task's own when it is under the task's root
- * (prefix) and that is not cgwatch's. */
+ * (prefix) and that root is foreign. */
 static void debug_taken(const struct job *j, struct entry *e, const char *prefix,
                         const char *path)
 {
