@@ -688,9 +688,19 @@ struct maps_ent {
 /* Parse one line of /proc/TID/maps (len bytes, no newline): "START-END PERMS OFF MAJ:MIN
  * INODE [PATH]", hex addresses and offset, start < end. Returns 0 or -EINVAL. */
 int parse_maps_line(const char *line, size_t len, struct maps_ent *e);
-/* The mapping of maps text holding addr into e: 0, -ENOENT (none), or -EINVAL (a line
- * that does not parse: nothing in the text is trusted). */
-int maps_find(const char *text, unsigned long addr, struct maps_ent *e);
+/* A process's maps text parsed once: its mappings in ascending address order, none
+ * overlapping, for lookups by address in O(log n). The entries' paths point into the text,
+ * which must outlive the index. */
+struct maps_index { struct maps_ent *e; size_t n; };
+/* Parse maps text (NUL-terminated, lines ending in '\n') into ix: 0; -EINVAL with *line (from
+ * 1) the first line that does not parse or starts below the previous one's end (the kernel
+ * writes them ascending, never overlapping: nothing of other text is trusted, ix is left
+ * empty); -ENOMEM. */
+int maps_index_parse(const char *text, struct maps_index *ix, size_t *line);
+/* The mapping of ix holding addr (start <= addr < end), or NULL. */
+const struct maps_ent *maps_index_find(const struct maps_index *ix, unsigned long addr);
+/* Free ix's entries (not its text) and empty it; an empty one: nothing. */
+void maps_index_free(struct maps_index *ix);
 
 /* ---- parse-fpchain.c: a frame pointer found by scanning stack bytes (pure) ---- */
 
@@ -888,7 +898,8 @@ bool task_has_frame(const struct cgw_task *t, const char *name);
 /* A task's duration as one value and its bound. */
 struct cgw_dur task_dur(const struct cgw_task *t);
 /* What a user frame's name is, to print after its MODULE+0xOFFSET: "; nearest exported
- * symbol" (from .dynsym), "; size unknown" (a symbol of unknown size), else "". */
+ * symbol" (from .dynsym), "; size unknown" (a symbol of unknown size), "; symbols from the
+ * task's mount namespace" (sym_task_mntns, after the size's note), else "". */
 const char *ustack_sym_note(const struct cgw_uframe *f);
 /* t's innermost user frame as "SYMBOL+0xOFF (MODULE+0xOFFSET[NOTE])" (ustack_sym_note) or
  * "MODULE+0xOFFSET", raw bytes (escape on output), into buf; "" when its user stack was not
@@ -1073,6 +1084,10 @@ struct elf_sym {
 	uint64_t vaddr;                   /* the link-time address: what addr2line -e takes */
 	bool have_vaddr;
 	enum elfsym_from from;
+	bool from_task_mntns;             /* from a debug file found only under the task's own
+	                                   * root (its mount namespace, or a root of its own,
+	                                   * neither cgwatch's nor the host's): names that
+	                                   * namespace's users chose */
 	char build_id[2 * ELF_BUILD_ID_MAX + 1];  /* the binary's, hex; "" if none */
 	char why[256];                    /* ELFSYM_NONE or an error: why there is no name */
 };
@@ -1495,6 +1510,10 @@ struct cgw_scan {
 	 * once per scan: key the ns/mnt link ("" in a replay: the tree's proc/self/mountinfo),
 	 * text NULL when unreadable */
 	struct cgw_mntns { char ns[64]; char *text; } *mntns; size_t nmntns;
+	/* the last mount looked up for a suspect's path (source-waitfile.c): the threads of one
+	 * process blocked alike wait on one path, whose mount is found once; NULL none yet */
+	struct cgw_mntmemo { const char *mi; char *path; struct mountinfo_ent e; bool found; }
+		*mnt_memo;
 	/* a replay of a capture (source-capture.c): its time references, NULL when it has none,
 	 * the live run's cgroup activity counts (rates.h; NULL when it has none: the replay
 	 * counts from the tree's /proc files), and the tree's directory (its cgwatch/ files) */
@@ -1729,7 +1748,8 @@ void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
  * /proc/TGID/root/PATH or /proc/TGID/map_files/START-END; for a return address pass the offset
  * of the call, i.e. minus one), from its symbol tables or a separate debug file
  * (ROOT/.build-id/xx/rest.debug, or its .gnu_debuglink name in its directory, its .debug/ and
- * ROOT/DIR; ROOT is /usr/lib/debug and, under /proc/TGID/root, the task's own too), every
+ * ROOT/DIR; ROOT is /usr/lib/debug and, under /proc/TGID/root, the task's own too; names from
+ * one found only under a task's root that is not cgwatch's are marked from_task_mntns), every
  * open and read with the deadline. 0 with *out filled (out->from ELFSYM_NONE: no honest name,
  * out->why says why); or -errno with out->why: -ETIMEDOUT (the file or a debug file did not
  * answer within timeout_ms; the same path then times out at once until that read returns),
@@ -1785,16 +1805,16 @@ struct ehtab_proc;
 struct ehtab_proc *ehtab_proc_new(int tgid, bool here);
 /* Release p and its references to cached tables (NULL: nothing). */
 void ehtab_proc_free(struct ehtab_proc *p);
-/* libunwind's find_proc_info for pc ip of process p, whose /proc/TGID/maps text is maps: the
+/* libunwind's find_proc_info for pc ip of process p, whose /proc/TGID/maps is maps: the
  * mapped file (mapfile_open) parsed once per binary, its .eh_frame_hdr searched with libunwind's
  * dwarf_search_unwind_table (as, pi, need_unwind_info, arg as libunwind passes them). 0, or
  * libunwind's -UNW_E*: -UNW_ENOINFO with why set when its file or table could not be had
  * (why left as it was when the table has no entry for ip). */
 struct unw_addr_space;
 struct unw_proc_info;
-int ehtab_find_proc_info(struct ehtab_proc *p, const char *maps, struct unw_addr_space *as,
-                         uint64_t ip, struct unw_proc_info *pi, int need_unwind_info, void *arg,
-                         char *why, size_t cap);
+int ehtab_find_proc_info(struct ehtab_proc *p, const struct maps_index *maps,
+                         struct unw_addr_space *as, uint64_t ip, struct unw_proc_info *pi,
+                         int need_unwind_info, void *arg, char *why, size_t cap);
 /* The 8 bytes at addr of p's memory, when they are in a copy of a table found for p (true):
  * the unwinder's access_mem asks here before it reads the target's memory. */
 bool ehtab_mem(struct ehtab_proc *p, uint64_t addr, uint64_t *val);
@@ -1819,10 +1839,14 @@ void ehtab_cache_clear(void);
  * offset from it, where it came from ("symtab", "debug", "dynsym": a static string, NULL
  * when not named), whether the symbol's size covers it (sym_exact), the module's build-id
  * (hex, "" unknown), pc's link-time address in the module (vaddr, have_vaddr: what
- * addr2line -e takes) and, when not named, why (symbol_why, "" when nothing to say). */
+ * addr2line -e takes) and, when not named, why (symbol_why, "" when nothing to say);
+ * sym_task_mntns: the name is from a debug file of the task's own mount namespace (or root),
+ * neither cgwatch's nor the host's (elf_sym.from_task_mntns). */
+/* (The sandbox's parent checks every field of a frame its child sends: source-ustackbox.c
+ * frames_check. A new field is checked there too.) */
 struct cgw_uframe {
 	unsigned long pc, offset, sym_off, vaddr;
-	bool pc_exact, sym_exact, have_vaddr;
+	bool pc_exact, sym_exact, have_vaddr, sym_task_mntns;
 	char module[200];
 	char symbol[256];
 	const char *symbol_from;
@@ -1894,15 +1918,16 @@ void ustack_unwind_replay(struct ucap *cap, const char *maps, const struct ustac
 /* Fill f's name fields from s, the name of the address adj bytes before f's pc (1 for a
  * return address: its call; 0 when pc_exact): sym_off and vaddr are pc's. */
 void ustack_name_frame(struct cgw_uframe *f, const struct elf_sym *s, unsigned long adj);
-/* Name frames f[0..n-1] of task tgid (its maps text, as the unwind read it): one elfsym
+/* Name frames f[0..n-1] of task tgid (its maps, as the unwind read them): one elfsym
  * lookup per file mapped, opened as the task sees it (elfsym_names_mapped; tgid 0, a replay:
  * the files at the frames' module paths here, elfsym_names), each under
  * timeout_ms; a timed-out lookup counts in s->timeouts, and once SCAN_MAX_TIMEOUTS are
  * spent no more are tried (symbol_why says so). err (errcap bytes; NULL: none), the
  * unwind's "user stack ends at MODULE+0xOFF: ..." of the last frame, then names it by its
  * symbol when it has one. Sets s->nomem on no memory. */
-void ustack_name_frames(struct cgw_scan *s, int tgid, const char *maps, struct cgw_uframe *f,
-                        size_t n, char *err, size_t errcap, unsigned timeout_ms);
+void ustack_name_frames(struct cgw_scan *s, int tgid, const struct maps_index *maps,
+                        struct cgw_uframe *f, size_t n, char *err, size_t errcap,
+                        unsigned timeout_ms);
 
 /* ---- source-ustackcap.c: what a capture keeps of the user-stack unwinds; a replay's ---- */
 
@@ -1940,9 +1965,10 @@ void ucap_explain(const struct ucap *c, char *err, size_t cap);
  * call under the deadline. */
 int ucap_module(struct ucap *c, const char *path, char *why, size_t cap);
 /* Recording, in the unwind's thread once it finished: the build-ids of the files of frames
- * f[0..n) (the mapped files, /proc/TGID/map_files) and /proc/TGID/maps, as read. */
-void ucap_unwound(struct ucap *c, int tgid, const char *maps, const struct cgw_uframe *f,
-                  size_t n);
+ * f[0..n) (the mapped files, /proc/TGID/map_files, found in maps: the unwind's, NULL none)
+ * and /proc/TGID/maps, as read. */
+void ucap_unwound(struct ucap *c, int tgid, const struct maps_index *maps,
+                  const struct cgw_uframe *f, size_t n);
 /* Recording, once tid's unwind returned: c's reads and files kept for tgid, tid unwound. */
 void ucap_done(struct ucap_set *u, int tgid, int tid, struct ucap *c);
 /* Recording: t, not unwound from memory of its own nor sharing, keeps its ustack_error. */

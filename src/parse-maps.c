@@ -1,7 +1,11 @@
 /* parse-maps.c: /proc/TID/maps lines, for the user-stack unwinder (pure). A line is
  * "START-END PERMS OFFSET MAJ:MIN INODE", then spaces and the path (which may hold spaces, and
- * ends in " (deleted)" for a file removed since). Anything else is refused, never guessed. */
+ * ends in " (deleted)" for a file removed since). Anything else is refused, never guessed.
+ * A process's maps are parsed once into an array in address order (maps_index), which every
+ * lookup of its unwinds searches: parsing the text again per lookup cost a process of 2,000
+ * blocked threads (4,000 mappings) 0.5 s of a check. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgwatch.h"
@@ -90,22 +94,51 @@ int parse_maps_line(const char *line, size_t len, struct maps_ent *e)
 	return 0;
 }
 
-int maps_find(const char *text, unsigned long addr, struct maps_ent *e)
+int maps_index_parse(const char *text, struct maps_index *ix, size_t *line)
 {
-	int r = -ENOENT;
-	struct maps_ent cur;
+	*ix = (struct maps_index){ 0 };
+	*line = 0;
+	size_t cap = 0, no = 0;
 	for (const char *l = text; *l;) {
 		const char *nl = strchr(l, '\n');
 		size_t n = nl ? (size_t)(nl - l) : strlen(l);
-		if (parse_maps_line(l, n, &cur) < 0)
+		struct maps_ent e;
+		no++;
+		/* the kernel writes them in ascending order, none overlapping, even when the
+		 * address space changes between reads (Documentation/filesystems/proc.rst):
+		 * anything else is not its text */
+		if (parse_maps_line(l, n, &e) < 0 || (ix->n && e.start < ix->e[ix->n - 1].end)) {
+			maps_index_free(ix);
+			*line = no;
 			return -EINVAL;
-		if (r == -ENOENT && addr >= cur.start && addr < cur.end) {
-			*e = cur;
-			r = 0;
 		}
+		if (grow((void **)&ix->e, &cap, ix->n, 64, sizeof(*ix->e)) < 0) {
+			maps_index_free(ix);
+			return -ENOMEM;
+		}
+		ix->e[ix->n++] = e;
 		if (!nl)
 			break;
 		l = nl + 1;
 	}
-	return r;
+	return 0;
+}
+
+const struct maps_ent *maps_index_find(const struct maps_index *ix, unsigned long addr)
+{
+	size_t lo = 0, hi = ix->n;           /* the first mapping ending above addr is in [lo, hi] */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->e[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && ix->e[lo].start <= addr ? &ix->e[lo] : NULL;
+}
+
+void maps_index_free(struct maps_index *ix)
+{
+	free(ix->e);
+	*ix = (struct maps_index){ 0 };
 }

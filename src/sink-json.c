@@ -104,6 +104,9 @@ static json_object *task_json(const struct cgw_task *t)
 			                       json_object_new_string(hex) : NULL);
 			if (f->fp_recovered)       /* reached through a frame pointer a stack scan found */
 				json_object_object_add(fo, "fp_recovered", json_object_new_boolean(1));
+			if (f->sym_task_mntns)     /* named from the task's namespace's debug file */
+				json_object_object_add(fo, "symbol_from_task_mntns",
+				                       json_object_new_boolean(1));
 			json_object_array_add(us, fo);
 		}
 		json_object_object_add(o, "ustack", us);

@@ -130,7 +130,8 @@ static bool same_ustack(const struct cgw_task *a, const struct cgw_task *b)
 		if (a->uframes[i].offset != b->uframes[i].offset ||
 		    strcmp(a->uframes[i].module, b->uframes[i].module) ||
 		    strcmp(a->uframes[i].symbol, b->uframes[i].symbol) ||
-		    a->uframes[i].fp_recovered != b->uframes[i].fp_recovered)
+		    a->uframes[i].fp_recovered != b->uframes[i].fp_recovered ||
+		    a->uframes[i].sym_task_mntns != b->uframes[i].sym_task_mntns)
 			return false;
 	return true;
 }

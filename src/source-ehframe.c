@@ -298,14 +298,15 @@ static bool vaddr_of(const struct ehent *e, uint64_t off, uint64_t *v)
 }
 
 /* The mapping holding ip in p's list, found (its file opened and its entry had) if new. */
-static struct pmap *pmap_of(struct ehtab_proc *p, const char *maps, uint64_t ip)
+static struct pmap *pmap_of(struct ehtab_proc *p, const struct maps_index *maps, uint64_t ip)
 {
 	for (size_t i = 0; i < p->n; i++)
 		if (ip >= p->m[i].start && ip < p->m[i].end)
 			return &p->m[i];
-	struct maps_ent me;
-	if (maps_find(maps, ip, &me) < 0 || !me.x)
+	const struct maps_ent *mp = maps_index_find(maps, ip);
+	if (!mp || !mp->x)
 		return NULL;
+	const struct maps_ent me = *mp;
 	size_t i = p->n < PROC_MAPS ? p->n++ : p->next++ % PROC_MAPS;
 	struct pmap *m = &p->m[i];
 	pthread_mutex_lock(&lock);
@@ -346,9 +347,9 @@ static struct pmap *pmap_of(struct ehtab_proc *p, const char *maps, uint64_t ip)
 	return m;
 }
 
-int ehtab_find_proc_info(struct ehtab_proc *p, const char *maps, struct unw_addr_space *as,
-                         uint64_t ip, struct unw_proc_info *pi, int need_unwind_info, void *arg,
-                         char *why, size_t cap)
+int ehtab_find_proc_info(struct ehtab_proc *p, const struct maps_index *maps,
+                         struct unw_addr_space *as, uint64_t ip, struct unw_proc_info *pi,
+                         int need_unwind_info, void *arg, char *why, size_t cap)
 {
 	struct pmap *m = pmap_of(p, maps, ip);
 	if (!m) {

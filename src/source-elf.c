@@ -11,7 +11,15 @@
  * Every open and read runs in the deadline worker (dl_call_path): a lookup that times out
  * leaves the worker to finish, whose result still lands in the cache for the next lookup.
  * Entries are immutable once parsed and counted: the cache holds one reference, each lookup
- * one while it reads the entry. */
+ * one while it reads the entry.
+ *
+ * A debug file found only under a task's own root (/proc/TGID/root: its mount namespace, or a
+ * root of its own, when either is neither cgwatch's nor the host's) is what that namespace's
+ * users put there: a user namespace can mount its own /usr/lib/debug, with any names in it
+ * for any build-id. Its names are marked as the task's (elf_sym.from_task_mntns), and an
+ * entry whose names depend on where its debug file was looked for serves only lookups from
+ * that same place: a host task of the same build is never named from a container's debug
+ * file, nor a container's task denied its own because the host has none. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +39,11 @@
 
 struct key { dev_t dev; ino_t ino; int64_t mtime_ns; uint64_t size; };
 
+/* Where a lookup looks for debug files besides cgwatch's own roots: foreign when the task's
+ * mount namespace or root is neither cgwatch's nor the host's (those identify which: its
+ * root's), else nowhere that differs from them. */
+struct place { bool foreign; dev_t ns_dev, root_dev; ino_t ns_ino, root_ino; };
+
 struct entry {
 	unsigned refs;
 	struct key keys[KEYS_MAX];        /* the files that are this binary */
@@ -38,6 +51,8 @@ struct entry {
 	struct elf_info bin;              /* segments, build-id; .symtab or .dynsym */
 	struct elf_info dbg;              /* the debug file's .symtab (have_dbg) */
 	bool have_dbg;
+	bool dbg_foreign;                 /* dbg found under the task's root, foreign place */
+	struct place place;               /* where the lookup that made it looked */
 	char dbg_why[160];                /* why no debug file was taken ("" none looked for) */
 	double made_ms;
 	uint64_t used;
@@ -95,11 +110,28 @@ static bool key_eq(const struct key *a, const struct key *b)
 	       a->size == b->size;
 }
 
-/* The cached entry of file k, or of build-id (bin, when it has one); referenced. */
-static struct entry *find_locked(const struct key *k, const struct elf_info *bin)
+static bool place_eq(const struct place *a, const struct place *b)
+{
+	return a->foreign == b->foreign && a->ns_dev == b->ns_dev && a->ns_ino == b->ns_ino &&
+	       a->root_dev == b->root_dev && a->root_ino == b->root_ino;
+}
+
+/* Are e's names the same wherever its debug file is looked for: the binary's own symbols,
+ * or a debug file of cgwatch's roots (found first from anywhere)? */
+static bool placeless(const struct entry *e)
+{
+	return e->bin.symtab.present || (e->have_dbg && !e->dbg_foreign);
+}
+
+/* The cached entry of file k, or of build-id (bin, when it has one), for a lookup at p;
+ * referenced. */
+static struct entry *find_locked(const struct key *k, const struct elf_info *bin,
+                                 const struct place *p)
 {
 	for (size_t i = 0; i < ncache; i++) {
 		struct entry *e = cache[i];
+		if (!placeless(e) && !place_eq(&e->place, p))
+			continue;                  /* another place's debug file, or none found there */
 		bool hit = false;
 		for (size_t j = 0; j < e->nkeys && !hit; j++)
 			hit = key_eq(&e->keys[j], k);
@@ -135,9 +167,9 @@ static void evict_locked(size_t room)
 	}
 }
 
-/* Keep e (referenced by the caller), replacing an older entry of the same file or build,
- * evicting the least recently used past the caps. A file larger than the cap alone is used
- * for its lookup and not kept. */
+/* Keep e (referenced by the caller), replacing an older entry of the same file or build
+ * that served the same lookups, evicting the least recently used past the caps. A file
+ * larger than the cap alone is used for its lookup and not kept. */
 static void insert_locked(struct entry *e)
 {
 	for (size_t i = 0; i < ncache;) {
@@ -147,6 +179,7 @@ static void insert_locked(struct entry *e)
 		            memcmp(o->bin.build_id, e->bin.build_id, e->bin.build_id_len) == 0 &&
 		            o->keys[0].size == e->keys[0].size :
 		            key_eq(&o->keys[0], &e->keys[0]);
+		same = same && (placeless(e) || place_eq(&o->place, &e->place));
 		if (same)
 			drop_locked(i);
 		else
@@ -200,6 +233,7 @@ static struct key key_of(const struct stat *s)
 struct job {
 	char *path, *root;                /* root: the debug root, NULL for the default */
 	int tgid;                         /* > 0: path is a mapping's in this task's maps */
+	struct place place;               /* the task's root, when foreign (place_of) */
 	struct maps_ent map;              /* that mapping (map.path is path) */
 	size_t max_bytes;                 /* per symbol table */
 	int err;
@@ -301,6 +335,15 @@ static bool split_root(const char *path, char *prefix, size_t cap, const char **
 	return true;
 }
 
+/* e's debug file is the one at path: the task's own when it is under the task's root
+ * (prefix) and that root is foreign. */
+static void debug_taken(const struct job *j, struct entry *e, const char *prefix,
+                        const char *path)
+{
+	e->have_dbg = true;
+	e->dbg_foreign = j->place.foreign && prefix[0] && !strncmp(path, prefix, strlen(prefix));
+}
+
 /* Find bin's debug file: by build-id under each debug root, then by its debuglink beside it,
  * in its .debug/ and under each root by its directory. */
 static void debug_find(struct job *j, const struct stat *bst, struct entry *e)
@@ -321,7 +364,7 @@ static void debug_find(struct job *j, const struct stat *bst, struct entry *e)
 			continue;
 		if (try_debug(cand, &e->bin, bst, false, j->max_bytes, &e->dbg, e->dbg_why,
 		              sizeof(e->dbg_why)))
-			return (void)(e->have_dbg = true);
+			return debug_taken(j, e, prefix, cand);
 	}
 	if (!e->bin.have_debuglink || !has_dir)
 		return;
@@ -339,7 +382,7 @@ static void debug_find(struct job *j, const struct stat *bst, struct entry *e)
 	for (size_t i = 0; i < n; i++)
 		if (try_debug(tries[i], &e->bin, bst, true, j->max_bytes, &e->dbg, e->dbg_why,
 		              sizeof(e->dbg_why)))
-			return (void)(e->have_dbg = true);
+			return debug_taken(j, e, prefix, tries[i]);
 }
 
 /* Open j's file: its path, or the file task j->tgid has mapped (j->path then becomes its path
@@ -373,9 +416,51 @@ static int job_open(struct job *j)
 	return fd;
 }
 
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Where task tgid's debug files are looked for besides cgwatch's roots (tgid <= 0, a path
+ * here: nowhere else): foreign unless its mount namespace and root are cgwatch's, or the
+ * host's (the daemon's unit gives cgwatch a namespace of its own): PID 1's, or kthreadd's
+ * (PID 2: a kernel thread has the initial ones; some hosts' PID 1 refuses us its ns link).
+ * What cannot be told is foreign: its names are then marked. */
+static struct place place_of(int tgid)
+{
+	struct place p = { 0 };
+	if (tgid <= 0)
+		return p;
+	char path[64];
+	struct stat tn, tr, on, orr;
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", tgid);
+	bool ns = stat(path, &tn) == 0;
+	snprintf(path, sizeof(path), "/proc/%d/root/", tgid);
+	bool root = stat(path, &tr) == 0;
+	static const char *const sys[][2] = {
+		{ "/proc/thread-self/ns/mnt", "/" }, { "/proc/1/ns/mnt", "/proc/1/root/" },
+		{ "/proc/2/ns/mnt", "/proc/2/root/" },
+	};
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]) && ns && root; i++)
+		if (stat(sys[i][0], &on) == 0 && stat(sys[i][1], &orr) == 0 && same_inode(&tn, &on) &&
+		    same_inode(&tr, &orr))
+			return p;                  /* the system's: its /usr/lib/debug is the host's */
+	p.foreign = true;
+	if (ns) {
+		p.ns_dev = tn.st_dev;
+		p.ns_ino = tn.st_ino;
+	}
+	if (root) {
+		p.root_dev = tr.st_dev;
+		p.root_ino = tr.st_ino;
+	}
+	return p;
+}
+
 static void job_fn(void *arg)
 {
 	struct job *j = arg;
+	j->place = place_of(j->tgid);
 	int fd = job_open(j);
 	if (fd < 0) {
 		j->err = fd;
@@ -390,7 +475,7 @@ static void job_fn(void *arg)
 	}
 	struct key k = key_of(&s);
 	pthread_mutex_lock(&lock);
-	j->e = find_locked(&k, NULL);
+	j->e = find_locked(&k, NULL, &j->place);
 	pthread_mutex_unlock(&lock);
 	if (j->e) {
 		close(fd);
@@ -404,10 +489,11 @@ static void job_fn(void *arg)
 		return;
 	}
 	e->keys[e->nkeys++] = k;
+	e->place = j->place;
 	int r = elf_parse_head(fd_read, &fd, (uint64_t)s.st_size, &e->bin);
 	if (r == 0 && e->bin.build_id_len) {   /* the same build by another path? */
 		pthread_mutex_lock(&lock);
-		j->e = find_locked(&k, &e->bin);
+		j->e = find_locked(&k, &e->bin, &j->place);
 		pthread_mutex_unlock(&lock);
 		if (j->e) {
 			entry_free(e);
@@ -462,6 +548,7 @@ static int name_one(const struct entry *e, uint64_t file_off, struct elf_sym *ou
 	}
 	out->have_vaddr = true;
 	elf_symbolize(&e->bin, e->have_dbg ? &e->dbg : NULL, out->vaddr, out);
+	out->from_task_mntns = out->from == ELFSYM_DEBUG && e->dbg_foreign;
 	if ((out->from == ELFSYM_NONE || out->from == ELFSYM_DYNSYM) && e->dbg_why[0]) {
 		size_t n = strlen(out->why);
 		snprintf(out->why + n, sizeof(out->why) - n, "%s%s", n ? "; " : "", e->dbg_why);

@@ -388,6 +388,9 @@ void scan_free(struct cgw_scan *s)
 	for (size_t i = 0; i < s->nmntns; i++)
 		free(s->mntns[i].text);
 	free(s->mntns);
+	if (s->mnt_memo)
+		free(s->mnt_memo->path);
+	free(s->mnt_memo);
 	free(s->replay_clocks);
 	free(s->replay_rates);
 	if (s->replay_recorder)

@@ -53,6 +53,7 @@
 struct uproc {
 	int tgid;
 	char *maps;
+	struct maps_index ix;               /* maps parsed, once (NULL maps: not yet read) */
 	unw_addr_space_t as;
 	struct ehtab_proc *eh;              /* the tables of its mappings found so far */
 	int memfd;
@@ -103,6 +104,7 @@ static void uproc_free(struct uproc *p)
 	ehtab_proc_free(p->eh);
 	if (p->memfd >= 0)
 		close(p->memfd);
+	maps_index_free(&p->ix);
 	free(p->maps);
 	ucap_free(p->cap);
 	free(p);
@@ -217,7 +219,7 @@ static int acc_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int
 {
 	struct ujob *j = cur_job;
 	j->tab_why[0] = '\0';
-	return ehtab_find_proc_info(j->p->eh, j->p->maps, as, ip, pi, need, arg, j->tab_why,
+	return ehtab_find_proc_info(j->p->eh, &j->p->ix, as, ip, pi, need, arg, j->tab_why,
 	                            sizeof(j->tab_why));
 }
 
@@ -265,17 +267,17 @@ static int frame_place(struct uproc *p, unsigned long pc, struct cgw_uframe *f,
                        struct fkey *k, char *why, size_t whycap)
 {
 	memset(k, 0, sizeof(*k));
-	struct maps_ent e;
-	if (maps_find(p->maps, pc, &e) < 0 || !e.x)
+	const struct maps_ent *e = maps_index_find(&p->ix, pc);
+	if (!e || !e->x)
 		return PLACE_NOEXEC;
 	f->pc = pc;
-	f->offset = pc - e.start + e.off;
-	size_t n = e.path_len < sizeof(f->module) - 1 ? e.path_len : sizeof(f->module) - 1;
-	memcpy(f->module, e.path, n);
+	f->offset = pc - e->start + e->off;
+	size_t n = e->path_len < sizeof(f->module) - 1 ? e->path_len : sizeof(f->module) - 1;
+	memcpy(f->module, e->path, n);
 	f->module[n] = '\0';
 	if (f->module[0] != '/' || !ucap_replaying(p->cap))
 		return 0;
-	if (n < e.path_len)                /* the file here must be the recorded build */
+	if (n < e->path_len)               /* the file here must be the recorded build */
 		k->err = ENAMETOOLONG;
 	else if (ucap_module(p->cap, f->module, why, whycap) < 0)
 		k->err = EREPLAY_FILE;
@@ -335,11 +337,22 @@ static void job_unwind(struct ujob *j)
 			snprintf(path, sizeof(path), "/proc/%d/maps", j->tgid);
 		else
 			snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", j->tgid, j->tid);
-		size_t len;
+		size_t len, line;
 		int e;
 		if (!(p->maps = read_whole_file(path, MAPS_MAX, &len, &e))) {
 			snprintf(j->err, sizeof(j->err), "user stack unreadable: %s: %s", path,
 			         strerror(-e));
+			return;
+		}
+		/* parsed once for every lookup of the process's unwinds */
+		if ((e = maps_index_parse(p->maps, &p->ix, &line)) < 0) {
+			if (e == -EINVAL)
+				snprintf(j->err, sizeof(j->err), "user stack not unwound: %s line %zu is "
+				         "not a mapping in address order", path, line);
+			else
+				snprintf(j->err, sizeof(j->err), "user stack not unwound: out of memory");
+			free(p->maps);
+			p->maps = NULL;
 			return;
 		}
 	}
@@ -362,10 +375,10 @@ static void job_unwind(struct ujob *j)
 		}
 		unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
 	}
-	struct maps_ent se;
-	if (maps_find(p->maps, j->regs.sp, &se) == 0) {
-		j->stack_end = se.end;
-		j->stack_size = se.end - se.start;
+	const struct maps_ent *se = maps_index_find(&p->ix, j->regs.sp);
+	if (se) {
+		j->stack_end = se->end;
+		j->stack_size = se->end - se->start;
 	}
 
 	unw_cursor_t c;
@@ -517,32 +530,23 @@ static int fp_read(void *ctx, unsigned long addr, void *buf, size_t n)
 	return 0;
 }
 
-/* The executable mappings of maps text, in order, into a malloc'd array (NULL: none or no
+/* The executable mappings of maps, in order, into a malloc'd array (NULL: none or no
  * memory). */
-static struct fpc_range *exec_ranges(const char *maps, size_t *n)
+static struct fpc_range *exec_ranges(const struct maps_index *maps, size_t *n)
 {
 	struct fpc_range *r = NULL;
 	size_t cap = 0;
 	*n = 0;
-	for (const char *l = maps; *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t len = nl ? (size_t)(nl - l) : strlen(l);
-		struct maps_ent e;
-		if (parse_maps_line(l, len, &e) == 0 && e.x) {
-			if (*n == cap) {
-				struct fpc_range *nr = realloc(r, (cap = cap ? cap * 2 : 32) * sizeof(*r));
-				if (!nr) {
-					free(r);
-					*n = 0;
-					return NULL;
-				}
-				r = nr;
-			}
-			r[(*n)++] = (struct fpc_range){ e.start, e.end };
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct maps_ent *e = &maps->e[i];
+		if (!e->x)
+			continue;
+		if (grow((void **)&r, &cap, *n, 32, sizeof(*r)) < 0) {
+			free(r);
+			*n = 0;
+			return NULL;
 		}
-		if (!nl)
-			break;
-		l = nl + 1;
+		r[(*n)++] = (struct fpc_range){ e->start, e->end };
 	}
 	return r;
 }
@@ -559,16 +563,17 @@ static void fp_recover(struct ujob *j, const struct uregs *r0)
 {
 	struct uproc *p = j->p;
 	size_t g = j->n - 1;               /* the frame whose caller needs rbp */
-	struct maps_ent se;
-	if (maps_find(p->maps, j->stop_sp, &se) < 0 || se.x || !se.w) {
+	const struct maps_ent *sm = maps_index_find(&p->ix, j->stop_sp);
+	if (!sm || sm->x || !sm->w) {
 		fp_said(j, "its sp is in no writable stack mapping");
 		return;
 	}
+	const struct maps_ent se = *sm;
 	unsigned long base = j->stop_sp & ~7ul;
 	size_t len = se.end - base < FP_WINDOW ? (size_t)(se.end - base) : FP_WINDOW;
 	unsigned char *win = malloc(FP_WINDOW);
 	size_t nexec = 0;
-	struct fpc_range *ex = exec_ranges(p->maps, &nexec);
+	struct fpc_range *ex = exec_ranges(&p->ix, &nexec);
 	struct ujob *keep = malloc(sizeof(*keep));
 	if (!win || !ex || !keep) {
 		free(win);
@@ -633,7 +638,7 @@ static void job_fn(void *arg)
 	job_unwind(j);
 	if (j->bad_reg == UNW_X86_64_RBP && j->stop_sp && j->n && j->err[0] && j->p->maps)
 		fp_recover(j, &r0);
-	ucap_unwound(j->p->cap, j->tgid, j->p->maps, j->f, j->n);   /* a capture's: build-ids */
+	ucap_unwound(j->p->cap, j->tgid, j->p->maps ? &j->p->ix : NULL, j->f, j->n);
 	ucap_explain(j->p->cap, j->err, sizeof(j->err));           /* a replay's missing memory */
 }
 
@@ -782,6 +787,7 @@ static void job_release(void *arg)
 
 /* The processes of one report's unwinds, and the unwinds done, for sharing. */
 struct ustate {
+	size_t *slow; size_t nslow;         /* tasks whose memory read timed out this scan */
 	struct uproc **procs; size_t nprocs;
 	struct { int tgid; unsigned long pc, depth, size; size_t task; bool timed_out; } *done;
 	size_t ndone;
@@ -850,13 +856,15 @@ static unsigned unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_tas
 	/* a read of this process's memory already passed its deadline this scan (the path a
 	 * thread's syscall names, source-waitfile.c): its mmap lock is held, and another try
 	 * would cost another deadline and leave another thread waiting behind it */
-	for (size_t i = 0; i < s->n; i++)
-		if (s->t[i].tgid == t->tgid && s->t[i].wait_err == -ETIMEDOUT) {
+	for (size_t k = 0; k < u->nslow; k++) {
+		const struct cgw_task *o = &s->t[u->slow[k]];
+		if (o->tgid == t->tgid) {
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: reading "
 			         "%s %d's memory timed out this scan (its mmap lock is held or waited "
-			         "for)", s->t[i].tid == s->t[i].tgid ? "PID" : "TID", s->t[i].tid);
+			         "for)", o->tid == o->tgid ? "PID" : "TID", o->tid);
 			return 0;
 		}
+	}
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/syscall", t->tgid, t->tid);
 	ssize_t r = scan_read(s, p, line, sizeof(line), timeout_ms);
 	if (r == -ETIMEDOUT) {
@@ -892,11 +900,12 @@ static unsigned unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_tas
 			         "waited for)", o->tid);
 			return 0;
 		}
-		struct maps_ent e;
-		if (!proc || !proc->maps || maps_find(proc->maps, sc.sp, &e) < 0)
+		const struct maps_ent *e = proc && proc->maps ? maps_index_find(&proc->ix, sc.sp) :
+		                           NULL;
+		if (!e)
 			continue;
-		if (u->done[i].pc == sc.pc && u->done[i].depth == e.end - sc.sp &&
-		    u->done[i].size == e.end - e.start) {
+		if (u->done[i].pc == sc.pc && u->done[i].depth == e->end - sc.sp &&
+		    u->done[i].size == e->end - e->start) {
 			frames_set(t, o->uframes, o->nuframes);
 			snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", o->ustack_error);
 			t->ustack_same_as = o->tid;
@@ -984,8 +993,8 @@ static unsigned unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_tas
 	 * names from the files here that are the recorded builds (frame_place checked them: a
 	 * stop at one that is not is its last frame) */
 	size_t nn = j->n - (!s->live && j->n && j->key[j->n - 1].err);
-	ustack_name_frames(s, s->live ? t->tgid : 0, proc->maps, j->f, nn, j->err, sizeof(j->err),
-	                   timeout_ms);
+	ustack_name_frames(s, s->live ? t->tgid : 0, proc->maps ? &proc->ix : NULL, j->f, nn,
+	                   j->err, sizeof(j->err), timeout_ms);
 	frames_set(t, j->f, j->n);
 	snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", j->err);
 	unsigned how = j->looped ? USTACK_UNENDING : 0;
@@ -1016,6 +1025,15 @@ int ustack_unwind_all(struct cgw_report *r, unsigned max, unsigned *left, unsign
 	double t0 = mono_ms();
 	struct ehtab_stats e0, e1;
 	ehtab_stats(&e0);
+	size_t cap = 0;                     /* looked up per task: listed once, not scanned */
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->t[i].wait_err != -ETIMEDOUT)
+			continue;
+		if (grow((void **)&u.slow, &cap, u.nslow, 4, sizeof(*u.slow)) < 0)
+			s->nomem = true;
+		else
+			u.slow[u.nslow++] = i;
+	}
 	/* the findings' tasks, each once: chains first (their outermost waiter is what the
 	 * report leads with), most severe finding first; in two rounds, of which a replay's
 	 * first takes the threads its capture unwound (the others share them, as live) */
@@ -1053,6 +1071,7 @@ out:
 		uproc_free(u.procs[i]);
 	free(u.procs);
 	free(u.done);
+	free(u.slow);
 	ucap_end(u.caps);
 	return rc;
 }

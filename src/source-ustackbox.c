@@ -426,6 +426,7 @@ static void frames_check(struct cgw_uframe *f, size_t n)
 		f[i].pc_exact = flag(&f[i].pc_exact);
 		f[i].sym_exact = flag(&f[i].sym_exact);
 		f[i].have_vaddr = flag(&f[i].have_vaddr);
+		f[i].sym_task_mntns = flag(&f[i].sym_task_mntns);
 		f[i].fp_recovered = flag(&f[i].fp_recovered);
 		const char *sf = f[i].symbol_from;
 		f[i].symbol_from = NULL;

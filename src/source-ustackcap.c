@@ -354,8 +354,8 @@ int ucap_module(struct ucap *c, const char *path, char *why, size_t cap)
 
 /* ---- after a recorded unwind ---- */
 
-void ucap_unwound(struct ucap *c, int tgid, const char *maps, const struct cgw_uframe *f,
-                  size_t n)
+void ucap_unwound(struct ucap *c, int tgid, const struct maps_index *maps,
+                  const struct cgw_uframe *f, size_t n)
 {
 	if (!c || c->replay)
 		return;
@@ -367,12 +367,12 @@ void ucap_unwound(struct ucap *c, int tgid, const char *maps, const struct cgw_u
 	for (size_t i = 0; i < n; i++) {
 		if (f[i].module[0] != '/' || ustack_module(&c->f, f[i].module))
 			continue;
-		struct maps_ent e;
+		const struct maps_ent *e = maps ? maps_index_find(maps, f[i].pc) : NULL;
 		char bid[2 * ELF_BUILD_ID_MAX + 2] = "-";
 		int r = -ENOENT;
-		if (maps && maps_find(maps, f[i].pc, &e) == 0) {
+		if (e) {
 			/* the mapped file itself, whatever its path shows now */
-			snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", tgid, e.start, e.end);
+			snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", tgid, e->start, e->end);
 			int fd = open_regular(path);   /* what a user mapped: a regular file only */
 			if (fd >= 0) {
 				r = build_id_fd(fd, bid, sizeof(bid));

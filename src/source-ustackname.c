@@ -16,6 +16,7 @@ void ustack_name_frame(struct cgw_uframe *f, const struct elf_sym *s, unsigned l
 	f->sym_off = 0;
 	f->sym_exact = false;
 	f->symbol_from = NULL;
+	f->sym_task_mntns = false;
 	f->have_vaddr = s->have_vaddr;
 	f->vaddr = s->have_vaddr ? (unsigned long)s->vaddr + adj : 0;
 	snprintf(f->build_id, sizeof(f->build_id), "%s", s->build_id);
@@ -33,6 +34,7 @@ void ustack_name_frame(struct cgw_uframe *f, const struct elf_sym *s, unsigned l
 	f->sym_off = (unsigned long)s->off + adj;
 	f->sym_exact = s->exact;
 	f->symbol_from = elfsym_from_name(s->from);
+	f->sym_task_mntns = s->from_task_mntns;
 }
 
 /* Are a and b mappings of the same file (the same path, device and inode)? */
@@ -67,8 +69,9 @@ static void name_error(char *err, size_t cap, const struct cgw_uframe *last)
 	snprintf(err, cap, "%s", named);
 }
 
-void ustack_name_frames(struct cgw_scan *s, int tgid, const char *maps, struct cgw_uframe *f,
-                        size_t n, char *err, size_t errcap, unsigned timeout_ms)
+void ustack_name_frames(struct cgw_scan *s, int tgid, const struct maps_index *maps,
+                        struct cgw_uframe *f, size_t n, char *err, size_t errcap,
+                        unsigned timeout_ms)
 {
 	if (!n || !maps)
 		return;
@@ -81,9 +84,12 @@ void ustack_name_frames(struct cgw_scan *s, int tgid, const char *maps, struct c
 		s->nomem = true;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)        /* each frame's mapping, looked up once */
-		done[i] = f[i].module[0] != '/' || maps_find(maps, f[i].pc, &me[i]) < 0 ||
-		          !me[i].inode;
+	for (size_t i = 0; i < n; i++) {      /* each frame's mapping, looked up once */
+		const struct maps_ent *m = maps_index_find(maps, f[i].pc);
+		if (m)
+			me[i] = *m;
+		done[i] = f[i].module[0] != '/' || !m || !m->inode;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (done[i])
 			continue;

@@ -139,6 +139,25 @@ static const char *task_mountinfo(struct cgw_scan *s, const struct cgw_task *t,
 	return m->text;
 }
 
+/* The mount holding path in mountinfo text mi (NULL: none), found once for a run of suspects
+ * that wait on one path in one namespace: mi is the scan's, unchanged until its end. */
+static const struct mountinfo_ent *mount_memo(struct cgw_scan *s, const char *mi,
+                                              const char *path)
+{
+	struct cgw_mntmemo *m = s->mnt_memo;
+	if (!m && !(m = s->mnt_memo = calloc(1, sizeof(*m)))) {
+		s->nomem = true;
+		return NULL;
+	}
+	if (m->mi != mi || !m->path || strcmp(m->path, path) != 0) {
+		free(m->path);
+		m->path = try_strdup(path);     /* NULL: not kept, looked up again next time */
+		m->mi = mi;
+		m->found = mount_of_path(mi, path, &m->e) == 0;
+	}
+	return m->found ? &m->e : NULL;
+}
+
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 {
 	if (t->state != 'D' || t->suspect != SUSPECT_BLOCKED || (t->flags & PF_KTHREAD))
@@ -174,15 +193,12 @@ void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 		goto out;
 	t->wait_path = try_strdup(path);
 	const char *mi = task_mountinfo(s, t, timeout_ms);
-	struct mountinfo_ent *e = malloc(sizeof(*e));
-	if (!e)
-		s->nomem = true;
-	else if (mi && mount_of_path(mi, path, e) == 0) {
+	const struct mountinfo_ent *e = mi ? mount_memo(s, mi, path) : NULL;
+	if (e) {
 		t->wait_mnt = try_strdup(e->mnt);
 		snprintf(t->wait_dev, sizeof(t->wait_dev), "%s", e->dev);
 		snprintf(t->wait_fstype, sizeof(t->wait_fstype), "%s", e->fstype);
 	}
-	free(e);
 out:
 	free(raw);
 	free(base);

@@ -19,6 +19,9 @@ const char *ustack_sym_note(const struct cgw_uframe *f)
 		return "";
 	if (!strcmp(f->symbol_from, "dynsym"))
 		return "; nearest exported symbol";
+	if (f->sym_task_mntns)             /* a debug file's: the task's namespace chose them */
+		return f->sym_exact ? "; symbols from the task's mount namespace" :
+		       "; size unknown; symbols from the task's mount namespace";
 	return f->sym_exact ? "" : "; size unknown";
 }
 

@@ -109,26 +109,30 @@ static void test_span(void **state)
 	assert_int_equal(eh_frame_span(&e, &h, &off, &va, &len), -ERANGE);
 }
 
-/* /proc/PID/maps, in a buffer of ours (a failed assertion leaks nothing). */
+/* /proc/PID/maps, in a buffer of ours, parsed into an index of ours (freed before the next). */
 static char maps_buf[1 << 20];
-static char *maps_of(int pid)
+static struct maps_index maps_ix;
+static const struct maps_index *maps_of(int pid)
 {
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
 	FILE *f = fopen(p, "r");
 	assert_non_null(f);
-	size_t n = fread(maps_buf, 1, sizeof(maps_buf) - 1, f);
+	size_t n = fread(maps_buf, 1, sizeof(maps_buf) - 1, f), line;
 	fclose(f);
 	maps_buf[n] = '\0';
-	return maps_buf;
+	maps_index_free(&maps_ix);
+	assert_int_equal(maps_index_parse(maps_buf, &maps_ix, &line), 0);
+	return &maps_ix;
 }
 
 static void test_mapfile(void **state)
 {
 	(void)state;
-	char *maps = maps_of(getpid());
-	struct maps_ent e;
-	assert_int_equal(maps_find(maps, (unsigned long)(uintptr_t)test_mapfile, &e), 0);
+	const struct maps_ent *m = maps_index_find(maps_of(getpid()),
+	                                           (unsigned long)(uintptr_t)test_mapfile);
+	assert_non_null(m);
+	struct maps_ent e = *m;
 	struct stat st;
 	char why[256] = "";
 	int fd = mapfile_open(getpid(), &e, &st, why, sizeof(why));
@@ -154,7 +158,7 @@ static void test_mapfile(void **state)
 }
 
 /* A remote address space over process pid's memory, its tables by ehtab. */
-struct rctx { int memfd; struct ehtab_proc *eh; const char *maps; char why[200]; };
+struct rctx { int memfd; struct ehtab_proc *eh; const struct maps_index *maps; char why[200]; };
 
 static int r_find(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need, void *arg)
 {

@@ -547,6 +547,71 @@ static void test_report_ustack_fp_recovered(void **state)
 	us_free(&u);
 }
 
+/* Names from a debug file of the task's own mount namespace: "symbol_from_task_mntns": true on
+ * those frames in JSON (absent on the others), and said after the module in text and HTML. */
+static void test_report_ustack_task_mntns(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	us_init(&u);
+	size_t k = us_task(&u, 79, 79, "app", 3, 30);
+	struct cgw_task *t = &u.scan.t[k];
+	t->uframes = calloc(3, sizeof(*t->uframes));
+	assert_non_null(t->uframes);
+	t->nuframes = 3;
+	t->uframes[0] = (struct cgw_uframe){ .pc = 0x1000, .offset = 0x100, .sym_off = 8,
+	                                     .module = "/lib/libc.so.6", .symbol = "__vfork",
+	                                     .symbol_from = "debug", .sym_exact = true };
+	t->uframes[1] = (struct cgw_uframe){ .pc = 0x2001, .offset = 0x201, .sym_off = 1,
+	                                     .module = "/opt/p", .symbol = "middle",
+	                                     .symbol_from = "debug", .sym_exact = true,
+	                                     .sym_task_mntns = true };
+	t->uframes[2] = t->uframes[1];
+	snprintf(t->uframes[2].symbol, sizeof(t->uframes[2].symbol), "main");
+	t->uframes[2].sym_exact = false;
+	struct cgw_sig sig = unit_sig("vfork-wait", "vfork", "s", SEV_INFO);
+	us_finding(&u, &sig, SEV_INFO, 1, &k);
+
+	json_object *o = report_json_build(&u.rep, -1);
+	json_object *us = json_object_object_get(json_object_array_get_idx(
+		json_object_object_get(o, "tasks"), 0), "ustack");
+	assert_int_equal(json_object_array_length(us), 3);
+	for (size_t i = 0; i < 3; i++) {
+		json_object *fr = json_object_array_get_idx(us, i), *v = NULL;
+		bool has = json_object_object_get_ex(fr, "symbol_from_task_mntns", &v);
+		assert_int_equal(has, i >= 1);
+		if (has)
+			assert_true(json_object_is_type(v, json_type_boolean) &&
+			            json_object_get_boolean(v));
+	}
+	json_object_put(o);
+
+	struct errbuf e;
+	report_text(&u.rep, errbuf_open(&e));
+	const char *text = errbuf_text(&e);
+	const char *want = "        #0 __vfork+0x8 (/lib/libc.so.6+0x100)\n"
+	                   "        #1 middle+0x1 (/opt/p+0x201; symbols from the task's mount "
+	                   "namespace)\n"
+	                   "        #2 main+0x1 (/opt/p+0x201; size unknown; symbols from the task's "
+	                   "mount namespace)\n";
+	if (!strstr(text, want))
+		print_error("%s", text);
+	assert_non_null(strstr(text, want));
+	errbuf_close(&e);
+
+	char *html = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&html, &n);
+	assert_non_null(f);
+	report_html(&u.rep, f);
+	fclose(f);
+	assert_non_null(strstr(html, "__vfork+0x8 (/lib/libc.so.6+0x100)</li>"));
+	assert_non_null(strstr(html, "middle+0x1 (/opt/p+0x201; symbols from the task's mount "
+	                             "namespace)</li>"));
+	free(html);
+	us_free(&u);
+}
+
 /* Evidence is prose for the text report too: a frozen cgroup's name is C-escaped in it (a
  * cgroup name may hold ESC), and JSON carries the same line. */
 static void test_evidence_cgroup_escaped(void **state)
@@ -678,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_jstr_untrusted),
 		cmocka_unit_test(test_report_json_real_strings),
 		cmocka_unit_test(test_report_ustack_fp_recovered),
+		cmocka_unit_test(test_report_ustack_task_mntns),
 		cmocka_unit_test(test_report_ustack),
 		cmocka_unit_test(test_evidence_cgroup_escaped),
 		cmocka_unit_test(test_parse_seconds_ok),

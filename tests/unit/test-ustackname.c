@@ -4,17 +4,21 @@
 
 #include <fcntl.h>
 
-static char *maps_text(void)
+/* /proc/self/maps, parsed into an index of ours (freed before the next). */
+static const struct maps_index *maps_text(void)
 {
 	static char buf[1 << 20];
+	static struct maps_index ix;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	size_t len = 0;
+	size_t len = 0, line;
 	for (ssize_t r; (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0;)
 		len += (size_t)r;
 	close(fd);
 	buf[len] = '\0';
-	return buf;
+	maps_index_free(&ix);
+	assert_int_equal(maps_index_parse(buf, &ix, &line), 0);
+	return &ix;
 }
 
 __attribute__((noinline)) int un_named_fn(int x);
@@ -25,10 +29,13 @@ __attribute__((noinline)) int un_named_fn(int x)
 }
 
 /* A frame at pc, as the unwinder fills it from maps. */
-static void frame_at(const char *maps, unsigned long pc, struct cgw_uframe *f, struct maps_ent *e)
+static void frame_at(const struct maps_index *maps, unsigned long pc, struct cgw_uframe *f,
+                     struct maps_ent *e)
 {
 	memset(f, 0, sizeof(*f));
-	assert_int_equal(maps_find(maps, pc, e), 0);
+	const struct maps_ent *m = maps_index_find(maps, pc);
+	assert_non_null(m);
+	*e = *m;
 	f->pc = pc;
 	f->offset = pc - e->start + e->off;
 	snprintf(f->module, sizeof(f->module), "%.*s", (int)e->path_len, e->path);
@@ -40,7 +47,7 @@ static void frame_at(const char *maps, unsigned long pc, struct cgw_uframe *f, s
 static void test_name_frames(void **state)
 {
 	(void)state;
-	char *maps = maps_text();
+	const struct maps_index *maps = maps_text();
 	struct cgw_uframe f[2];
 	struct maps_ent e;
 	unsigned long fn = (unsigned long)(uintptr_t)&un_named_fn;
@@ -97,6 +104,16 @@ static void test_name_frame(void **state)
 	assert_string_equal(f.symbol_from, "dynsym");
 	assert_int_equal(f.sym_off, 4);
 	assert_string_equal(f.symbol_why, "");
+	assert_false(f.sym_task_mntns);
+	/* a debug file of the task's own namespace: said on the frame, and reset by the next */
+	s.from = ELFSYM_DEBUG;
+	s.from_task_mntns = true;
+	ustack_name_frame(&f, &s, 0);
+	assert_string_equal(f.symbol_from, "debug");
+	assert_true(f.sym_task_mntns);
+	s.from_task_mntns = false;
+	ustack_name_frame(&f, &s, 0);
+	assert_false(f.sym_task_mntns);
 }
 
 int main(void)
