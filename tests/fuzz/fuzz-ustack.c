@@ -1,8 +1,9 @@
 /* fuzz-ustack.c: a capture's cgwatch/ustack/TGID (parse-ustack.c). When the input parses:
  * its modules have a path without a newline and a build-id of lowercase hex or "-", its notes
  * are one line, its memory is within USTACK_FILE_MAX_MEM; what ustack_format writes of it
- * parses back to the same threads, notes, modules and bytes, and is written again the same;
- * and with its memory dropped (a redacted bundle) it parses, marked redacted, with none. */
+ * parses back to the same threads, notes, modules, scans and bytes, and is written again the
+ * same; and with its memory dropped (a redacted bundle) it parses, marked redacted, with
+ * none. */
 #include <errno.h>
 
 #include "fuzz.h"
@@ -10,7 +11,11 @@
 static void same(const struct ustack_file *a, const struct ustack_file *b)
 {
 	FUZZ_CHECK(a->nmods == b->nmods && a->nnotes == b->nnotes && a->nunwound == b->nunwound);
-	FUZZ_CHECK(a->cut == b->cut && a->redacted == b->redacted);
+	FUZZ_CHECK(a->cut == b->cut && a->redacted == b->redacted && a->nscans == b->nscans);
+	for (size_t i = 0; i < a->nscans; i++) {
+		const struct ustack_scan *sc = ustack_scan_at(b, a->scans[i].addr);
+		FUZZ_CHECK(sc && sc->len == a->scans[i].len && sc->len <= USTACK_SCAN_MAX);
+	}
 	for (size_t i = 0; i < a->nmods; i++) {
 		const struct ustack_mod *m = ustack_module(b, a->mods[i].path);
 		FUZZ_CHECK(m && strcmp(m->build_id, a->mods[i].build_id) == 0);
@@ -65,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ustack_file_free(&b);
 	FUZZ_CHECK(ustack_drop_mem(t.s, t.len, &d) == 0);
 	FUZZ_CHECK(ustack_parse(d.s, d.len, &b, &line) == 0);
-	FUZZ_CHECK(b.redacted && b.mem.bytes == 0 && b.nmods == a.nmods && b.nnotes == a.nnotes);
+	FUZZ_CHECK(b.redacted && b.mem.bytes == 0 && b.nmods == a.nmods && b.nnotes == a.nnotes &&
+	           b.nscans == a.nscans);
 	ustack_file_free(&b);
 	sb_free(&t);
 	sb_free(&t2);
