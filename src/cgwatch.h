@@ -1121,8 +1121,9 @@ int ustack_add_unwound(struct ustack_file *f, int tid);
 /* from's modules, scans and memory into into (memory past USTACK_FILE_MAX_MEM left out:
  * into->cut). 0 or an error of ustack_add_module/ustack_add_scan/umem_put. */
 int ustack_merge(struct ustack_file *into, const struct ustack_file *from);
-/* A file's text (n bytes) without its memory lines and marked "redacted", for a redacted
- * bundle. 0 or -ENOMEM. */
+/* A file's text (n bytes) without its memory lines or any line ustack_parse would not take
+ * (a first line that is not the header), and marked "redacted", for a redacted bundle. 0 or
+ * -ENOMEM. */
 int ustack_drop_mem(const char *in, size_t n, struct strbuf *out);
 /* ---- parse-ehframe.c: .eh_frame_hdr, the index of a binary's unwind info (pure) ---- */
 

@@ -450,13 +450,35 @@ int ustack_merge(struct ustack_file *into, const struct ustack_file *from)
 	return r;
 }
 
+/* Is the line l (n bytes) one a redacted file keeps: the header when first, else a line the
+ * parser takes (a note's text and a module's path are then redacted as text), never a
+ * memory line nor one that is not understood? */
+static bool kept_line(const char *l, size_t n, bool first)
+{
+	static const char head[] = "cgwatch-ustack 1\n";
+	if (first)
+		return n == sizeof(head) - 2 && !memcmp(l, head, n);
+	if (n == 0 || (n >= 4 && !memcmp(l, "mem ", 4)))
+		return false;
+	struct strbuf one = { 0 };
+	struct ustack_file f;
+	size_t line;
+	sb_add(&one, head, sizeof(head) - 1);
+	sb_add(&one, l, n);
+	bool ok = !one.lost && ustack_parse(one.s, one.len, &f, &line) == 0;
+	if (ok)
+		ustack_file_free(&f);
+	sb_free(&one);
+	return ok;
+}
+
 int ustack_drop_mem(const char *in, size_t n, struct strbuf *out)
 {
 	bool first = true, marked = false;
 	for (size_t i = 0; i < n;) {
 		const char *nl = memchr(in + i, '\n', n - i);
 		size_t len = nl ? (size_t)(nl - (in + i)) : n - i;
-		bool drop = len >= 4 && !memcmp(in + i, "mem ", 4);
+		bool drop = !kept_line(in + i, len, first);
 		marked |= len == 8 && !memcmp(in + i, "redacted", 8);
 		if (!drop) {
 			sb_add(out, in + i, len);

@@ -3,7 +3,7 @@
  * are one line, its memory is within USTACK_FILE_MAX_MEM; what ustack_format writes of it
  * parses back to the same threads, notes, modules, scans and bytes, and is written again the
  * same; and with its memory dropped (a redacted bundle) it parses, marked redacted, with
- * none. */
+ * none. Whatever the input, dropping its memory leaves no "mem" line and no NUL. */
 #include <errno.h>
 
 #include "fuzz.h"
@@ -42,6 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *buf = fuzz_bytes(data, size);
 	struct ustack_file a, b;
 	size_t line = 0;
+	struct strbuf raw = { 0 };          /* whatever the file, redacted it holds no memory */
+	FUZZ_CHECK(ustack_drop_mem(buf, size, &raw) == 0);
+	for (const char *l = raw.s, *e = raw.s ? raw.s + raw.len : NULL; l && l < e;) {
+		const char *nl = memchr(l, '\n', (size_t)(e - l));
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(e - l);
+		FUZZ_CHECK(!(n >= 4 && !memcmp(l, "mem ", 4)) && !memchr(l, '\0', n));
+		l += n + 1;
+	}
+	sb_free(&raw);
 	int r = ustack_parse(buf, size, &a, &line);
 	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM);
 	if (r == -EINVAL)

@@ -208,12 +208,26 @@ static void test_redact(void **state)
 	assert_int_equal(redact_prefix(r, "/home/"), 0);
 	static const char in[] = "cgwatch-ustack 1\nunwound 5\nnote 6 user stack not read: "
 	                         "reading TID 5 timed out\nmodule 00ff /home/alice/bin/tool\n"
-	                         "mem 7ffd0000 616c696365\n";
+	                         "scan 7ffd0000 8192\nmem 7ffd0000 616c696365\n";
 	struct strbuf out = { 0 };
 	assert_int_equal(redact_member(r, "cgwatch/ustack/5", in, sizeof(in) - 1, &out), 0);
 	assert_string_equal(out.s, "cgwatch-ustack 1\nredacted\nunwound 5\nnote 6 user stack not "
 	                    "read: reading TID 5 timed out\nmodule 00ff "
-	                    "/home/REDACTED-user-1/REDACTED-path-1/REDACTED-path-2\n");
+	                    "/home/REDACTED-user-1/REDACTED-path-1/REDACTED-path-2\n"
+	                    "scan 7ffd0000 8192\n");
+	sb_free(&out);
+	/* a file that is not one (another program's, an edited one): of its lines only those a
+	 * file has, no memory in another form, no line with a NUL */
+	static const char odd[] = "cgwatch-ustack 1\nstack 7ffd0000 hunter2\n\nmem2 7ffd 00\n"
+	                          "note 7 a\0hunter2\nmemory hunter2\ncut\nunwound 5 hunter2\n"
+	                          "scan 7ffd0000 8192 hunter2\nscan 7ffd hunter2\nmodule x /bin/y\n"
+	                          "note x hunter2\ncut hunter2\nmodule - /bin/sh\nunwound 6";
+	assert_int_equal(redact_member(r, "cgwatch/ustack/7", odd, sizeof(odd) - 1, &out), 0);
+	assert_string_equal(out.s, "cgwatch-ustack 1\nredacted\ncut\nmodule - /bin/sh\nunwound 6\n");
+	sb_free(&out);
+	static const char nohead[] = "SECRET=hunter2\nunwound 5\n";
+	assert_int_equal(redact_member(r, "cgwatch/ustack/8", nohead, sizeof(nohead) - 1, &out), 0);
+	assert_string_equal(out.s, "redacted\nunwound 5\n");
 	sb_free(&out);
 	redact_free(r);
 }
