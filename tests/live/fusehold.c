@@ -1,7 +1,7 @@
 /* fusehold: mount an uninitialised FUSE filesystem and never answer INIT.
  *
- *   fusehold DIR [--child] [--name NAME | --hostile]
- *   fusehold --file FILE [--child] [--name NAME | --hostile]
+ *   fusehold DIR [--child] [--name NAME | --hostile] [--owner UID]
+ *   fusehold --file FILE [--child] [--name NAME | --hostile] [--owner UID]
  *
  * Opens /dev/fuse, mounts it on DIR (fstype fuse.x, rootmode=40000), prints
  * "mounted\n" and then holds the fd until killed.  Closing the fd (i.e. the
@@ -11,6 +11,9 @@
  * filesystem is mounted with a regular-file root (rootmode=100000): any
  * open(), read() or stat() of FILE then blocks in D state in fuse_get_req
  * until the fd is closed.
+ *
+ * With --owner, the mount is UID's (user_id=UID,group_id=UID), as if that user had made it
+ * with fusermount3: only UID may use it (no allow_other); by default it is root's.
  *
  * With --child, it forks a child that closes the fuse fd, optionally renames
  * itself (prctl PR_SET_NAME), prints "child TID SEC.NSEC\n" (CLOCK_REALTIME,
@@ -43,6 +46,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = NULL, *name = NULL;
 	int child = 0, file = 0;
+	long owner = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--child"))
@@ -53,15 +57,17 @@ int main(int argc, char **argv)
 			name = HOSTILE;
 		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
 			name = argv[++i];
+		else if (!strcmp(argv[i], "--owner") && i + 1 < argc)
+			owner = strtol(argv[++i], NULL, 10);
 		else if (!dir && argv[i][0] != '-')
 			dir = argv[i];
 		else {
-			fprintf(stderr, "usage: fusehold [--file] PATH [--child] [--name NAME|--hostile]\n");
+			fprintf(stderr, "usage: fusehold [--file] PATH [--child] [--name NAME|--hostile] [--owner UID]\n");
 			return 2;
 		}
 	}
 	if (!dir) {
-		fprintf(stderr, "usage: fusehold [--file] PATH [--child] [--name NAME|--hostile]\n");
+		fprintf(stderr, "usage: fusehold [--file] PATH [--child] [--name NAME|--hostile] [--owner UID]\n");
 		return 2;
 	}
 	if (file) {
@@ -89,8 +95,8 @@ int main(int argc, char **argv)
 		return 4;
 	}
 	char opts[128];
-	snprintf(opts, sizeof opts, "fd=%d,rootmode=%s,user_id=0,group_id=0", fd,
-		 file ? "100000" : "40000");
+	snprintf(opts, sizeof opts, "fd=%d,rootmode=%s,user_id=%ld,group_id=%ld", fd,
+		 file ? "100000" : "40000", owner, owner);
 	if (mount("x", dir, "fuse.x", MS_NOSUID | MS_NODEV, opts) < 0) {
 		fprintf(stderr, "mount fuse on %s: %s\n", dir, strerror(errno));
 		return 5;
