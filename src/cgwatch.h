@@ -734,6 +734,15 @@ struct fpc_out {
  * frame record above sp that must be its (file comment of parse-fpchain.c). Returns 0 with
  * out->rbp, -ENOENT (none) or -EAGAIN (more than one could be: none trusted), out->why said. */
 int fpchain_find(const struct fpc_in *in, struct fpc_out *out);
+/* A scan reads the stack only as frame records: does its answer depend on the stack word w
+ * at addr, the word above it (addr + 8) being up? Yes when w points into an executable
+ * mapping (a return address), or when up does and w is 0 or could be its record's link
+ * (aligned, above the record, in the stack). Any other word reads as "no record here",
+ * whatever it holds: a copy of the stack may leave it out and give FPC_UNKEPT in its place
+ * (in->exec and in->stack_hi are what this reads of in). */
+bool fpchain_word_counts(const struct fpc_in *in, unsigned long addr, unsigned long w,
+                         unsigned long up);
+#define FPC_UNKEPT (~0ul)              /* a word left out: in no mapping, never a link */
 
 /* ---- parse-manifest.c: a bundle's manifest.json and its member names (pure) ---- */
 
@@ -1122,13 +1131,19 @@ void umem_free(struct ustack_mem *m);
 /* A file the unwinds used: its path as maps names it, its build-id (hex, "-" none known). */
 struct ustack_mod { char *path; char build_id[2 * ELF_BUILD_ID_MAX + 1]; };
 struct ustack_note { int tid; char *text; };
+/* A frame-pointer scan's view of the stack: len bytes read at addr (of which the memory
+ * keeps only the words that count: fpchain_word_counts). */
+struct ustack_scan { uint64_t addr; uint32_t len; };
+#define USTACK_SCAN_MAX 65536u        /* bytes one scan line may say were read */
 /* One process's file: the threads unwound from its memory, those not unwound and why, the
- * files used, the memory read; cut: more was read than kept; redacted: memory dropped. */
+ * files used, the memory read, the stack scans; cut: more was read than kept; redacted:
+ * memory dropped. */
 struct ustack_file {
 	struct ustack_mem mem;
 	struct ustack_mod *mods; size_t nmods;
 	struct ustack_note *notes; size_t nnotes;
 	int *unwound; size_t nunwound;
+	struct ustack_scan *scans; size_t nscans;
 	bool cut, redacted;
 };
 /* Parse text (len bytes). 0 with out filled; -EINVAL (*line: the first bad line; a line not
@@ -1149,13 +1164,19 @@ const char *ustack_note(const struct ustack_file *f, int tid);
  * -EINVAL (tid not positive, empty text), -E2BIG or -ENOMEM. */
 int ustack_add_note(struct ustack_file *f, int tid, const char *text, size_t n);
 bool ustack_was_unwound(const struct ustack_file *f, int tid);
+/* The scan at addr, or NULL. */
+const struct ustack_scan *ustack_scan_at(const struct ustack_file *f, uint64_t addr);
+/* Add a scan of len bytes at addr (an address already there keeps its first). 0, -EINVAL
+ * (len over USTACK_SCAN_MAX, past the end of the address space), -E2BIG or -ENOMEM. */
+int ustack_add_scan(struct ustack_file *f, uint64_t addr, uint64_t len);
 /* Mark tid unwound. 0, -EINVAL, -E2BIG or -ENOMEM. */
 int ustack_add_unwound(struct ustack_file *f, int tid);
-/* from's modules and memory into into (memory past USTACK_FILE_MAX_MEM left out: into->cut).
- * 0 or an error of ustack_add_module/umem_put. */
+/* from's modules, scans and memory into into (memory past USTACK_FILE_MAX_MEM left out:
+ * into->cut). 0 or an error of ustack_add_module/ustack_add_scan/umem_put. */
 int ustack_merge(struct ustack_file *into, const struct ustack_file *from);
-/* A file's text (n bytes) without its memory lines and marked "redacted", for a redacted
- * bundle. 0 or -ENOMEM. */
+/* A file's text (n bytes) without its memory lines or any line ustack_parse would not take
+ * (a first line that is not the header), and marked "redacted", for a redacted bundle. 0 or
+ * -ENOMEM. */
 int ustack_drop_mem(const char *in, size_t n, struct strbuf *out);
 /* ---- parse-ehframe.c: .eh_frame_hdr, the index of a binary's unwind info (pure) ---- */
 
@@ -1958,6 +1979,15 @@ bool ucap_replaying(const struct ucap *c);
 int ucap_mem(struct ucap *c, unsigned long addr, void *v, size_t n);
 /* Recording: n bytes read at addr (v), kept up to 64 KiB per unwind. */
 void ucap_saw(struct ucap *c, unsigned long addr, const void *v, size_t n);
+/* Replay: the n bytes at addr from the file into v, true when held (a miss is not noted:
+ * a frame-pointer scan reads the words a capture left out as FPC_UNKEPT). */
+bool ucap_peek(const struct ucap *c, unsigned long addr, void *v, size_t n);
+/* Recording: a frame-pointer scan read len bytes of the stack at addr (its words kept are
+ * those ucap_saw was given). */
+void ucap_scan(struct ucap *c, unsigned long addr, size_t len);
+/* Replay: the bytes a scan at addr read, into len: 0, or -ENOENT (no such scan: a capture of
+ * an older cgwatch, which kept the whole view). */
+int ucap_scan_len(const struct ucap *c, unsigned long addr, size_t *len);
 /* Replay: append to err (an unwind's stop, cap bytes) that a read missed the file. */
 void ucap_explain(const struct ucap *c, char *err, size_t cap);
 /* Replay: may the file at path here be used for the unwind (its build-id the recorded one)?

@@ -265,6 +265,17 @@ static int found(const struct fpc_st *st, struct fpc_out *out, const struct rec 
 	return 0;
 }
 
+bool fpchain_word_counts(const struct fpc_in *in, unsigned long addr, unsigned long w,
+                         unsigned long up)
+{
+	if (is_exec(in, w))
+		return true;                    /* a return address */
+	if (!is_exec(in, up))
+		return false;                   /* not below one: never a record's link */
+	return w == 0 || (!(w & 7) && addr <= ~0ul - 16 && w >= addr + 16 && in->stack_hi >= 16 &&
+	                  w <= in->stack_hi - 16);
+}
+
 int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 {
 	struct fpc_st st = { .in = in };

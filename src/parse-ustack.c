@@ -7,12 +7,16 @@
  *     note 813 TEXT                a thread not unwound live, and why (its ustack_error)
  *     module BUILDID PATH          a file the unwind used: its build-id (hex; "-": none
  *                                  known), PATH as /proc/TGID/maps names it (to the end)
+ *     scan 7ffd2a3c1e00 8192       a frame-pointer scan read that many bytes of the stack at
+ *                                  that address (hex), keeping only the words that count
  *     mem 7ffd2a3c1f08 1d2f...     bytes of its memory at that address, as read, in hex
  *     cut                          more memory was read than kept (MEM_MAX per unwind)
  *     redacted                     bundle --redact dropped the memory lines
  *
  * Only the bytes the unwind read are kept (the words of return addresses and saved
- * registers, of the unwind tables it looked up), never whole pages. */
+ * registers, of the unwind tables it looked up), never whole pages; of the stack a
+ * frame-pointer scan looked through, only the words that could be a frame record's
+ * (fpchain_word_counts), never its locals or the strings above them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +114,7 @@ void ustack_file_free(struct ustack_file *f)
 	free(f->mods);
 	free(f->notes);
 	free(f->unwound);
+	free(f->scans);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -209,6 +214,30 @@ int ustack_add_unwound(struct ustack_file *f, int tid)
 	return 0;
 }
 
+const struct ustack_scan *ustack_scan_at(const struct ustack_file *f, uint64_t addr)
+{
+	for (size_t i = 0; i < f->nscans; i++)
+		if (f->scans[i].addr == addr)
+			return &f->scans[i];
+	return NULL;
+}
+
+int ustack_add_scan(struct ustack_file *f, uint64_t addr, uint64_t len)
+{
+	if (len > USTACK_SCAN_MAX || addr + len < addr)
+		return -EINVAL;
+	if (ustack_scan_at(f, addr))
+		return 0;
+	if (f->nscans >= USTACK_FILE_MAX_TASKS)
+		return -E2BIG;
+	struct ustack_scan *ns = realloc(f->scans, (f->nscans + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	f->scans = ns;
+	ns[f->nscans++] = (struct ustack_scan){ addr, (uint32_t)len };
+	return 0;
+}
+
 static int word_cmp(const void *a, const void *b)
 {
 	uint64_t x = (*(const struct ustack_word *const *)a)->addr;
@@ -225,6 +254,8 @@ void ustack_format(const struct ustack_file *f, struct strbuf *b)
 		sb_printf(b, "note %d %s\n", f->notes[i].tid, f->notes[i].text);
 	for (size_t i = 0; i < f->nmods; i++)
 		sb_printf(b, "module %s %s\n", f->mods[i].build_id, f->mods[i].path);
+	for (size_t i = 0; i < f->nscans; i++)
+		sb_printf(b, "scan %llx %u\n", (unsigned long long)f->scans[i].addr, f->scans[i].len);
 	if (f->cut)
 		sb_printf(b, "cut\n");
 	if (f->redacted)
@@ -281,20 +312,40 @@ static int tid_at(const char **p, int *tid)
 	return 0;
 }
 
-static int mem_line(struct ustack_file *f, const char *l, size_t n)
+/* "ADDR " (1 to 16 lowercase hex digits, then a space) at the start of the n bytes l: the
+ * bytes it takes, or 0 when it is not there. */
+static size_t addr_at(const char *l, size_t n, uint64_t *addr)
 {
-	uint64_t addr = 0;
 	size_t i = 0;
+	*addr = 0;
 	for (; i < n && i < 17 && l[i] != ' '; i++) {
 		int h = hexval(l[i]);
 		if (h < 0 || i == 16)
-			return -EINVAL;
-		addr = addr << 4 | (uint64_t)h;
+			return 0;
+		*addr = *addr << 4 | (uint64_t)h;
 	}
-	if (i == 0 || i >= n || l[i] != ' ')
+	return i == 0 || i >= n || l[i] != ' ' ? 0 : i + 1;
+}
+
+/* "ADDR LEN": a scan; an address already given is refused. */
+static int scan_line(struct ustack_file *f, const char *l, size_t n)
+{
+	uint64_t addr, len;
+	size_t i = addr_at(l, n, &addr);
+	const char *q = l + i;
+	if (i == 0 || parse_count(&q, USTACK_SCAN_MAX, &len) < 0 || *q || ustack_scan_at(f, addr))
 		return -EINVAL;
-	const char *hex = l + i + 1;
-	size_t hn = n - i - 1;
+	return ustack_add_scan(f, addr, len);
+}
+
+static int mem_line(struct ustack_file *f, const char *l, size_t n)
+{
+	uint64_t addr;
+	size_t i = addr_at(l, n, &addr);
+	if (i == 0)
+		return -EINVAL;
+	const char *hex = l + i;
+	size_t hn = n - i;
 	if (hn == 0 || hn % 2 || hn > 2 * USTACK_LINE_MAX)
 		return -EINVAL;
 	uint8_t buf[USTACK_LINE_MAX];
@@ -339,6 +390,8 @@ int ustack_parse(const char *text, size_t len, struct ustack_file *out, size_t *
 			continue;
 		} else if (!strncmp(l, "mem ", 4)) {
 			r = mem_line(out, l + 4, n - 4);
+		} else if (!strncmp(l, "scan ", 5)) {
+			r = scan_line(out, l + 5, n - 5);
 		} else if (!strncmp(l, "unwound ", 8)) {
 			q += 8;
 			r = tid_at(&q, &tid) < 0 || *q ? -EINVAL : ustack_add_unwound(out, tid);
@@ -380,6 +433,8 @@ int ustack_merge(struct ustack_file *into, const struct ustack_file *from)
 	int r = 0;
 	for (size_t i = 0; i < from->nmods && r == 0; i++)
 		r = ustack_add_module(into, from->mods[i].path, from->mods[i].build_id);
+	for (size_t i = 0; i < from->nscans && r == 0; i++)
+		r = ustack_add_scan(into, from->scans[i].addr, from->scans[i].len);
 	for (size_t i = 0; i < from->mem.cap && r == 0; i++) {
 		const struct ustack_word *w = &from->mem.w[i];
 		for (unsigned k = 0; k < 8 && r == 0; k++)
@@ -395,13 +450,35 @@ int ustack_merge(struct ustack_file *into, const struct ustack_file *from)
 	return r;
 }
 
+/* Is the line l (n bytes) one a redacted file keeps: the header when first, else a line the
+ * parser takes (a note's text and a module's path are then redacted as text), never a
+ * memory line nor one that is not understood? */
+static bool kept_line(const char *l, size_t n, bool first)
+{
+	static const char head[] = "cgwatch-ustack 1\n";
+	if (first)
+		return n == sizeof(head) - 2 && !memcmp(l, head, n);
+	if (n == 0 || (n >= 4 && !memcmp(l, "mem ", 4)))
+		return false;
+	struct strbuf one = { 0 };
+	struct ustack_file f;
+	size_t line;
+	sb_add(&one, head, sizeof(head) - 1);
+	sb_add(&one, l, n);
+	bool ok = !one.lost && ustack_parse(one.s, one.len, &f, &line) == 0;
+	if (ok)
+		ustack_file_free(&f);
+	sb_free(&one);
+	return ok;
+}
+
 int ustack_drop_mem(const char *in, size_t n, struct strbuf *out)
 {
 	bool first = true, marked = false;
 	for (size_t i = 0; i < n;) {
 		const char *nl = memchr(in + i, '\n', n - i);
 		size_t len = nl ? (size_t)(nl - (in + i)) : n - i;
-		bool drop = len >= 4 && !memcmp(in + i, "mem ", 4);
+		bool drop = !kept_line(in + i, len, first);
 		marked |= len == 8 && !memcmp(in + i, "redacted", 8);
 		if (!drop) {
 			sb_add(out, in + i, len);

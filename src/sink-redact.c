@@ -736,8 +736,18 @@ int redact_member(struct cgw_redact *r, const char *name, const char *in, size_t
 			return out->lost ? -ENOMEM : 0;
 		}
 	}
-	if (starts(name, "cgwatch/mem/"))
-		return redact_path(r, in, n, out);
+	if (starts(name, "cgwatch/mem/")) {
+		/* the path a syscall named and its NUL; what followed it in memory (the next
+		 * arguments, the environment: a capture of an older cgwatch kept it) is left out,
+		 * and so is a read with no NUL, which a replay does not take for a path */
+		const char *nul = memchr(in, '\0', n);
+		if (!nul)
+			return 0;
+		if (redact_path(r, in, (size_t)(nul - in), out) < 0)
+			return -ENOMEM;
+		sb_add(out, "", 1);
+		return out->lost ? -ENOMEM : 0;
+	}
 	if (starts(name, "cgwatch/ustack/")) {
 		/* the memory user stacks were unwound from (saved registers, whatever the stack
 		 * held) is left out, and the file says so; its paths and notes as text */

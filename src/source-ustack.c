@@ -510,17 +510,43 @@ static void job_unwind(struct ujob *j)
  * and libunwind's unwind info does the rest; the frames from that frame's caller on are
  * marked fp_recovered. The scan reads FP_WINDOW bytes from the frame's sp (within the stack
  * mapping) and, for the code it checks, through the same page cache. No answer, or a second
- * unwind whose next frame is not the record's return address: the stop stands, said. */
+ * unwind whose next frame is not the record's return address: the stop stands, said.
+ * It reads the stack only as frame records, so a capture keeps only the stack words that
+ * count as a record's link or return address (fpchain_word_counts), and the view's extent:
+ * not the locals, nor the arguments and environment at the stack's top. A replay reads
+ * FPC_UNKEPT for the others, which counts as neither: the scan's answer is the same. */
 #define FP_WINDOW 8192
+
+struct fpread { struct uproc *p; const struct fpc_in *in; };
+
+/* A stack word for the scan: live, kept for a capture when it counts; a replay's, or
+ * FPC_UNKEPT where the capture left it out. */
+static int fp_stack_word(const struct fpread *f, unsigned long a, unsigned long *w)
+{
+	struct uproc *p = f->p;
+	unsigned long up;
+	if (ucap_replaying(p->cap)) {
+		if (!ucap_peek(p->cap, a, w, sizeof(*w)))
+			*w = FPC_UNKEPT;
+		return 0;
+	}
+	if (mem_word_live(p, a, w) < 0)
+		return -1;
+	if (p->cap && fpchain_word_counts(f->in, a, *w,
+	                                  mem_word_live(p, a + 8, &up) == 0 ? up : FPC_UNKEPT))
+		ucap_saw(p->cap, a, w, sizeof(*w));
+	return 0;
+}
 
 static int fp_read(void *ctx, unsigned long addr, void *buf, size_t n)
 {
-	struct uproc *p = ctx;
+	const struct fpread *f = ctx;
 	unsigned char *b = buf;
 	while (n) {
 		unsigned long w, a = addr & ~7ul, o = addr - a;
 		size_t k = 8 - o < n ? 8 - o : n;
-		if (mem_word(p, a, &w) < 0)
+		bool stack = a >= f->in->stack_lo && a < f->in->stack_hi;
+		if ((stack ? fp_stack_word(f, a, &w) : mem_word(f->p, a, &w)) < 0)
 			return -1;
 		memcpy(b, (unsigned char *)&w + o, k);
 		b += k;
@@ -582,15 +608,27 @@ static void fp_recover(struct ujob *j, const struct uregs *r0)
 		fp_said(j, "out of memory");
 		return;
 	}
-	size_t got = 0;
-	while (got + 8 <= len && fp_read(p, base + got, win + got, 8) == 0)
-		got += 8;
 	struct fpc_in in = {
-		.win = win, .len = got, .base = base, .sp = j->stop_sp, .pc = j->f[g].pc,
+		.win = win, .base = base, .sp = j->stop_sp, .pc = j->f[g].pc,
 		.fn_start = j->stop_fn_start, .fn_end = j->stop_fn_end,
 		.stack_lo = se.start, .stack_hi = se.end, .exec = ex, .nexec = nexec,
-		.read = fp_read, .ctx = p,
+		.read = fp_read,
 	};
+	struct fpread fr = { p, &in };
+	in.ctx = &fr;
+	/* a replay's view ends where the live one did; a capture without its extent (an older
+	 * cgwatch's) kept every word of the view */
+	size_t got = 0, want = len;
+	unsigned long w;
+	bool whole = ucap_replaying(p->cap) && ucap_scan_len(p->cap, base, &want) < 0;
+	want = want < len ? want : len;
+	while (got + 8 <= want && (whole ? ucap_peek(p->cap, base + got, &w, 8) :
+	                           fp_stack_word(&fr, base + got, &w) == 0)) {
+		memcpy(win + got, &w, 8);
+		got += 8;
+	}
+	in.len = got;
+	ucap_scan(p->cap, base, got);
 	struct fpc_out out;
 	int r = fpchain_find(&in, &out);
 	free(win);

@@ -3,11 +3,13 @@
  *
  * Recording (check --capture, bundle, the daemon's recorded scans): every byte an unwind
  * reads of the target's memory goes through ucap_saw (the words of return addresses and
- * saved registers on the stack, of the unwind tables it looked up; at most UNWIND_MEM_MAX per
- * unwind), and once it finished, the build-id of each file its frames are in (read from the
- * mapped file itself, /proc/TGID/map_files/START-END) and /proc/TGID/maps as read; threads
- * that were not unwound keep their reason. One cgwatch/ustack/TGID per process
- * (parse-ustack.c), recorded when the report's unwinds are done.
+ * saved registers on the stack, of the unwind tables it looked up; of a frame-pointer scan's
+ * view of the stack, only the words that count, with the view's extent: ucap_scan; at most
+ * UNWIND_MEM_MAX per unwind), and once it finished, the build-id of each file its frames
+ * are in (read from the mapped file itself, /proc/TGID/map_files/START-END) and
+ * /proc/TGID/maps as read; threads that were not unwound keep their reason. One
+ * cgwatch/ustack/TGID per process (parse-ustack.c), recorded when the report's unwinds are
+ * done.
  *
  * Replay (check --root of such a tree): the unwind reads memory from the file instead of
  * /proc/TID/mem, the mappings from the tree's proc/TGID/maps, and the unwind info and names
@@ -256,6 +258,26 @@ void ucap_saw(struct ucap *c, unsigned long addr, const void *v, size_t n)
 		c->f.cut = true;
 }
 
+bool ucap_peek(const struct ucap *c, unsigned long addr, void *v, size_t n)
+{
+	return c && c->replay && umem_get(&c->f.mem, addr, v, n);
+}
+
+void ucap_scan(struct ucap *c, unsigned long addr, size_t len)
+{
+	if (c && !c->replay && ustack_add_scan(&c->f, addr, len) < 0)
+		c->f.cut = true;
+}
+
+int ucap_scan_len(const struct ucap *c, unsigned long addr, size_t *len)
+{
+	const struct ustack_scan *sc = c && c->replay ? ustack_scan_at(&c->f, addr) : NULL;
+	if (!sc)
+		return -ENOENT;
+	*len = sc->len;
+	return 0;
+}
+
 void ucap_explain(const struct ucap *c, char *err, size_t cap)
 {
 	if (!c || !c->replay || !c->have_missed || !err[0])
@@ -401,6 +423,9 @@ void ucap_done(struct ucap_set *u, int tgid, int tid, struct ucap *c)
 		c->maps = NULL;
 	}
 	umem_free(&c->f.mem);             /* the next unwind of the process counts afresh */
+	free(c->f.scans);
+	c->f.scans = NULL;
+	c->f.nscans = 0;
 	c->f.cut = false;
 }
 

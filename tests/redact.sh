@@ -7,7 +7,9 @@
 # group, one from gid 1000), bundled with `bundle --redact` as "this host": in a UTS, mount
 # and network namespace of its own, named as the tree's host, with passwd, group, hostname
 # and hosts files bind-mounted on /etc's and a veth pair holding the addresses. Then: no
-# member name, content or link target of the bundle holds any of them; it replays (`check
+# member name, content or link target of the bundle holds any of them (nor the argument, the
+# environment and the memory an older capture's cgwatch/mem and cgwatch/ustack files held
+# past what a redacted bundle keeps of them); it replays (`check
 # --root FILE`) to the findings of the tree (ids, severities, tasks, chains, CPUs, and causes
 # once the map turns the tokens back); its FILE.map is there, 0600, and maps each token back;
 # --verify passes; the manifest says "redacted": true; [bundle] redact = yes does the same
@@ -33,10 +35,12 @@ bundle_prelude redact "namespaces for the host's names, files and addresses, and
 HOST=zeta-web7 DOMAIN=corp-secret.example U1=quillon U2=vexmoor HOME2=/srv/vexmoor-data
 NIS=nis-realm9 ETCDOM=hq-secret.example HOSTSDOM=lan-secret.example ALIAS=zeta-mail7
 ADDR=198.51.100.23 IF4=192.0.2.77 IF6=2001:db8::77 G1=dev-ops9 G2=vexstaff
+PW=hunter2-argv ENVV=s3cr3t-environ MEMX=topsecret-memory
 SECRETS=("$HOST" "$DOMAIN" "$U1" "$U2" "$HOME2" "/home/$U1" "$U1/remote" "notes.txt"
-         "$NIS" "$ETCDOM" "$HOSTSDOM" "$ALIAS" "$ADDR" "$IF4" "$IF6" "$G1" "$G2")
+         "$NIS" "$ETCDOM" "$HOSTSDOM" "$ALIAS" "$ADDR" "$IF4" "$IF6" "$G1" "$G2"
+         "$PW" "$ENVV" "$MEMX")
 # found only in contents: not planted in any member name
-CONTENT_ONLY=" $DOMAIN $U2 $HOME2 $NIS $ETCDOM $HOSTSDOM $ALIAS $ADDR $IF4 $IF6 $G1 $G2 "
+CONTENT_ONLY=" $DOMAIN $U2 $HOME2 $NIS $ETCDOM $HOSTSDOM $ALIAS $ADDR $IF4 $IF6 $G1 $G2 $PW $ENVV $MEMX "
 t=$tmp/tree
 cp -a "$repo/tests/fixtures/fuse-mounts" "$t"
 rm -f "$t/expect"
@@ -58,6 +62,14 @@ mkdir -p "$t/sys/fs/cgroup/$HOST-batch.slice"
 printf '0-1\n' >"$t/sys/fs/cgroup/$HOST-batch.slice/cpuset.cpus.effective"
 printf 'sshfs\0%s@%s:/srv\0/home/%s/remote\0' "$U1" "$HOST" "$U1" >"$t/proc/4100/cmdline"
 printf '/usr/bin/python3\0%s/job.py\0--host\0%s\0' "$HOME2" "$HOST" >"$t/proc/23/cmdline"
+# what a capture of an older cgwatch, or another program's tree, may hold under cgwatch/: a
+# task's memory read past its path's NUL (the next argument, the environment), and a user
+# stack file with memory in lines that are not its own (a process the tree does not have, so
+# that the replays are the same)
+mkdir -p "$t/cgwatch/mem" "$t/cgwatch/ustack"
+printf '/mnt/nfs/x\0--password=%s\0SECRET=%s\0' "$PW" "$ENVV" >"$t/cgwatch/mem/4100-7ffcdead0"
+printf 'cgwatch-ustack 1\nunwound 9999 %s\nstack 7ffc00 %s\nnote 9998 a\0%s\nmodule - /home/%s/bin/x\n' \
+	"$MEMX" "$MEMX" "$MEMX" "$U1" >"$t/cgwatch/ustack/9999"
 mkdir -p "$t/dev"
 printf '6,100,1000,-;fuse: sshfs %s@%s.%s on /home/%s/remote\n6,101,1001,-;%s login: %s\n' \
 	"$U1" "$HOST" "$DOMAIN" "$U1" "$HOST" "$U2" >"$t/dev/kmsg"

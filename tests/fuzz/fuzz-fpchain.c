@@ -4,7 +4,8 @@
  * the code, pc's distance from it, whether the function is known and whether the stack goes
  * on past the window. What is promised: 0, -ENOENT or -EAGAIN; an answer is an aligned record
  * in the stack at or above sp and the bound, its return address the word at rbp + 8 and in
- * the code, said how; no answer says why; the same input gives the same answer. */
+ * the code, said how; no answer says why; the same input gives the same answer; and so does
+ * what a capture keeps of the stack (the words that count, FPC_UNKEPT for the others). */
 #include <errno.h>
 
 #include "fuzz.h"
@@ -30,6 +31,37 @@ static int rd(void *ctx, unsigned long addr, void *buf, size_t n)
 		return 0;
 	}
 	return -1;
+}
+
+/* A capture's copy: a stack word that cannot be read, or that does not count, reads
+ * FPC_UNKEPT (as a replay reads what the capture left out); code as it is. */
+struct kept { struct mem *m; const struct fpc_in *in; };
+
+static unsigned long kept_word(const struct kept *k, unsigned long a)
+{
+	unsigned long w, up;
+	if (rd(k->m, a, &w, 8) < 0)
+		return FPC_UNKEPT;
+	if (rd(k->m, a + 8, &up, 8) < 0)
+		up = FPC_UNKEPT;
+	return fpchain_word_counts(k->in, a, w, up) ? w : FPC_UNKEPT;
+}
+
+static int kept_rd(void *ctx, unsigned long addr, void *buf, size_t n)
+{
+	const struct kept *k = ctx;
+	unsigned char *b = buf;
+	if (addr < k->in->stack_lo || addr >= k->in->stack_hi)
+		return rd(k->m, addr, buf, n);
+	while (n) {
+		unsigned long a = addr & ~7ul, o = addr - a, w = kept_word(k, a);
+		size_t c = 8 - o < n ? 8 - o : n;
+		memcpy(b, (unsigned char *)&w + o, c);
+		b += c;
+		addr += c;
+		n -= c;
+	}
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -67,6 +99,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(o.bound >= in.sp);
 	FUZZ_CHECK(fpchain_find(&in, &o2) == r && o2.rbp == o.rbp && o2.bound == o.bound);
+	/* the window as a capture keeps it, read whole words from its start */
+	struct fpc_in kin = in;
+	struct kept k = { &m, &kin };
+	size_t kn = in.len & ~7ul;
+	unsigned char *kw = xmalloc(kn + 1);
+	for (size_t i = 0; i < kn; i += 8) {
+		unsigned long w = kept_word(&k, in.base + i);
+		memcpy(kw + i, &w, 8);
+	}
+	struct fpc_in lin = in;
+	lin.len = kn;
+	kin.win = kw;
+	kin.len = kn;
+	kin.read = kept_rd;
+	kin.ctx = &k;
+	r = fpchain_find(&lin, &o);
+	FUZZ_CHECK(fpchain_find(&kin, &o2) == r && o2.rbp == o.rbp && o2.how == o.how &&
+	           (o.why == o2.why || (o.why && o2.why && !strcmp(o.why, o2.why))));
+	free(kw);
 	free(d);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* fuzz-ustack.c: a capture's cgwatch/ustack/TGID (parse-ustack.c). When the input parses:
  * its modules have a path without a newline and a build-id of lowercase hex or "-", its notes
  * are one line, its memory is within USTACK_FILE_MAX_MEM; what ustack_format writes of it
- * parses back to the same threads, notes, modules and bytes, and is written again the same;
- * and with its memory dropped (a redacted bundle) it parses, marked redacted, with none. */
+ * parses back to the same threads, notes, modules, scans and bytes, and is written again the
+ * same; and with its memory dropped (a redacted bundle) it parses, marked redacted, with
+ * none. Whatever the input, dropping its memory leaves no "mem" line and no NUL. */
 #include <errno.h>
 
 #include "fuzz.h"
@@ -10,7 +11,11 @@
 static void same(const struct ustack_file *a, const struct ustack_file *b)
 {
 	FUZZ_CHECK(a->nmods == b->nmods && a->nnotes == b->nnotes && a->nunwound == b->nunwound);
-	FUZZ_CHECK(a->cut == b->cut && a->redacted == b->redacted);
+	FUZZ_CHECK(a->cut == b->cut && a->redacted == b->redacted && a->nscans == b->nscans);
+	for (size_t i = 0; i < a->nscans; i++) {
+		const struct ustack_scan *sc = ustack_scan_at(b, a->scans[i].addr);
+		FUZZ_CHECK(sc && sc->len == a->scans[i].len && sc->len <= USTACK_SCAN_MAX);
+	}
 	for (size_t i = 0; i < a->nmods; i++) {
 		const struct ustack_mod *m = ustack_module(b, a->mods[i].path);
 		FUZZ_CHECK(m && strcmp(m->build_id, a->mods[i].build_id) == 0);
@@ -37,6 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *buf = fuzz_bytes(data, size);
 	struct ustack_file a, b;
 	size_t line = 0;
+	struct strbuf raw = { 0 };          /* whatever the file, redacted it holds no memory */
+	FUZZ_CHECK(ustack_drop_mem(buf, size, &raw) == 0);
+	for (const char *l = raw.s, *e = raw.s ? raw.s + raw.len : NULL; l && l < e;) {
+		const char *nl = memchr(l, '\n', (size_t)(e - l));
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(e - l);
+		FUZZ_CHECK(!(n >= 4 && !memcmp(l, "mem ", 4)) && !memchr(l, '\0', n));
+		l += n + 1;
+	}
+	sb_free(&raw);
 	int r = ustack_parse(buf, size, &a, &line);
 	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM);
 	if (r == -EINVAL)
@@ -65,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ustack_file_free(&b);
 	FUZZ_CHECK(ustack_drop_mem(t.s, t.len, &d) == 0);
 	FUZZ_CHECK(ustack_parse(d.s, d.len, &b, &line) == 0);
-	FUZZ_CHECK(b.redacted && b.mem.bytes == 0 && b.nmods == a.nmods && b.nnotes == a.nnotes);
+	FUZZ_CHECK(b.redacted && b.mem.bytes == 0 && b.nmods == a.nmods && b.nnotes == a.nnotes &&
+	           b.nscans == a.nscans);
 	ustack_file_free(&b);
 	sb_free(&t);
 	sb_free(&t2);

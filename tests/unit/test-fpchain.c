@@ -7,7 +7,8 @@
  * linking into outer's frame beside a return address after another call; one ending in 0).
  * The search must find each frame's record ("want"), and whatever it is denied (the
  * prologue, the function, part of the window) it finds that one or none: never another.
- * Then made-up memory for each rule: the call forms, PLT stubs, links, recursion, the bound. */
+ * Then made-up memory for each rule: the call forms, PLT stubs, links, recursion, the bound.
+ * And what a capture keeps of the view (fpchain_word_counts): the same answer from it. */
 #include "unit.h"
 
 /* ---- memory: chunks at addresses ---- */
@@ -604,6 +605,132 @@ static void test_bad_input(void **state)
 	assert_int_equal(fpchain_find(&in, &o), -ENOENT);
 }
 
+/* ---- what a capture keeps of the scan's view ---- */
+
+/* A capture's copy of image m: its stack words that do not count (fpchain_word_counts) read
+ * FPC_UNKEPT, as a replay reads the words a capture left out (source-ustack.c). */
+struct kept { struct image *m; const struct fpc_in *in; unsigned nkept, nread; };
+
+static unsigned long kept_word(struct kept *k, unsigned long a)
+{
+	unsigned long w = 0, up = 0;
+	bool ok = img_read(k->m, a, &w, 8) == 0, ok_up = img_read(k->m, a + 8, &up, 8) == 0;
+	bool counts = ok && fpchain_word_counts(k->in, a, w, ok_up ? up : FPC_UNKEPT);
+	k->nread++;
+	k->nkept += counts;
+	return counts ? w : FPC_UNKEPT;
+}
+
+static int kept_read(void *ctx, unsigned long addr, void *buf, size_t n)
+{
+	struct kept *k = ctx;
+	unsigned char *b = buf;
+	if (addr < k->in->stack_lo || addr >= k->in->stack_hi)
+		return img_read(k->m, addr, buf, n);        /* code: as read */
+	while (n) {
+		unsigned long a = addr & ~7ul, o = addr - a, w = kept_word(k, a);
+		size_t c = 8 - o < n ? 8 - o : n;
+		memcpy(b, (unsigned char *)&w + o, c);
+		b += c;
+		addr += c;
+		n -= c;
+	}
+	return 0;
+}
+
+/* The search over a capture's copy of the view comes to the same answer as over the stack
+ * itself, for every real stack, whatever it is denied and however long its view; and the
+ * copy keeps a small part of the view. */
+static void test_kept_words(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(real); k++) {
+		struct image m;
+		img_load(&m, real[k]);
+		struct chunk *c = img_chunk(&m, m.sp);
+		unsigned char *copy = malloc(c->n);
+		assert_non_null(copy);
+		for (int deny = 0; deny < 3; deny++) {
+			struct image d = m;
+			if (deny == 1) {
+				d.hide_lo = m.fn_start;
+				d.hide_hi = m.fn_start + 32;
+			} else if (deny == 2) {
+				d.fn_start = d.fn_end = 0;
+			}
+			for (size_t len = 16; len <= c->n; len += 8) {
+				struct fpc_out o1, o2;
+				int r1 = search(&d, len, &o1);
+				struct fpc_in in = {
+					.win = copy, .len = len, .base = d.sp, .sp = d.sp, .pc = d.pc,
+					.fn_start = d.fn_start, .fn_end = d.fn_end, .stack_lo = d.stack_lo,
+					.stack_hi = d.stack_hi, .exec = d.ex, .nexec = d.nex, .read = kept_read,
+				};
+				struct kept kp = { &d, &in, 0, 0 };
+				in.ctx = &kp;
+				for (size_t i = 0; i + 8 <= len; i += 8) {
+					unsigned long w = kept_word(&kp, d.sp + i);
+					memcpy(copy + i, &w, 8);
+				}
+				int r2 = fpchain_find(&in, &o2);
+				if (r1 != r2 || o1.rbp != o2.rbp || o1.how != o2.how ||
+				    strcmp(o1.why ? o1.why : "", o2.why ? o2.why : "")) {
+					print_error("%s deny %d view %zu: %d %lx (%s), its copy's %d %lx (%s)\n",
+					            real[k], deny, len, r1, o1.rbp, o1.why ? o1.why : "", r2,
+					            o2.rbp, o2.why ? o2.why : "");
+					fail();
+				}
+				if (deny == 0 && len == c->n && kp.nkept * 4 > kp.nread) {
+					print_error("%s: %u of %u words read kept\n", real[k], kp.nkept,
+					            kp.nread);
+					fail();
+				}
+			}
+		}
+		free(copy);
+		img_free(&m);
+	}
+}
+
+/* Text in the locals and above the frames (a password, the environment) never counts; the
+ * record, its link and its return address do. */
+static void test_kept_not_text(void **state)
+{
+	(void)state;
+	struct fake f;
+	struct fpc_out o;
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	static const char local[] = "TOPSECRET-1234", strings[] = "SECRET=hunter2\0--password=x";
+	memcpy(f.stack, local, sizeof(local));                  /* a local array */
+	memcpy(f.stack + 0x100, strings, sizeof(strings));      /* the stack's top */
+	struct fpc_in in = { .stack_lo = STK, .stack_hi = f.m.stack_hi, .exec = f.m.ex,
+	                     .nexec = f.m.nex };
+	unsigned long w[2];
+	for (size_t i = 0; i + 8 < sizeof(f.stack); i += 8) {
+		memcpy(w, f.stack + i, 16);
+		bool counts = fpchain_word_counts(&in, SP + i, w[0], w[1]);
+		bool want = i == 0x20 || i == 0x28 || i == 0x40 || i == 0x48;
+		if (counts != want)
+			print_error("word at sp+0x%zx (%lx): counts %d\n", i, w[0], counts);
+		assert_true(counts == want);
+	}
+	assert_int_equal(fsearch(&f, &o), 0);
+	assert_true(o.rbp == SP + 0x20);
+	/* a link only below a return address, and only one that could be a link */
+	assert_false(fpchain_word_counts(&in, SP, SP + 0x40, 0));
+	assert_true(fpchain_word_counts(&in, SP, 0, CODE + 0x10));
+	assert_true(fpchain_word_counts(&in, SP, SP + 0x10, CODE + 0x10));
+	assert_false(fpchain_word_counts(&in, SP, SP + 0x8, CODE + 0x10));    /* not above it */
+	assert_false(fpchain_word_counts(&in, SP, SP + 0x11, CODE + 0x10));   /* unaligned */
+	assert_false(fpchain_word_counts(&in, SP, f.m.stack_hi, CODE + 0x10)); /* past the stack */
+	assert_false(fpchain_word_counts(&in, SP, FPC_UNKEPT, CODE + 0x10));
+	assert_false(fpchain_word_counts(&in, SP, FPC_UNKEPT, FPC_UNKEPT));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +743,8 @@ int main(void)
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_read_budget),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_kept_words),
+		cmocka_unit_test(test_kept_not_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,8 +157,15 @@ static void test_members(void **state)
 	  "25 1 0:23 / /mnt rw - nfs REDACTED-user-3:/x rw,addr=REDACTED-user-3\n");
 	M("dev/kmsg", "3,1,2,-;INFO: task alice:12 blocked on web-01\n schedule+0x27/0x80\n",
 	  "3,1,2,-;INFO: task REDACTED-user-1:12 blocked on REDACTED-host-1\n schedule+0x27/0x80\n");
-	M("cgwatch/mem/12-7ffd", "/home/alice/my mnt/f",
-	  "/home/REDACTED-user-1/REDACTED-path-2/REDACTED-path-3");
+	/* a path read from memory: up to its NUL, nothing after; no NUL, no path */
+	static const char mem[] = "/home/alice/my mnt/f\0--password=hunter2\0SECRET=x";
+	static const char want[] = "/home/REDACTED-user-1/REDACTED-path-2/REDACTED-path-3";
+	struct strbuf mb = { 0 };
+	assert_int_equal(redact_member(r, "cgwatch/mem/12-7ffd", mem, sizeof(mem) - 1, &mb), 0);
+	assert_int_equal(mb.len, sizeof(want));                  /* the path and its NUL */
+	assert_memory_equal(mb.s, want, sizeof(want));
+	sb_free(&mb);
+	M("cgwatch/mem/12-7ffd", "/home/alice/my mnt/f", "");
 	M("proc/sys/kernel/hostname", "web-01\n", "REDACTED-host-1\n");
 #undef M
 	/* a command line is one token, the same for the same bytes */

@@ -50,6 +50,11 @@ static void test_roundtrip(void **state)
 	assert_int_equal(ustack_add_module(&a, "/opt/my app/bin/prog (deleted)", "abcd"), 0);
 	assert_int_equal(umem_put(&a.mem, 0x7ffd2a3c1f08, stack, sizeof(stack)), 0);
 	assert_int_equal(umem_put(&a.mem, 0x55c51b8f2101, stack, 3), 0);
+	assert_int_equal(ustack_add_scan(&a, 0x7ffd2a3c1e00, 8192), 0);
+	assert_int_equal(ustack_add_scan(&a, 0x7ffd2a3c1e00, 16), 0);     /* the first stays */
+	assert_int_equal(ustack_add_scan(&a, 0x7ffd2a3c0000, 0), 0);
+	assert_int_equal(ustack_add_scan(&a, 0x1000, USTACK_SCAN_MAX + 1), -EINVAL);
+	assert_int_equal(ustack_add_scan(&a, UINT64_MAX - 8, 16), -EINVAL);
 	a.cut = true;
 	struct strbuf t = { 0 };
 	ustack_format(&a, &t);
@@ -57,6 +62,7 @@ static void test_roundtrip(void **state)
 	assert_non_null(strstr(t.s, "note 813 user stack unreadable: timed out after 2 s\n"));
 	assert_non_null(strstr(t.s, "module - /opt/my app/bin/prog (deleted)\n"));
 	assert_non_null(strstr(t.s, "mem 55c51b8f2101 "));
+	assert_non_null(strstr(t.s, "\nscan 7ffd2a3c1e00 8192\nscan 7ffd2a3c0000 0\n"));
 	size_t line;
 	assert_int_equal(ustack_parse(t.s, t.len, &b, &line), 0);
 	assert_true(ustack_was_unwound(&b, 812));
@@ -73,6 +79,10 @@ static void test_roundtrip(void **state)
 	assert_false(umem_get(&b.mem, 0x55c51b8f2100, got, 1));
 	assert_true(b.cut);
 	assert_false(b.redacted);
+	assert_int_equal(b.nscans, 2);
+	assert_int_equal(ustack_scan_at(&b, 0x7ffd2a3c1e00)->len, 8192);
+	assert_int_equal(ustack_scan_at(&b, 0x7ffd2a3c0000)->len, 0);
+	assert_null(ustack_scan_at(&b, 0x7ffd2a3c1e08));
 	struct strbuf t2 = { 0 };                 /* written again: the same text */
 	ustack_format(&b, &t2);
 	assert_string_equal(t2.s, t.s);
@@ -87,6 +97,7 @@ static void test_roundtrip(void **state)
 	assert_true(b.redacted);
 	assert_int_equal(b.mem.bytes, 0);
 	assert_true(ustack_was_unwound(&b, 812));
+	assert_int_equal(b.nscans, 2);
 	ustack_file_free(&b);
 	sb_free(&d);
 	sb_free(&t);
@@ -120,6 +131,14 @@ static void test_bad(void **state)
 		{ "cgwatch-ustack 1\nmem 10000000000000000 00\n", 2 },    /* 17 digits */
 		{ "cgwatch-ustack 1\nmem ffffffffffffffff 0000\n", 2 },   /* past the end */
 		{ "cgwatch-ustack 1\nwhat\n", 2 },
+		{ "cgwatch-ustack 1\nscan 1000\n", 2 },
+		{ "cgwatch-ustack 1\nscan 1000 \n", 2 },
+		{ "cgwatch-ustack 1\nscan 1000 8x\n", 2 },
+		{ "cgwatch-ustack 1\nscan 1000 -8\n", 2 },
+		{ "cgwatch-ustack 1\nscan 1000 65537\n", 2 },            /* over USTACK_SCAN_MAX */
+		{ "cgwatch-ustack 1\nscan 0x1000 8\n", 2 },
+		{ "cgwatch-ustack 1\nscan ffffffffffffffff 8\n", 2 },   /* past the end */
+		{ "cgwatch-ustack 1\nscan 1000 8\nscan 1000 16\n", 3 },  /* an address twice */
 		{ "cgwatch-ustack 1\nunwound 3\ncut \n", 3 },
 	};
 	struct ustack_file f;
@@ -189,12 +208,26 @@ static void test_redact(void **state)
 	assert_int_equal(redact_prefix(r, "/home/"), 0);
 	static const char in[] = "cgwatch-ustack 1\nunwound 5\nnote 6 user stack not read: "
 	                         "reading TID 5 timed out\nmodule 00ff /home/alice/bin/tool\n"
-	                         "mem 7ffd0000 616c696365\n";
+	                         "scan 7ffd0000 8192\nmem 7ffd0000 616c696365\n";
 	struct strbuf out = { 0 };
 	assert_int_equal(redact_member(r, "cgwatch/ustack/5", in, sizeof(in) - 1, &out), 0);
 	assert_string_equal(out.s, "cgwatch-ustack 1\nredacted\nunwound 5\nnote 6 user stack not "
 	                    "read: reading TID 5 timed out\nmodule 00ff "
-	                    "/home/REDACTED-user-1/REDACTED-path-1/REDACTED-path-2\n");
+	                    "/home/REDACTED-user-1/REDACTED-path-1/REDACTED-path-2\n"
+	                    "scan 7ffd0000 8192\n");
+	sb_free(&out);
+	/* a file that is not one (another program's, an edited one): of its lines only those a
+	 * file has, no memory in another form, no line with a NUL */
+	static const char odd[] = "cgwatch-ustack 1\nstack 7ffd0000 hunter2\n\nmem2 7ffd 00\n"
+	                          "note 7 a\0hunter2\nmemory hunter2\ncut\nunwound 5 hunter2\n"
+	                          "scan 7ffd0000 8192 hunter2\nscan 7ffd hunter2\nmodule x /bin/y\n"
+	                          "note x hunter2\ncut hunter2\nmodule - /bin/sh\nunwound 6";
+	assert_int_equal(redact_member(r, "cgwatch/ustack/7", odd, sizeof(odd) - 1, &out), 0);
+	assert_string_equal(out.s, "cgwatch-ustack 1\nredacted\ncut\nmodule - /bin/sh\nunwound 6\n");
+	sb_free(&out);
+	static const char nohead[] = "SECRET=hunter2\nunwound 5\n";
+	assert_int_equal(redact_member(r, "cgwatch/ustack/8", nohead, sizeof(nohead) - 1, &out), 0);
+	assert_string_equal(out.s, "redacted\nunwound 5\n");
 	sb_free(&out);
 	redact_free(r);
 }
