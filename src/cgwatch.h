@@ -1296,10 +1296,15 @@ const char *root_tree(const char *root);
 
 /* ---- source-archive.c: reading a bundle (check --root FILE, bundle --verify) ---- */
 
-/* The caps a bundle is read with (cgwatch.conf [bundle]). */
-struct bundle_caps { uint64_t max_file, max_total; };
-/* The caps of c. */
+/* The caps a bundle is read with (cgwatch.conf [bundle]; the deadline [scan] check_timeout):
+ * max_total counts bundle_member_cost, and what the archive expands to (headers, and data
+ * skipped) may be twice it. */
+struct bundle_caps { uint64_t max_file, max_total; size_t max_members; unsigned deadline_ms; };
+/* The caps of c (bundle --verify: the deadline is check_timeout). */
 struct bundle_caps bundle_caps_of(const struct cgw_conf *c);
+/* The caps of c for a replay (check --root FILE): half check_timeout to read the bundle, the
+ * other half left to the check of its tree before check's own watchdog. */
+struct bundle_caps bundle_replay_caps(const struct cgw_conf *c);
 /* Read every member of the bundle at path (each read of the file with the deadline) and
  * compare with its manifest; without memory to spare for a tree, hashes only. Problems (a
  * hostile member, a cap, a corrupt archive, a manifest that does not match) are lines in
