@@ -17,6 +17,7 @@
 #define archive_entry_symlink (*cgw_archive.archive_entry_symlink)
 #define archive_errno (*cgw_archive.archive_errno)
 #define archive_error_string (*cgw_archive.archive_error_string)
+#define archive_filter_bytes (*cgw_archive.archive_filter_bytes)
 #define archive_read_data (*cgw_archive.archive_read_data)
 #define archive_read_free (*cgw_archive.archive_read_free)
 #define archive_read_new (*cgw_archive.archive_read_new)

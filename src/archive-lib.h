@@ -16,8 +16,8 @@
 	X(archive_entry_set_filetype) X(archive_entry_set_mtime) X(archive_entry_set_pathname) \
 	X(archive_entry_set_perm) X(archive_entry_set_size) X(archive_entry_set_symlink) \
 	X(archive_entry_size) X(archive_entry_size_is_set) X(archive_entry_symlink) \
-	X(archive_errno) X(archive_error_string) X(archive_read_data) X(archive_read_free) \
-	X(archive_read_new) X(archive_read_next_header) X(archive_read_open) \
+	X(archive_errno) X(archive_error_string) X(archive_filter_bytes) X(archive_read_data) \
+	X(archive_read_free) X(archive_read_new) X(archive_read_next_header) X(archive_read_open) \
 	X(archive_read_support_filter_gzip) X(archive_read_support_filter_zstd) \
 	X(archive_read_support_format_tar) X(archive_set_error) \
 	X(archive_write_add_filter_gzip) X(archive_write_add_filter_zstd) X(archive_write_close) \

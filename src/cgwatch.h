@@ -295,7 +295,8 @@ struct cgw_conf {
 	bool lock_memory;              /* [run] lock_memory */
 	bool pin_housekeeping;         /* [run] pin_housekeeping */
 	double bundle_max_file_mib;    /* [bundle] max_file_size: MiB of one member */
-	double bundle_max_mib;         /* [bundle] max_size: MiB of all members */
+	double bundle_max_mib;         /* [bundle] max_size: MiB all members cost a replay */
+	double bundle_max_members;     /* [bundle] max_members, the manifest included */
 	bool bundle_auto;              /* [bundle] auto: the daemon bundles critical incidents */
 	char *bundle_dir;              /* [bundle] dir: where the daemon leaves them */
 	double bundle_keep;            /* [bundle] keep: the newest kept */
@@ -747,9 +748,16 @@ bool fpchain_word_counts(const struct fpc_in *in, unsigned long addr, unsigned l
 /* ---- parse-manifest.c: a bundle's manifest.json and its member names (pure) ---- */
 
 #define BUNDLE_SCHEMA "cgwatch.bundle/1"
-#define BUNDLE_MAX_MEMBERS 200000     /* members of one bundle, at most */
+#define BUNDLE_MAX_MEMBERS 200000     /* members of one bundle, at most ([bundle] max_members) */
+#define BUNDLE_PAGE 4096              /* a tmpfs keeps a file's data in whole pages */
+#define BUNDLE_INODE 1024             /* and an inode and dentry for each member (752 + 192) */
 
 enum bm_type { BM_FILE = 0, BM_SYMLINK, BM_DIR };
+/* What a member of type t costs the tmpfs of a replay, as [bundle] max_size counts it: a file
+ * its size (a symlink its target's length, size) in whole pages, every member BUNDLE_INODE and
+ * its name's namelen bytes. 100,000 one-byte files in a tmpfs took 522 MB here (5.2 KiB each),
+ * where their bytes add up to 100 KB. */
+uint64_t bundle_member_cost(enum bm_type t, uint64_t size, size_t namelen);
 /* One member: its name in the archive (utf8_escape'd as JSON holds it), type, size (a
  * symlink: its target's length), sha256 of its content (a symlink: of its target) in hex. */
 struct bundle_member {
@@ -1376,10 +1384,15 @@ const char *root_tree(const char *root);
 
 /* ---- source-archive.c: reading a bundle (check --root FILE, bundle --verify) ---- */
 
-/* The caps a bundle is read with (cgwatch.conf [bundle]). */
-struct bundle_caps { uint64_t max_file, max_total; };
-/* The caps of c. */
+/* The caps a bundle is read with (cgwatch.conf [bundle]; the deadline [scan] check_timeout):
+ * max_total counts bundle_member_cost, and what the archive expands to (headers, and data
+ * skipped) may be twice it. */
+struct bundle_caps { uint64_t max_file, max_total; size_t max_members; unsigned deadline_ms; };
+/* The caps of c (bundle --verify: the deadline is check_timeout). */
 struct bundle_caps bundle_caps_of(const struct cgw_conf *c);
+/* The caps of c for a replay (check --root FILE): half check_timeout to read the bundle, the
+ * other half left to the check of its tree before check's own watchdog. */
+struct bundle_caps bundle_replay_caps(const struct cgw_conf *c);
 /* Read every member of the bundle at path (each read of the file with the deadline) and
  * compare with its manifest; without memory to spare for a tree, hashes only. Problems (a
  * hostile member, a cap, a corrupt archive, a manifest that does not match) are lines in

@@ -54,6 +54,7 @@ static const struct conf_key conf_keys[] = {
 	KEY("run", "pin_housekeeping", CT_BOOL, pin_housekeeping),
 	NUM("bundle", "max_file_size", bundle_max_file_mib, 1, 4096),
 	NUM("bundle", "max_size", bundle_max_mib, 1, 65536),
+	NUM("bundle", "max_members", bundle_max_members, 1, BUNDLE_MAX_MEMBERS),
 	KEY("bundle", "auto", CT_BOOL, bundle_auto),
 	PATH("bundle", "dir", bundle_dir),
 	NUM("bundle", "keep", bundle_keep, 1, 10000),
@@ -202,6 +203,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->pin_housekeeping = true;
 	c->bundle_max_file_mib = 16;
 	c->bundle_max_mib = 256;
+	c->bundle_max_members = BUNDLE_MAX_MEMBERS;
 	c->bundle_auto = true;
 	c->bundle_dir = xstrdup(CGW_STATEDIR "/bundles");
 	c->bundle_keep = 10;

@@ -129,7 +129,7 @@ static int check_run(const struct check_args *a)
 	pthread_attr_destroy(&attr);
 
 	if (a->root)                      /* a bundle file is read within them */
-		archive_read_caps = bundle_caps_of(&conf);
+		archive_read_caps = bundle_replay_caps(&conf);
 	struct check_spec s = { .root = a->root, .capdir = a->capdir, .all = a->all,
 	                        .verbose = a->verbose, .rates = a->want_rates };
 	if (a->format && strcmp(a->format, "json") == 0)
@@ -368,7 +368,7 @@ static int cmd_audit(int argc, char **argv)
 	unsigned timeout_ms = (unsigned)(conf.read_timeout_s * 1000);
 	char msg[8192];
 	if (root) {
-		archive_read_caps = bundle_caps_of(&conf);
+		archive_read_caps = bundle_replay_caps(&conf);
 		if (root_enter(root, timeout_ms, msg, sizeof(msg)) < 0) {
 			log_warnx("%s", msg);
 			rc = EXIT_UNREADABLE;

@@ -114,6 +114,13 @@ int member_link_check(const char *name, const char *target, char *why, size_t ca
 	            "fd/N, cwd, root and exe links", cesc(target));
 }
 
+uint64_t bundle_member_cost(enum bm_type t, uint64_t size, size_t namelen)
+{
+	uint64_t data = t == BM_FILE ? (size + BUNDLE_PAGE - 1) / BUNDLE_PAGE * BUNDLE_PAGE :
+	                t == BM_SYMLINK ? size : 0;
+	return data + BUNDLE_INODE + namelen;
+}
+
 void sha256_hex(const void *p, size_t len, char out[65])
 {
 	struct sha256_ctx c;

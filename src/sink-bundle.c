@@ -145,7 +145,8 @@ static void list_release(void *p)
 struct bw {
 	struct archive *a;
 	struct bundle_manifest m;
-	uint64_t total, budget, max_file;
+	uint64_t total, budget, max_file;      /* total: member_cost of the members, summed */
+	size_t max_members;
 	unsigned timeout_ms;
 	time_t now;
 	dev_t self_dev; ino_t self_ino;        /* the file being written: never bundled */
@@ -175,6 +176,32 @@ static void write_fail(struct bw *b, const char *name)
 
 static void note(struct bw *b, bool left_out, const char *name, uint64_t size, const char *why);
 
+/* What a member takes of max_size: what it costs a replay (bundle_member_cost, as the reader
+ * counts it), and its entry in manifest.json. */
+static uint64_t member_cost(enum bm_type t, uint64_t len, const char *name, const char *target)
+{
+	size_t tl = target ? strlen(target) : 0;
+	return bundle_member_cost(t, t == BM_SYMLINK ? tl : len, strlen(name)) + strlen(name) + tl +
+	       ENTRY_COST;
+}
+
+/* Is there room for one more member (of type t, len bytes, a link's target): within
+ * max_members with the manifest, and within max_size? If not, why says which. */
+static bool room(struct bw *b, enum bm_type t, uint64_t len, const char *name,
+                 const char *target, char *why, size_t cap)
+{
+	if (b->files + 2 > b->max_members) {
+		snprintf(why, cap, "over max_members (%zu) for the whole bundle", b->max_members);
+		return false;
+	}
+	if (b->total + member_cost(t, len, name, target) > b->budget) {
+		snprintf(why, cap, "over max_size (%.10g MiB) for the whole bundle",
+		         (b->budget + MANIFEST_RESERVE) / MIB);
+		return false;
+	}
+	return true;
+}
+
 static void no_memory(struct bw *b, const char *what)
 {
 	if (!b->err) {
@@ -189,6 +216,13 @@ static void put_member(struct bw *b, const char *name, mode_t type, const char *
 {
 	if (b->err)
 		return;
+	enum bm_type t = type == AE_IFDIR ? BM_DIR : type == AE_IFLNK ? BM_SYMLINK : BM_FILE;
+	char why[160];
+	if (!room(b, t, len, name, target, why, sizeof(why))) {
+		if (t != BM_DIR)                  /* as fits() */
+			note(b, true, name, len, why);
+		return;
+	}
 	struct archive_entry *e = archive_entry_new();
 	if (!e) {
 		b->err = ENOMEM;
@@ -209,7 +243,6 @@ static void put_member(struct bw *b, const char *name, mode_t type, const char *
 	if (b->err)
 		return;
 	char hex[65];
-	enum bm_type t = type == AE_IFDIR ? BM_DIR : type == AE_IFLNK ? BM_SYMLINK : BM_FILE;
 	if (t == BM_SYMLINK)
 		sha256_hex(target, strlen(target), hex);
 	else
@@ -219,7 +252,7 @@ static void put_member(struct bw *b, const char *name, mode_t type, const char *
 		b->err = ENOMEM;
 		snprintf(b->why, sizeof(b->why), "no memory for the manifest");
 	}
-	b->total += len + strlen(name) + (target ? strlen(target) : 0) + ENTRY_COST;
+	b->total += member_cost(t, len, name, target);
 	b->files++;
 }
 
@@ -234,6 +267,7 @@ static void add_member(struct bw *b, const char *name, mode_t type, const char *
 		return;
 	}
 	struct strbuf n = { 0 }, d = { 0 }, t = { 0 };
+	char why[176];
 	int e = redact_name(b->red, name, type == AE_IFDIR, &n);
 	if (!e && type == AE_IFREG)
 		e = redact_file(b->red, name, data ? data : "", len, &d);
@@ -244,16 +278,14 @@ static void add_member(struct bw *b, const char *name, mode_t type, const char *
 	if (e || n.lost || t.lost || d.lost) {
 		no_memory(b, "to redact");
 	} else if (type == AE_IFREG && d.len > b->max_file) {
-		char why[160];
 		snprintf(why, sizeof(why), "larger than max_file_size (%.10g MiB) once redacted",
 		         b->max_file / MIB);
 		note(b, true, name, d.len, why);
-	} else if (b->total + d.len + strlen(n.s) + strlen(t.s) + ENTRY_COST > b->budget) {
+	} else if (!room(b, type == AE_IFDIR ? BM_DIR : type == AE_IFLNK ? BM_SYMLINK : BM_FILE,
+	                 d.len, n.s, type == AE_IFLNK ? t.s : NULL, why, sizeof(why) - 16)) {
 		/* tokens are longer than most of what they replace: the cap holds on what is
 		 * written */
-		char why[160];
-		snprintf(why, sizeof(why), "over max_size (%.10g MiB) for the whole bundle once "
-		         "redacted", (b->budget + MANIFEST_RESERVE) / MIB);
+		strcat(why, " once redacted");
 		if (type != AE_IFDIR)             /* as fits(): what is under it is listed */
 			note(b, true, name, d.len, why);
 	} else {
@@ -316,9 +348,7 @@ static bool fits(struct bw *b, const char *name, uint64_t size, bool dir)
 		note(b, true, name, size, why);
 		return false;
 	}
-	if (b->total + size + strlen(name) + ENTRY_COST > b->budget) {
-		snprintf(why, sizeof(why), "over max_size (%.10g MiB) for the whole bundle",
-		         (b->budget + MANIFEST_RESERVE) / MIB);
+	if (!room(b, dir ? BM_DIR : BM_FILE, size, name, NULL, why, sizeof(why))) {
 		if (!dir)
 			note(b, true, name, size, why);
 		return false;
@@ -408,9 +438,7 @@ static void add_incidents(struct bw *b, const struct bundle_incidents *inc)
 			note(b, true, name, size, why);
 		} else if (r < 0) {
 			note(b, false, name, 0, why);
-		} else if (b->total + len + strlen(name) + ENTRY_COST > b->budget) {
-			snprintf(why, sizeof(why), "over max_size (%.10g MiB) for the whole bundle",
-			         (b->budget + MANIFEST_RESERVE) / MIB);
+		} else if (!room(b, BM_FILE, len, name, NULL, why, sizeof(why))) {
 			note(b, true, name, len, why);
 		} else {
 			add_member(b, name, AE_IFREG, data, len, NULL, 0640, b->now);
@@ -729,7 +757,8 @@ static int write_bundle(const char *dir, const char *out, const struct cgw_conf 
                         char *msg, size_t cap)
 {
 	struct bw b = { .timeout_ms = (unsigned)(conf->read_timeout_s * 1000),
-	                .max_file = (uint64_t)(conf->bundle_max_file_mib * MIB) };
+	                .max_file = (uint64_t)(conf->bundle_max_file_mib * MIB),
+	                .max_members = (size_t)conf->bundle_max_members };
 	uint64_t max_total = (uint64_t)(conf->bundle_max_mib * MIB);
 	b.budget = max_total > MANIFEST_RESERVE ? max_total - MANIFEST_RESERVE : 0;
 	char start[32], end[32];

@@ -1,10 +1,13 @@
 /* source-archive.c: a bundle read back through libarchive, for `check --root FILE` and
  * `bundle --verify FILE`. The file may sit on a file system that does not answer: it is
  * opened and read with the deadline, chunk by chunk. Every member is checked from its header
- * before a byte of it is read (its name, its type, its size against the caps: a 10 GB sparse
- * member is refused, never expanded), and the whole against manifest.json. A replay extracts
- * only tree/, into the directory it is given (root.c: a tmpfs in a private mount
- * namespace), every component opened without following a symlink. */
+ * before a byte of it is read (its name; its type and size: a member that is no regular file
+ * carries no data, a 10 GB sparse member is refused, never expanded; the members' count and
+ * what they cost a replay against the caps), and the whole against manifest.json. What
+ * libarchive expands without showing it (the data of a member it skips, its own headers) is
+ * capped as it is read, and so is the time. A replay extracts only tree/, into the directory
+ * it is given (root.c: a tmpfs in a private mount namespace), every component opened without
+ * following a symlink. */
 #include "archive-lib.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -19,12 +22,27 @@
 
 #define MIB (1024.0 * 1024.0)
 #define CHUNK (64 * 1024)
+/* handed to libarchive at a time, so the caps are checked that often: zstd expands 8 KiB of
+ * RLE blocks (4 bytes for 128 KiB) to 256 MiB, in 20 ms */
+#define SLICE (8 * 1024)
+/* what the archive may expand to, in max_size: a member's tar headers and the padding of its
+ * data to 512 bytes take less than what it costs beside its data (BUNDLE_INODE, its name) */
+#define EXPANSION 2
 
-struct bundle_caps archive_read_caps = { 16ull << 20, 256ull << 20 };
+struct bundle_caps archive_read_caps = { 16ull << 20, 256ull << 20, BUNDLE_MAX_MEMBERS, 15000 };
 struct bundle_caps bundle_caps_of(const struct cgw_conf *c)
 {
 	struct bundle_caps k = { (uint64_t)(c->bundle_max_file_mib * MIB),
-	                         (uint64_t)(c->bundle_max_mib * MIB) };
+	                         (uint64_t)(c->bundle_max_mib * MIB),
+	                         (size_t)c->bundle_max_members,
+	                         (unsigned)(c->check_timeout_s * 1000) };
+	return k;
+}
+
+struct bundle_caps bundle_replay_caps(const struct cgw_conf *c)
+{
+	struct bundle_caps k = bundle_caps_of(c);
+	k.deadline_ms /= 2;
 	return k;
 }
 
@@ -95,15 +113,47 @@ static void read_release(void *p)
 
 struct src {
 	int fd;
-	off_t off;
+	off_t off;                            /* of the next read of the file */
 	unsigned timeout_ms;
 	int err;                              /* the read that failed: -errno, -ETIMEDOUT */
+	const struct bundle_caps *caps;
+	double start_ms;                      /* when the reading began (mono_ms) */
+	char limit[200];                      /* a cap or the deadline ended the reading: why */
+	size_t next, have;                    /* buf[next, have) not handed to libarchive yet */
 	char buf[CHUNK];
 };
 
+/* Has the reading passed a cap: the archive expanded (what libarchive took of it, read or
+ * skipped) to more than EXPANSION times max_size, or the deadline? Then s->limit says which. */
+static bool over_limit(struct archive *a, struct src *s)
+{
+	uint64_t cap = EXPANSION * s->caps->max_total;
+	la_int64_t took = s->limit[0] ? 0 : archive_filter_bytes(a, 0);
+	if (!s->limit[0] && took > 0 && (uint64_t)took > cap)
+		snprintf(s->limit, sizeof(s->limit), "the archive expands to more than %.10g MiB "
+		         "(twice max_size): not read further", cap / MIB);
+	else if (!s->limit[0] && mono_ms() - s->start_ms > s->caps->deadline_ms)
+		snprintf(s->limit, sizeof(s->limit), "still not read after %g s (the deadline of "
+		         "reading a bundle, from check_timeout): not read further",
+		         s->caps->deadline_ms / 1000.0);
+	return s->limit[0] != '\0';
+}
+
+/* The next slice of the file for libarchive: a chunk read with the deadline, handed out
+ * SLICE bytes at a time, each after the caps are checked. */
 static la_ssize_t src_read(struct archive *a, void *ud, const void **out)
 {
 	struct src *s = ud;
+	if (over_limit(a, s)) {
+		archive_set_error(a, EFBIG, "%s", s->limit);
+		return -1;
+	}
+	if (s->next < s->have) {
+		size_t n = s->have - s->next < SLICE ? s->have - s->next : SLICE;
+		*out = s->buf + s->next;
+		s->next += n;
+		return (la_ssize_t)n;
+	}
 	struct read_job *j = try_calloc(1, sizeof(*j));
 	if (!j || !(j->buf = try_malloc(CHUNK))) {
 		free(j);
@@ -134,19 +184,24 @@ static la_ssize_t src_read(struct archive *a, void *ud, const void **out)
 		return -1;
 	}
 	s->off += r;
+	s->have = (size_t)r;
+	s->next = (size_t)r < SLICE ? (size_t)r : SLICE;
 	*out = s->buf;
-	return r;
+	return (la_ssize_t)s->next;
 }
 
 /* ---- the members ---- */
 
 struct walk {
 	const struct bundle_caps *caps;
+	struct src *src;
 	int treefd;                           /* extract tree/ here; -1: verify only */
 	bool first_only;                      /* stop at the first problem (a replay) */
 	struct bundle_manifest seen;          /* what the archive holds, names utf8_escape'd */
 	char *manifest; size_t manifest_len;
-	uint64_t total;
+	size_t members;                       /* headers read */
+	uint64_t cost;                        /* bundle_member_cost of the members, summed */
+	char last[4097];                      /* the last member's name, as its header has it */
 	struct strbuf *out;
 	size_t problems;
 	bool fatal;                           /* the archive cannot be read on */
@@ -195,8 +250,38 @@ static int parent_open(int treefd, char *rel, char **last)
 
 static const char *type_name(mode_t t)
 {
-	return t == AE_IFCHR ? "a character device" : t == AE_IFBLK ? "a block device" :
-	       t == AE_IFIFO ? "a FIFO" : t == AE_IFSOCK ? "a socket" : "of an unknown type";
+	return t == AE_IFDIR ? "a directory" : t == AE_IFLNK ? "a symlink" :
+	       t == AE_IFCHR ? "a character device" : t == AE_IFBLK ? "a block device" :
+	       t == AE_IFIFO ? "a FIFO" : t == AE_IFSOCK ? "a socket" :
+	       "a member of an unknown type";
+}
+
+/* The archive cannot be read on (name: the member being read, or NULL): a cap or the
+ * deadline, or what libarchive says. */
+static void read_failed(struct walk *w, struct archive *a, const char *name)
+{
+	if (w->src->limit[0])
+		problem(w, name, "%s", w->src->limit);
+	else
+		problem(w, name, "the archive is truncated or corrupt: %s",
+		        archive_error_string(a) ? archive_error_string(a) : "read error");
+	w->fatal = true;
+}
+
+/* Can a replay afford one more member (its bundle_member_cost within max_size)? If not, the
+ * problem is said and the walk ends there. */
+static bool afford(struct walk *w, const char *name, enum bm_type t, uint64_t size)
+{
+	uint64_t c = bundle_member_cost(t, size, strlen(name));
+	if (w->cost + c > w->caps->max_total) {
+		problem(w, name, "the members add up to more than max_size (%.10g MiB) as a replay "
+		        "keeps them (a file's data in whole 4 KiB pages; 1 KiB and the name for "
+		        "each member); not read", w->caps->max_total / MIB);
+		w->fatal = true;
+		return false;
+	}
+	w->cost += c;
+	return true;
 }
 
 /* Read a regular member's data: hashed, into fd when >= 0, kept when keep. */
@@ -214,13 +299,11 @@ static int member_data(struct archive *a, struct walk *w, const char *name, int 
 		return -ENOMEM;
 	}
 	for (;;) {
-		la_ssize_t r = archive_read_data(a, buf, CHUNK);
+		la_ssize_t r = over_limit(a, w->src) ? -1 : archive_read_data(a, buf, CHUNK);
 		if (r == 0)
 			break;
 		if (r < 0) {
-			problem(w, name, "the archive is truncated or corrupt: %s",
-			        archive_error_string(a) ? archive_error_string(a) : "read error");
-			w->fatal = true;
+			read_failed(w, a, name);
 			free(buf);
 			free(kept);
 			return -EIO;
@@ -268,6 +351,25 @@ static void member(struct archive *a, struct archive_entry *e, struct walk *w)
 {
 	const char *raw = archive_entry_pathname(e);
 	char name[4097], why[512], hex[65];
+	snprintf(w->last, sizeof(w->last), "%s", raw ? raw : "");
+	if (++w->members > w->caps->max_members) {
+		problem(w, raw, "the bundle has more than %zu members (max_members)",
+		        w->caps->max_members);
+		w->fatal = true;
+		return;
+	}
+	/* data libarchive would expand only to skip it: it reports a GNU dumpdir (type D) as a
+	 * directory but keeps its size, and a pax header may give any member a size */
+	mode_t type = archive_entry_filetype(e);
+	const char *hard = archive_entry_hardlink(e);
+	la_int64_t hsize = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+	if ((type != AE_IFREG || hard) && hsize != 0) {
+		problem(w, raw, "%s whose header says %lld bytes of data follow, where it carries "
+		        "none: not read, nor the rest of the archive", hard ? "a hard link" :
+		        type_name(type), (long long)hsize);
+		w->fatal = true;
+		return;
+	}
 	if (!raw) {
 		problem(w, NULL, "a member whose name cannot be read");
 		return;
@@ -284,13 +386,6 @@ static void member(struct archive *a, struct archive_entry *e, struct walk *w)
 		problem(w, name, "a name too long to list (a byte that is not UTF-8 counts four)");
 		return;
 	}
-	if (w->seen.n >= BUNDLE_MAX_MEMBERS) {
-		problem(w, name, "more than %d members", BUNDLE_MAX_MEMBERS);
-		w->fatal = true;
-		return;
-	}
-	const char *hard = archive_entry_hardlink(e);
-	mode_t type = archive_entry_filetype(e);
 	if (hard) {
 		problem(w, name, "a hard link (to \"%s\"): a bundle holds none", cesc(hard));
 		return;
@@ -299,6 +394,8 @@ static void member(struct archive *a, struct archive_entry *e, struct walk *w)
 	bool extract = w->treefd >= 0 && in_tree;
 	char *rel = name + 5, *last;
 	if (type == AE_IFDIR) {
+		if (!afford(w, name, BM_DIR, 0))
+			return;
 		if (extract) {
 			size_t n = strlen(rel);
 			rel[n] = '/';                 /* the directory itself is the last component */
@@ -328,6 +425,8 @@ static void member(struct archive *a, struct archive_entry *e, struct walk *w)
 			problem(w, name, "a symlink outside tree/");
 			return;
 		}
+		if (!afford(w, name, BM_SYMLINK, strlen(target)))
+			return;
 		if (extract) {
 			int dfd = parent_open(w->treefd, rel, &last);
 			int r = dfd < 0 ? dfd : symlinkat(target, dfd, last) < 0 ? -errno : 0;
@@ -362,13 +461,8 @@ static void member(struct archive *a, struct archive_entry *e, struct walk *w)
 		        (unsigned long long)size, w->caps->max_file / MIB);
 		return;
 	}
-	if (w->total + size > w->caps->max_total) {
-		problem(w, name, "the members add up to more than max_size (%.10g MiB); not read",
-		        w->caps->max_total / MIB);
-		w->fatal = true;
+	if (!afford(w, name, BM_FILE, size))
 		return;
-	}
-	w->total += size;
 	bool is_manifest = strcmp(name, "manifest.json") == 0;
 	int fd = -1;
 	if (extract) {
@@ -417,6 +511,9 @@ static void walk_archive(int fd, unsigned timeout_ms, struct walk *w)
 	}
 	s->fd = fd;
 	s->timeout_ms = timeout_ms;
+	s->caps = w->caps;
+	s->start_ms = mono_ms();
+	w->src = s;
 	archive_read_support_filter_zstd(a);
 	archive_read_support_filter_gzip(a);
 	archive_read_support_format_tar(a);
@@ -431,6 +528,12 @@ static void walk_archive(int fd, unsigned timeout_ms, struct walk *w)
 		int r = archive_read_next_header(a, &e);
 		if (r == ARCHIVE_EOF)
 			break;
+		if (r != ARCHIVE_OK && s->limit[0]) {
+			/* in what follows that member: its data skipped, or headers libarchive
+			 * reads on its own */
+			read_failed(w, a, w->last[0] ? w->last : NULL);
+			goto out;
+		}
 		if (r != ARCHIVE_OK) {
 			const char *n = r == ARCHIVE_WARN ? archive_entry_pathname(e) : NULL;
 			problem(w, n, "the archive is truncated or corrupt: %s",
@@ -460,6 +563,7 @@ out:
 	if (a)
 		archive_read_free(a);
 	free(s);
+	w->src = NULL;
 }
 
 static void walk_free(struct walk *w)

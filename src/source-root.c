@@ -56,15 +56,13 @@ static int bundle_enter(const char *path, unsigned timeout_ms, char *msg, size_t
 	}
 	if (fd < 0)
 		return -ENOTDIR;                  /* the caller says why it is no tree */
-	/* the members' bytes (max_size at most: the extraction refuses more) rounded up to whole
-	 * pages, as a tmpfs keeps them: a capture's thousands of small files (a 20-byte wchan
-	 * takes 4 KiB) took three times max_size, and the replay of a bundle made within its
-	 * caps ran out of space */
+	/* what the extraction lets in: max_size counts a file's data in whole pages, as a tmpfs
+	 * keeps them (bundle_member_cost), and max_members the inodes; the kernel holds the
+	 * tmpfs to it besides */
 	char opts[128];
-	snprintf(opts, sizeof(opts), "size=%llu,nr_inodes=%d,mode=0700",
-	         (unsigned long long)(archive_read_caps.max_total + (4u << 20) +
-	                              (uint64_t)BUNDLE_MAX_MEMBERS * 4096),
-	         BUNDLE_MAX_MEMBERS + 64);
+	snprintf(opts, sizeof(opts), "size=%llu,nr_inodes=%zu,mode=0700",
+	         (unsigned long long)(archive_read_caps.max_total + (4u << 20)),
+	         archive_read_caps.max_members + 64);
 	int e = new_mount_ns();
 	if (e == 0 && mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 		e = -errno;

@@ -1,4 +1,5 @@
-# bundlelib.sh: what tests/bundle.sh and tests/redact.sh share, sourced after they set CGW.
+# bundlelib.sh: what tests/bundle.sh, tests/bundlecaps.sh and tests/redact.sh share, sourced
+# after they set CGW.
 # bundle_prelude NAME WHY TOOL...: prints SKIP (not root: WHY names what root is for; a TOOL
 # missing) or FAIL (no binary) and exits 0; else sets tmp (a directory removed at exit) and
 # conf (a configuration of built-in defaults, whatever /etc holds).

@@ -262,6 +262,9 @@ tally < <(valgrind_replays)
 section "bundles: every fixture through an archive and back; hostile, corrupt and tampered ones"
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/bundle.sh)
+section "bundles that would cost their reader: a dumpdir bomb, 100,000 members, the caps"
+tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
+	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/bundlecaps.sh)
 section "redacted bundles: no host, user or home path left; the same findings from the archive"
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/redact.sh)

@@ -139,6 +139,12 @@ static void test_conf_ranges(void **state)
 		{ "thresholds", "blocked_warning", "0", true, NULL },
 		{ "thresholds", "blocked_critical", "86400", true, NULL },
 		{ "thresholds", "blocked_critical", "1e6", false, "blocked_critical must be 0..86400" },
+		{ "bundle", "max_members", "1", true, NULL },
+		{ "bundle", "max_members", "200000", true, NULL },
+		{ "bundle", "max_members", "0", false,
+		  "max_members must be a whole number 1..200000, ignoring: 0" },
+		{ "bundle", "max_members", "200001", false, "max_members must be a whole number" },
+		{ "bundle", "max_members", "1.5", false, "max_members must be a whole number" },
 		/* not a number */
 		{ "scan", "interval", "5s", false, "interval must be 0.1..3600 seconds, ignoring: 5s" },
 		{ "scan", "interval", "five", false, "interval must be 0.1..3600 seconds, ignoring: five" },

@@ -120,6 +120,32 @@ static void fill(struct bundle_manifest *m)
 	assert_int_equal(manifest_note(m, true, "tree/proc/big", 1 << 30, "larger than max"), 0);
 }
 
+/* What a member costs a replay's tmpfs: a file's data in whole pages, an inode and its name
+ * for every member (100,000 one-byte files: 522 MB, not 100 KB). */
+static void test_member_cost(void **state)
+{
+	(void)state;
+	static const struct {
+		enum bm_type t;
+		uint64_t size;
+		size_t namelen;
+		uint64_t cost;
+	} c[] = {
+		{ BM_FILE, 0, 10, 1024 + 10 },
+		{ BM_FILE, 1, 10, 4096 + 1024 + 10 },
+		{ BM_FILE, 4096, 0, 4096 + 1024 },
+		{ BM_FILE, 4097, 0, 8192 + 1024 },
+		{ BM_FILE, 16u << 20, 0, (16u << 20) + 1024 },
+		{ BM_SYMLINK, 11, 20, 11 + 1024 + 20 },
+		{ BM_DIR, 0, 9, 1024 + 9 },
+		{ BM_DIR, 123, 9, 1024 + 9 },    /* a directory's data, if any, is never kept */
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		assert_int_equal(bundle_member_cost(c[i].t, c[i].size, c[i].namelen), c[i].cost);
+	/* 100,000 one-byte files cost a replay more than 256 MiB, their bytes 100 KB */
+	assert_true(100000 * bundle_member_cost(BM_FILE, 1, 16) > (256u << 20));
+}
+
 static void test_manifest_roundtrip(void **state)
 {
 	(void)state;
@@ -292,7 +318,8 @@ static void test_conf_dump(void **state)
 	size_t len;
 	char *text = conf_dump(&c, &len);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "[bundle]\nmax_file_size = 3\nmax_size = 77\n"));
+	assert_non_null(strstr(text, "[bundle]\nmax_file_size = 3\nmax_size = 77\n"
+	                             "max_members = 200000\n"));
 	char dir[64];
 	tmpdir_make(dir, sizeof(dir));
 	tmpdir_put(dir, "dump.conf", text);
@@ -321,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_member_names),
 		cmocka_unit_test(test_member_links),
 		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_member_cost),
 		cmocka_unit_test(test_manifest_roundtrip),
 		cmocka_unit_test(test_manifest_escaped_names),
 		cmocka_unit_test(test_manifest_refused),
