@@ -115,14 +115,19 @@ static void check(const struct in *h, const char *maps, const char *path, const 
 {
 	FUZZ_CHECK(r->n <= USTACK_MAX_FRAMES && memchr(r->err, 0, sizeof(r->err)));
 	FUZZ_CHECK(r->n > 0 || r->err[0]);
+	struct maps_index ix;
+	size_t line;
+	FUZZ_CHECK(r->n == 0 || maps_index_parse(maps, &ix, &line) == 0);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct cgw_uframe *f = &r->f[i];
-		struct maps_ent e;
-		FUZZ_CHECK(maps_find(maps, f->pc, &e) == 0 && e.x);
-		FUZZ_CHECK(f->offset == f->pc - e.start + e.off);
+		const struct maps_ent *e = maps_index_find(&ix, f->pc);
+		FUZZ_CHECK(e && e->x);
+		FUZZ_CHECK(f->offset == f->pc - e->start + e->off);
 		FUZZ_CHECK(memchr(f->module, 0, sizeof(f->module)) && !strcmp(f->module, path));
 		FUZZ_CHECK(i > 0 || (f->pc == h->pc && f->pc_exact));
 	}
+	if (r->n)
+		maps_index_free(&ix);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

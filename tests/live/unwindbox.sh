@@ -34,7 +34,7 @@ for i in 1 2; do
 done
 _blocked() { for p in "${P[@]}"; do [ "$(live_task_state "$p")" = D ] || return 1; done; }
 live_wait_for 5 _blocked || live_fail "setup: the programs are not in D: $(cat "$LIVE_TMP"/p*.out "$LIVE_TMP"/p*.err | head -c 300)"
-printf '[scan]\nread_timeout = 0.5\n' >"$LIVE_TMP/c.conf" || live_fail "setup: conf"
+printf '[scan]\nread_timeout = 0.5\nustack_max = 1000\n' >"$LIVE_TMP/c.conf" || live_fail "setup: conf"
 rm -f /etc/cgwatch-escape
 live_on_exit "rm -f /etc/cgwatch-escape"
 
