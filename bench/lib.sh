@@ -6,6 +6,10 @@
 # bench_median: the median of the numbers on stdin, one per line.
 # bench_healthy_conf FILE: a config whose thresholds (a day) nothing reaches, so tasks stuck
 # on a shared machine do not turn a check into a diagnosis.
+# bench_fuse_up: a new uninitialised FUSE mount, $tmp/mnt$n (n counts them), its server's PID
+# in $fpid; programs blocked under it go in the array pids. bench_fuse_stop: the server
+# killed first (its death releases every waiter: threads queued on the directory's lock
+# behind a lookup are not killable), then pids, then the mount.
 
 bench_init() {
 	mkdir -p build
@@ -50,4 +54,21 @@ blocked_warning = 86400
 blocked_critical = 86400
 starved = 86400
 EOC
+}
+
+bench_fuse_up() {
+	n=$((${n:-0} + 1))
+	mkdir "$tmp/mnt$n"
+	tests/live/bin/fusehold "$tmp/mnt$n" >"$tmp/f$n.out" &
+	fpid=$!
+	for _ in $(seq 50); do grep -q mounted "$tmp/f$n.out" && break; sleep 0.1; done
+}
+
+bench_fuse_stop() {
+	[ -n "${fpid:-}" ] && kill -9 "$fpid" 2>/dev/null && wait "$fpid" 2>/dev/null
+	fpid=
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	pids=()
+	grep -q " $tmp/mnt$n " /proc/self/mountinfo && umount -l "$tmp/mnt$n"
 }

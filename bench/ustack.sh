@@ -13,29 +13,10 @@ RUNS=${RUNS:-7}
 read -r -a CGWS <<<"${CGWATCH:-build/cgwatch}"
 tests/live/build.sh || exit 1
 B=tests/live/bin
+. bench/lib.sh
 tmp=$(mktemp -d)
 pids=() fpid= n=0
-# each case under a mount of its own: killing its FUSE server first releases every waiter
-# (threads queued on the directory's lock behind a lookup are not killable), so the case's
-# processes can be reaped
-mnt_up() {
-	n=$((n + 1))
-	mkdir "$tmp/mnt$n"
-	"$B/fusehold" "$tmp/mnt$n" >"$tmp/f$n.out" &
-	fpid=$!
-	for i in $(seq 50); do grep -q mounted "$tmp/f$n.out" && break; sleep 0.1; done
-}
-stop_all() {
-	[ -n "$fpid" ] && kill -9 "$fpid" 2>/dev/null && wait "$fpid" 2>/dev/null
-	fpid=
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	pids=()
-	grep -q " $tmp/mnt$n " /proc/self/mountinfo && umount -l "$tmp/mnt$n"
-}
-cleanup() {
-	stop_all
-	rm -rf "$tmp"
-}
+cleanup() { bench_fuse_stop; rm -rf "$tmp"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 printf '[scan]\nustack_max = 1000\n' >"$tmp/c.conf"
@@ -56,15 +37,15 @@ run_case() {    # NAME: RUNS checks per binary, the median of the logged time
 }
 start() { "$B/ustackhold-O2" "$@" >/dev/null & pids+=($!); }
 
-mnt_up
+bench_fuse_up
 start statn "$tmp/mnt$n/x" 1
 run_case "1 thread"
-stop_all
-mnt_up
+bench_fuse_stop
+bench_fuse_up
 start statn "$tmp/mnt$n/x" 200
 run_case "200 identical threads, 1 process"
-stop_all
-mnt_up
+bench_fuse_stop
+bench_fuse_up
 for i in $(seq 20); do start statn "$tmp/mnt$n/x" 1; done
 run_case "20 processes, 1 thread each"
-stop_all
+bench_fuse_stop

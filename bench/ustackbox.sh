@@ -15,23 +15,10 @@ read -r -a CGWS <<<"${CGWATCH:?CGWATCH=\"BEFORE AFTER\": two binaries}"
 [ "${#CGWS[@]}" = 2 ] || { echo "CGWATCH names two binaries" >&2; exit 2; }
 tests/live/build.sh || exit 1
 B=tests/live/bin
+. bench/lib.sh
 tmp=$(mktemp -d)
 pids=() fpid= n=0
-mnt_up() {
-	n=$((n + 1))
-	mkdir "$tmp/mnt$n"
-	"$B/fusehold" "$tmp/mnt$n" >"$tmp/f$n.out" &
-	fpid=$!
-	for i in $(seq 50); do grep -q mounted "$tmp/f$n.out" && break; sleep 0.1; done
-}
-stop_all() {
-	[ -n "$fpid" ] && kill -9 "$fpid" 2>/dev/null && wait "$fpid" 2>/dev/null
-	fpid=
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	pids=()
-	grep -q " $tmp/mnt$n " /proc/self/mountinfo && umount -l "$tmp/mnt$n"
-}
-cleanup() { stop_all; rm -rf "$tmp"; }
+cleanup() { bench_fuse_stop; rm -rf "$tmp"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 printf '[scan]\nustack_max = 1000\n' >"$tmp/on.conf"
@@ -60,15 +47,15 @@ run_case() {    # NAME: RUNS checks of each kind, alternating
 start() { "$B/ustackhold-O2" "$@" >/dev/null & pids+=($!); }
 
 printf '%-34s %10s %10s %12s %14s %12s\n' case BEFORE AFTER "no ustack" "child's 1st" sandboxed
-mnt_up
+bench_fuse_up
 start statn "$tmp/mnt$n/x" 1
 run_case "1 thread"
-stop_all
-mnt_up
+bench_fuse_stop
+bench_fuse_up
 start statn "$tmp/mnt$n/x" 200
 run_case "200 identical threads, 1 process"
-stop_all
-mnt_up
+bench_fuse_stop
+bench_fuse_up
 for i in $(seq 20); do start statn "$tmp/mnt$n/x" 1; done
 run_case "20 processes, 1 thread each"
-stop_all
+bench_fuse_stop
