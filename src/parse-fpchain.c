@@ -12,7 +12,8 @@
  * well-formed too (two links, or the chain's end). Locals hold well-formed records that are
  * not the frame's (left by earlier calls, or copied), so one is trusted only when:
  *   - it lies at or above the frame the function's prologue makes (sp plus its pushes and
- *     its sub $N,%rsp: locals are below that), and
+ *     its sub $N,%rsp, with the register moves compilers put among them: locals are below
+ *     that), and
  *   - its return address follows a call that reaches the stopped function (a direct call of
  *     its start, or of a PLT stub whose GOT slot holds it), it is the lowest such, every other
  *     such record is in its chain (and one calling the function from outside it is not
@@ -193,25 +194,56 @@ static bool on_chain(struct fpc_st *st, const struct rec *from, unsigned long to
 	return false;
 }
 
-/* The frame the prologue at fn_start makes below the record, when pc is past it. */
+/* The length of an instruction at p that compilers schedule into a prologue and that moves
+ * neither rsp nor rbp: mov or xor of one register to another, mov of an immediate to a
+ * register (0: not one). */
+static size_t prologue_other(const unsigned char *p)
+{
+	size_t i = 0;
+	unsigned rex = 0;
+	if ((p[0] & 0xf0) == 0x40)
+		rex = p[i++];
+	unsigned op = p[i];
+	if (op >= 0xb8 && op <= 0xbf && !(rex & 8))          /* mov $imm32,%r32 */
+		return (rex & 1) || (op != 0xbc && op != 0xbd) ? i + 5 : 0;
+	if (op != 0x89 && op != 0x8b && op != 0x31 && op != 0x33)
+		return 0;
+	unsigned m = p[i + 1];
+	if (m >> 6 != 3)
+		return 0;                       /* a memory operand */
+	/* the register written: r/m for 89 and 31, reg for 8b and 33 */
+	bool in_rm = op == 0x89 || op == 0x31;
+	unsigned dst = in_rm ? (m & 7) | (rex & 1) << 3 : ((m >> 3) & 7) | (rex & 4) << 1;
+	return dst == 4 || dst == 5 ? 0 : i + 2;
+}
+
+/* The frame the prologue at fn_start makes below the record, when pc is past it: push %rbp;
+ * mov %rsp,%rbp; pushes; sub $N,%rsp, with the register moves a compiler schedules among
+ * them (prologue_other). */
 static void prologue(struct fpc_st *st, struct fpc_out *out)
 {
 	const struct fpc_in *in = st->in;
-	unsigned char c[32];
+	unsigned char c[48] = { 0 };        /* 32 bytes at least; past them, 0 ends it */
 	out->bound = in->sp;
 	out->bound_exact = false;
-	if (!in->fn_start || in->pc <= in->fn_start || mem(st, in->fn_start, c, sizeof(c)) < 0)
+	if (!in->fn_start || in->pc <= in->fn_start || mem(st, in->fn_start, c, 32) < 0)
 		return;
-	size_t i = 0;
+	if (mem(st, in->fn_start + 32, c + 32, 16) < 0)
+		memset(c + 32, 0, 16);
+	size_t i = 0, k;
 	unsigned long fixed = 0;
 	bool exact = false;
 	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
 		i = 4;                          /* endbr64 */
-	if (c[i] != 0x55 || c[i + 1] != 0x48 ||
-	    !((c[i + 2] == 0x89 && c[i + 3] == 0xe5) || (c[i + 2] == 0x8b && c[i + 3] == 0xec)))
-		return;                         /* push %rbp; mov %rsp,%rbp */
-	i += 4;
-	while (i < 24) {
+	if (c[i++] != 0x55)
+		return;                         /* push %rbp */
+	while (i < 16 && (k = prologue_other(c + i)))
+		i += k;
+	if (c[i] != 0x48 ||
+	    !((c[i + 1] == 0x89 && c[i + 2] == 0xe5) || (c[i + 1] == 0x8b && c[i + 2] == 0xec)))
+		return;                         /* mov %rsp,%rbp */
+	i += 3;
+	while (i < 41) {                    /* the longest read below is c[i + 6] */
 		if (c[i] >= 0x50 && c[i] <= 0x57) {                 /* push %reg */
 			fixed += 8;
 			i++;
@@ -230,6 +262,8 @@ static void prologue(struct fpc_st *st, struct fpc_out *out)
 			i += 7;
 			exact = true;
 			break;
+		} else if ((k = prologue_other(c + i))) {
+			i += k;
 		} else {
 			break;
 		}

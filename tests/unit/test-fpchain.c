@@ -352,6 +352,47 @@ static void test_call_of_function(void **state)
 	assert_true(o.rbp == SP + 0x20 && o.how == FPC_BY_BOUND);
 }
 
+/* The prologue's frame, with the register moves compilers schedule among its pushes (gcc
+ * -O2 -fno-omit-frame-pointer: main of tests/live/ustackhold), up to 48 bytes of it; a move
+ * into rsp or rbp ends it. */
+static void test_prologue(void **state)
+{
+	(void)state;
+	static const struct { const char *code; unsigned long bound; bool exact; } cases[] = {
+		/* push %rbp; xor %eax,%eax; mov %rsp,%rbp; push %r14; push %r13; push %r12;
+		 * mov %edi,%r12d; mov $1,%edi; push %rbx; mov %rsi,%rbx; mov $9,%esi;
+		 * sub $0x30,%rsp: 33 bytes */
+		{ "5531c04889e54156415541544189fcbf01000000534889f3be090000004883ec30", 0x50, true },
+		/* endbr64 first, and mov %r8,%r12 and a mov $imm,%r10d among the pushes */
+		{ "f30f1efa554889e5534d89c441ba0500000041544881ec00010000", 0x110, true },
+		/* mov %rax,%rsp among the pushes: the frame so far */
+		{ "554889e5534889c44883ec10", 0x8, false },
+		/* xor %ebp,%ebp before mov %rsp,%rbp: no prologue */
+		{ "5531ed4889e54883ec10", 0, false },
+		/* mov $imm,%esp: ends it */
+		{ "554889e553bc100000004883ec10", 0x8, false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fake f;
+		struct fpc_out o;
+		fake_init(&f, "");
+		img_free(&f.m);
+		put_code(&f.m, F, cases[i].code);
+		put_code(&f.m, F + strlen(cases[i].code) / 2,
+		         "9090909090909090909090909090909090909090909090909090909090909090");
+		put_call(&f.m, CODE + 0x2005, F);
+		put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+		rec(&f, SP + cases[i].bound, SP + 0x200, CODE + 0x2005);
+		rec(&f, SP + 0x200, 0, CODE + 0x3005);
+		int r = fsearch(&f, &o);
+		if (r != 0 || o.bound != SP + cases[i].bound || o.bound_exact != cases[i].exact) {
+			print_error("%s: %d bound sp+0x%lx exact %d\n", cases[i].code, r, o.bound - SP,
+			            o.bound_exact);
+			fail();
+		}
+	}
+}
+
 static void test_ambiguous(void **state)
 {
 	(void)state;
@@ -738,6 +779,7 @@ int main(void)
 		cmocka_unit_test(test_decoys_are_there),
 		cmocka_unit_test(test_real_never_wrong),
 		cmocka_unit_test(test_call_of_function),
+		cmocka_unit_test(test_prologue),
 		cmocka_unit_test(test_ambiguous),
 		cmocka_unit_test(test_indirect),
 		cmocka_unit_test(test_links),
