@@ -3,7 +3,8 @@
 fixture of tests/unit/test-fpchain.c: run as root against a vfork parent of
 tests/live/bin/ustackhold-* (vfork, decoy, direct or self mode), blocked in __vfork, whose
 sp at the syscall is its caller's sp (middle's, middle_decoy's or main's): __vfork pops its
-return address first.
+return address first. Start the target under env -i from /: the window may reach the
+stack's top, the environment's strings.
 
 usage: dump.py TID FUNCTION RA_OUTER > FIXTURE
   FUNCTION  the stopped frame's function (middle, middle_decoy, main), looked up with nm
