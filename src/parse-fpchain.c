@@ -7,21 +7,29 @@
  * into the caller. The unwinder stops at the innermost frame whose unwind info needs the
  * register, so the value it needs is that frame's record: somewhere above the frame's sp.
  *
- * A record is well-formed when its return address is in an executable mapping right after a
- * call instruction, and its link is 0 or a higher address in the same stack whose record is
- * well-formed too (two links, or the chain's end). Locals hold well-formed records that are
- * not the frame's (left by earlier calls, or copied), so one is trusted only when:
+ * A record is a pair of words whose second, the return address, is in an executable mapping
+ * right after a call instruction. It is linked when its link is 0 or a higher address in the
+ * same stack whose record has a link that could be one too (two links, or the chain's end).
+ * The outermost frame-pointer frame's record is not linked: its link is the rbp of a caller
+ * built without frame pointers (main's is libc's), anything. So a record unlinked still
+ * counts as one, and may be the frame's, but only its own call or place can tell it is.
+ * Locals hold records that are not the frame's (left by earlier calls, or copied), so one
+ * is trusted only when:
  *   - it lies at or above the frame the function's prologue makes (sp plus its pushes and
- *     its sub $N,%rsp: locals are below that), and
+ *     its sub $N,%rsp, with the register moves compilers put among them: locals are below
+ *     that), and
  *   - its return address follows a call that reaches the stopped function (a direct call of
  *     its start, or of a PLT stub whose GOT slot holds it), it is the lowest such, every other
  *     such record is in its chain (and one calling the function from outside it is not
  *     followed by another: that is recursion only from inside), and no record below it could
- *     be the frame's too (an indirect call; any record at all, when the prologue was decoded
- *     whole and the record should sit exactly on its frame);
+ *     be the frame's too (an indirect call's, linked or not; any record at all, when the
+ *     prologue was decoded whole and the record should sit exactly on its frame);
  *   - or, when no record's call reaches the function (it was called indirectly or through a
- *     tail call), it lies exactly where the decoded prologue puts it, or its call is indirect
- *     and every other record is in its chain.
+ *     tail call), it lies exactly where the decoded prologue puts it (unlinked, only when
+ *     no record above it links to another: the outermost frame has no chain above it), or
+ *     it is the lowest record, linked, its call indirect, and every other record is in its
+ *     chain (an indirect call's record is never taken over a lower one: _start's, above
+ *     main's, is linked, its link 0, while main's is not).
  * Telling a record from the others takes seeing them: unless it lies exactly where the
  * prologue puts it, the window must go on FPC_VIEW bytes above it (or to the stack's end),
  * else a copy in the locals could pass for it while the real one lies past the window.
@@ -45,7 +53,9 @@ struct fpc_st {
 	bool spent;                     /* a read refused for the budget: records may be unseen */
 };
 
-struct rec { unsigned long at, link, ra; int cls; };
+/* linked: its link 0 or a record whose own link could be one (else the outermost
+ * frame-pointer frame's, or no frame's at all) */
+struct rec { unsigned long at, link, ra; int cls; bool linked; };
 
 /* n bytes at addr: from the window when it holds them, else through read(). */
 static int mem(struct fpc_st *st, unsigned long addr, void *buf, size_t n)
@@ -154,8 +164,8 @@ static int call_class(struct fpc_st *st, unsigned long ra)
 	return NOT_CALL;
 }
 
-/* The record at at: well-formed but for its link's own record. */
-static bool rec_read(struct fpc_st *st, unsigned long at, struct rec *r)
+/* The words at at, their second in an executable mapping. */
+static bool rec_words(struct fpc_st *st, unsigned long at, struct rec *r)
 {
 	const struct fpc_in *in = st->in;
 	unsigned long w[2];
@@ -165,27 +175,47 @@ static bool rec_read(struct fpc_st *st, unsigned long at, struct rec *r)
 	r->at = at;
 	r->link = w[0];
 	r->ra = w[1];
-	if (!is_exec(in, r->ra))
-		return false;
-	if (r->link && ((r->link & 7) || r->link < at + 16 || r->link > in->stack_hi - 16))
-		return false;
-	r->cls = call_class(st, r->ra);
-	return r->cls != NOT_CALL;
+	r->linked = false;
+	return is_exec(in, r->ra);
 }
 
-/* Well-formed: its link 0, or the record there well-formed too. */
-static bool rec_valid(struct fpc_st *st, unsigned long at, struct rec *r)
+/* Could r's link be a record's: 0, or aligned, above r and in the stack? */
+static bool link_fits(const struct fpc_in *in, const struct rec *r)
+{
+	return !r->link || (!(r->link & 7) && r->link >= r->at + 16 && r->link <= in->stack_hi - 16);
+}
+
+/* A record at at, its link whatever it is. */
+static bool rec_any(struct fpc_st *st, unsigned long at, struct rec *r)
+{
+	return rec_words(st, at, r) && (r->cls = call_class(st, r->ra)) != NOT_CALL;
+}
+
+/* A record at at whose link could be a record's. */
+static bool rec_read(struct fpc_st *st, unsigned long at, struct rec *r)
+{
+	return rec_words(st, at, r) && link_fits(st->in, r) &&
+	       (r->cls = call_class(st, r->ra)) != NOT_CALL;
+}
+
+/* Any record at at (rec_any), linked when its link is 0 or a record whose own link could be
+ * one (rec_read). */
+static bool rec_scan(struct fpc_st *st, unsigned long at, struct rec *r)
 {
 	struct rec n;
-	return rec_read(st, at, r) && (r->link == 0 || rec_read(st, r->link, &n));
+	if (!rec_any(st, at, r))
+		return false;
+	r->linked = link_fits(st->in, r) && (r->link == 0 || rec_read(st, r->link, &n));
+	return true;
 }
 
-/* Is the record at to in the chain of links from the record from? */
+/* Is the record at to in the chain of links from the record from? (A link that could be no
+ * record's is none: a capture does not keep it.) */
 static bool on_chain(struct fpc_st *st, const struct rec *from, unsigned long to)
 {
 	struct rec r = *from;
 	for (int i = 0; i < FPC_MAX_CHAIN; i++) {
-		if (r.at == to || r.link == to)
+		if (r.at == to || (r.link == to && link_fits(st->in, &r)))
 			return true;
 		if (!r.link || r.link > to || !rec_read(st, r.link, &r))
 			return false;
@@ -193,25 +223,56 @@ static bool on_chain(struct fpc_st *st, const struct rec *from, unsigned long to
 	return false;
 }
 
-/* The frame the prologue at fn_start makes below the record, when pc is past it. */
+/* The length of an instruction at p that compilers schedule into a prologue and that moves
+ * neither rsp nor rbp: mov or xor of one register to another, mov of an immediate to a
+ * register (0: not one). */
+static size_t prologue_other(const unsigned char *p)
+{
+	size_t i = 0;
+	unsigned rex = 0;
+	if ((p[0] & 0xf0) == 0x40)
+		rex = p[i++];
+	unsigned op = p[i];
+	if (op >= 0xb8 && op <= 0xbf && !(rex & 8))          /* mov $imm32,%r32 */
+		return (rex & 1) || (op != 0xbc && op != 0xbd) ? i + 5 : 0;
+	if (op != 0x89 && op != 0x8b && op != 0x31 && op != 0x33)
+		return 0;
+	unsigned m = p[i + 1];
+	if (m >> 6 != 3)
+		return 0;                       /* a memory operand */
+	/* the register written: r/m for 89 and 31, reg for 8b and 33 */
+	bool in_rm = op == 0x89 || op == 0x31;
+	unsigned dst = in_rm ? (m & 7) | (rex & 1) << 3 : ((m >> 3) & 7) | (rex & 4) << 1;
+	return dst == 4 || dst == 5 ? 0 : i + 2;
+}
+
+/* The frame the prologue at fn_start makes below the record, when pc is past it: push %rbp;
+ * mov %rsp,%rbp; pushes; sub $N,%rsp, with the register moves a compiler schedules among
+ * them (prologue_other). */
 static void prologue(struct fpc_st *st, struct fpc_out *out)
 {
 	const struct fpc_in *in = st->in;
-	unsigned char c[32];
+	unsigned char c[48] = { 0 };        /* 32 bytes at least; past them, 0 ends it */
 	out->bound = in->sp;
 	out->bound_exact = false;
-	if (!in->fn_start || in->pc <= in->fn_start || mem(st, in->fn_start, c, sizeof(c)) < 0)
+	if (!in->fn_start || in->pc <= in->fn_start || mem(st, in->fn_start, c, 32) < 0)
 		return;
-	size_t i = 0;
+	if (mem(st, in->fn_start + 32, c + 32, 16) < 0)
+		memset(c + 32, 0, 16);
+	size_t i = 0, k;
 	unsigned long fixed = 0;
 	bool exact = false;
 	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
 		i = 4;                          /* endbr64 */
-	if (c[i] != 0x55 || c[i + 1] != 0x48 ||
-	    !((c[i + 2] == 0x89 && c[i + 3] == 0xe5) || (c[i + 2] == 0x8b && c[i + 3] == 0xec)))
-		return;                         /* push %rbp; mov %rsp,%rbp */
-	i += 4;
-	while (i < 24) {
+	if (c[i++] != 0x55)
+		return;                         /* push %rbp */
+	while (i < 16 && (k = prologue_other(c + i)))
+		i += k;
+	if (c[i] != 0x48 ||
+	    !((c[i + 1] == 0x89 && c[i + 2] == 0xe5) || (c[i + 1] == 0x8b && c[i + 2] == 0xec)))
+		return;                         /* mov %rsp,%rbp */
+	i += 3;
+	while (i < 41) {                    /* the longest read below is c[i + 6] */
 		if (c[i] >= 0x50 && c[i] <= 0x57) {                 /* push %reg */
 			fixed += 8;
 			i++;
@@ -230,6 +291,8 @@ static void prologue(struct fpc_st *st, struct fpc_out *out)
 			i += 7;
 			exact = true;
 			break;
+		} else if ((k = prologue_other(c + i))) {
+			i += k;
 		} else {
 			break;
 		}
@@ -290,7 +353,7 @@ int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 	from = (from + 7) & ~7ul;
 	for (unsigned long at = from; at >= from && at - in->base <= in->len - 16; at += 8) {
 		struct rec r;
-		if (!rec_valid(&st, at, &r))
+		if (!rec_scan(&st, at, &r))
 			continue;
 		if (n == FPC_MAX_CAND)
 			return none(out, -EAGAIN, "too many frame records to tell");
@@ -320,7 +383,8 @@ int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 				            "chain");
 		/* a record calling the function linked to another: recursion, so from inside it */
 		struct rec r = c[t1], nx;
-		for (int i = 0; i < FPC_MAX_CHAIN && r.link && rec_read(&st, r.link, &nx); i++) {
+		for (int i = 0; i < FPC_MAX_CHAIN && r.link && link_fits(in, &r) &&
+		                rec_read(&st, r.link, &nx); i++) {
 			if (nx.cls == CALL_TO_FN && r.cls == CALL_TO_FN &&
 			    !(r.ra >= in->fn_start && r.ra < in->fn_end))
 				return none(out, -EAGAIN, "a record calling the function links to another "
@@ -332,10 +396,19 @@ int fpchain_find(const struct fpc_in *in, struct fpc_out *out)
 			            "from others");
 		return found(&st, out, &c[t1], FPC_BY_CALL);
 	}
-	if (out->bound_exact && c[0].at == out->bound)
+	if (out->bound_exact && c[0].at == out->bound) {
+		/* linked to no record: the outermost frame-pointer frame, so no chain above it */
+		for (size_t i = 1; i < n && !c[0].linked; i++)
+			if (c[i].linked && c[i].link)
+				return none(out, -EAGAIN, "the record where the prologue puts it links to "
+				            "no record, and records above it do");
 		return found(&st, out, &c[0], FPC_BY_BOUND);
+	}
 	if (c[0].cls != CALL_UNKNOWN)
 		return none(out, -ENOENT, "no record whose call reaches the function");
+	if (!c[0].linked)
+		return none(out, -EAGAIN, "the lowest record's link is not a record, and its call "
+		            "does not reach the function");
 	for (size_t i = 1; i < n; i++)
 		if (!on_chain(&st, &c[0], c[i].at))
 			return none(out, -EAGAIN, "records not in one chain, none calling the function");

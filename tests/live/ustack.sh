@@ -15,6 +15,12 @@
 #     that exact chain, or __vfork < middle_decoy and the frame-pointer stop: never a frame
 #     that is not in the real chain; the same below 1 KiB of alloca (decoya: the prologue's
 #     frame no longer keeps the scan above the locals), where the stop says why;
+#   -O0 and frame pointers, middle called by main itself (ustackhold direct: the record's link
+#     is main's record, whose own link is libc's rbp, not a record) and main itself blocked
+#     (ustackhold self): __vfork < middle < main, or __vfork < main, then libc's start frames
+#     to _start, their pcs the real chain, from main's caller (or main's) on fp_recovered;
+#     never _start as the caller (the record of its indirect call, above main's); main
+#     itself may stop instead, saying why;
 #   stripped: the same module offsets as -O2, and no symbol in the program's own frames
 #     (symbol_why says why), while libc's frame is still named from libc's symbols;
 #   stripped with a .gnu_debuglink and its debug file in .debug/ beside it: named from the
@@ -37,10 +43,14 @@ live_require_helpers ustackhold-O2 ustackhold-O0 ustackhold-fp ustackhold-strip
 
 # the vfork parents; cleanups kill each (and its child, which dies with it)
 declare -A TID
-for v in O2 O0 fp strip dO0 dfp aO0 afp; do
+for v in O2 O0 fp strip dO0 dfp aO0 afp mainO0 mainfp selfO0 selffp; do
 	mode=vfork b=$v
-	[[ $v == d* ]] && mode=decoy b=${v#d}
-	[[ $v == a* ]] && mode=decoya b=${v#a}
+	case $v in
+	d*) mode=decoy b=${v#d} ;;
+	a*) mode=decoya b=${v#a} ;;
+	main*) mode=direct b=${v#main} ;;
+	self*) mode=self b=${v#self} ;;
+	esac
 	"$LIVE_BIN/ustackhold-$b" $mode 40 >"$LIVE_TMP/$v.out" 2>"$LIVE_TMP/$v.err" 3>&- </dev/null &
 	pid=$!
 	live_on_exit "live_kill_wait $pid"
@@ -223,6 +233,26 @@ for v in dO0 dfp aO0 afp; do
 		live_fail "$v: frames '$f' pcs 2.. '$(pcs "${TID[$v]}")' (real chain '$ro $rm $rs'), error '$e': neither the real chain nor the stop"
 	fi
 done
+# the outermost frame-pointer frame: the real chain to _start, or for main itself the stop
+OUTERMOST=
+for v in mainO0 mainfp selfO0 selffp; do
+	b=${v#main} b=${b#self}
+	f=$(frames "${TID[$v]}")
+	e=$(uerr "${TID[$v]}")
+	read -r r1 r2 _ < <(chain "$v")
+	want="__vfork@libc.so.6 middle@ustackhold-$b main@ustackhold-$b" wpcs="$r1 $r2"
+	[[ $v == self* ]] && want="__vfork@libc.so.6 main@ustackhold-$b" wpcs=$r1
+	if [[ "$f" =~ ^"$want"( [^ ]+@libc\.so\.6)+" _start@ustackhold-$b"$ ]] &&
+		[[ "$(pcs "${TID[$v]}") " == "$wpcs "* ]] && [[ "$(marks "${TID[$v]}")" =~ ^--RR+$ ]] &&
+		[ -z "$e" ]; then
+		OUTERMOST+="${OUTERMOST:+, }${v%"$b"} -$b recovered"
+	elif [[ $v == self* ]] && [ "$f" = "$want" ] &&
+		[[ "$e" == "user stack ends at main+0x"*"needs rbp (frame-pointer code)"*"(no frame pointer recovered by a stack scan: "?*")" ]]; then
+		OUTERMOST+="${OUTERMOST:+, }self -$b stopped"
+	else
+		live_fail "$v: frames '$f' pcs 2.. '$(pcs "${TID[$v]}")' marks '$(marks "${TID[$v]}")' error '$e'; want '$want', libc's start frames and _start, pcs 2.. '$wpcs ...', from frame 2 on fp_recovered"
+	fi
+done
 # stripped: the -O2 code at the same offsets, and no name in its own frames
 want=$(jq -r --argjson t "${TID[O2]}" '[.tasks[] | select(.tid == $t)][0] | [.ustack[] | .offset] | join(" ")' "$OUT")
 got=$(jq -r --argjson t "${TID[strip]}" '[.tasks[] | select(.tid == $t)][0] | [.ustack[] | .offset] | join(" ")' "$OUT")
@@ -277,4 +307,4 @@ for t in "${TID[@]}"; do
 	tp=$(awk '/^TracerPid:/{print $2}' "/proc/$t/status")
 	[ "$tp" = 0 ] || live_fail "task $t TracerPid $tp after the checks"
 done
-live_pass "-O2, -O0 and frame pointers (recovered by stack scan, an -O0 thread too), decoys (${DECOY# }), stripped, debug file, replaced, bind-mounted over, private tmpfs, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"
+live_pass "-O2, -O0 and frame pointers (recovered by stack scan, an -O0 thread too), decoys (${DECOY# }), called by main and main itself ($OUTERMOST), stripped, debug file, replaced, bind-mounted over, private tmpfs, a FUSE thread and 20 identical ones (one unwind) unwound; none traced or stopped"

@@ -19,6 +19,11 @@
  *                                 sp lies that much below the frame its prologue makes, so
  *                                 the records in its locals are above where the prologue says
  *                                 its own record must be at the least
+ *   ustackhold direct SECONDS     the vfork parent, main -> middle -> vfork: middle called by
+ *                                 main itself, whose frame record is the outermost one (its
+ *                                 saved rbp is libc's, which keeps no frame pointer)
+ *   ustackhold self SECONDS       the vfork parent, main -> vfork: main stopped itself, called
+ *                                 from libc through a pointer
  *   ustackhold mmaphold SECONDS   the vfork parent as above, and two threads that take the
  *                                 process's mmap lock for writing in turn (mprotect of a
  *                                 4 GiB mapping of small pages each, each call a hold of
@@ -26,7 +31,9 @@
  *
  * Prints "chain RA_OUTER RA_MAIN RA_START\n" first in the vfork, decoy and stat modes: the
  * return addresses into outer, outer's caller (main, or the thread function) and main's
- * caller, so a test can tell frames of the real call chain from wrong ones. Prints "blocked TID\n" for the thread that blocks (before the call). Dies with its parent
+ * caller, so a test can tell frames of the real call chain from wrong ones; in the direct
+ * mode "chain RA_MAIN RA_START 0\n" (into main, and main's caller), in the self mode
+ * "chain RA_START 0 0\n". Prints "blocked TID\n" for the thread that blocks (before the call). Dies with its parent
  * (PR_SET_PDEATHSIG); the vfork child too. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -105,7 +112,7 @@ __attribute__((noinline, noclone)) static int middle_decoy(int how)
 
 __attribute__((noinline)) static int middle(int how)
 {
-	if (how == 'v' || how == 's')
+	if (how == 'v' || how == 's' || how == 'r')
 		say_chain(__builtin_return_address(0));
 	say_tid();
 	if (how == 's') {
@@ -185,6 +192,27 @@ int main(int argc, char **argv)
 		return outer('d') == 1 ? 0 : 1;
 	if (argc == 3 && !strcmp(argv[1], "decoya") && (secs = (unsigned)atoi(argv[2])) > 0)
 		return outer('a') == 1 ? 0 : 1;
+	if (argc == 3 && !strcmp(argv[1], "direct") && (secs = (unsigned)atoi(argv[2])) > 0) {
+		ra_main = ra_start;
+		ra_start = NULL;
+		int r = middle(argv[1][2]);     /* 'r' at run time: no clone of middle for a constant */
+		sink += r;                      /* not a tail call */
+		return r;
+	}
+	if (argc == 3 && !strcmp(argv[1], "self") && (secs = (unsigned)atoi(argv[2])) > 0) {
+		ra_main = ra_start = NULL;
+		say_chain(__builtin_return_address(0));
+		say_tid();
+		pid_t p = vfork();
+		if (p == 0) {
+			struct timespec ts = { .tv_sec = secs, .tv_nsec = 0 };
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			syscall(SYS_nanosleep, &ts, NULL);
+			_exit(0);
+		}
+		sink += p;
+		return p < 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "mmaphold") && (secs = (unsigned)atoi(argv[2])) > 0) {
 		pthread_t t;
 		for (int i = 0; i < 2; i++)     /* two: one always waits while the other holds */
@@ -216,7 +244,7 @@ int main(int argc, char **argv)
 		pthread_join(t, NULL);
 		return 0;
 	}
-	fprintf(stderr, "usage: ustackhold vfork|decoy|decoya SECONDS | stat PATH THREADS | statn PATH THREADS | "
+	fprintf(stderr, "usage: ustackhold vfork|decoy|decoya|direct|self SECONDS | stat PATH THREADS | statn PATH THREADS | "
 	        "mmaphold SECONDS\n");
 	return 2;
 }

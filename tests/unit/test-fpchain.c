@@ -4,7 +4,9 @@
  * live vfork parents of tests/live/ustackhold built -O0 and -O2 -fno-omit-frame-pointer,
  * stopped in middle, and in middle_decoy, whose locals hold well-formed frame records that
  * are not its own (one linking to another beside the real return address into outer; one
- * linking into outer's frame beside a return address after another call; one ending in 0).
+ * linking into outer's frame beside a return address after another call; one ending in 0);
+ * and stopped in middle called by main itself, and in main itself: the outermost frame
+ * record's link is libc's rbp, which is not a record.
  * The search must find each frame's record ("want"), and whatever it is denied (the
  * prologue, the function, part of the window) it finds that one or none: never another.
  * Then made-up memory for each rule: the call forms, PLT stubs, links, recursion, the bound.
@@ -124,40 +126,61 @@ static unsigned long word_at(struct image *m, unsigned long a)
 	return v;
 }
 
-/* the first four found; the decoya ones (1 KiB of alloca below the locals: the prologue's
- * frame no longer keeps the scan above the decoys) refused */
-static const char *const real[] = { "O0-vfork.txt", "fp-vfork.txt", "O0-decoy.txt",
-                                    "fp-decoy.txt", "O0-decoya.txt", "fp-decoya.txt" };
-#define REAL_FOUND 4
+/* Each real stack and what the search makes of it: the frame's record, told apart how, or
+ * none, and why. */
+static const struct { const char *file; int how; const char *why; } real[] = {
+	{ "O0-vfork.txt", FPC_BY_CALL, NULL },
+	{ "fp-vfork.txt", FPC_BY_CALL, NULL },
+	{ "O0-decoy.txt", FPC_BY_CALL, NULL },
+	{ "fp-decoy.txt", FPC_BY_CALL, NULL },
+	/* middle called by main: its record links to main's, whose link (libc's rbp) is no
+	 * record; above them the record of _start's indirect call, its link 0 */
+	{ "O0-direct.txt", FPC_BY_CALL, NULL },
+	{ "fp-direct.txt", FPC_BY_CALL, NULL },
+	/* main itself, called through a pointer, its record's link no record: where its
+	 * prologue puts it (-O2's has register moves among its pushes, 33 bytes), never
+	 * _start's record */
+	{ "O0-self.txt", FPC_BY_BOUND, NULL },
+	{ "fp-self.txt", FPC_BY_BOUND, NULL },
+	/* 1 KiB of alloca below the locals: the prologue's frame no longer keeps the scan above
+	 * the decoys */
+	{ "O0-decoya.txt", 0, "two records calling the function, not in one chain" },
+	{ "fp-decoya.txt", 0, "two records calling the function, not in one chain" },
+};
+
+static bool is_decoy(size_t k)
+{
+	return strstr(real[k].file, "decoy") != NULL;
+}
 
 static void test_real_stacks(void **state)
 {
 	(void)state;
-	for (size_t k = 0; k < REAL_FOUND; k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(real); k++) {
 		struct image m;
 		struct fpc_out o;
-		img_load(&m, real[k]);
+		img_load(&m, real[k].file);
 		int r = search(&m, 0, &o);
-		if (r != 0 || o.rbp != m.want) {
-			print_error("%s: %d rbp %lx, want %lx (%s)\n", real[k], r, o.rbp, m.want,
-			            o.why ? o.why : "");
+		if (real[k].how && (r != 0 || o.rbp != m.want || o.how != real[k].how)) {
+			print_error("%s: %d rbp %lx how %d, want %lx how %d (%s)\n", real[k].file, r,
+			            o.rbp, o.how, m.want, real[k].how, o.why ? o.why : "");
 			fail();
 		}
-		assert_int_equal(o.how, FPC_BY_CALL);
-		assert_true(o.ra == word_at(&m, m.want + 8));
-		/* the prologue's frame: -O0 sub $N; fp builds push %rbx first, or not */
-		assert_true(o.bound_exact && o.bound == m.want);
-		img_free(&m);
-	}
-	/* below alloca: the decoy with the real return address is the lowest record calling
-	 * middle_decoy, and the real one is not in its chain */
-	for (size_t k = REAL_FOUND; k < ARRAY_SIZE(real); k++) {
-		struct image m;
-		struct fpc_out o;
-		img_load(&m, real[k]);
-		assert_int_equal(search(&m, 0, &o), -EAGAIN);
-		assert_string_equal(o.why, "two records calling the function, not in one chain");
-		assert_true(o.bound_exact && o.bound < m.want - 1024);
+		if (!real[k].how && (r == 0 || strcmp(o.why, real[k].why))) {
+			print_error("%s: %d rbp %lx (%s), want none: %s\n", real[k].file, r, o.rbp,
+			            o.why ? o.why : "", real[k].why);
+			fail();
+		}
+		if (real[k].how) {
+			assert_true(o.ra == word_at(&m, m.want + 8));
+			/* the prologue's frame: -O0 sub $N; fp builds push %rbx first, or not */
+			assert_true(o.bound_exact && o.bound == m.want);
+		} else if (is_decoy(k)) {
+			/* below alloca: the decoy with the real return address is the lowest record
+			 * calling middle_decoy, and the real one is not in its chain */
+			assert_int_equal(r, -EAGAIN);
+			assert_true(o.bound_exact && o.bound < m.want - 1024);
+		}
 		img_free(&m);
 	}
 }
@@ -167,9 +190,11 @@ static void test_real_stacks(void **state)
 static void test_decoys_are_there(void **state)
 {
 	(void)state;
-	for (size_t k = 2; k < ARRAY_SIZE(real); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(real); k++) {
+		if (!is_decoy(k))
+			continue;
 		struct image m;
-		img_load(&m, real[k]);
+		img_load(&m, real[k].file);
 		unsigned long ra = word_at(&m, m.want + 8), outer = word_at(&m, m.want);
 		bool copy = false, into_outer = false;
 		for (unsigned long a = m.sp; a < m.want; a += 8) {
@@ -189,7 +214,7 @@ static void test_real_never_wrong(void **state)
 	for (size_t k = 0; k < ARRAY_SIZE(real); k++) {
 		struct image m;
 		struct fpc_out o;
-		img_load(&m, real[k]);
+		img_load(&m, real[k].file);
 		size_t full = img_chunk(&m, m.sp)->n;
 		for (int deny = 0; deny < 4; deny++) {
 			struct image d = m;
@@ -206,13 +231,13 @@ static void test_real_never_wrong(void **state)
 				int r = search(&d, len, &o);
 				if (r == 0 && o.rbp != m.want) {
 					print_error("%s deny %d window %zu: rbp %lx, the frame's is %lx\n",
-					            real[k], deny, len, o.rbp, m.want);
+					            real[k].file, deny, len, o.rbp, m.want);
 					fail();
 				}
 				assert_true(r == 0 || r == -ENOENT || r == -EAGAIN);
 				assert_true(r == 0 || (o.why && o.why[0] && o.rbp == 0));
-				if (k < REAL_FOUND && deny == 0 && len >= m.want + 16 - m.sp && r != 0) {
-					print_error("%s window %zu (its record in it): %d (%s)\n", real[k],
+				if (real[k].how && deny == 0 && len >= m.want + 16 - m.sp && r != 0) {
+					print_error("%s window %zu (its record in it): %d (%s)\n", real[k].file,
 					            len, r, o.why);
 					fail();
 				}
@@ -220,7 +245,7 @@ static void test_real_never_wrong(void **state)
 		}
 		/* denied the prologue, a decoy calling the function is below the real record:
 		 * two records calling it, not one chain: none */
-		if (k >= 2) {
+		if (is_decoy(k)) {
 			struct image d = m;
 			d.hide_lo = m.fn_start;
 			d.hide_hi = m.fn_start + 32;
@@ -352,6 +377,47 @@ static void test_call_of_function(void **state)
 	assert_true(o.rbp == SP + 0x20 && o.how == FPC_BY_BOUND);
 }
 
+/* The prologue's frame, with the register moves compilers schedule among its pushes (gcc
+ * -O2 -fno-omit-frame-pointer: main of tests/live/ustackhold), up to 48 bytes of it; a move
+ * into rsp or rbp ends it. */
+static void test_prologue(void **state)
+{
+	(void)state;
+	static const struct { const char *code; unsigned long bound; bool exact; } cases[] = {
+		/* push %rbp; xor %eax,%eax; mov %rsp,%rbp; push %r14; push %r13; push %r12;
+		 * mov %edi,%r12d; mov $1,%edi; push %rbx; mov %rsi,%rbx; mov $9,%esi;
+		 * sub $0x30,%rsp: 33 bytes */
+		{ "5531c04889e54156415541544189fcbf01000000534889f3be090000004883ec30", 0x50, true },
+		/* endbr64 first, and mov %r8,%r12 and a mov $imm,%r10d among the pushes */
+		{ "f30f1efa554889e5534d89c441ba0500000041544881ec00010000", 0x110, true },
+		/* mov %rax,%rsp among the pushes: the frame so far */
+		{ "554889e5534889c44883ec10", 0x8, false },
+		/* xor %ebp,%ebp before mov %rsp,%rbp: no prologue */
+		{ "5531ed4889e54883ec10", 0, false },
+		/* mov $imm,%esp: ends it */
+		{ "554889e553bc100000004883ec10", 0x8, false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fake f;
+		struct fpc_out o;
+		fake_init(&f, "");
+		img_free(&f.m);
+		put_code(&f.m, F, cases[i].code);
+		put_code(&f.m, F + strlen(cases[i].code) / 2,
+		         "9090909090909090909090909090909090909090909090909090909090909090");
+		put_call(&f.m, CODE + 0x2005, F);
+		put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+		rec(&f, SP + cases[i].bound, SP + 0x200, CODE + 0x2005);
+		rec(&f, SP + 0x200, 0, CODE + 0x3005);
+		int r = fsearch(&f, &o);
+		if (r != 0 || o.bound != SP + cases[i].bound || o.bound_exact != cases[i].exact) {
+			print_error("%s: %d bound sp+0x%lx exact %d\n", cases[i].code, r, o.bound - SP,
+			            o.bound_exact);
+			fail();
+		}
+	}
+}
+
 static void test_ambiguous(void **state)
 {
 	(void)state;
@@ -477,8 +543,126 @@ static void test_indirect(void **state)
 	assert_int_equal(fsearch(&f, &o), -EAGAIN);
 }
 
-/* What makes a record: its link 0 or above it in the stack, aligned, itself a record; its
- * return address in an executable mapping after a call of an executable address. */
+/* The outermost frame-pointer frame: its caller keeps no frame pointer, so the rbp it saved
+ * (its record's link) is anything, not a record. Such a record is trusted by its own call of
+ * F, or where the prologue puts it; and it is a record for the others: an indirect call's
+ * record above it (_start's, its link 0) is never taken over it. */
+#define INDIRECT "9090909090909090909090909090ffd0"   /* ...; call *%rax: ra CODE+0x4010 */
+
+static void test_outermost(void **state)
+{
+	(void)state;
+	struct fake f;
+	struct fpc_out o;
+	for (int pro = 0; pro < 2; pro++) {
+		/* F called by main, main's record's link libc's rbp (argc): F's record */
+		fake_init(&f, pro ? PRO_SUB20 : "909090");
+		put_call(&f.m, CODE + 0x2005, F);
+		put_code(&f.m, CODE + 0x4000, INDIRECT);
+		rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+		rec(&f, SP + 0x40, 3, CODE + 0x4010);
+		rec(&f, SP + 0x80, 0, CODE + 0x4010);
+		int r = fsearch(&f, &o);
+		if (r != 0 || o.rbp != SP + 0x20 || o.how != FPC_BY_CALL)
+			print_error("called by main, prologue %d: %d rbp %lx (%s)\n", pro, r, o.rbp,
+			            o.why ? o.why : "");
+		assert_int_equal(r, 0);
+		assert_true(o.rbp == SP + 0x20 && o.ra == CODE + 0x2005 && o.how == FPC_BY_CALL);
+		/* F's own link no record: called by code without frame pointers */
+		fake_init(&f, pro ? PRO_SUB20 : "909090");
+		put_call(&f.m, CODE + 0x2005, F);
+		put_code(&f.m, CODE + 0x4000, INDIRECT);
+		rec(&f, SP + 0x20, 0x12345, CODE + 0x2005);
+		rec(&f, SP + 0x80, 0, CODE + 0x4010);
+		assert_int_equal(fsearch(&f, &o), 0);
+		assert_true(o.rbp == SP + 0x20 && o.how == FPC_BY_CALL);
+		/* F called through a pointer, its link no record: where its prologue puts it, or
+		 * none; never _start's */
+		fake_init(&f, pro ? PRO_SUB20 : "909090");
+		put_code(&f.m, CODE + 0x4000, INDIRECT);
+		rec(&f, SP + 0x20, 3, CODE + 0x4010);
+		rec(&f, SP + 0x80, 0, CODE + 0x4010);
+		r = fsearch(&f, &o);
+		if (pro) {
+			assert_int_equal(r, 0);
+			assert_true(o.rbp == SP + 0x20 && o.how == FPC_BY_BOUND);
+		} else {
+			if (r != -EAGAIN)
+				print_error("through a pointer: %d rbp %lx (%s)\n", r, o.rbp,
+				            o.why ? o.why : "");
+			assert_int_equal(r, -EAGAIN);
+			assert_string_equal(o.why, "the lowest record's link is not a record, and its "
+			                    "call does not reach the function");
+		}
+	}
+	/* where the prologue puts it, its link no record, but a chain of records above it (F
+	 * took alloca, and its own record, an indirect call's, lies higher): none */
+	fake_init(&f, PRO_SUB20);
+	put_code(&f.m, CODE + 0x4000, INDIRECT);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, 0x9999, CODE + 0x4010);
+	rec(&f, SP + 0x60, SP + 0xa0, CODE + 0x4010);
+	rec(&f, SP + 0xa0, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -EAGAIN);
+	assert_string_equal(o.why, "the record where the prologue puts it links to no record, "
+	                    "and records above it do");
+	/* F's link no record's (below it), though a record calling F lies there, in its
+	 * locals: not followed (a capture keeps no such link) */
+	fake_init(&f, PRO_SUB20);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_code(&f.m, CODE + 0x4000, INDIRECT);
+	rec(&f, SP + 0x00, SP + 0x80, CODE + 0x2005);
+	rec(&f, SP + 0x20, SP + 0x00, CODE + 0x2005);
+	rec(&f, SP + 0x80, 0, CODE + 0x4010);
+	assert_int_equal(fsearch(&f, &o), 0);
+	assert_true(o.rbp == SP + 0x20 && o.how == FPC_BY_CALL);
+	/* a copy of F's call in its locals, its link no record, below the real record: two
+	 * records calling F, not in one chain: none */
+	fake_init(&f, "909090");
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x00, 0x777, CODE + 0x2005);
+	rec(&f, SP + 0x20, SP + 0x40, CODE + 0x2005);
+	rec(&f, SP + 0x40, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -EAGAIN);
+	assert_string_equal(o.why, "two records calling the function, not in one chain");
+	/* F called through a pointer from code without frame pointers (a callback of qsort that
+	 * F itself called): its record, link no record, below the one of F's own call: that may
+	 * be its frame as well: none */
+	fake_init(&f, "909090");
+	put_code(&f.m, CODE + 0x4000, INDIRECT);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x10, 0x9999, CODE + 0x4010);
+	rec(&f, SP + 0x40, SP + 0x80, CODE + 0x2005);
+	rec(&f, SP + 0x80, 0, CODE + 0x3005);
+	int r = fsearch(&f, &o);
+	if (r != -EAGAIN)
+		print_error("callback: %d rbp %lx (%s)\n", r, o.rbp, o.why ? o.why : "");
+	assert_int_equal(r, -EAGAIN);
+	/* the prologue decoded whole: a record with its link no record between its frame and
+	 * the one calling F: none */
+	fake_init(&f, PRO_SUB20);
+	put_code(&f.m, CODE + 0x4000, INDIRECT);
+	put_call(&f.m, CODE + 0x2005, F);
+	put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
+	rec(&f, SP + 0x20, 0x9999, CODE + 0x4010);
+	rec(&f, SP + 0x40, SP + 0x80, CODE + 0x2005);
+	rec(&f, SP + 0x80, 0, CODE + 0x3005);
+	assert_int_equal(fsearch(&f, &o), -EAGAIN);
+	/* an indirect call's record, its chain whole, above one whose call does not reach F
+	 * and whose link is no record: none */
+	fake_init(&f, "909090");
+	put_code(&f.m, CODE + 0x4000, INDIRECT);
+	put_call(&f.m, CODE + 0x7005, CODE + 0x7100);
+	rec(&f, SP + 0x10, 0x9999, CODE + 0x7005);
+	rec(&f, SP + 0x40, 0, CODE + 0x4010);
+	assert_int_equal(fsearch(&f, &o), -ENOENT);
+}
+
+/* What makes a record: its return address in an executable mapping after a call of an
+ * executable address; and a record linked: its link 0 or above it in the stack, aligned,
+ * itself a record. An indirect call's record is trusted only linked. */
 static void test_links(void **state)
 {
 	(void)state;
@@ -487,21 +671,23 @@ static void test_links(void **state)
 	static const struct { unsigned long link; int want; } cases[] = {
 		{ SP + 0x40, 0 },
 		{ 0, 0 },                       /* the chain's end */
-		{ SP + 0x44, -ENOENT },         /* misaligned */
-		{ SP + 0x28, -ENOENT },         /* not past the record itself */
-		{ SP + 0x10, -ENOENT },         /* below it */
-		{ SP + 0x800, -ENOENT },        /* past the stack */
-		{ SP + 0x50, -ENOENT },         /* no record there */
+		{ SP + 0x44, -EAGAIN },         /* misaligned */
+		{ SP + 0x28, -EAGAIN },         /* not past the record itself */
+		{ SP + 0x10, -EAGAIN },         /* below it */
+		{ SP + 0x800, -EAGAIN },        /* past the stack */
+		{ SP + 0x50, -EAGAIN },         /* no record there */
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		fake_init(&f, PRO_SUB20);
-		put_call(&f.m, CODE + 0x2005, F);
+		fake_init(&f, "909090");
+		put_code(&f.m, CODE + 0x4000, INDIRECT);
 		put_call(&f.m, CODE + 0x3005, CODE + 0x2000);
-		rec(&f, SP + 0x20, cases[i].link, CODE + 0x2005);
-		rec(&f, SP + 0x40, 0, CODE + 0x3005);
+		rec(&f, SP + 0x20, cases[i].link, CODE + 0x4010);
+		if (cases[i].link)                 /* else the chain ends: no other record */
+			rec(&f, SP + 0x40, 0, CODE + 0x3005);
 		int r = fsearch(&f, &o);
-		if (r != cases[i].want) {
-			print_error("link %lx: %d, want %d\n", cases[i].link, r, cases[i].want);
+		if (r != cases[i].want || (r == 0 && (o.rbp != SP + 0x20 || o.how != FPC_BY_CHAIN))) {
+			print_error("link %lx: %d rbp %lx, want %d\n", cases[i].link, r, o.rbp,
+			            cases[i].want);
 			fail();
 		}
 	}
@@ -646,7 +832,7 @@ static void test_kept_words(void **state)
 	(void)state;
 	for (size_t k = 0; k < ARRAY_SIZE(real); k++) {
 		struct image m;
-		img_load(&m, real[k]);
+		img_load(&m, real[k].file);
 		struct chunk *c = img_chunk(&m, m.sp);
 		unsigned char *copy = malloc(c->n);
 		assert_non_null(copy);
@@ -676,12 +862,12 @@ static void test_kept_words(void **state)
 				if (r1 != r2 || o1.rbp != o2.rbp || o1.how != o2.how ||
 				    strcmp(o1.why ? o1.why : "", o2.why ? o2.why : "")) {
 					print_error("%s deny %d view %zu: %d %lx (%s), its copy's %d %lx (%s)\n",
-					            real[k], deny, len, r1, o1.rbp, o1.why ? o1.why : "", r2,
+					            real[k].file, deny, len, r1, o1.rbp, o1.why ? o1.why : "", r2,
 					            o2.rbp, o2.why ? o2.why : "");
 					fail();
 				}
 				if (deny == 0 && len == c->n && kp.nkept * 4 > kp.nread) {
-					print_error("%s: %u of %u words read kept\n", real[k], kp.nkept,
+					print_error("%s: %u of %u words read kept\n", real[k].file, kp.nkept,
 					            kp.nread);
 					fail();
 				}
@@ -738,8 +924,10 @@ int main(void)
 		cmocka_unit_test(test_decoys_are_there),
 		cmocka_unit_test(test_real_never_wrong),
 		cmocka_unit_test(test_call_of_function),
+		cmocka_unit_test(test_prologue),
 		cmocka_unit_test(test_ambiguous),
 		cmocka_unit_test(test_indirect),
+		cmocka_unit_test(test_outermost),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_read_budget),
 		cmocka_unit_test(test_bad_input),

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Dump what parse-fpchain.c is given for a live task stopped in frame-pointer code, as a
 fixture of tests/unit/test-fpchain.c: run as root against a vfork parent of
-tests/live/bin/ustackhold-* (vfork or decoy mode), blocked in __vfork, whose sp at the
-syscall is middle's (or middle_decoy's) sp: __vfork pops its return address first.
+tests/live/bin/ustackhold-* (vfork, decoy, direct or self mode), blocked in __vfork, whose
+sp at the syscall is its caller's sp (middle's, middle_decoy's or main's): __vfork pops its
+return address first. Start the target under env -i from /: the window may reach the
+stack's top, the environment's strings.
 
 usage: dump.py TID FUNCTION RA_OUTER > FIXTURE
-  FUNCTION  the stopped frame's function (middle, middle_decoy), looked up with nm
-  RA_OUTER  the return address into outer (the program's "chain" line): the real record is
-            the highest slot holding it, less 8, within the function's frame
+  FUNCTION  the stopped frame's function (middle, middle_decoy, main), looked up with nm
+  RA_OUTER  the return address into its caller (the first of the program's "chain" line):
+            the real record is the highest slot holding it, less 8, within the function's
+            frame
 Lines: sp, pc, fn START END, stack LO HI, exec LO HI..., want RBP, mem ADDR HEX...
 (the stack window; code before every word of it that points into an executable mapping,
-the target of a call there and a PLT stub's GOT slot; the function's first 32 bytes)."""
+the target of a call there and a PLT stub's GOT slot; the function's first 48 bytes)."""
 import struct
 import subprocess
 import sys
@@ -70,7 +73,7 @@ def main():
                     g = rd(got, 8)
                     if g:
                         chunks[got] = g
-    chunks[fs] = rd(fs, 32)
+    chunks[fs] = rd(fs, 48)
     slots = [sp + 8 * i for i, w in enumerate(words[:(size + 2048) // 8]) if w == ra_outer]
     print("# %s %s: %s's frame, dumped by tests/unit/fpchain/dump.py" % (exe.split("/")[-1],
                                                                         fn, fn))
