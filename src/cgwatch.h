@@ -213,6 +213,49 @@ void dl_reset(void);
 void dl_forked(void);
 /* Number of helper threads abandoned and still stuck. */
 unsigned dl_stuck(void);
+/* Jobs handed to a worker thread so far, by every caller (what a job of several reads saves). */
+unsigned long dl_handoffs(void);
+/* In a job: the next of its several reads begins, with a deadline of its own from now (the
+ * first has the call's). No-op outside a worker. */
+void dl_step(void);
+/* In a job: has its caller left (the deadline passed)? Then it should start nothing more. */
+bool dl_abandoned(void);
+
+#define DL_BATCH_MAX 8                /* reads in one batch */
+#define DL_PATH_MAX 4352              /* a read's path in a batch, NUL included */
+/* One read of a batch and its answer. */
+struct dl_item {
+	char *path;
+	off_t off;                        /* one pread there; -1: the whole file */
+	size_t cap;
+	char *buf;                        /* NUL-terminated when r >= 0 */
+	ssize_t r;                        /* bytes, or -errno */
+	bool deadline;                    /* r is the deadline's (-ETIMEDOUT, -ECANCELED) */
+	bool taken;
+};
+/* What a batch answered, in order. */
+struct dl_batch {
+	struct dl_item item[DL_BATCH_MAX];
+	size_t n;
+};
+/* The read after the n answered (done[0..n)) of a batch, into path (cap pathcap), *off
+ * (-1: the whole file) and *cap (its buffer); false: no more. Runs in the worker: pure, on
+ * what it is given and ctx (the batch's own copy, its to change). */
+typedef bool (*dl_next_fn)(const struct dl_item *done, size_t n, void *ctx, char *path,
+                           size_t pathcap, off_t *off, size_t *cap);
+/* Reads that follow one another (each may depend on the ones before: next), made in one job
+ * of the worker, one hand-off for them all; each with the deadline of one dl_pread_file,
+ * from when it begins, and a path still stuck answered at once, as there. When one passes its
+ * deadline the worker is abandoned: that read is answered -ETIMEDOUT, the ones before it
+ * are kept, the ones after are not made. NULL (no memory) or the batch (maybe empty: refused
+ * as dl_call refuses), for dl_batch_take and then dl_batch_free. */
+struct dl_batch *dl_read_batch(dl_next_fn next, const void *ctx, size_t ctx_size,
+                               unsigned timeout_ms);
+/* The answer of b to a read of (path, off, cap) not taken yet, as dl_pread_file would have
+ * given it (into buf, and recorded): true and *r; false when b has none (read it then). */
+bool dl_batch_take(struct dl_batch *b, const char *path, off_t off, char *buf, size_t cap,
+                   ssize_t *r);
+void dl_batch_free(struct dl_batch *b);
 
 /* ---- record.c: what a capture read, in memory (shared; source-capture.c writes it) ---- */
 
