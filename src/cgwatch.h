@@ -1578,6 +1578,9 @@ struct cgw_scan {
 	 * process blocked alike wait on one path, whose mount is found once; NULL none yet */
 	struct cgw_mntmemo { const char *mi; char *path; struct mountinfo_ent e; bool found; }
 		*mnt_memo;
+	/* the reads of the suspect being read, made ahead in one batch (source-tasks.c), for
+	 * scan_read to take; NULL none */
+	struct dl_batch *prefetch;
 	/* a replay of a capture (source-capture.c): its time references, NULL when it has none,
 	 * the live run's cgroup activity counts (rates.h; NULL when it has none: the replay
 	 * counts from the tree's /proc files), and the tree's directory (its cgwatch/ files) */
@@ -1757,6 +1760,17 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
 
 /* ---- source-cgroup.c ---- */
 
+#define FREEZER_PATH_MAX 1024         /* a freezer file's path (longer ones are cut) */
+#define FREEZER_BUF 256               /* what of a freezer file is read */
+/* The path of file name of cgroup cg (its v1 freezer or its v2 path) in the hierarchy
+ * mounted at mnt, into out: false when there is none to read (not mounted, no cgroup, a
+ * path with "..": users name cgroups). Pure. */
+bool freezer_file(const char *mnt, const char *cg, const char *name, char *out, size_t cap);
+/* Does a read of freezer.state (buf, r bytes or -errno) say FROZEN? Pure. */
+bool freezer_state_frozen(const char *buf, ssize_t r);
+/* Does a read of cgroup.events (buf, r bytes or -errno) say "frozen 1"? Pure. */
+bool cgroup_events_frozen(const char *buf, ssize_t r);
+
 /* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen? v1 when
  * its freezer.state is FROZEN, else v2 when its cgroup.events says "frozen 1", else NULL;
  * files read with a deadline. */
@@ -1805,6 +1819,13 @@ int psi_read_cgroups(struct cgw_report *r, struct cgw_pressure *p, unsigned time
  * (the fd's link, or the string in its memory: live only, with the deadline), and the mount
  * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
+#define WAITFILE_LINE 256             /* what of /proc/TID/syscall is read */
+/* Does waitfile_read read anything of t (a D suspect, not a kernel thread)? */
+bool waitfile_wanted(const struct cgw_task *t);
+/* The read of the task's memory waitfile_read makes after the syscall line it read (line, r
+ * bytes or -errno), live: true with the address of the path; false when it makes none. Pure:
+ * for a batch planned ahead (source-tasks.c). */
+bool waitfile_mem_addr(const char *line, ssize_t r, unsigned long *addr);
 
 /* ---- source-elf.c: naming user-space frames from ELF files, with the deadline ---- */
 

@@ -169,7 +169,105 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	}
 }
 
+/* What suspect_read reads of a task, planned ahead for one batch (dl_read_batch): the same
+ * files in the same order, each decided as suspect_read, cgroup_frozen and waitfile_read
+ * decide it from what the ones before said. A read they make that was not planned is made
+ * on its own; one planned that they do not make costs its read only. */
+struct suspect_plan {
+	int tgid, tid;
+	bool stack, waitfile, live;
+	bool v1_read;                     /* freezer.state was planned: the read before events */
+	unsigned stage;
+	char freezer_mnt[256], cgroup2_mnt[256];
+	char v2[256];                     /* the v2 cgroup its cgroup line names */
+};
+
+static bool suspect_next(const struct dl_item *done, size_t n, void *ctx, char *path,
+                         size_t cap, off_t *off, size_t *bufcap)
+{
+	struct suspect_plan *p = ctx;
+	const struct dl_item *last = n ? &done[n - 1] : NULL;
+	unsigned long addr;
+	*off = -1;
+	for (;;) {
+		switch (p->stage++) {
+		case 0:                       /* the kernel stack, unless the walk gave it */
+			if (!p->stack)
+				continue;
+			snprintf(path, cap, "/proc/%d/task/%d/stack", p->tgid, p->tid);
+			*bufcap = STACK_BUF;
+			return true;
+		case 1:
+			snprintf(path, cap, "/proc/%d/task/%d/wchan", p->tgid, p->tid);
+			*bufcap = 128;
+			return true;
+		case 2:
+			snprintf(path, cap, "/proc/%d/task/%d/cgroup", p->tgid, p->tid);
+			*bufcap = STACK_BUF;
+			return true;
+		case 3: {                     /* its freezer state (v1), then its events (v2) */
+			char v1[256], sd[256];
+			if (last->r < 0 ||
+			    parse_cgroup_buf(last->buf, "freezer", v1, sizeof(v1), p->v2,
+			                     sizeof(p->v2)) == -EINVAL ||
+			    parse_cgroup_buf(last->buf, "name=systemd", sd, sizeof(sd), NULL, 0) ==
+			    -EINVAL) {
+				p->stage = 5;
+				continue;
+			}
+			if (!freezer_file(p->freezer_mnt, v1, "freezer.state", path,
+			                  cap < FREEZER_PATH_MAX ? cap : FREEZER_PATH_MAX))
+				continue;
+			p->v1_read = true;
+			*bufcap = FREEZER_BUF;
+			return true;
+		}
+		case 4:
+			if ((p->v1_read && freezer_state_frozen(last->buf, last->r)) ||
+			    !freezer_file(p->cgroup2_mnt, p->v2, "cgroup.events", path,
+			                  cap < FREEZER_PATH_MAX ? cap : FREEZER_PATH_MAX))
+				continue;
+			*bufcap = FREEZER_BUF;
+			return true;
+		case 5:                       /* the file it waits on: its syscall line */
+			if (!p->waitfile)
+				return false;
+			snprintf(path, cap, "/proc/%d/task/%d/syscall", p->tgid, p->tid);
+			*bufcap = WAITFILE_LINE;
+			return true;
+		case 6:                       /* and the path in its memory */
+			if (!p->live || !waitfile_mem_addr(last->buf, last->r, &addr))
+				return false;
+			snprintf(path, cap, "/proc/%d/task/%d/mem", p->tgid, p->tid);
+			*off = (off_t)addr;
+			*bufcap = PATH_MAX;
+			return true;
+		default:
+			return false;
+		}
+	}
+}
+
+static void suspect_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
+
+/* A suspect's reads that can block on the hang: made ahead in one job of the deadline's
+ * worker (a hand-off per task, not per file: 2,000 blocked threads made 12,000), each
+ * with its own deadline, then taken by suspect_read as it asks for them. */
 static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
+{
+	if (s->timeouts < SCAN_MAX_TIMEOUTS) {      /* else each read is skipped (-ETIME) */
+		struct suspect_plan p = { .tgid = t->tgid, .tid = t->tid, .stack = !t->stack_given,
+		                          .waitfile = waitfile_wanted(t), .live = s->live };
+		snprintf(p.freezer_mnt, sizeof(p.freezer_mnt), "%s", s->freezer_mnt);
+		snprintf(p.cgroup2_mnt, sizeof(p.cgroup2_mnt), "%s", s->cgroup2_mnt);
+		s->prefetch = dl_read_batch(suspect_next, &p, sizeof(p), timeout_ms);
+	}
+	suspect_read(s, t, timeout_ms);
+	dl_batch_free(s->prefetch);
+	s->prefetch = NULL;
+}
+
+static void suspect_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 {
 	char path[128], *buf = malloc(STACK_BUF);
 	if (!buf && t->stack_given) {
