@@ -925,8 +925,10 @@ struct cgw_task {
 	enum cgw_sev severity;
 	bool *marks;                      /* per frame: matched the signature */
 	/* the file a D suspect waits on (source-waitfile.c): its syscall, the path (malloc'd, NULL when
-	 * not known) and the mount holding it (mount point malloc'd, NULL when not known) */
+	 * not known) and the mount holding it (mount point malloc'd, NULL when not known);
+	 * sys_pc and sys_sp when sys_regs: the pc and sp its syscall line gave */
 	bool sys_known; long sys_nr;
+	bool sys_regs; unsigned long sys_pc, sys_sp;
 	char *wait_path, *wait_mnt;
 	int wait_err; double wait_err_s;  /* -ETIMEDOUT: its memory was not read within that */
 	char wait_dev[32], wait_fstype[64];

@@ -187,6 +187,9 @@ void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 		return;
 	t->sys_known = true;
 	t->sys_nr = sc.nr;
+	t->sys_regs = true;
+	t->sys_pc = sc.pc;
+	t->sys_sp = sc.sp;
 	struct sys_info si = syscall_info(sc.nr);
 	if (!si.name)
 		return;

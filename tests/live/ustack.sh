@@ -28,7 +28,8 @@
 #     frames named;
 #   the FUSE thread: fstatat < middle < outer < stater (its thread function); the -O0
 #     build's too, from outer on fp_recovered;
-#   20 threads of one process in identical stacks: one unwind, the 19 others share it;
+#   20 threads of one process in identical stacks: one unwind, the 19 others share it,
+#     without reading their syscall lines again (strace, when installed);
 #   the text report prints them under the kernel stack;
 #   while cgwatch runs, every target's TracerPid stays 0 and its state is never T or t.
 . "$(dirname "$0")/lib.sh"
@@ -263,6 +264,15 @@ sn=$(jq -r --argjson p "$SN" '[.tasks[] | select(.pid == $p)] |
 	"\(length) \([.[] | select(.ustack_same_as == null)] | length) \([.[] | .ustack_same_as // empty] | unique | length) \([.[] | [.ustack[] | .offset] | join(",")] | unique | length) \(.[0].ustack[1].symbol)"' "$OUT")
 [ "$sn" = "20 1 1 1 middle" ] ||
 	live_fail "20 identical threads: '$sn' (tasks, unwound, distinct same_as, distinct stacks, frame 1), want '20 1 1 1 middle'"
+# each of their syscall lines is read once, by the scan: the unwind reads its own thread's
+# again (its registers as they are now), the 19 that share it read none (strace, if there)
+if command -v strace >/dev/null; then
+	timeout -k 2 "$LIVE_CG_TIMEOUT" strace -f -qq -e trace=openat -o "$LIVE_TMP/strace.log" \
+		"$CGWATCH" check --config "$CONF" --threshold 1 --format json >/dev/null 2>&1 3>&-
+	n=$(grep -cE "\"/proc/$SN/task/[0-9]+/syscall\"" "$LIVE_TMP/strace.log")
+	[ "$n" -ge 20 ] && [ "$n" -le 21 ] ||
+		live_fail "20 identical threads: their syscall lines opened $n times, want 21: once each by the scan, once more by the one unwind"
+fi
 # text: under the task, after its kernel stack
 awk -v t="${TID[O2]}" '$1 == "PID" && $2 == t { on = 1; next } on && /^  [A-Z]/ { on = 0 }
 	on && /user stack \(read without stopping it\):/ { u = 1 }
