@@ -474,6 +474,48 @@ static void test_jstr_untrusted(void **state)
 	json_object_put(o);
 }
 
+/* Threads that share an unwind (the same frames) share one ustack array in the document,
+ * built once and printed under each; a thread with other frames has its own. */
+static void test_report_json_shared_ustack(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	us_init(&u);
+	size_t idx[3];
+	for (int i = 0; i < 3; i++) {
+		idx[i] = us_task(&u, 500 + i, 500, "app", 3, 30);
+		struct cgw_task *t = &u.scan.t[idx[i]];
+		t->uframes = xcalloc(2, sizeof(*t->uframes));
+		t->nuframes = 2;
+		for (int k = 0; k < 2; k++) {
+			struct cgw_uframe *f = &t->uframes[k];
+			f->pc = 0x401000ul + (unsigned long)k * 0x10 + (i == 2 ? 4 : 0);
+			f->offset = f->pc - 0x400000ul;
+			snprintf(f->module, sizeof(f->module), "/usr/bin/app");
+			snprintf(f->symbol, sizeof(f->symbol), "fn%d", k);
+		}
+		if (i == 1)
+			t->ustack_same_as = 500;
+	}
+	struct cgw_sig sig = unit_sig("unknown", "Blocked", "s", SEV_WARNING);
+	us_finding(&u, &sig, SEV_WARNING, 3, idx);
+	json_object *o = report_json_build(&u.rep, -1);
+	json_object *tasks = json_object_object_get(o, "tasks");
+	assert_int_equal(json_object_array_length(tasks), 3);
+	json_object *us[3];
+	for (int i = 0; i < 3; i++)
+		us[i] = json_object_object_get(json_object_array_get_idx(tasks, (size_t)i), "ustack");
+	assert_ptr_equal(us[0], us[1]);
+	assert_ptr_not_equal(us[1], us[2]);
+	char a[512], b[512];
+	snprintf(a, sizeof(a), "%s", json_object_to_json_string_ext(us[0], JSON_C_TO_STRING_PLAIN));
+	snprintf(b, sizeof(b), "%s", json_object_to_json_string_ext(us[2], JSON_C_TO_STRING_PLAIN));
+	assert_non_null(strstr(a, "\"pc\":\"0x401010\""));
+	assert_non_null(strstr(b, "\"pc\":\"0x401014\""));
+	json_object_put(o);                   /* the shared array freed once, with its last holder */
+	us_free(&u);
+}
+
 /* Every task and host string of a report is the real string in JSON (and stays C-escaped in
  * the text report); evidence is prose and keeps the text report's C-escaped names. */
 static void test_report_json_real_strings(void **state)
@@ -864,6 +906,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_escape_truncation),
 		cmocka_unit_test(test_jstr_untrusted),
 		cmocka_unit_test(test_escape_runs_same_as_bytewise),
+		cmocka_unit_test(test_report_json_shared_ustack),
 		cmocka_unit_test(test_report_json_real_strings),
 		cmocka_unit_test(test_report_ustack_fp_recovered),
 		cmocka_unit_test(test_report_ustack_task_mntns),
