@@ -1583,6 +1583,10 @@ struct cgw_scan {
 	/* the reads of the suspect being read, made ahead in one batch (source-tasks.c), for
 	 * scan_read to take; NULL none */
 	struct dl_batch *prefetch;
+	/* the freezer files (v1's freezer.state, v2's cgroup.events) last read, and what they
+	 * said (source-cgroup.c): the threads of a process share a cgroup, read once a scan;
+	 * NULL none yet */
+	struct cgw_frzmemo { char path[1024]; char buf[256]; ssize_t r; } *frz_memo;
 	/* a replay of a capture (source-capture.c): its time references, NULL when it has none,
 	 * the live run's cgroup activity counts (rates.h; NULL when it has none: the replay
 	 * counts from the tree's /proc files), and the tree's directory (its cgwatch/ files) */
@@ -1772,10 +1776,14 @@ bool freezer_file(const char *mnt, const char *cg, const char *name, char *out, 
 bool freezer_state_frozen(const char *buf, ssize_t r);
 /* Does a read of cgroup.events (buf, r bytes or -errno) say "frozen 1"? Pure. */
 bool cgroup_events_frozen(const char *buf, ssize_t r);
+/* What s->frz_memo keeps of freezer file k (0: v1's freezer.state, 1: v2's cgroup.events)
+ * at path: true with *r and its text in buf (FREEZER_BUF); false when it has nothing. */
+bool freezer_memo(const struct cgw_scan *s, int k, const char *path, char *buf, ssize_t *r);
 
 /* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen? v1 when
  * its freezer.state is FROZEN, else v2 when its cgroup.events says "frozen 1", else NULL;
- * files read with a deadline. */
+ * files read with a deadline, each once a scan while it is the last asked for (s->frz_memo):
+ * a read that did not answer (timed out, refused) is not kept. */
 const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
                           unsigned timeout_ms);
 

@@ -1,6 +1,7 @@
 /* source-cgroup.c: whether a task's cgroup is frozen.
  * A task frozen while it slept keeps its old stack and shows D: only the freezer state can
  * tell it from a hang (README section 2). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,15 +36,47 @@ bool cgroup_events_frozen(const char *buf, ssize_t r)
 	return false;
 }
 
+_Static_assert(sizeof(((struct cgw_frzmemo *)0)->path) == FREEZER_PATH_MAX &&
+               sizeof(((struct cgw_frzmemo *)0)->buf) == FREEZER_BUF, "the memo keeps a read");
+
+bool freezer_memo(const struct cgw_scan *s, int k, const char *path, char *buf, ssize_t *r)
+{
+	const struct cgw_frzmemo *m = s->frz_memo ? &s->frz_memo[k] : NULL;
+	if (!m || !m->path[0] || strcmp(m->path, path) != 0)
+		return false;
+	memcpy(buf, m->buf, sizeof(m->buf));
+	*r = m->r;
+	return true;
+}
+
+/* Freezer file k at path, from the memo or read (and kept when the read answered: its
+ * bytes, or that it does not exist). */
+static ssize_t freezer_read(struct cgw_scan *s, int k, const char *path, char *buf,
+                            unsigned timeout_ms)
+{
+	ssize_t r;
+	if (freezer_memo(s, k, path, buf, &r))
+		return r;
+	r = scan_read(s, path, buf, FREEZER_BUF, timeout_ms);
+	if ((r >= 0 || r == -ENOENT) &&
+	    (s->frz_memo || (s->frz_memo = calloc(2, sizeof(*s->frz_memo))))) {
+		struct cgw_frzmemo *m = &s->frz_memo[k];
+		snprintf(m->path, sizeof(m->path), "%s", path);
+		memcpy(m->buf, buf, r >= 0 ? (size_t)r + 1 : 0);
+		m->r = r;
+	}
+	return r;
+}
+
 const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
                           unsigned timeout_ms)
 {
 	char path[FREEZER_PATH_MAX], buf[FREEZER_BUF];
 	if (freezer_file(s->freezer_mnt, v1, "freezer.state", path, sizeof(path)) &&
-	    freezer_state_frozen(buf, scan_read(s, path, buf, sizeof(buf), timeout_ms)))
+	    freezer_state_frozen(buf, freezer_read(s, 0, path, buf, timeout_ms)))
 		return v1;
 	if (freezer_file(s->cgroup2_mnt, v2, "cgroup.events", path, sizeof(path)) &&
-	    cgroup_events_frozen(buf, scan_read(s, path, buf, sizeof(buf), timeout_ms)))
+	    cgroup_events_frozen(buf, freezer_read(s, 1, path, buf, timeout_ms)))
 		return v2;
 	return NULL;
 }

@@ -180,6 +180,9 @@ struct suspect_plan {
 	unsigned stage;
 	char freezer_mnt[256], cgroup2_mnt[256];
 	char v2[256];                     /* the v2 cgroup its cgroup line names */
+	/* the freezer files the scan knows already (s->frz_memo): not read again */
+	char known[2][FREEZER_PATH_MAX];
+	bool known_v1_frozen;
 };
 
 static bool suspect_next(const struct dl_item *done, size_t n, void *ctx, char *path,
@@ -218,6 +221,11 @@ static bool suspect_next(const struct dl_item *done, size_t n, void *ctx, char *
 			if (!freezer_file(p->freezer_mnt, v1, "freezer.state", path,
 			                  cap < FREEZER_PATH_MAX ? cap : FREEZER_PATH_MAX))
 				continue;
+			if (strcmp(path, p->known[0]) == 0) {
+				if (p->known_v1_frozen)   /* frozen (v1): its events are not asked for */
+					p->stage = 5;
+				continue;
+			}
 			p->v1_read = true;
 			*bufcap = FREEZER_BUF;
 			return true;
@@ -225,7 +233,8 @@ static bool suspect_next(const struct dl_item *done, size_t n, void *ctx, char *
 		case 4:
 			if ((p->v1_read && freezer_state_frozen(last->buf, last->r)) ||
 			    !freezer_file(p->cgroup2_mnt, p->v2, "cgroup.events", path,
-			                  cap < FREEZER_PATH_MAX ? cap : FREEZER_PATH_MAX))
+			                  cap < FREEZER_PATH_MAX ? cap : FREEZER_PATH_MAX) ||
+			    strcmp(path, p->known[1]) == 0)
 				continue;
 			*bufcap = FREEZER_BUF;
 			return true;
@@ -260,6 +269,10 @@ static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 		                          .waitfile = waitfile_wanted(t), .live = s->live };
 		snprintf(p.freezer_mnt, sizeof(p.freezer_mnt), "%s", s->freezer_mnt);
 		snprintf(p.cgroup2_mnt, sizeof(p.cgroup2_mnt), "%s", s->cgroup2_mnt);
+		for (int k = 0; k < 2 && s->frz_memo; k++)
+			snprintf(p.known[k], sizeof(p.known[k]), "%s", s->frz_memo[k].path);
+		p.known_v1_frozen = s->frz_memo &&
+		                    freezer_state_frozen(s->frz_memo[0].buf, s->frz_memo[0].r);
 		s->prefetch = dl_read_batch(suspect_next, &p, sizeof(p), timeout_ms);
 	}
 	suspect_read(s, t, timeout_ms);
@@ -489,6 +502,7 @@ void scan_free(struct cgw_scan *s)
 	if (s->mnt_memo)
 		free(s->mnt_memo->path);
 	free(s->mnt_memo);
+	free(s->frz_memo);
 	free(s->replay_clocks);
 	free(s->replay_rates);
 	if (s->replay_recorder)

@@ -4,6 +4,7 @@
  * hand-off for them all, and the same answers as each read on its own. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -92,10 +93,83 @@ static void test_suspect_reads(void **state)
 	tmpdir_remove(dir);
 }
 
+/* Opens of path since its watch was added (inotify, fd non-blocking). */
+static int opens(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int n = 0;
+	ssize_t r;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + r; p += sizeof(struct inotify_event) +
+		                                  ((struct inotify_event *)p)->len)
+			n += (((struct inotify_event *)p)->mask & IN_OPEN) != 0;
+	return n;
+}
+
+/* Threads of one cgroup: its freezer files are read once in the scan, for the first of them;
+ * the others are answered the same. The hierarchies are this test's own directories with
+ * the files at the paths this process's cgroup file names. */
+static void test_freezer_read_once(void **state)
+{
+	(void)state;
+	char line[4096], v1[256], v2[256], dir[64], p[1024];
+	assert_true(read_small_file("/proc/self/cgroup", line, sizeof(line)) > 0);
+	assert_int_equal(parse_cgroup_buf(line, "freezer", v1, sizeof(v1), v2, sizeof(v2)) == -EINVAL,
+	                 0);
+	if (!v1[0] && !v2[0])
+		skip();                           /* neither hierarchy: no freezer file is read */
+	tmpdir_make(dir, sizeof(dir));
+	struct { const char *cg, *sub, *name, *text; } h[2] = {
+		{ v1, "v1", "freezer.state", "THAWED\n" },
+		{ v2, "v2", "cgroup.events", "populated 1\nfrozen 0\n" },
+	};
+	int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(ino >= 0);
+	char mnt[2][200];
+	for (int k = 0; k < 2; k++) {
+		snprintf(mnt[k], sizeof(mnt[k]), "%s/%s", dir, h[k].sub);
+		if (!h[k].cg[0])
+			continue;
+		snprintf(p, sizeof(p), "mkdir -p '%s%s'", mnt[k], h[k].cg);
+		assert_int_equal(system(p), 0);
+		snprintf(p, sizeof(p), "%s%s/%s", mnt[k], strcmp(h[k].cg, "/") ? h[k].cg : "",
+		         h[k].name);
+		FILE *f = fopen(p, "w");
+		assert_non_null(f);
+		fputs(h[k].text, f);
+		fclose(f);
+		assert_true(inotify_add_watch(ino, p, IN_OPEN) >= 0);
+	}
+	struct cgw_scan s;
+	memset(&s, 0, sizeof(s));
+	s.live = true;
+	if (v1[0])
+		snprintf(s.freezer_mnt, sizeof(s.freezer_mnt), "%s", mnt[0]);
+	if (v2[0])
+		snprintf(s.cgroup2_mnt, sizeof(s.cgroup2_mnt), "%s", mnt[1]);
+	for (int i = 0; i < 3; i++) {         /* this thread, three times: one cgroup */
+		struct cgw_task *t = scan_push(&s);
+		assert_non_null(t);
+		t->tgid = getpid();
+		t->tid = (int)syscall(SYS_gettid);
+		t->state = 'S';
+	}
+	struct cgw_scan_opts o = { .read_timeout_ms = 2000, .self_tgid = getpid() };
+	assert_int_equal(scan_suspects(&s, &o), 0);
+	assert_int_equal(opens(ino), !!v1[0] + !!v2[0]);   /* each file once, not three times */
+	for (int i = 0; i < 3; i++)
+		assert_false(s.t[i].frozen);
+	assert_int_equal(s.timeouts, 0);
+	scan_free(&s);
+	close(ino);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_suspect_reads),
+		cmocka_unit_test(test_freezer_read_once),
 	};
 	return tmpdir_cleanup_all(cmocka_run_group_tests(tests, NULL, NULL));
 }
