@@ -221,7 +221,7 @@ void dl_step(void);
 /* In a job: has its caller left (the deadline passed)? Then it should start nothing more. */
 bool dl_abandoned(void);
 
-#define DL_BATCH_MAX 8                /* reads in one batch */
+#define DL_BATCH_MAX 128              /* reads in one batch */
 #define DL_PATH_MAX 4352              /* a read's path in a batch, NUL included */
 /* One read of a batch and its answer. */
 struct dl_item {

@@ -169,28 +169,39 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	}
 }
 
-/* What suspect_read reads of a task, planned ahead for one batch (dl_read_batch): the same
+#define SUSPECT_GROUP 16               /* suspects whose reads are made in one batch */
+
+/* What suspect_read reads of a task, planned ahead for a batch (dl_read_batch): the same
  * files in the same order, each decided as suspect_read, cgroup_frozen and waitfile_read
  * decide it from what the ones before said. A read they make that was not planned is made
  * on its own; one planned that they do not make costs its read only. */
 struct suspect_plan {
 	int tgid, tid;
-	bool stack, waitfile, live;
+	bool stack, waitfile;
 	bool v1_read;                     /* freezer.state was planned: the read before events */
 	unsigned stage;
-	char freezer_mnt[256], cgroup2_mnt[256];
 	char v2[256];                     /* the v2 cgroup its cgroup line names */
-	/* the freezer files the scan knows already (s->frz_memo): not read again */
-	char known[2][FREEZER_PATH_MAX];
-	bool known_v1_frozen;
 };
 
-static bool suspect_next(const struct dl_item *done, size_t n, void *ctx, char *path,
-                         size_t cap, off_t *off, size_t *bufcap)
+/* The suspects of one batch, one after another; and what they share: the freezer files of
+ * their cgroups are read once (s->frz_memo), so one known to the scan or planned in this
+ * batch already is not planned again. */
+struct group_plan {
+	struct suspect_plan one[SUSPECT_GROUP];
+	size_t n, cur;
+	bool live;
+	char freezer_mnt[256], cgroup2_mnt[256];
+	char known[2][FREEZER_PATH_MAX];
+	bool known_v1_frozen;             /* known[0] from the memo says FROZEN */
+	long known_v1_item;               /* known[0] planned in this batch: its item; -1 */
+};
+
+static bool plan_one(struct group_plan *g, struct suspect_plan *p, const struct dl_item *done,
+                     size_t n, char *path, size_t cap, off_t *off, size_t *bufcap)
 {
-	struct suspect_plan *p = ctx;
 	const struct dl_item *last = n ? &done[n - 1] : NULL;
 	unsigned long addr;
+	size_t fcap = cap < FREEZER_PATH_MAX ? cap : FREEZER_PATH_MAX;
 	*off = -1;
 	for (;;) {
 		switch (p->stage++) {
@@ -218,24 +229,28 @@ static bool suspect_next(const struct dl_item *done, size_t n, void *ctx, char *
 				p->stage = 5;
 				continue;
 			}
-			if (!freezer_file(p->freezer_mnt, v1, "freezer.state", path,
-			                  cap < FREEZER_PATH_MAX ? cap : FREEZER_PATH_MAX))
+			if (!freezer_file(g->freezer_mnt, v1, "freezer.state", path, fcap))
 				continue;
-			if (strcmp(path, p->known[0]) == 0) {
-				if (p->known_v1_frozen)   /* frozen (v1): its events are not asked for */
-					p->stage = 5;
+			if (strcmp(path, g->known[0]) == 0) {
+				const struct dl_item *k = g->known_v1_item >= 0 &&
+				                          (size_t)g->known_v1_item < n ?
+				                          &done[g->known_v1_item] : NULL;
+				if (k ? freezer_state_frozen(k->buf, k->r) : g->known_v1_frozen)
+					p->stage = 5;     /* frozen (v1): its events are not asked for */
 				continue;
 			}
+			snprintf(g->known[0], sizeof(g->known[0]), "%s", path);
+			g->known_v1_item = (long)n;
 			p->v1_read = true;
 			*bufcap = FREEZER_BUF;
 			return true;
 		}
 		case 4:
 			if ((p->v1_read && freezer_state_frozen(last->buf, last->r)) ||
-			    !freezer_file(p->cgroup2_mnt, p->v2, "cgroup.events", path,
-			                  cap < FREEZER_PATH_MAX ? cap : FREEZER_PATH_MAX) ||
-			    strcmp(path, p->known[1]) == 0)
+			    !freezer_file(g->cgroup2_mnt, p->v2, "cgroup.events", path, fcap) ||
+			    strcmp(path, g->known[1]) == 0)
 				continue;
+			snprintf(g->known[1], sizeof(g->known[1]), "%s", path);
 			*bufcap = FREEZER_BUF;
 			return true;
 		case 5:                       /* the file it waits on: its syscall line */
@@ -245,7 +260,7 @@ static bool suspect_next(const struct dl_item *done, size_t n, void *ctx, char *
 			*bufcap = WAITFILE_LINE;
 			return true;
 		case 6:                       /* and the path in its memory */
-			if (!p->live || !waitfile_mem_addr(last->buf, last->r, &addr))
+			if (!g->live || !waitfile_mem_addr(last->buf, last->r, &addr))
 				return false;
 			snprintf(path, cap, "/proc/%d/task/%d/mem", p->tgid, p->tid);
 			*off = (off_t)addr;
@@ -257,27 +272,46 @@ static bool suspect_next(const struct dl_item *done, size_t n, void *ctx, char *
 	}
 }
 
+static bool group_next(const struct dl_item *done, size_t n, void *ctx, char *path,
+                       size_t cap, off_t *off, size_t *bufcap)
+{
+	struct group_plan *g = ctx;
+	for (; g->cur < g->n; g->cur++)
+		if (plan_one(g, &g->one[g->cur], done, n, path, cap, off, bufcap))
+			return true;
+	return false;
+}
+
 static void suspect_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
 
-/* A suspect's reads that can block on the hang: made ahead in one job of the deadline's
- * worker (a hand-off per task, not per file: 2,000 blocked threads made 12,000), each
- * with its own deadline, then taken by suspect_read as it asks for them. */
-static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
+/* The suspects' reads that can block on the hang: those of SUSPECT_GROUP suspects at a time
+ * made ahead in one job of the deadline's worker (2,000 blocked threads made 12,000
+ * hand-offs, one a file), each read with its own deadline, then taken by suspect_read as
+ * it asks for them. */
+static void scan_group(struct cgw_scan *s, size_t first, size_t n, unsigned timeout_ms)
 {
-	if (s->timeouts < SCAN_MAX_TIMEOUTS) {      /* else each read is skipped (-ETIME) */
-		struct suspect_plan p = { .tgid = t->tgid, .tid = t->tid, .stack = !t->stack_given,
-		                          .waitfile = waitfile_wanted(t), .live = s->live };
-		snprintf(p.freezer_mnt, sizeof(p.freezer_mnt), "%s", s->freezer_mnt);
-		snprintf(p.cgroup2_mnt, sizeof(p.cgroup2_mnt), "%s", s->cgroup2_mnt);
-		for (int k = 0; k < 2 && s->frz_memo; k++)
-			snprintf(p.known[k], sizeof(p.known[k]), "%s", s->frz_memo[k].path);
-		p.known_v1_frozen = s->frz_memo &&
-		                    freezer_state_frozen(s->frz_memo[0].buf, s->frz_memo[0].r);
-		s->prefetch = dl_read_batch(suspect_next, &p, sizeof(p), timeout_ms);
+	if (s->timeouts >= SCAN_MAX_TIMEOUTS)        /* each read is skipped (-ETIME) */
+		return;
+	struct group_plan *g = calloc(1, sizeof(*g));
+	if (!g)
+		return;                                /* each read made on its own */
+	for (size_t i = 0; i < n; i++) {
+		const struct cgw_task *t = &s->t[first + i];
+		g->one[i] = (struct suspect_plan){ .tgid = t->tgid, .tid = t->tid,
+		                                   .stack = !t->stack_given,
+		                                   .waitfile = waitfile_wanted(t) };
 	}
-	suspect_read(s, t, timeout_ms);
-	dl_batch_free(s->prefetch);
-	s->prefetch = NULL;
+	g->n = n;
+	g->live = s->live;
+	snprintf(g->freezer_mnt, sizeof(g->freezer_mnt), "%s", s->freezer_mnt);
+	snprintf(g->cgroup2_mnt, sizeof(g->cgroup2_mnt), "%s", s->cgroup2_mnt);
+	for (int k = 0; k < 2 && s->frz_memo; k++)
+		snprintf(g->known[k], sizeof(g->known[k]), "%s", s->frz_memo[k].path);
+	g->known_v1_frozen = s->frz_memo &&
+	                     freezer_state_frozen(s->frz_memo[0].buf, s->frz_memo[0].r);
+	g->known_v1_item = -1;
+	s->prefetch = dl_read_batch(group_next, g, sizeof(*g), timeout_ms);
+	free(g);
 }
 
 static void suspect_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
@@ -463,10 +497,21 @@ void scan_thread_again(struct cgw_scan *s, const struct cgw_scan_opts *o, int tg
 int scan_suspects(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		if (cgw_stop_pending())
+		if (cgw_stop_pending()) {
+			dl_batch_free(s->prefetch);
+			s->prefetch = NULL;
 			return -ECANCELED;
-		scan_suspect(s, &s->t[i], o->read_timeout_ms);
+		}
+		if (i % SUSPECT_GROUP == 0) {
+			dl_batch_free(s->prefetch);
+			s->prefetch = NULL;
+			scan_group(s, i, s->n - i < SUSPECT_GROUP ? s->n - i : SUSPECT_GROUP,
+			           o->read_timeout_ms);
+		}
+		suspect_read(s, &s->t[i], o->read_timeout_ms);
 	}
+	dl_batch_free(s->prefetch);
+	s->prefetch = NULL;
 	procdetail_fill(s, o->read_timeout_ms);
 	return 0;
 }

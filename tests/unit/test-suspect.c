@@ -107,8 +107,9 @@ static int opens(int fd)
 }
 
 /* Threads of one cgroup: its freezer files are read once in the scan, for the first of them;
- * the others are answered the same. The hierarchies are this test's own directories with
- * the files at the paths this process's cgroup file names. */
+ * the others are answered the same; and the reads of many suspects are made a batch of them
+ * at a time. The hierarchies are this test's own directories with the files at the paths
+ * this process's cgroup file names. */
 static void test_freezer_read_once(void **state)
 {
 	(void)state;
@@ -147,7 +148,7 @@ static void test_freezer_read_once(void **state)
 		snprintf(s.freezer_mnt, sizeof(s.freezer_mnt), "%s", mnt[0]);
 	if (v2[0])
 		snprintf(s.cgroup2_mnt, sizeof(s.cgroup2_mnt), "%s", mnt[1]);
-	for (int i = 0; i < 3; i++) {         /* this thread, three times: one cgroup */
+	for (int i = 0; i < 20; i++) {        /* this thread, 20 times: one cgroup */
 		struct cgw_task *t = scan_push(&s);
 		assert_non_null(t);
 		t->tgid = getpid();
@@ -155,9 +156,12 @@ static void test_freezer_read_once(void **state)
 		t->state = 'S';
 	}
 	struct cgw_scan_opts o = { .read_timeout_ms = 2000, .self_tgid = getpid() };
+	unsigned long h0 = dl_handoffs();
 	assert_int_equal(scan_suspects(&s, &o), 0);
-	assert_int_equal(opens(ino), !!v1[0] + !!v2[0]);   /* each file once, not three times */
-	for (int i = 0; i < 3; i++)
+	assert_int_equal(opens(ino), !!v1[0] + !!v2[0]);   /* each file once, not 20 times */
+	/* the reads of 16 suspects a hand-off, and one for the process details (libproc2) */
+	assert_int_equal(dl_handoffs() - h0, 3);
+	for (int i = 0; i < 20; i++)
 		assert_false(s.t[i].frozen);
 	assert_int_equal(s.timeouts, 0);
 	scan_free(&s);
@@ -165,9 +169,62 @@ static void test_freezer_read_once(void **state)
 	tmpdir_remove(dir);
 }
 
+/* A freezer file that never answers (a FIFO): the first suspect's read of it times out, the
+ * next two are answered at once that it is still stuck, and with the scan's budget of
+ * timed-out reads spent, every read of the suspects after them is skipped: as when each
+ * read was made on its own. */
+static void test_stuck_file_budget(void **state)
+{
+	(void)state;
+	char line[4096], v1[256], v2[256], dir[64], p[1024], fifo[1024] = "";
+	assert_true(read_small_file("/proc/self/cgroup", line, sizeof(line)) > 0);
+	assert_int_equal(parse_cgroup_buf(line, "freezer", v1, sizeof(v1), v2, sizeof(v2)) == -EINVAL,
+	                 0);
+	if (!v1[0] && !v2[0])
+		skip();
+	tmpdir_make(dir, sizeof(dir));
+	struct cgw_scan s;
+	memset(&s, 0, sizeof(s));
+	s.live = true;
+	const char *cg = v1[0] ? v1 : v2;
+	char *mnt = v1[0] ? s.freezer_mnt : s.cgroup2_mnt;
+	snprintf(mnt, 200, "%s/h", dir);
+	snprintf(p, sizeof(p), "mkdir -p '%s%s'", mnt, cg);
+	assert_int_equal(system(p), 0);
+	snprintf(fifo, sizeof(fifo), "%s%s/%s", mnt, strcmp(cg, "/") ? cg : "",
+	         v1[0] ? "freezer.state" : "cgroup.events");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	for (int i = 0; i < 20; i++) {
+		struct cgw_task *t = scan_push(&s);
+		assert_non_null(t);
+		t->tgid = getpid();
+		t->tid = (int)syscall(SYS_gettid);
+		t->state = 'S';
+	}
+	struct cgw_scan_opts o = { .read_timeout_ms = 300, .self_tgid = getpid() };
+	assert_int_equal(scan_suspects(&s, &o), 0);
+	assert_int_equal(s.timeouts, SCAN_MAX_TIMEOUTS);
+	for (int i = 0; i < 20; i++) {
+		print_message("# suspect %d: cgroup '%s' wchan '%s'\n", i, s.t[i].cgroup, s.t[i].wchan);
+		assert_int_equal(s.t[i].cgroup[0] != '\0', i < SCAN_MAX_TIMEOUTS);
+		assert_false(s.t[i].frozen);
+	}
+	scan_free(&s);
+	int fd = open(fifo, O_WRONLY | O_NONBLOCK);   /* the stuck reader's open returns */
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < 200 && dl_stuck() > 0; i++)
+		usleep(10000);
+	assert_int_equal(dl_stuck(), 0);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* first: its stuck read abandons the worker, which then exits; one that ran
+		 * libproc2 (the process details) would leave its thread-local buffers lost */
+		cmocka_unit_test(test_stuck_file_budget),
 		cmocka_unit_test(test_suspect_reads),
 		cmocka_unit_test(test_freezer_read_once),
 	};
