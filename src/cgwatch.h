@@ -237,6 +237,7 @@ struct dl_item {
 struct dl_batch {
 	struct dl_item item[DL_BATCH_MAX];
 	size_t n;
+	size_t next;                      /* after the last taken: where dl_batch_take looks first */
 };
 /* The read after the n answered (done[0..n)) of a batch, into path (cap pathcap), *off
  * (-1: the whole file) and *cap (its buffer); false: no more. Runs in the worker: pure, on

@@ -501,11 +501,14 @@ struct dl_batch *dl_read_batch(dl_next_fn next, const void *ctx, size_t ctx_size
 bool dl_batch_take(struct dl_batch *b, const char *path, off_t off, char *buf, size_t cap,
                    ssize_t *r)
 {
-	for (size_t i = 0; b && i < b->n; i++) {
+	/* from the one after the last taken: they are mostly asked for in the order read */
+	for (size_t k = 0; b && k < b->n; k++) {
+		size_t i = (b->next + k) % b->n;
 		struct dl_item *it = &b->item[i];
 		if (it->taken || it->off != off || it->cap != cap || strcmp(it->path, path) != 0)
 			continue;
 		it->taken = true;
+		b->next = i + 1;
 		*r = it->r;
 		/* as dl_pread_file would have answered and recorded it */
 		if (it->deadline) {
