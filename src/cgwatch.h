@@ -213,6 +213,50 @@ void dl_reset(void);
 void dl_forked(void);
 /* Number of helper threads abandoned and still stuck. */
 unsigned dl_stuck(void);
+/* Jobs handed to a worker thread so far, by every caller (what a job of several reads saves). */
+unsigned long dl_handoffs(void);
+/* In a job: the next of its several reads begins, with a deadline of its own from now (the
+ * first has the call's). No-op outside a worker. */
+void dl_step(void);
+/* In a job: has its caller left (the deadline passed)? Then it should start nothing more. */
+bool dl_abandoned(void);
+
+#define DL_BATCH_MAX 128              /* reads in one batch */
+#define DL_PATH_MAX 4352              /* a read's path in a batch, NUL included */
+/* One read of a batch and its answer. */
+struct dl_item {
+	char *path;
+	off_t off;                        /* one pread there; -1: the whole file */
+	size_t cap;
+	char *buf;                        /* NUL-terminated when r >= 0 */
+	ssize_t r;                        /* bytes, or -errno */
+	bool deadline;                    /* r is the deadline's (-ETIMEDOUT, -ECANCELED) */
+	bool taken;
+};
+/* What a batch answered, in order. */
+struct dl_batch {
+	struct dl_item item[DL_BATCH_MAX];
+	size_t n;
+	size_t next;                      /* after the last taken: where dl_batch_take looks first */
+};
+/* The read after the n answered (done[0..n)) of a batch, into path (cap pathcap), *off
+ * (-1: the whole file) and *cap (its buffer); false: no more. Runs in the worker: pure, on
+ * what it is given and ctx (the batch's own copy, its to change). */
+typedef bool (*dl_next_fn)(const struct dl_item *done, size_t n, void *ctx, char *path,
+                           size_t pathcap, off_t *off, size_t *cap);
+/* Reads that follow one another (each may depend on the ones before: next), made in one job
+ * of the worker, one hand-off for them all; each with the deadline of one dl_pread_file,
+ * from when it begins, and a path still stuck answered at once, as there. When one passes its
+ * deadline the worker is abandoned: that read is answered -ETIMEDOUT, the ones before it
+ * are kept, the ones after are not made. NULL (no memory) or the batch (maybe empty: refused
+ * as dl_call refuses), for dl_batch_take and then dl_batch_free. */
+struct dl_batch *dl_read_batch(dl_next_fn next, const void *ctx, size_t ctx_size,
+                               unsigned timeout_ms);
+/* The answer of b to a read of (path, off, cap) not taken yet, as dl_pread_file would have
+ * given it (into buf, and recorded): true and *r; false when b has none (read it then). */
+bool dl_batch_take(struct dl_batch *b, const char *path, off_t off, char *buf, size_t cap,
+                   ssize_t *r);
+void dl_batch_free(struct dl_batch *b);
 
 /* ---- record.c: what a capture read, in memory (shared; source-capture.c writes it) ---- */
 
@@ -890,8 +934,10 @@ struct cgw_task {
 	enum cgw_sev severity;
 	bool *marks;                      /* per frame: matched the signature */
 	/* the file a D suspect waits on (source-waitfile.c): its syscall, the path (malloc'd, NULL when
-	 * not known) and the mount holding it (mount point malloc'd, NULL when not known) */
+	 * not known) and the mount holding it (mount point malloc'd, NULL when not known);
+	 * sys_pc and sys_sp when sys_regs: the pc and sp its syscall line gave */
 	bool sys_known; long sys_nr;
+	bool sys_regs; unsigned long sys_pc, sys_sp;
 	char *wait_path, *wait_mnt;
 	int wait_err; double wait_err_s;  /* -ETIMEDOUT: its memory was not read within that */
 	char wait_dev[32], wait_fstype[64];
@@ -1548,6 +1594,13 @@ struct cgw_scan {
 	 * process blocked alike wait on one path, whose mount is found once; NULL none yet */
 	struct cgw_mntmemo { const char *mi; char *path; struct mountinfo_ent e; bool found; }
 		*mnt_memo;
+	/* the reads of the suspect being read, made ahead in one batch (source-tasks.c), for
+	 * scan_read to take; NULL none */
+	struct dl_batch *prefetch;
+	/* the freezer files (v1's freezer.state, v2's cgroup.events) last read, and what they
+	 * said (source-cgroup.c): the threads of a process share a cgroup, read once a scan;
+	 * NULL none yet */
+	struct cgw_frzmemo { char path[1024]; char buf[256]; ssize_t r; } *frz_memo;
 	/* a replay of a capture (source-capture.c): its time references, NULL when it has none,
 	 * the live run's cgroup activity counts (rates.h; NULL when it has none: the replay
 	 * counts from the tree's /proc files), and the tree's directory (its cgwatch/ files) */
@@ -1727,9 +1780,24 @@ int procdetail_fill(struct cgw_scan *s, unsigned timeout_ms);
 
 /* ---- source-cgroup.c ---- */
 
+#define FREEZER_PATH_MAX 1024         /* a freezer file's path (longer ones are cut) */
+#define FREEZER_BUF 256               /* what of a freezer file is read */
+/* The path of file name of cgroup cg (its v1 freezer or its v2 path) in the hierarchy
+ * mounted at mnt, into out: false when there is none to read (not mounted, no cgroup, a
+ * path with "..": users name cgroups). Pure. */
+bool freezer_file(const char *mnt, const char *cg, const char *name, char *out, size_t cap);
+/* Does a read of freezer.state (buf, r bytes or -errno) say FROZEN? Pure. */
+bool freezer_state_frozen(const char *buf, ssize_t r);
+/* Does a read of cgroup.events (buf, r bytes or -errno) say "frozen 1"? Pure. */
+bool cgroup_events_frozen(const char *buf, ssize_t r);
+/* What s->frz_memo keeps of freezer file k (0: v1's freezer.state, 1: v2's cgroup.events)
+ * at path: true with *r and its text in buf (FREEZER_BUF); false when it has nothing. */
+bool freezer_memo(const struct cgw_scan *s, int k, const char *path, char *buf, ssize_t *r);
+
 /* Is a task in these cgroups (v1 freezer path, v2 path; either may be "") frozen? v1 when
  * its freezer.state is FROZEN, else v2 when its cgroup.events says "frozen 1", else NULL;
- * files read with a deadline. */
+ * files read with a deadline, each once a scan while it is the last asked for (s->frz_memo):
+ * a read that did not answer (timed out, refused) is not kept. */
 const char *cgroup_frozen(struct cgw_scan *s, const char *v1, const char *v2,
                           unsigned timeout_ms);
 
@@ -1775,6 +1843,13 @@ int psi_read_cgroups(struct cgw_report *r, struct cgw_pressure *p, unsigned time
  * (the fd's link, or the string in its memory: live only, with the deadline), and the mount
  * holding it in the task's own mount namespace (s->mntns) into t's sys_ and wait_ fields. */
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
+#define WAITFILE_LINE 256             /* what of /proc/TID/syscall is read */
+/* Does waitfile_read read anything of t (a D suspect, not a kernel thread)? */
+bool waitfile_wanted(const struct cgw_task *t);
+/* The read of the task's memory waitfile_read makes after the syscall line it read (line, r
+ * bytes or -errno), live: true with the address of the path; false when it makes none. Pure:
+ * for a batch planned ahead (source-tasks.c). */
+bool waitfile_mem_addr(const char *line, ssize_t r, unsigned long *addr);
 
 /* ---- source-elf.c: naming user-space frames from ELF files, with the deadline ---- */
 

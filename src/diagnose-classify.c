@@ -144,6 +144,17 @@ static int cmp_finding(const void *a, const void *b, void *ctx)
 	return c ? c : strcmp(x->cause, y->cause);
 }
 
+/* Do a and b match the library alike: the same state and the same frame names, in order? */
+static bool stacks_alike(const struct cgw_task *a, const struct cgw_task *b)
+{
+	if (a->state != b->state || a->nframes != b->nframes)
+		return false;
+	for (size_t i = 0; i < a->nframes; i++)
+		if (strcmp(a->frames[i].name, b->frames[i].name) != 0)
+			return false;
+	return true;
+}
+
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 {
 	struct cgw_scan *s = r->scan;
@@ -151,16 +162,31 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 	const struct cgw_sig *unknown = sig_find(sigs, "unknown");
 	const struct cgw_sig *starved = sig_find(sigs, "starved");
 
+	/* the last task matched against the library: one with the same stack in the same state
+	 * matches the same (2,000 threads of one process blocked alike: once, not 2,000 times) */
+	const struct cgw_task *prev = NULL;
+	const struct cgw_sig *prev_best = NULL;
 	for (size_t i = 0; i < s->n; i++) {
 		struct cgw_task *t = &s->t[i];
 		const struct cgw_sig *sig;
-		if (t->frozen)
+		const struct cgw_task *like = NULL;   /* prev, when t's stack and state are its */
+		if (t->frozen) {
 			sig = frozen;
-		else if ((sig = sig_best(sigs, t->state, t->frames, t->nframes)) == NULL)
-			sig = t->suspect == SUSPECT_STARVED ? starved : unknown;
+		} else {
+			like = prev && stacks_alike(prev, t) ? prev : NULL;
+			const struct cgw_sig *best = like ? prev_best :
+			                             sig_best(sigs, t->state, t->frames, t->nframes);
+			prev = t;
+			prev_best = best;
+			sig = best ? best : t->suspect == SUSPECT_STARVED ? starved : unknown;
+		}
 		t->sig = sig;
-		if (t->nframes && (t->marks = calloc(t->nframes, sizeof(bool))))
-			sig_match(sig, t->frames, t->nframes, t->marks);   /* else: no ">>" marks */
+		if (t->nframes && (t->marks = calloc(t->nframes, sizeof(bool)))) {
+			if (like && like->sig == sig && like->marks)   /* the same frames marked */
+				memcpy(t->marks, like->marks, t->nframes * sizeof(bool));
+			else
+				sig_match(sig, t->frames, t->nframes, t->marks);   /* else: no ">>" marks */
+		}
 		if (strcmp(sig->id, "vfork-wait") == 0)
 			t->vfork_child = vfork_child_of(s, t);
 		t->severity = task_severity(t, r->conf);

@@ -8,6 +8,17 @@
 
 #include "cgwatch.h"
 
+/* Is s[i] written as it is (neither one of JSON's escapes nor a control character)? */
+static bool jplain(const unsigned char *s, size_t i, size_t n, int flags)
+{
+	unsigned c = s[i];
+	if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f)
+		return false;
+	if (c == '/')
+		return flags & JSON_C_TO_STRING_NOSLASHESCAPE;
+	return !(c == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f);
+}
+
 /* A string as JSON, like json-c's own writer, but json-c writes DEL and the C1 controls
  * U+0080..U+009F raw, and a terminal may act on C1 (xterm takes U+009B as CSI): these are
  * escaped as \u00NN too, so printed JSON holds no raw control character. */
@@ -19,6 +30,14 @@ static int jstr_serialize(json_object *o, struct printbuf *pb, int level, int fl
 	(void)level;
 	printbuf_strappend(pb, "\"");
 	for (size_t i = 0; i < n; i++) {
+		size_t j = i;                  /* a run written as it is: appended at once */
+		while (j < n && jplain(s, j, n, flags))
+			j++;
+		if (j > i) {
+			printbuf_memappend(pb, (const char *)s + i, (int)(j - i));
+			i = j - 1;
+			continue;
+		}
 		unsigned c = s[i];
 		bool c1 = c == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f;
 		const char *f = c ? strchr(from, (int)c) : NULL;

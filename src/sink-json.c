@@ -16,111 +16,132 @@ static json_object *jcpus(const struct cgw_cpus *c)
 	return json_object_new_string(cpulist_format(c, buf, sizeof(buf)));
 }
 
-static json_object *task_json(const struct cgw_task *t)
+/* Add v under key, a string literal that o does not hold yet: json-c neither looks it up
+ * nor copies it (a report of 2,000 threads adds 170,000 keys). */
+static void jadd(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add_ex(o, key, v, JSON_C_OBJECT_ADD_KEY_IS_NEW |
+	                          JSON_C_OBJECT_KEY_IS_CONSTANT);
+}
+
+/* The user stack of t, its frames innermost first. */
+static json_object *ustack_json(const struct cgw_task *t)
+{
+	json_object *us = json_object_new_array();
+	for (size_t i = 0; i < t->nuframes; i++) {
+		const struct cgw_uframe *f = &t->uframes[i];
+		json_object *fo = json_object_new_object();
+		char hex[24];
+		snprintf(hex, sizeof(hex), "0x%lx", f->pc);
+		jadd(fo, "pc", json_object_new_string(hex));
+		jadd(fo, "module", jstr(f->module));
+		snprintf(hex, sizeof(hex), "0x%lx", f->offset);
+		jadd(fo, "offset", json_object_new_string(hex));
+		jadd(fo, "symbol", f->symbol[0] ? jstr(f->symbol) : NULL);
+		jadd(fo, "symbol_offset", f->symbol[0] ?
+		     json_object_new_int64((int64_t)f->sym_off) : NULL);
+		jadd(fo, "symbol_from", f->symbol_from ? json_object_new_string(f->symbol_from) :
+		     NULL);
+		jadd(fo, "symbol_exact", f->symbol[0] ? json_object_new_boolean(f->sym_exact) : NULL);
+		jadd(fo, "symbol_why", !f->symbol[0] && f->symbol_why[0] ? jstr(f->symbol_why) : NULL);
+		jadd(fo, "build_id", f->build_id[0] ? json_object_new_string(f->build_id) : NULL);
+		snprintf(hex, sizeof(hex), "0x%lx", f->vaddr);
+		jadd(fo, "vaddr", f->have_vaddr ? json_object_new_string(hex) : NULL);
+		if (f->fp_recovered)          /* reached through a frame pointer a stack scan found */
+			jadd(fo, "fp_recovered", json_object_new_boolean(1));
+		if (f->sym_task_mntns)        /* named from the task's namespace's debug file */
+			jadd(fo, "symbol_from_task_mntns", json_object_new_boolean(1));
+		json_object_array_add(us, fo);
+	}
+	return us;
+}
+
+/* The last ustack array built and the frames it was built from: threads that share an
+ * unwind (2,000 of one process blocked alike) share one array, built once, printed under
+ * each. */
+struct ustack_memo { const struct cgw_uframe *f; size_t n; json_object *us; };
+
+static json_object *task_json(const struct cgw_task *t, struct ustack_memo *memo)
 {
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "pid", json_object_new_int(t->tgid));
-	json_object_object_add(o, "tid", json_object_new_int(t->tid));
-	json_object_object_add(o, "comm", jstr_untrusted(t->comm, t->comm_len));
+	jadd(o, "pid", json_object_new_int(t->tgid));
+	jadd(o, "tid", json_object_new_int(t->tid));
+	jadd(o, "comm", jstr_untrusted(t->comm, t->comm_len));
 	char st[2] = { t->state, 0 };
-	json_object_object_add(o, "state", json_object_new_string(st));
-	json_object_object_add(o, "blocked_s", jseconds(t->blocked_s));
-	json_object_object_add(o, "blocked_bound", json_object_new_string(bound_name(t->bound)));
+	jadd(o, "state", json_object_new_string(st));
+	jadd(o, "blocked_s", jseconds(t->blocked_s));
+	jadd(o, "blocked_bound", json_object_new_string(bound_name(t->bound)));
 	if (t->duration_from[0])
-		json_object_object_add(o, "duration_from", json_object_new_string(t->duration_from));
+		jadd(o, "duration_from", json_object_new_string(t->duration_from));
 	if (t->lock_kind) {
 		static const char *const kinds[] = { "", "mutex", "semaphore", "rw-semaphore-read",
 		                                     "rw-semaphore-write" };
 		json_object *l = json_object_new_object();
-		json_object_object_add(l, "kind", json_object_new_string(t->lock_kind >= 1 &&
-		                       t->lock_kind <= 4 ? kinds[t->lock_kind] : "?"));
+		jadd(l, "kind", json_object_new_string(t->lock_kind >= 1 && t->lock_kind <= 4 ?
+		                                       kinds[t->lock_kind] : "?"));
 		if (t->lock_name[0])
-			json_object_object_add(l, "name", json_object_new_string(t->lock_name));
+			jadd(l, "name", json_object_new_string(t->lock_name));
 		if (t->owner_tid) {
-			json_object_object_add(l, "owner_tid", json_object_new_int(t->owner_tid));
-			json_object_object_add(l, "owner_pid", json_object_new_int(t->owner_tgid));
-			json_object_object_add(l, "owner_comm", jstr_untrusted(t->owner_comm,
-			                                                       strlen(t->owner_comm)));
-			json_object_object_add(l, "owner_likely", json_object_new_boolean(t->owner_likely));
+			jadd(l, "owner_tid", json_object_new_int(t->owner_tid));
+			jadd(l, "owner_pid", json_object_new_int(t->owner_tgid));
+			jadd(l, "owner_comm", jstr_untrusted(t->owner_comm, strlen(t->owner_comm)));
+			jadd(l, "owner_likely", json_object_new_boolean(t->owner_likely));
 		}
-		json_object_object_add(o, "lock", l);
+		jadd(o, "lock", l);
 	}
 	if (!strcmp(t->duration_from, "sched_info.last_arrival"))   /* what /proc showed */
-		json_object_object_add(o, "exec_start_reset", json_object_new_boolean(true));
+		jadd(o, "exec_start_reset", json_object_new_boolean(true));
 	if (t->age_s >= 0)
-		json_object_object_add(o, "age_s", jseconds(t->age_s));
-	json_object_object_add(o, "frozen", json_object_new_boolean(t->frozen));
-	json_object_object_add(o, "policy", json_object_new_string(policy_name(t->policy)));
-	json_object_object_add(o, "rt_priority", json_object_new_int((int)t->rt_priority));
-	json_object_object_add(o, "cpu", json_object_new_int(t->cpu));
-	json_object_object_add(o, "cpus_allowed", jstr(t->cpus_allowed));
-	json_object_object_add(o, "cgroup", jstr(t->cgroup));
-	json_object_object_add(o, "unit", jstr(t->unit));
-	json_object_object_add(o, "user", jstr(t->user));
-	json_object_object_add(o, "ppid", json_object_new_int(t->ppid));
+		jadd(o, "age_s", jseconds(t->age_s));
+	jadd(o, "frozen", json_object_new_boolean(t->frozen));
+	jadd(o, "policy", json_object_new_string(policy_name(t->policy)));
+	jadd(o, "rt_priority", json_object_new_int((int)t->rt_priority));
+	jadd(o, "cpu", json_object_new_int(t->cpu));
+	jadd(o, "cpus_allowed", jstr(t->cpus_allowed));
+	jadd(o, "cgroup", jstr(t->cgroup));
+	jadd(o, "unit", jstr(t->unit));
+	jadd(o, "user", jstr(t->user));
+	jadd(o, "ppid", json_object_new_int(t->ppid));
 	if (t->started_at > 0) {
 		char ts[32];
-		json_object_object_add(o, "started",
-		                       json_object_new_string(iso_time(t->started_at, ts, sizeof(ts))));
+		jadd(o, "started", json_object_new_string(iso_time(t->started_at, ts, sizeof(ts))));
 	}
-	json_object_object_add(o, "wchan", jstr(t->wchan));
+	jadd(o, "wchan", jstr(t->wchan));
 	json_object *stack = json_object_new_array();
 	for (size_t i = 0; i < t->nframes; i++)
 		json_object_array_add(stack, jstr(t->frames[i].text));
-	json_object_object_add(o, "stack", stack);
+	jadd(o, "stack", stack);
 	if (t->marks) {                   /* the frames its signature matched, innermost first */
 		json_object *m = json_object_new_array();
 		for (size_t i = 0; i < t->nframes; i++)
 			if (t->marks[i])
 				json_object_array_add(m, jstr(t->frames[i].name));
-		json_object_object_add(o, "matched_frames", m);
+		jadd(o, "matched_frames", m);
 	}
 	if (t->stack_error[0])
-		json_object_object_add(o, "stack_error", jstr(t->stack_error));
+		jadd(o, "stack_error", jstr(t->stack_error));
 	if (t->nuframes || t->ustack_error[0]) {   /* the user stack: tasks in findings only */
-		json_object *us = json_object_new_array();
-		for (size_t i = 0; i < t->nuframes; i++) {
-			const struct cgw_uframe *f = &t->uframes[i];
-			json_object *fo = json_object_new_object();
-			char hex[24];
-			snprintf(hex, sizeof(hex), "0x%lx", f->pc);
-			json_object_object_add(fo, "pc", json_object_new_string(hex));
-			json_object_object_add(fo, "module", jstr(f->module));
-			snprintf(hex, sizeof(hex), "0x%lx", f->offset);
-			json_object_object_add(fo, "offset", json_object_new_string(hex));
-			json_object_object_add(fo, "symbol", f->symbol[0] ? jstr(f->symbol) : NULL);
-			json_object_object_add(fo, "symbol_offset", f->symbol[0] ?
-			                       json_object_new_int64((int64_t)f->sym_off) : NULL);
-			json_object_object_add(fo, "symbol_from", f->symbol_from ?
-			                       json_object_new_string(f->symbol_from) : NULL);
-			json_object_object_add(fo, "symbol_exact", f->symbol[0] ?
-			                       json_object_new_boolean(f->sym_exact) : NULL);
-			json_object_object_add(fo, "symbol_why", !f->symbol[0] && f->symbol_why[0] ?
-			                       jstr(f->symbol_why) : NULL);
-			json_object_object_add(fo, "build_id", f->build_id[0] ?
-			                       json_object_new_string(f->build_id) : NULL);
-			snprintf(hex, sizeof(hex), "0x%lx", f->vaddr);
-			json_object_object_add(fo, "vaddr", f->have_vaddr ?
-			                       json_object_new_string(hex) : NULL);
-			if (f->fp_recovered)       /* reached through a frame pointer a stack scan found */
-				json_object_object_add(fo, "fp_recovered", json_object_new_boolean(1));
-			if (f->sym_task_mntns)     /* named from the task's namespace's debug file */
-				json_object_object_add(fo, "symbol_from_task_mntns",
-				                       json_object_new_boolean(1));
-			json_object_array_add(us, fo);
+		json_object *us;
+		if (memo && memo->us && t->nuframes && memo->n == t->nuframes &&
+		    memcmp(memo->f, t->uframes, t->nuframes * sizeof(*t->uframes)) == 0) {
+			us = json_object_get(memo->us);   /* the frames of an unwind it shares */
+		} else {
+			us = ustack_json(t);
+			if (memo)
+				*memo = (struct ustack_memo){ t->uframes, t->nuframes, us };
 		}
-		json_object_object_add(o, "ustack", us);
+		jadd(o, "ustack", us);
 		if (t->ustack_error[0])
-			json_object_object_add(o, "ustack_error", jstr(t->ustack_error));
+			jadd(o, "ustack_error", jstr(t->ustack_error));
 		if (t->ustack_same_as)
-			json_object_object_add(o, "ustack_same_as", json_object_new_int(t->ustack_same_as));
+			jadd(o, "ustack_same_as", json_object_new_int(t->ustack_same_as));
 	}
 	if (t->sched_error[0])
-		json_object_object_add(o, "sched_error", jstr(t->sched_error));
-	json_object_object_add(o, "signature", json_object_new_string(t->sig ? t->sig->id : ""));
-	json_object_object_add(o, "severity", json_object_new_string(sev_name(t->severity)));
+		jadd(o, "sched_error", jstr(t->sched_error));
+	jadd(o, "signature", json_object_new_string(t->sig ? t->sig->id : ""));
+	jadd(o, "severity", json_object_new_string(sev_name(t->severity)));
 	if (t->vfork_child)
-		json_object_object_add(o, "vfork_child", json_object_new_int(t->vfork_child));
+		jadd(o, "vfork_child", json_object_new_int(t->vfork_child));
 	return o;
 }
 
@@ -199,6 +220,7 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 	json_object_object_add(o, "topology", topo);
 
 	json_object *tasks = json_object_new_array();
+	struct ustack_memo memo = { 0 };
 	for (size_t i = 0; i < s->n; i++) {
 		/* a task whose time cannot be read is listed, never left out unseen */
 		bool listed = (r->all || s->t[i].sched_error[0]) && only < 0;
@@ -206,7 +228,7 @@ json_object *report_json_build(const struct cgw_report *r, ssize_t only)
 			for (size_t j = 0; j < r->f[k].ntasks && !listed; j++)
 				listed = (only < 0 || (size_t)only == k) && r->f[k].tasks[j] == i;
 		if (listed)
-			json_object_array_add(tasks, task_json(&s->t[i]));
+			json_object_array_add(tasks, task_json(&s->t[i], &memo));
 	}
 	json_object_object_add(o, "tasks", tasks);
 	json_object *fs = json_object_new_array();

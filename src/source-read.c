@@ -21,7 +21,9 @@ ssize_t scan_pread(struct cgw_scan *s, const char *path, off_t off, char *buf, s
 {
 	if (s->timeouts >= SCAN_MAX_TIMEOUTS)
 		return -ETIME;
-	ssize_t r = dl_pread_file(path, off, buf, cap, timeout_ms);
+	ssize_t r;
+	if (!dl_batch_take(s->prefetch, path, off, buf, cap, &r))  /* read ahead, or now */
+		r = dl_pread_file(path, off, buf, cap, timeout_ms);
 	if (r == -ETIMEDOUT)
 		s->timeouts++;
 	return r;

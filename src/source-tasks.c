@@ -169,7 +169,152 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 	}
 }
 
-static void scan_suspect(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
+#define SUSPECT_GROUP 16               /* suspects whose reads are made in one batch */
+
+/* What suspect_read reads of a task, planned ahead for a batch (dl_read_batch): the same
+ * files in the same order, each decided as suspect_read, cgroup_frozen and waitfile_read
+ * decide it from what the ones before said. A read they make that was not planned is made
+ * on its own; one planned that they do not make costs its read only. */
+struct suspect_plan {
+	int tgid, tid;
+	bool stack, waitfile;
+	bool v1_read;                     /* freezer.state was planned: the read before events */
+	unsigned stage;
+	char v2[256];                     /* the v2 cgroup its cgroup line names */
+};
+
+/* The suspects of one batch, one after another; and what they share: the freezer files of
+ * their cgroups are read once (s->frz_memo), so one known to the scan or planned in this
+ * batch already is not planned again. */
+struct group_plan {
+	struct suspect_plan one[SUSPECT_GROUP];
+	size_t n, cur;
+	bool live;
+	char freezer_mnt[256], cgroup2_mnt[256];
+	char known[2][FREEZER_PATH_MAX];
+	bool known_v1_frozen;             /* known[0] from the memo says FROZEN */
+	long known_v1_item;               /* known[0] planned in this batch: its item; -1 */
+};
+
+static bool plan_one(struct group_plan *g, struct suspect_plan *p, const struct dl_item *done,
+                     size_t n, char *path, size_t cap, off_t *off, size_t *bufcap)
+{
+	const struct dl_item *last = n ? &done[n - 1] : NULL;
+	unsigned long addr;
+	size_t fcap = cap < FREEZER_PATH_MAX ? cap : FREEZER_PATH_MAX;
+	*off = -1;
+	for (;;) {
+		switch (p->stage++) {
+		case 0:                       /* the kernel stack, unless the walk gave it */
+			if (!p->stack)
+				continue;
+			snprintf(path, cap, "/proc/%d/task/%d/stack", p->tgid, p->tid);
+			*bufcap = STACK_BUF;
+			return true;
+		case 1:
+			snprintf(path, cap, "/proc/%d/task/%d/wchan", p->tgid, p->tid);
+			*bufcap = 128;
+			return true;
+		case 2:
+			snprintf(path, cap, "/proc/%d/task/%d/cgroup", p->tgid, p->tid);
+			*bufcap = STACK_BUF;
+			return true;
+		case 3: {                     /* its freezer state (v1), then its events (v2) */
+			char v1[256], sd[256];
+			if (last->r < 0 ||
+			    parse_cgroup_buf(last->buf, "freezer", v1, sizeof(v1), p->v2,
+			                     sizeof(p->v2)) == -EINVAL ||
+			    parse_cgroup_buf(last->buf, "name=systemd", sd, sizeof(sd), NULL, 0) ==
+			    -EINVAL) {
+				p->stage = 5;
+				continue;
+			}
+			if (!freezer_file(g->freezer_mnt, v1, "freezer.state", path, fcap))
+				continue;
+			if (strcmp(path, g->known[0]) == 0) {
+				const struct dl_item *k = g->known_v1_item >= 0 &&
+				                          (size_t)g->known_v1_item < n ?
+				                          &done[g->known_v1_item] : NULL;
+				if (k ? freezer_state_frozen(k->buf, k->r) : g->known_v1_frozen)
+					p->stage = 5;     /* frozen (v1): its events are not asked for */
+				continue;
+			}
+			snprintf(g->known[0], sizeof(g->known[0]), "%s", path);
+			g->known_v1_item = (long)n;
+			p->v1_read = true;
+			*bufcap = FREEZER_BUF;
+			return true;
+		}
+		case 4:
+			if ((p->v1_read && freezer_state_frozen(last->buf, last->r)) ||
+			    !freezer_file(g->cgroup2_mnt, p->v2, "cgroup.events", path, fcap) ||
+			    strcmp(path, g->known[1]) == 0)
+				continue;
+			snprintf(g->known[1], sizeof(g->known[1]), "%s", path);
+			*bufcap = FREEZER_BUF;
+			return true;
+		case 5:                       /* the file it waits on: its syscall line */
+			if (!p->waitfile)
+				return false;
+			snprintf(path, cap, "/proc/%d/task/%d/syscall", p->tgid, p->tid);
+			*bufcap = WAITFILE_LINE;
+			return true;
+		case 6:                       /* and the path in its memory */
+			if (!g->live || !waitfile_mem_addr(last->buf, last->r, &addr))
+				return false;
+			snprintf(path, cap, "/proc/%d/task/%d/mem", p->tgid, p->tid);
+			*off = (off_t)addr;
+			*bufcap = PATH_MAX;
+			return true;
+		default:
+			return false;
+		}
+	}
+}
+
+static bool group_next(const struct dl_item *done, size_t n, void *ctx, char *path,
+                       size_t cap, off_t *off, size_t *bufcap)
+{
+	struct group_plan *g = ctx;
+	for (; g->cur < g->n; g->cur++)
+		if (plan_one(g, &g->one[g->cur], done, n, path, cap, off, bufcap))
+			return true;
+	return false;
+}
+
+static void suspect_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms);
+
+/* The suspects' reads that can block on the hang: those of SUSPECT_GROUP suspects at a time
+ * made ahead in one job of the deadline's worker (2,000 blocked threads made 12,000
+ * hand-offs, one a file), each read with its own deadline, then taken by suspect_read as
+ * it asks for them. */
+static void scan_group(struct cgw_scan *s, size_t first, size_t n, unsigned timeout_ms)
+{
+	if (s->timeouts >= SCAN_MAX_TIMEOUTS)        /* each read is skipped (-ETIME) */
+		return;
+	struct group_plan *g = calloc(1, sizeof(*g));
+	if (!g)
+		return;                                /* each read made on its own */
+	for (size_t i = 0; i < n; i++) {
+		const struct cgw_task *t = &s->t[first + i];
+		g->one[i] = (struct suspect_plan){ .tgid = t->tgid, .tid = t->tid,
+		                                   .stack = !t->stack_given,
+		                                   .waitfile = waitfile_wanted(t) };
+	}
+	g->n = n;
+	g->live = s->live;
+	snprintf(g->freezer_mnt, sizeof(g->freezer_mnt), "%s", s->freezer_mnt);
+	snprintf(g->cgroup2_mnt, sizeof(g->cgroup2_mnt), "%s", s->cgroup2_mnt);
+	for (int k = 0; k < 2 && s->frz_memo; k++)
+		snprintf(g->known[k], sizeof(g->known[k]), "%s", s->frz_memo[k].path);
+	g->known_v1_frozen = s->frz_memo &&
+	                     freezer_state_frozen(s->frz_memo[0].buf, s->frz_memo[0].r);
+	g->known_v1_item = -1;
+	s->prefetch = dl_read_batch(group_next, g, sizeof(*g), timeout_ms);
+	free(g);
+}
+
+static void suspect_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 {
 	char path[128], *buf = malloc(STACK_BUF);
 	if (!buf && t->stack_given) {
@@ -352,10 +497,21 @@ void scan_thread_again(struct cgw_scan *s, const struct cgw_scan_opts *o, int tg
 int scan_suspects(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		if (cgw_stop_pending())
+		if (cgw_stop_pending()) {
+			dl_batch_free(s->prefetch);
+			s->prefetch = NULL;
 			return -ECANCELED;
-		scan_suspect(s, &s->t[i], o->read_timeout_ms);
+		}
+		if (i % SUSPECT_GROUP == 0) {
+			dl_batch_free(s->prefetch);
+			s->prefetch = NULL;
+			scan_group(s, i, s->n - i < SUSPECT_GROUP ? s->n - i : SUSPECT_GROUP,
+			           o->read_timeout_ms);
+		}
+		suspect_read(s, &s->t[i], o->read_timeout_ms);
 	}
+	dl_batch_free(s->prefetch);
+	s->prefetch = NULL;
 	procdetail_fill(s, o->read_timeout_ms);
 	return 0;
 }
@@ -391,6 +547,7 @@ void scan_free(struct cgw_scan *s)
 	if (s->mnt_memo)
 		free(s->mnt_memo->path);
 	free(s->mnt_memo);
+	free(s->frz_memo);
 	free(s->replay_clocks);
 	free(s->replay_rates);
 	if (s->replay_recorder)

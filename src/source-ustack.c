@@ -872,6 +872,37 @@ static void frames_set(struct cgw_task *t, const struct cgw_uframe *f, size_t n)
 	}
 }
 
+/* Threads of one process blocked at the same pc with the same depth into stacks laid out
+ * alike (the same distance from sp to the end of the mapping holding it) went through the
+ * same frames: one unwind is theirs too. True when t has its answer so (proc: its process's
+ * state, NULL when none yet): that unwind's frames, or that one of its process timed out. */
+static bool share_unwind(struct cgw_scan *s, struct ustate *u, struct cgw_task *t,
+                         struct uproc *proc, unsigned long pc, unsigned long sp)
+{
+	for (size_t i = 0; i < u->ndone; i++) {
+		if (u->done[i].tgid != t->tgid)
+			continue;
+		const struct cgw_task *o = &s->t[u->done[i].task];
+		if (u->done[i].timed_out) {
+			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: "
+			         "reading TID %d of this process timed out (its mmap lock is held or "
+			         "waited for)", o->tid);
+			return true;
+		}
+		const struct maps_ent *e = proc && proc->maps ? maps_index_find(&proc->ix, sp) : NULL;
+		if (!e)
+			continue;
+		if (u->done[i].pc == pc && u->done[i].depth == e->end - sp &&
+		    u->done[i].size == e->end - e->start) {
+			frames_set(t, o->uframes, o->nuframes);
+			snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", o->ustack_error);
+			t->ustack_same_as = o->tid;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Unwind t (or share an earlier unwind of its process). USTACK_LOOPED when its unwind did not
  * terminate (the thread running it still computes: only ending the process ends it), and
  * USTACK_TIMED_OUT when it waited past the deadline; 0 otherwise. */
@@ -903,6 +934,17 @@ static unsigned unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_tas
 			return 0;
 		}
 	}
+	struct uproc *proc = NULL;
+	for (size_t i = 0; i < u->nprocs && !proc; i++)
+		if (u->procs[i] && u->procs[i]->tgid == t->tgid)
+			proc = u->procs[i];
+	/* the pc and sp the scan read a moment ago (source-waitfile.c): a thread blocked where
+	 * an unwind of its process was done shares it without reading its syscall line again
+	 * (a read through the deadline's worker per thread); one that does not is read again
+	 * below, for its unwind starts from its registers as they are now */
+	if (t->sys_regs && s->timeouts < SCAN_MAX_TIMEOUTS &&
+	    share_unwind(s, u, t, proc, t->sys_pc, t->sys_sp))
+		return 0;
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/syscall", t->tgid, t->tid);
 	ssize_t r = scan_read(s, p, line, sizeof(line), timeout_ms);
 	if (r == -ETIMEDOUT) {
@@ -921,35 +963,8 @@ static unsigned unwind_task(struct cgw_scan *s, struct ustate *u, struct cgw_tas
 		         "without stopping it)");
 		return 0;
 	}
-	/* threads of one process blocked at the same pc with the same depth into stacks laid
-	 * out alike (the same distance from sp to the end of the mapping holding it) went
-	 * through the same frames: one unwind is theirs too */
-	struct uproc *proc = NULL;
-	for (size_t i = 0; i < u->nprocs && !proc; i++)
-		if (u->procs[i] && u->procs[i]->tgid == t->tgid)
-			proc = u->procs[i];
-	for (size_t i = 0; i < u->ndone; i++) {
-		if (u->done[i].tgid != t->tgid)
-			continue;
-		const struct cgw_task *o = &s->t[u->done[i].task];
-		if (u->done[i].timed_out) {
-			snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: "
-			         "reading TID %d of this process timed out (its mmap lock is held or "
-			         "waited for)", o->tid);
-			return 0;
-		}
-		const struct maps_ent *e = proc && proc->maps ? maps_index_find(&proc->ix, sc.sp) :
-		                           NULL;
-		if (!e)
-			continue;
-		if (u->done[i].pc == sc.pc && u->done[i].depth == e->end - sc.sp &&
-		    u->done[i].size == e->end - e->start) {
-			frames_set(t, o->uframes, o->nuframes);
-			snprintf(t->ustack_error, sizeof(t->ustack_error), "%s", o->ustack_error);
-			t->ustack_same_as = o->tid;
-			return 0;
-		}
-	}
+	if (share_unwind(s, u, t, proc, sc.pc, sc.sp))
+		return 0;
 	if (flight_has(t->tgid)) {
 		snprintf(t->ustack_error, sizeof(t->ustack_error), "user stack not read: an earlier "
 		         "unwind of this process still waits for its memory (its mmap lock is held or "

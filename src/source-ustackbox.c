@@ -58,6 +58,9 @@ enum { MSG_BEGIN = 1, MSG_DONE, MSG_RECORD, MSG_END };
 struct msg_head { uint32_t type, len; };
 struct msg_done {
 	uint32_t task, how, nframes, timeouts;
+	/* the frames are those of task frames_of - 1, sent before (none follow: an unwind
+	 * shared by 2,000 threads is sent once); 0: they follow */
+	uint32_t frames_of;
 	int32_t tid, same_as;
 	uint8_t nomem;
 	char error[sizeof(((struct cgw_task *)0)->ustack_error)];
@@ -119,6 +122,22 @@ static void child_begin(void *ctx, const struct cgw_task *t)
 	send_msg(MSG_BEGIN, &i, sizeof(i), NULL, 0, NULL, 0);
 }
 
+/* The task whose unwind t shares (the one unwound, answered before t), by index; -1 none.
+ * The last found is looked at first: the threads that share one come one after another. */
+static long shared_from(const struct cgw_task *t)
+{
+	static long last = -1;
+	const struct cgw_scan *s = child_scan;
+	if (!t->ustack_same_as)
+		return -1;
+	if (last >= 0 && (size_t)last < s->n && s->t[last].tid == t->ustack_same_as)
+		return last;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].tid == t->ustack_same_as)
+			return last = (long)i;
+	return -1;
+}
+
 static void child_done(void *ctx, const struct cgw_task *t, unsigned how)
 {
 	(void)ctx;
@@ -127,6 +146,12 @@ static void child_done(void *ctx, const struct cgw_task *t, unsigned how)
 	                      .tid = t->tid, .same_as = t->ustack_same_as,
 	                      .nomem = child_scan->nomem };
 	snprintf(m.error, sizeof(m.error), "%s", t->ustack_error);
+	long o = shared_from(t);
+	if (o >= 0 && child_scan->t[o].nuframes == t->nuframes) {
+		m.frames_of = (uint32_t)o + 1;  /* the parent has them: that task's answer */
+		send_msg(MSG_DONE, &m, sizeof(m), NULL, 0, NULL, 0);
+		return;
+	}
 	send_msg(MSG_DONE, &m, sizeof(m), t->uframes, t->nuframes * sizeof(*t->uframes), NULL, 0);
 }
 
@@ -249,7 +274,8 @@ static void close_except(int a, int b)
 }
 
 /* Faults a test injects into the confined child (CGWATCH_TEST_UNWINDER): "spin" (silent on
- * the CPU), "crash" (SIGSEGV), "lie" (a capture's record outside the tree), "escape" (what a
+ * the CPU), "crash" (SIGSEGV), "lie" (a capture's record outside the tree), "lieframes" (a
+ * task's answer said to be the frames of a task whose unwind it does not share), "escape" (what a
  * parser bug turned into code would try: each attempt's result on stderr, then the unwinds as
  * usual). */
 static void test_fault(const char *f)
@@ -264,6 +290,11 @@ static void test_fault(const char *f)
 	if (!strcmp(f, "lie")) {           /* a record outside the tree */
 		struct msg_record m = { REC_FILE, 1, 14, 1 };
 		send_msg(MSG_RECORD, &m, sizeof(m), "proc/../../etc", 14, "x", 1);
+	}
+	if (!strcmp(f, "lieframes") && child_scan->n >= 2) {  /* another task's frames, falsely */
+		struct msg_done m = { .task = 0, .tid = child_scan->t[0].tid, .nframes = 1,
+		                      .frames_of = 2, .same_as = child_scan->t[1].tid + 1 };
+		send_msg(MSG_DONE, &m, sizeof(m), NULL, 0, NULL, 0);
 	}
 	if (strcmp(f, "escape"))
 		return;
@@ -443,17 +474,28 @@ static int take_done(struct box *b, const char *p, size_t len)
 	if (len < sizeof(m))
 		return -EPROTO;
 	memcpy(&m, p, sizeof(m));
+	/* frames that follow, or those of another task of this report that came before (its
+	 * tid the one whose unwind this task says it shares), checked when they came */
+	const struct cgw_task *of = m.frames_of && m.frames_of - 1 < s->n ?
+	                            &s->t[m.frames_of - 1] : NULL;
 	if (m.task >= s->n || s->t[m.task].tid != m.tid || m.nframes > USTACK_MAX_FRAMES ||
-	    len != sizeof(m) + m.nframes * sizeof(struct cgw_uframe))
+	    len != sizeof(m) + (m.frames_of ? 0 : m.nframes * sizeof(struct cgw_uframe)) ||
+	    (m.frames_of && (!of || of->tid != m.same_as || m.frames_of - 1 == m.task)))
 		return -EPROTO;
 	struct cgw_task *t = &s->t[m.task];
+	if (of && of->nuframes != m.nframes) {    /* not kept here (no memory): none here */
+		s->nomem = true;
+		m.nframes = 0;
+	}
 	ended(m.error, sizeof(m.error));
 	free(t->uframes);
 	t->uframes = NULL;
 	t->nuframes = 0;
 	if (m.nframes && (t->uframes = malloc(m.nframes * sizeof(*t->uframes)))) {
-		memcpy(t->uframes, p + sizeof(m), m.nframes * sizeof(*t->uframes));
-		frames_check(t->uframes, m.nframes);
+		memcpy(t->uframes, of ? (const void *)of->uframes : p + sizeof(m),
+		       m.nframes * sizeof(*t->uframes));
+		if (!of)
+			frames_check(t->uframes, m.nframes);
 		t->nuframes = m.nframes;
 	} else if (m.nframes) {
 		s->nomem = true;

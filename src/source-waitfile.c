@@ -158,11 +158,28 @@ static const struct mountinfo_ent *mount_memo(struct cgw_scan *s, const char *mi
 	return m->found ? &m->e : NULL;
 }
 
+bool waitfile_wanted(const struct cgw_task *t)
+{
+	return t->state == 'D' && t->suspect == SUSPECT_BLOCKED && !(t->flags & PF_KTHREAD);
+}
+
+bool waitfile_mem_addr(const char *line, ssize_t r, unsigned long *addr)
+{
+	struct cgw_syscall sc;
+	if (r <= 0 || parse_syscall_line(line, &sc) != 1)
+		return false;
+	struct sys_info si = syscall_info(sc.nr);
+	if (!si.name || si.kind == SYSF_FD)
+		return false;
+	*addr = sc.arg[si.kind == SYSF_AT];
+	return *addr != 0 && *addr <= (unsigned long)LLONG_MAX;     /* as mem_string reads */
+}
+
 void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 {
-	if (t->state != 'D' || t->suspect != SUSPECT_BLOCKED || (t->flags & PF_KTHREAD))
+	if (!waitfile_wanted(t))
 		return;
-	char p[96], line[256];
+	char p[96], line[WAITFILE_LINE];
 	snprintf(p, sizeof(p), "/proc/%d/task/%d/syscall", t->tgid, t->tid);
 	struct cgw_syscall sc;
 	if (scan_read(s, p, line, sizeof(line), timeout_ms) <= 0 ||
@@ -170,6 +187,9 @@ void waitfile_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeout_ms)
 		return;
 	t->sys_known = true;
 	t->sys_nr = sc.nr;
+	t->sys_regs = true;
+	t->sys_pc = sc.pc;
+	t->sys_sp = sc.sp;
 	struct sys_info si = syscall_info(sc.nr);
 	if (!si.name)
 		return;

@@ -340,6 +340,18 @@ char *utf8_escape(const char *s, size_t n, char *out, size_t cap)
 	if (cap == 0)
 		return out;
 	for (size_t i = 0; i < n;) {
+		size_t run = 0;                 /* ASCII but NUL, as it is: copied at once */
+		while (i + run < n && u[i + run] - 1u < 0x7fu)
+			run++;
+		if (run) {
+			size_t m = run < cap - 1 - o ? run : cap - 1 - o;
+			memcpy(out + o, s + i, m);
+			o += m;
+			i += m;
+			if (m < run)
+				break;
+			continue;
+		}
 		size_t k = utf8_seq(u + i, n - i);
 		if (o + (k ? k : 4) + 1 > cap)
 			break;

@@ -9,6 +9,8 @@
 #           all that, it still unwinds the user's stacks;
 #   crash:  the child dies of SIGSEGV: the tasks say so, the report is whole;
 #   lie:    the child sends a capture's record for a path outside the tree: refused, killed;
+#   lieframes: the child says a task's frames are another's, whose unwind it does not share:
+#           refused, killed;
 #   spin:   the child computes and never answers: killed when silent past 4 read deadlines
 #           + 2 s, and the check ends soon after;
 #   loop:   each unwind never ends on its worker thread: after one read deadline each, the
@@ -89,6 +91,13 @@ for p in "${P[@]}"; do
 	[[ $m == *"the unwinder process sent what it may not send and was killed"* ]] || live_fail "lie: $p says '$m'"
 done
 
+_run lieframes                            # frames of a task it does not share: refused
+for p in "${P[@]}"; do
+	m=$(_uerr "$LIVE_TMP/lieframes.json" "$p")
+	[[ $m == *"the unwinder process sent what it may not send and was killed"* ]] ||
+		live_fail "lieframes: $p says '$m'"
+done
+
 _run spin                                 # silent past 4 x 0.5 + 2 = 4 s
 for p in "${P[@]}"; do
 	m=$(_uerr "$LIVE_TMP/spin.json" "$p")
@@ -107,4 +116,4 @@ for p in "${P[@]}"; do
 		live_fail "loop: $p says '$m' ($looped tasks' unwinds did not terminate)"
 done
 awk -v t="$T" 'BEGIN { exit !(t < 8) }' || live_fail "loop: the check took $T s, want < 8 (8 children at most)"
-live_pass "escape refused 6 of 6 (CapEff $eff, no_new_privs, seccomp) and still unwound; crash named; a lie refused; a silent child killed (check $T_SPIN s); looping unwinds ended, a child each (check $T s)"
+live_pass "escape refused 6 of 6 (CapEff $eff, no_new_privs, seccomp) and still unwound; crash named; two lies refused; a silent child killed (check $T_SPIN s); looping unwinds ended, a child each (check $T s)"

@@ -34,7 +34,8 @@
 #     frames named;
 #   the FUSE thread: fstatat < middle < outer < stater (its thread function); the -O0
 #     build's too, from outer on fp_recovered;
-#   20 threads of one process in identical stacks: one unwind, the 19 others share it;
+#   20 threads of one process in identical stacks: one unwind, the 19 others share it,
+#     without reading their syscall lines again (strace, when installed);
 #   the text report prints them under the kernel stack;
 #   while cgwatch runs, every target's TracerPid stays 0 and its state is never T or t.
 . "$(dirname "$0")/lib.sh"
@@ -293,6 +294,23 @@ sn=$(jq -r --argjson p "$SN" '[.tasks[] | select(.pid == $p)] |
 	"\(length) \([.[] | select(.ustack_same_as == null)] | length) \([.[] | .ustack_same_as // empty] | unique | length) \([.[] | [.ustack[] | .offset] | join(",")] | unique | length) \(.[0].ustack[1].symbol)"' "$OUT")
 [ "$sn" = "20 1 1 1 middle" ] ||
 	live_fail "20 identical threads: '$sn' (tasks, unwound, distinct same_as, distinct stacks, frame 1), want '20 1 1 1 middle'"
+# each of their syscall lines is read once, by the scan: the unwind reads its own thread's
+# again (its registers as they are now), the 19 that share it read none (strace, if there)
+if command -v strace >/dev/null; then
+	timeout -k 2 "$LIVE_CG_TIMEOUT" strace -f -qq -e trace=openat,write -e signal=none \
+		-o "$LIVE_TMP/strace.log" "$CGWATCH" check --config "$CONF" --threshold 1 \
+		--format json --verbose >/dev/null 2>"$LIVE_TMP/strace.err" 3>&-
+	n=$(grep -cE "\"/proc/$SN/task/[0-9]+/syscall\"" "$LIVE_TMP/strace.log")
+	[ "$n" -ge 20 ] && [ "$n" -le 21 ] ||
+		live_fail "20 identical threads: their syscall lines opened $n times, want 21: once each by the scan, once more by the one unwind"
+	# and the unwinder sends shared frames once: its writes of 4 KiB or more (a stack's
+	# frames) are at most one per unwind it made, not one per thread
+	main=$(awk 'NR == 1 {print $1}' "$LIVE_TMP/strace.log")
+	big=$(awk -v m="$main" '$1 != m && $2 ~ /^write\(/ && $NF + 0 >= 4096' "$LIVE_TMP/strace.log" | wc -l)
+	unw=$(sed -n 's/.*user stacks: \([0-9]*\) unwound.*/\1/p' "$LIVE_TMP/strace.err" | head -1)
+	[ -n "$unw" ] && [ "$big" -le "$unw" ] ||
+		live_fail "the unwinder wrote $big messages of 4 KiB or more for ${unw:-?} unwinds: shared frames sent again for each thread"
+fi
 # text: under the task, after its kernel stack
 awk -v t="${TID[O2]}" '$1 == "PID" && $2 == t { on = 1; next } on && /^  [A-Z]/ { on = 0 }
 	on && /user stack \(read without stopping it\):/ { u = 1 }

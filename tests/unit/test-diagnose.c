@@ -225,6 +225,53 @@ static void test_rates_by_key(void **state)
 	sig_free(&set);
 }
 
+static const char *const site_alike[] = { "alike.conf",
+	"[signature]\nid = my-wait\nseverity = warning\npriority = 95\ntitle = T\nsummary = S\n"
+	"[match]\nframe = my_wait\n", NULL };
+
+/* Tasks with the same stack in the same state get the same signature and marks, however many
+ * in a row (classify matches a run of them once); a task alike in its frames but not in its
+ * state, or in its state but not every frame, is matched on its own. */
+static void test_alike_stacks_classified_alike(void **state)
+{
+	(void)state;
+	struct cgw_sigset set;
+	load_sigs(&set, site_alike);
+	struct unit_scan u;
+	us_init(&u);
+	u.rep.conf = &conf;
+	static const char *const waits[] = { "my_wait", "vfs_read", NULL };
+	static const char *const other[] = { "other_wait", "vfs_read", NULL };
+	static const char *const longer[] = { "my_wait", "vfs_read", "ksys_read", NULL };
+	static const char *const renamed[] = { "my_waitx", "vfs_read", NULL };
+	size_t k[8];
+	k[0] = task_stack(&u, 10, "a", 100, waits);
+	k[1] = task_stack(&u, 11, "a", 100, waits);
+	k[2] = task_stack(&u, 12, "a", 100, waits);
+	u.scan.t[k[2]].state = 'R';                /* the same frames, not D */
+	u.scan.t[k[2]].suspect = SUSPECT_STARVED;
+	k[3] = task_stack(&u, 13, "a", 100, waits);
+	k[4] = task_stack(&u, 14, "a", 100, other);
+	k[5] = task_stack(&u, 15, "a", 100, longer);
+	k[6] = task_stack(&u, 16, "a", 100, renamed);
+	k[7] = task_stack(&u, 17, "a", 100, waits);
+	assert_int_equal(classify(&u.rep, &set), 0);
+	static const char *const want[] = { "my-wait", "my-wait", "starved", "my-wait", "unknown",
+	                                    "my-wait", "unknown", "my-wait" };
+	for (size_t i = 0; i < 8; i++) {
+		const struct cgw_task *t = &u.scan.t[k[i]];
+		print_message("# task %d\n", t->tid);
+		assert_string_equal(t->sig->id, want[i]);
+		assert_non_null(t->marks);
+		bool mine = strcmp(want[i], "my-wait") == 0;
+		assert_int_equal(t->marks[0], mine);
+		for (size_t f = 1; f < t->nframes; f++)
+			assert_false(t->marks[f]);
+	}
+	us_free(&u);
+	sig_free(&set);
+}
+
 /* The findings of signature id, in report order. */
 static size_t findings_of(const struct unit_scan *u, const char *id,
                           const struct cgw_finding **out, size_t cap)
@@ -519,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_workqueue_by_key),
 		cmocka_unit_test(test_starvation_by_key),
 		cmocka_unit_test(test_rates_by_key),
+		cmocka_unit_test(test_alike_stacks_classified_alike),
 		cmocka_unit_test(test_two_flush_callers),
 		cmocka_unit_test(test_two_fuse_mounts),
 		cmocka_unit_test(test_cause_stable),

@@ -310,6 +310,128 @@ static void test_utf8_escape_truncation(void **state)
 	check_caps(utf8_escape, cases, ARRAY_SIZE(cases));
 }
 
+/* The byte-at-a-time writers these were (util.c utf8_escape, json.c jstr_serialize) before
+ * they copied runs: what the faster ones must write, byte for byte. */
+static size_t ref_utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t k = c >= 0x01 && c <= 0x7f ? 1 : c >= 0xc2 && c <= 0xdf ? 2 :
+	           c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+	unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+	if (k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++, lo = 0x80, hi = 0xbf)
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+	return k;
+}
+
+static void ref_utf8_escape(const unsigned char *u, size_t n, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = ref_utf8_seq(u + i, n - i);
+		if (o + (k ? k : 4) + 1 > cap)
+			break;
+		if (k) {
+			memcpy(out + o, u + i, k);
+			o += k;
+			i += k;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[u[i] >> 4];
+			out[o++] = hex[u[i++] & 15];
+		}
+	}
+	out[o] = '\0';
+}
+
+static void ref_jstr(const unsigned char *s, size_t n, bool noslash, char *out)
+{
+	static const char from[] = "\"\\/\b\f\n\r\t", to[] = "\"\\/bfnrt";
+	char *p = out;
+	*p++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = s[i];
+		bool c1 = c == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f;
+		const char *f = c ? strchr(from, (int)c) : NULL;
+		if (c1)
+			c = s[++i];
+		if (f && (c != '/' || !noslash)) {
+			*p++ = '\\';
+			*p++ = to[f - from];
+		} else if (c < 0x20 || c == 0x7f || c1) {
+			p += sprintf(p, "\\u%04x", c);
+		} else {
+			*p++ = (char)s[i];
+		}
+	}
+	*p++ = '"';
+	*p = '\0';
+}
+
+/* One input through both: utf8_escape at every cap up to its whole length, and the JSON
+ * string of it with and without '/' escaped. */
+static void same_as_bytewise(const unsigned char *in, size_t n)
+{
+	char got[256], want[256], esc[160];
+	for (size_t cap = 1; cap <= 4 * n + 1; cap++) {
+		utf8_escape((const char *)in, n, got, cap);
+		ref_utf8_escape(in, n, want, cap);
+		if (strcmp(got, want) != 0) {
+			print_error("utf8_escape of \"%s\" cap %zu: \"%s\", want \"%s\"\n",
+			            cescape((const char *)in, n, esc, sizeof(esc)), cap, got, want);
+			fail();
+		}
+	}
+	utf8_escape((const char *)in, n, esc, sizeof(esc));
+	for (int noslash = 0; noslash < 2; noslash++) {
+		json_object *o = jstr_untrusted((const char *)in, n);
+		const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+		                  (noslash ? JSON_C_TO_STRING_NOSLASHESCAPE : 0));
+		ref_jstr((const unsigned char *)esc, strlen(esc), noslash, want);
+		if (strcmp(txt, want) != 0) {
+			print_error("JSON of \"%s\": %s, want %s\n", esc, txt, want);
+			fail();
+		}
+		json_object_put(o);
+	}
+}
+
+static void test_escape_runs_same_as_bytewise(void **state)
+{
+	(void)state;
+	static const unsigned char alpha[] = { 0x00, 0x01, 0x08, '\t', '\n', 0x1f, ' ', '"', '/',
+		'\\', 'a', 0x7f, 0x80, 0x9b, 0x9f, 0xa0, 0xbf, 0xc2, 0xc3, 0xe0, 0xe6, 0xed, 0xf0,
+		0xf4, 0xff };
+	size_t na = sizeof(alpha);
+	unsigned char in[16];
+	for (size_t a = 0; a < na; a++)            /* every string of up to 3 of them */
+		for (size_t b = 0; b <= na; b++)
+			for (size_t c = 0; c <= na; c++) {
+				size_t n = 0;
+				in[n++] = alpha[a];
+				if (b < na)
+					in[n++] = alpha[b];
+				if (b < na && c < na)
+					in[n++] = alpha[c];
+				same_as_bytewise(in, n);
+			}
+	unsigned long x = 12345;                   /* and longer ones, mostly plain */
+	for (int k = 0; k < 3000; k++) {
+		size_t n = 4 + k % 12;
+		for (size_t i = 0; i < n; i++) {
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+			unsigned r = (unsigned)(x >> 33);
+			in[i] = r % 3 ? (unsigned char)('a' + r % 26) : alpha[r % na];
+		}
+		same_as_bytewise(in, n);
+	}
+}
+
 /* jstr_untrusted: jq and json-c read back exactly utf8_escape's text, and the printed JSON
  * holds no raw control character: C0 as json-c writes it, DEL and C1 as \u00NN. */
 static void test_jstr_untrusted(void **state)
@@ -350,6 +472,48 @@ static void test_jstr_untrusted(void **state)
 	json_object *o = jstr_untrusted("a/b", 3);
 	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"a\\/b\"");
 	json_object_put(o);
+}
+
+/* Threads that share an unwind (the same frames) share one ustack array in the document,
+ * built once and printed under each; a thread with other frames has its own. */
+static void test_report_json_shared_ustack(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	us_init(&u);
+	size_t idx[3];
+	for (int i = 0; i < 3; i++) {
+		idx[i] = us_task(&u, 500 + i, 500, "app", 3, 30);
+		struct cgw_task *t = &u.scan.t[idx[i]];
+		t->uframes = xcalloc(2, sizeof(*t->uframes));
+		t->nuframes = 2;
+		for (int k = 0; k < 2; k++) {
+			struct cgw_uframe *f = &t->uframes[k];
+			f->pc = 0x401000ul + (unsigned long)k * 0x10 + (i == 2 ? 4 : 0);
+			f->offset = f->pc - 0x400000ul;
+			snprintf(f->module, sizeof(f->module), "/usr/bin/app");
+			snprintf(f->symbol, sizeof(f->symbol), "fn%d", k);
+		}
+		if (i == 1)
+			t->ustack_same_as = 500;
+	}
+	struct cgw_sig sig = unit_sig("unknown", "Blocked", "s", SEV_WARNING);
+	us_finding(&u, &sig, SEV_WARNING, 3, idx);
+	json_object *o = report_json_build(&u.rep, -1);
+	json_object *tasks = json_object_object_get(o, "tasks");
+	assert_int_equal(json_object_array_length(tasks), 3);
+	json_object *us[3];
+	for (int i = 0; i < 3; i++)
+		us[i] = json_object_object_get(json_object_array_get_idx(tasks, (size_t)i), "ustack");
+	assert_ptr_equal(us[0], us[1]);
+	assert_ptr_not_equal(us[1], us[2]);
+	char a[512], b[512];
+	snprintf(a, sizeof(a), "%s", json_object_to_json_string_ext(us[0], JSON_C_TO_STRING_PLAIN));
+	snprintf(b, sizeof(b), "%s", json_object_to_json_string_ext(us[2], JSON_C_TO_STRING_PLAIN));
+	assert_non_null(strstr(a, "\"pc\":\"0x401010\""));
+	assert_non_null(strstr(b, "\"pc\":\"0x401014\""));
+	json_object_put(o);                   /* the shared array freed once, with its last holder */
+	us_free(&u);
 }
 
 /* Every task and host string of a report is the real string in JSON (and stays C-escaped in
@@ -741,6 +905,8 @@ int main(void)
 		cmocka_unit_test(test_utf8_escape_arbitrary_bytes),
 		cmocka_unit_test(test_utf8_escape_truncation),
 		cmocka_unit_test(test_jstr_untrusted),
+		cmocka_unit_test(test_escape_runs_same_as_bytewise),
+		cmocka_unit_test(test_report_json_shared_ustack),
 		cmocka_unit_test(test_report_json_real_strings),
 		cmocka_unit_test(test_report_ustack_fp_recovered),
 		cmocka_unit_test(test_report_ustack_task_mntns),
