@@ -27,7 +27,8 @@ DEBIAN_DEPS := build-essential pkg-config libsystemd-dev libproc2-dev libinih-de
                fuse3 util-linux procps iproute2 systemd python3 clang-14 libclang-rt-14-dev \
                libbpf-dev bpftool \
                debhelper dpkg-dev lintian \
-               mmdebstrap systemd-container chromium qemu-system-x86 busybox-static
+               mmdebstrap systemd-container chromium qemu-system-x86 busybox-static \
+               bpftrace stress-ng
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g
