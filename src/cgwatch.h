@@ -1667,6 +1667,41 @@ void scan_runner_push(struct cgw_scan *s, const struct cgw_stat *st, const struc
 void scan_discard_walk(struct cgw_scan *s);
 void scan_free(struct cgw_scan *s);
 
+/* ---- source-ksyms.c: kernel addresses named (the kernel's own stack text, /proc/kallsyms) ---- */
+struct cgw_ksyms;
+/* An empty cache of names, or NULL (out of memory). */
+struct cgw_ksyms *ksyms_new(void);
+/* Free k and all it holds; NULL is a no-op. */
+void ksyms_free(struct cgw_ksyms *k);
+/* A scan starts: nothing read for it yet. */
+void ksyms_begin(struct cgw_ksyms *k);
+/* A scan ends: /proc/kallsyms is let go unless this scan needed it. */
+void ksyms_end(struct cgw_ksyms *k);
+/* Every one of addrs[0..n) already named? */
+bool ksyms_named(const struct cgw_ksyms *k, const uint64_t *addrs, size_t n);
+/* The name of addr ("name+0xOFF/0xSIZE [module]" and "name"), "?" for both when not named
+ * (then false). The strings live as long as k. */
+bool ksyms_lookup(const struct cgw_ksyms *k, uint64_t addr, const char **text, const char **name);
+/* Name addrs[0..n), a task's stack as its record holds it, from stack (the text of its
+ * /proc/TID/stack, stack_len bytes or -errno) when schedstat (its /proc/TID/schedstat, read
+ * after it) still shows the record's CPU time run_ns and CPU arrivals slices: the task did not
+ * run in between, so the file shows the same stack. True when named so (same frame count). */
+bool ksyms_from_stackfile(struct cgw_ksyms *k, const uint64_t *addrs, size_t n,
+                          const char *stack, ssize_t stack_len, const char *schedstat,
+                          ssize_t schedstat_len, uint64_t run_ns, uint64_t slices);
+/* Name those of want[0..n) not named yet from /proc/kallsyms, as the kernel's %pB does: the
+ * symbol holding addr - 1 (a return address may be past the end of a call to a function that
+ * does not return), "name+0xOFF/0xSIZE [module]" with the offset of addr itself; an address no
+ * symbol holds by its value. The file is read once and kept while new addresses come. False
+ * when it shows no addresses (kernel.kptr_restrict, or no CAP_SYSLOG): nothing is named. */
+bool ksyms_resolve(struct cgw_ksyms *k, const uint64_t *want, size_t n);
+/* The data symbol at exactly addr (a static lock) into out, "" when none (a lock inside a
+ * structure, or kallsyms without data); kept, either answer, so a lock waited on scan after
+ * scan is looked up once. */
+void ksyms_lock(struct cgw_ksyms *k, uint64_t addr, char *out, size_t cap);
+/* How many addresses were named from stack files and from /proc/kallsyms so far. */
+void ksyms_counts(const struct cgw_ksyms *k, size_t *stackfile, size_t *kallsyms);
+
 /* ---- source-bpf.c: the scan as a walk by a BPF program (the task walker, or the task
  * iterator) ---- */
 
@@ -1687,11 +1722,12 @@ void bpfscan_free(struct cgw_bpfscan *b);
  * records, or the walker restarted too often (s->fatal says why). */
 int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_scan_opts *o,
                  cgw_judge_fn judge);
-/* The kernel stacks of the tasks still kept, from their records of the last walk, named from
- * /proc/kallsyms (read only for addresses not named before); stack_given set on each. A task
- * on its CPU when read has none, and /proc/kallsyms without addresses names none: for those
- * /proc/TID/stack is read as before. */
-void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s);
+/* The kernel stacks of the tasks still kept, from their records of the last walk, named by
+ * source-ksyms.c (a stack's own /proc/TID/stack when its task did not run since, reads within
+ * timeout_ms; else /proc/kallsyms); stack_given set on each. A task on its CPU when read has
+ * none, and /proc/kallsyms without addresses names none: for those /proc/TID/stack is read
+ * as before. */
+void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s, unsigned timeout_ms);
 
 /* ---- source-runq.c: run-queue latency over the interval between two samples ---- */
 

@@ -413,7 +413,7 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	detect_clocks(s, o);
 	detect_confirm_starved(s, o);
 	if (o->bpf && !strcmp(s->source, "bpf"))
-		bpfscan_stacks(o->bpf, s);
+		bpfscan_stacks(o->bpf, s, o->read_timeout_ms);
 	if ((r = scan_suspects(s, o)) < 0)
 		return r;
 	detect_recheck(s, SUSPECT_NONE);

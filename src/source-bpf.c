@@ -54,11 +54,8 @@
 #define WALK_MAX_PROCS 4000
 
 struct kept { int tid; unsigned long long start_ticks; size_t off; };
-struct kline { uint64_t addr; size_t off; };   /* a /proc/kallsyms line, by address */
-struct ksym_cached { uint64_t addr; char *text; char *name; };
-struct klock { uint64_t addr; char name[64]; };   /* a lock's address named ("": no symbol) */
-/* Locks named, at most (then forgotten, all at once) */
-#define KLOCKS_MAX 256
+#define STACKFILE_BUF 16384                  /* /proc/TID/stack: 64 frames of at most ~250 */
+#define STACKFILE_TRIES 16                   /* stacks named by their file a scan, at most */
 
 struct cgw_bpfscan {
 	struct taskwalk *walk;               /* the walker, or NULL: */
@@ -72,16 +69,12 @@ struct cgw_bpfscan {
 	char *buf; size_t len, cap;          /* the last read's records */
 	struct chunk { size_t end; double mono; } *chunks; size_t nchunks, chunks_cap;
 	struct kept *kept; size_t nkept, kept_cap;
-	struct ksym_cached *syms; size_t nsyms, syms_cap;   /* addresses named, kept sorted */
-	struct klock *locks; size_t nlocks;  /* lock addresses named */
-	char *ktext; size_t klen;            /* /proc/kallsyms, while new addresses come */
-	struct kline *kl; size_t nk;
-	bool ktab_used;                      /* this scan named an address the caches did not hold */
+	struct cgw_ksyms *ksyms;             /* the stacks' addresses named (source-ksyms.c) */
+	size_t kept_at;                      /* where the last look for a kept task ended */
 };
 
 static char last_libbpf[256];
 
-static void ktab_free(struct cgw_bpfscan *b);
 static int bpfscan_read(struct cgw_bpfscan *b);
 
 /* The verifier's last word in its load log: its last line but the statistics after it. */
@@ -328,6 +321,10 @@ struct cgw_bpfscan *bpfscan_open(int skip_tgid, bool once, struct cgw_kernel *k,
 	}
 	libbpf_set_print(libbpf_quiet);
 	struct cgw_bpfscan *b = calloc(1, sizeof(*b));
+	if (b && !(b->ksyms = ksyms_new())) {
+		free(b);
+		b = NULL;
+	}
 	if (!b) {
 		snprintf(why, cap, "out of memory");
 		return NULL;
@@ -378,13 +375,7 @@ void bpfscan_free(struct cgw_bpfscan *b)
 		return;
 	walk_close(b);
 	iter_close(b);
-	for (size_t i = 0; i < b->nsyms; i++) {
-		free(b->syms[i].text);
-		free(b->syms[i].name);
-	}
-	free(b->syms);
-	free(b->locks);
-	ktab_free(b);
+	ksyms_free(b->ksyms);
 	free(b->buf);
 	free(b->chunks);
 	free(b->kept);
@@ -623,255 +614,111 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
 	return 0;
 }
 
-static int sym_cmp(const void *a, const void *b)
+/* The kept record of t, or NULL: looked for from where the last look ended (the tasks come in
+ * the order they were kept). */
+static const struct kept *kept_of(struct cgw_bpfscan *b, const struct cgw_task *t)
 {
-	uint64_t x = ((const struct ksym_cached *)a)->addr, y = ((const struct ksym_cached *)b)->addr;
-	return x < y ? -1 : x > y;
-}
-
-static struct ksym_cached *sym_find(struct cgw_bpfscan *b, uint64_t addr)
-{
-	struct ksym_cached key = { addr, NULL, NULL };
-	return b->nsyms ? bsearch(&key, b->syms, b->nsyms, sizeof(*b->syms), sym_cmp) : NULL;
-}
-
-static int kline_cmp(const void *a, const void *b)
-{
-	uint64_t x = ((const struct kline *)a)->addr, y = ((const struct kline *)b)->addr;
-	return x < y ? -1 : x > y;
-}
-
-static void ktab_free(struct cgw_bpfscan *b)
-{
-	free(b->ktext);
-	free(b->kl);
-	b->ktext = NULL;
-	b->kl = NULL;
-	b->klen = b->nk = 0;
-}
-
-/* /proc/kallsyms read once, its lines indexed by address. 0, or -1 when it holds no address
- * (or memory ran out): nothing loaded. */
-static int ktab_load(struct cgw_bpfscan *b)
-{
-	int err = 0;
-	size_t len = 0, cap = 0;
-	char *text = NULL;
-	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		for (;;) {
-			if (cap - len < 65536) {
-				char *nt = realloc(text, cap = cap ? cap * 2 : 8 << 20);
-				if (!nt) {
-					err = 1;
-					break;
-				}
-				text = nt;
-			}
-			ssize_t r = read(fd, text + len, cap - len);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			len += (size_t)r;
+	for (size_t k = 0; k < b->nkept; k++) {
+		size_t j = (b->kept_at + k) % b->nkept;
+		if (b->kept[j].tid == t->tid && b->kept[j].start_ticks == t->start_ticks) {
+			b->kept_at = j + 1;
+			return &b->kept[j];
 		}
-		close(fd);
 	}
-	struct kline *kl = NULL;
-	size_t nk = 0, kcap = 0;
-	for (size_t i = 0; !err && i < len;) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t l = nl ? (size_t)(nl - (text + i)) + 1 : len - i;
-		struct cgw_ksym k;
-		if (kallsyms_line(text + i, l, &k) == 0 && k.addr) {
-			if (grow((void **)&kl, &kcap, nk, 65536, sizeof(*kl)) < 0)
-				err = 1;
-			else
-				kl[nk++] = (struct kline){ k.addr, i };
-		}
-		i += l;
-	}
-	if (err || !nk) {
-		free(kl);
-		free(text);
-		return -1;
-	}
-	qsort(kl, nk, sizeof(*kl), kline_cmp);
-	b->ktext = text;
-	b->klen = len;
-	b->kl = kl;
-	b->nk = nk;
-	return 0;
+	return NULL;
 }
 
-/* Name the addresses want[0..n) not named yet from /proc/kallsyms, as the kernel's %pB does:
- * the symbol holding addr - 1 (a return address may be past the end of a call to a function
- * that does not return), "name+0xOFF/0xSIZE [module]" with the offset of addr itself. An
- * address no symbol holds is named by its value. The file is read once and kept while new
- * addresses come (bpfscan_stacks frees it at a scan that names none). Returns false when it
- * shows no addresses (kernel.kptr_restrict, or no CAP_SYSLOG): nothing is named, and the
- * stacks are read from /proc/TID/stack, which the kernel names itself. */
-static bool sym_resolve(struct cgw_bpfscan *b, const uint64_t *want, size_t n)
+/* Name r's addresses from the kernel's own text of t's stack (source-ksyms.c): true when
+ * named so. */
+static bool named_by_stackfile(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_task *t,
+                               const struct cgw_bpfrec *r, const uint64_t *addrs,
+                               unsigned timeout_ms)
 {
-	size_t todo = 0;
-	for (size_t i = 0; i < n; i++)
-		todo += !sym_find(b, want[i]);
-	if (!todo)
-		return true;
-	b->ktab_used = true;
-	if (!b->kl && ktab_load(b) < 0)
+	if (!(r->rflags & TASKREC_HAVE_SCHED_INFO))
 		return false;
-	const struct kline *kl = b->kl;
-	size_t nk = b->nk, len = b->klen;
-	const char *text = b->ktext;
-	for (size_t i = 0; i < n; i++) {
-		if (sym_find(b, want[i]))
-			continue;
-		uint64_t a = want[i], q = a - 1;
-		char out[256];
-		snprintf(out, sizeof(out), "0x%llx", (unsigned long long)a);
-		/* the last symbol at or below q */
-		size_t lo = 0, hi = nk;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (kl[mid].addr <= q)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo > 0) {
-			size_t j = lo - 1, nx = lo;
-			while (nx < nk && kl[nx].addr == kl[j].addr)
-				nx++;
-			struct cgw_ksym k;
-			const char *line = text + kl[j].off;
-			const char *e = memchr(line, '\n', len - kl[j].off);
-			kallsyms_line(line, e ? (size_t)(e - line) + 1 : len - kl[j].off, &k);
-			unsigned long long size = nx < nk ? kl[nx].addr - k.addr : 0;
-			int w = snprintf(out, sizeof(out), "%.*s+0x%llx/0x%llx", (int)k.name_len, k.name,
-			                 (unsigned long long)(a - k.addr), size);
-			if (k.mod && w > 0 && (size_t)w < sizeof(out))
-				snprintf(out + w, sizeof(out) - (size_t)w, " [%.*s]", (int)k.mod_len, k.mod);
-		}
-		if (grow((void **)&b->syms, &b->syms_cap, b->nsyms, 64, sizeof(*b->syms)) < 0)
-			break;
-		char name[128];
-		b->syms[b->nsyms].addr = a;
-		b->syms[b->nsyms].text = xstrdup(out);
-		b->syms[b->nsyms].name = xstrdup(frame_name(out, name, sizeof(name)));
-		b->nsyms++;
-		qsort(b->syms, b->nsyms, sizeof(*b->syms), sym_cmp);
+	char path[96], *stack = malloc(STACKFILE_BUF), ss[128];
+	if (!stack)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", t->tgid, t->tid);
+	ssize_t n = scan_read(s, path, stack, STACKFILE_BUF, timeout_ms);
+	ssize_t m = -1;
+	if (n > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", t->tgid, t->tid);
+		m = scan_read(s, path, ss, sizeof(ss), timeout_ms);
 	}
-	return true;
+	bool ok = ksyms_from_stackfile(b->ksyms, addrs, r->nframes, stack, n, ss, m,
+	                               r->sum_exec_runtime, r->pcount);
+	free(stack);
+	return ok;
 }
 
-/* The data symbol at exactly addr (a static lock), into out, from /proc/kallsyms; "" when
- * none: a lock inside a structure (an inode's, a cgroup's), or kallsyms without data (no
- * CONFIG_KALLSYMS_ALL). */
-static void lock_lookup(struct cgw_bpfscan *b, uint64_t addr, char *out, size_t cap)
+void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s, unsigned timeout_ms)
 {
-	out[0] = '\0';
-	b->ktab_used = true;
-	if (!b->kl && ktab_load(b) < 0)
-		return;
-	size_t lo = 0, hi = b->nk;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (b->kl[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < b->nk && b->kl[lo].addr == addr; lo++) {
-		struct cgw_ksym k;
-		const char *line = b->ktext + b->kl[lo].off;
-		const char *e = memchr(line, '\n', b->klen - b->kl[lo].off);
-		if (kallsyms_line(line, e ? (size_t)(e - line) + 1 : b->klen - b->kl[lo].off, &k) == 0 &&
-		    strchr("dDbBrR", k.type)) {
-			snprintf(out, cap, "%.*s", (int)k.name_len, k.name);
-			return;
-		}
-	}
-}
-
-/* lock_lookup's answer for addr into out, kept in b->locks (either answer): a lock waited on
- * scan after scan is looked up once. */
-static void lock_symbol(struct cgw_bpfscan *b, uint64_t addr, char *out, size_t cap)
-{
-	for (size_t i = 0; i < b->nlocks; i++)
-		if (b->locks[i].addr == addr) {
-			snprintf(out, cap, "%s", b->locks[i].name);
-			return;
-		}
-	if (!b->locks && !(b->locks = calloc(KLOCKS_MAX, sizeof(*b->locks)))) {
-		out[0] = '\0';
-		return;
-	}
-	if (b->nlocks == KLOCKS_MAX)
-		b->nlocks = 0;
-	struct klock *l = &b->locks[b->nlocks++];
-	l->addr = addr;
-	lock_lookup(b, addr, l->name, sizeof(l->name));
-	snprintf(out, cap, "%s", l->name);
-	if (!b->kl)                        /* kallsyms not read: asked again at the next scan */
-		b->nlocks--;
-}
-
-void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s)
-{
-	uint64_t *want = NULL;
-	size_t nw = 0, wcap = 0;
-	b->ktab_used = false;
+	uint64_t *want = NULL, addrs[TASKREC_MAX_FRAMES];
+	size_t nw = 0, wcap = 0, tries = 0, sf0, ks0, sf1, ks1;
+	const char *only = getenv("CGWATCH_TEST_KSYMS");   /* tests/live/ksymsstack.sh */
+	size_t max_tries = only && !strcmp(only, "kallsyms") ? 0 : STACKFILE_TRIES;
+	ksyms_counts(b->ksyms, &sf0, &ks0);
+	ksyms_begin(b->ksyms);
+	b->kept_at = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < s->n; i++) {
 			struct cgw_task *t = &s->t[i];
-			const struct kept *k = NULL;
-			for (size_t j = 0; j < b->nkept && !k; j++)
-				if (b->kept[j].tid == t->tid && b->kept[j].start_ticks == t->start_ticks)
-					k = &b->kept[j];
+			const struct kept *k = kept_of(b, t);
 			if (!k)
 				continue;
 			size_t off = k->off;
 			struct cgw_bpfrec r;
 			if (bpfrec_next(b->buf, b->len, &off, &r) != 1 || !(r.rflags & TASKREC_HAVE_STACK))
 				continue;             /* on its CPU when read: /proc reads it */
+			size_t nf = r.nframes < TASKREC_MAX_FRAMES ? r.nframes : TASKREC_MAX_FRAMES;
+			for (size_t f = 0; f < nf; f++)
+				addrs[f] = bpfrec_frame(&r, f);
 			if (pass == 0) {
-				for (size_t f = 0; f < r.nframes; f++) {
+				/* a stack not named yet: by the kernel's text of this task's, a few
+				 * times a scan, else from /proc/kallsyms */
+				if (ksyms_named(b->ksyms, addrs, nf))
+					continue;
+				if (tries < max_tries) {
+					tries++;
+					if (named_by_stackfile(b, s, t, &r, addrs, timeout_ms))
+						continue;
+				}
+				for (size_t f = 0; f < nf; f++) {
 					if (grow((void **)&want, &wcap, nw, 64, sizeof(*want)) < 0)
 						break;
-					want[nw++] = bpfrec_frame(&r, f);
+					want[nw++] = addrs[f];
 				}
 				continue;
 			}
 			t->stack_given = true;
 			if (r.lock)
-				lock_symbol(b, r.lock, t->lock_name, sizeof(t->lock_name));
+				ksyms_lock(b->ksyms, r.lock, t->lock_name, sizeof(t->lock_name));
 			if (r.stack_err) {
 				snprintf(t->stack_error, sizeof(t->stack_error), "stack unreadable: %s",
 				         strerror(-r.stack_err));
 				continue;
 			}
-			if (r.nframes == 0) {
+			if (nf == 0) {
 				snprintf(t->stack_error, sizeof(t->stack_error), "stack empty");
 				continue;
 			}
-			t->frames = xmalloc(r.nframes * sizeof(*t->frames));
-			for (size_t f = 0; f < r.nframes; f++) {
-				const struct ksym_cached *c = sym_find(b, bpfrec_frame(&r, f));
-				t->frames[f].text = xstrdup(c ? c->text : "?");
-				t->frames[f].name = xstrdup(c ? c->name : "?");
+			t->frames = xmalloc(nf * sizeof(*t->frames));
+			for (size_t f = 0; f < nf; f++) {
+				const char *text, *name;
+				ksyms_lookup(b->ksyms, addrs[f], &text, &name);
+				t->frames[f].text = xstrdup(text);
+				t->frames[f].name = xstrdup(name);
 			}
-			t->nframes = r.nframes;
+			t->nframes = nf;
 		}
-		if (pass == 0 && nw == 0)
-			break;                    /* nothing to name */
-		if (pass == 0 && !sym_resolve(b, want, nw))
+		if (pass == 0 && nw && !ksyms_resolve(b->ksyms, want, nw))
 			break;                    /* no addresses to name them by: /proc's stacks */
 	}
-	/* the table (its 8 MiB of text and 2 MiB of index here, locked with the rest) not kept
-	 * past a scan whose addresses and locks the caches all held: an incident open for long,
-	 * its stacks the same scan after scan, costs one read of the file, not 10 MiB */
-	if (!b->ktab_used)
-		ktab_free(b);
+	ksyms_end(b->ksyms);
 	free(want);
+	ksyms_counts(b->ksyms, &sf1, &ks1);
+	if (sf1 > sf0 || ks1 > ks0)
+		log_debug("kernel stacks: %zu addresses named from their tasks' stack files (%zu "
+		          "read), %zu from /proc/kallsyms", sf1 - sf0, tries, ks1 - ks0);
 }
