@@ -2000,6 +2000,16 @@ bool ustack_flight(int tgid, bool add);
  * what ("did not terminate (its unwind info loops)", "ended the unwinder process: ..."). */
 #define USTACK_HOLD_S 600
 void ustack_hold(int tgid, unsigned long long start_ticks, const char *what);
+/* Whether a hold set at since_s is over at now_s (CLOCK_MONOTONIC s): USTACK_HOLD_S after it
+ * is set, exactly, the process is tried again. */
+bool ustack_hold_over(double now_s, double since_s);
+/* Reads of memory one step of an unwind may make: a frame's table lookup and CFI take a few
+ * hundred; a CFA expression that jumps back on itself (DW_OP_skip, DW_OP_bra) reads its own
+ * bytes for ever, and this is where it ends, in milliseconds. */
+#define STEP_READS_MAX 200000ul
+/* Whether one more read fits a budget of cap reads (0: no bound), *made counting those made:
+ * the cap-th read fits, the one after it (and every later one) does not. */
+bool ustack_read_budget(unsigned long *made, unsigned long cap);
 
 /* ---- source-ustackbox.c: the user-stack unwinds in a sandboxed child ---- */
 
