@@ -2036,6 +2036,16 @@ bool ustack_flight(int tgid, bool add);
  * what ("did not terminate (its unwind info loops)", "ended the unwinder process: ..."). */
 #define USTACK_HOLD_S 600
 void ustack_hold(int tgid, unsigned long long start_ticks, const char *what);
+/* Whether a hold set at since_s is over at now_s (CLOCK_MONOTONIC s): USTACK_HOLD_S after it
+ * is set, exactly, the process is tried again. */
+bool ustack_hold_over(double now_s, double since_s);
+/* Reads of memory one step of an unwind may make: a frame's table lookup and CFI take a few
+ * hundred; a CFA expression that jumps back on itself (DW_OP_skip, DW_OP_bra) reads its own
+ * bytes for ever, and this is where it ends, in milliseconds. */
+#define STEP_READS_MAX 200000ul
+/* Whether one more read fits a budget of cap reads (0: no bound), *made counting those made:
+ * the cap-th read fits, the one after it (and every later one) does not. */
+bool ustack_read_budget(unsigned long *made, unsigned long cap);
 
 /* ---- source-ustackbox.c: the user-stack unwinds in a sandboxed child ---- */
 
@@ -2046,6 +2056,17 @@ void ustack_hold(int tgid, unsigned long long start_ticks, const char *what);
  * deadline or an unwind did not terminate, and started again for the tasks left. Its answers
  * (frames, errors, what a capture records) are checked before they are taken. */
 void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms);
+/* Children one report may start: each after one ended in an unwind that did not terminate. */
+#define BOX_TRIES 8
+/* Whether another child may start after forked (of this report) have. */
+bool box_may_fork(unsigned forked);
+/* How long the parent waits for each message of the child (its header, then its body), in
+ * ms: a task's unwind is its syscall file, the unwind and the names, each under the read
+ * deadline (timeout_ms), so a child silent for longer is stuck where no deadline reaches. */
+double box_silence_ms(unsigned timeout_ms);
+/* Whether a child the parent has waited on since since_ms is silent for too long at now_ms
+ * (CLOCK_MONOTONIC ms): at box_silence_ms exactly, it is killed. */
+bool box_silence_expired(double now_ms, double since_ms, unsigned timeout_ms);
 /* Where an unwind starts: pc, sp and the argument registers (when args); at most max_reads
  * words read (0: no bound), past which every read fails, as libunwind's loops then end. */
 struct ustack_start { unsigned long pc, sp, arg[6]; bool args; unsigned long max_reads; };

@@ -41,10 +41,6 @@
 #define PF_KTHREAD 0x00200000          /* include/linux/sched.h */
 #define MAPS_MAX (8u << 20)
 #define PAGE_CACHE 16                  /* pages of the target's memory kept per process */
-/* Reads of memory one step of an unwind may make: a frame's table lookup and CFI take a few
- * hundred; a CFA expression that jumps back on itself (DW_OP_skip, DW_OP_bra) reads its own
- * bytes for ever, and this is where it ends, in milliseconds. */
-#define STEP_READS_MAX 200000ul
 
 /* What one process shares between the unwinds of its threads within one report: its maps,
  * libunwind's address space (which caches the unwind info it found: UNW_CACHE_GLOBAL), the
@@ -150,6 +146,11 @@ static _Thread_local struct ujob *cur_job;
  * deadline passed: one unwind at a time runs, from the reporting thread. */
 static _Atomic int worker_tid;
 
+bool ustack_read_budget(unsigned long *made, unsigned long cap)
+{
+	return cap == 0 || ++*made <= cap;
+}
+
 static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
 {
 	(void)as; (void)arg;
@@ -157,7 +158,8 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int wr
 	unsigned long v;
 	if (write)
 		return -UNW_EREADONLYREG;     /* never written */
-	if (++j->reads > STEP_READS_MAX || (j->max_reads && ++j->all_reads > j->max_reads)) {
+	if (!ustack_read_budget(&j->reads, STEP_READS_MAX) ||
+	    !ustack_read_budget(&j->all_reads, j->max_reads)) {
 		j->looped = true;             /* ends libunwind's loops: each reads its next op */
 		return -UNW_EINVAL;
 	}
@@ -756,35 +758,40 @@ static bool flight_has(int tgid)
 static struct {
 	int tgid;
 	unsigned long long start_ticks;
-	double until, when;                 /* CLOCK_MONOTONIC s; wall clock */
+	double since, when;                 /* CLOCK_MONOTONIC s; wall clock */
 	char what[200];
 } held[HELD_MAX];
+
+bool ustack_hold_over(double now_s, double since_s)
+{
+	return now_s - since_s >= USTACK_HOLD_S;
+}
 
 void ustack_hold(int tgid, unsigned long long start_ticks, const char *what)
 {
 	double now = mono_ms() / 1000, oldest = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < HELD_MAX; i++) {
-		if (held[i].tgid == tgid || held[i].until <= now) {
+		if (held[i].tgid == tgid || !held[i].tgid || ustack_hold_over(now, held[i].since)) {
 			k = i;
 			break;
 		}
-		if (i == 0 || held[i].until < oldest)
-			oldest = held[i].until, k = i;
+		if (i == 0 || held[i].since < oldest)
+			oldest = held[i].since, k = i;
 	}
 	held[k].tgid = tgid;
 	held[k].start_ticks = start_ticks;
 	held[k].when = now_epoch();
-	held[k].until = now + USTACK_HOLD_S;
+	held[k].since = now;
 	snprintf(held[k].what, sizeof(held[k].what), "%s", what);
 }
 
-/* The hold of t's process, or NULL. */
+/* The hold of t's process, or -1. */
 static int held_of(const struct cgw_task *t)
 {
 	double now = mono_ms() / 1000;
 	for (int i = 0; i < HELD_MAX; i++)
-		if (held[i].tgid == t->tgid && held[i].until > now &&
+		if (held[i].tgid == t->tgid && !ustack_hold_over(now, held[i].since) &&
 		    held[i].start_ticks == t->start_ticks)
 			return i;
 	return -1;

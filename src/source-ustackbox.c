@@ -49,7 +49,6 @@
 #include "cgwatch.h"
 
 #define MSG_MAX (32u << 20)               /* a record of maps (8 MiB) with room */
-#define BOX_TRIES 8                       /* children per report, a loop ending each */
 #define PENDING_MAX 8                     /* children left waiting for a task's memory */
 #define AS_MARGIN (512ull << 20)          /* address space a child may add to the parent's */
 
@@ -405,16 +404,32 @@ struct box {
 	double first_ms;                   /* when its first message came (mono_ms) */
 };
 
-/* n bytes from the child before deadline (CLOCK_MONOTONIC ms): 0, or -ETIMEDOUT, -EPIPE
- * (it closed: exited or died), -ECANCELED (we are stopping). */
-static int read_full(int fd, void *buf, size_t n, double deadline)
+bool box_may_fork(unsigned forked)
+{
+	return forked < BOX_TRIES;
+}
+
+double box_silence_ms(unsigned timeout_ms)
+{
+	return 4.0 * timeout_ms + 2000;
+}
+
+bool box_silence_expired(double now_ms, double since_ms, unsigned timeout_ms)
+{
+	return now_ms - since_ms >= box_silence_ms(timeout_ms);
+}
+
+/* n bytes from the child, unless it is silent past box_silence_ms from now: 0, or -ETIMEDOUT,
+ * -EPIPE (it closed: exited or died), -ECANCELED (we are stopping). */
+static int read_full(int fd, void *buf, size_t n, unsigned timeout_ms)
 {
 	char *p = buf;
+	double since = mono_ms();
 	while (n) {
-		double left = deadline - mono_ms();
+		double now = mono_ms(), left = since + box_silence_ms(timeout_ms) - now;
 		if (cgw_stop_pending())
 			return -ECANCELED;
-		if (left <= 0)
+		if (box_silence_expired(now, since, timeout_ms))
 			return -ETIMEDOUT;
 		struct pollfd pf = { fd, POLLIN, 0 };
 		int r = poll(&pf, 1, left > 100 ? 100 : (int)left + 1);
@@ -543,20 +558,17 @@ static int take_record(const char *p, size_t len)
 /* The child's messages until its end, or until it goes wrong (b->why says how). */
 static void box_listen(struct box *b)
 {
-	/* a task's unwind: its syscall file, the unwind, the names (each file's lookup under
-	 * the deadline): a child silent for longer is stuck where no deadline reaches */
-	double silence = 4.0 * b->timeout_ms + 2000;
 	char *buf = NULL;
 	for (;;) {
 		struct msg_head h;
-		int e = read_full(b->fd, &h, sizeof(h), mono_ms() + silence);
+		int e = read_full(b->fd, &h, sizeof(h), b->timeout_ms);
 		if (e == 0 && (h.len > MSG_MAX || h.type < MSG_BEGIN || h.type > MSG_END))
 			e = -EPROTO;
 		if (e == 0) {
 			char *nb = realloc(buf, h.len + 1);
 			if (nb)
 				buf = nb;
-			e = nb ? read_full(b->fd, buf, h.len, mono_ms() + silence) : -ENOMEM;
+			e = nb ? read_full(b->fd, buf, h.len, b->timeout_ms) : -ENOMEM;
 		}
 		if (e == 0 && !b->first_ms)
 			b->first_ms = mono_ms();
@@ -580,7 +592,7 @@ static void box_listen(struct box *b)
 		}
 		if (e == -ETIMEDOUT)
 			snprintf(b->why, sizeof(b->why), "the unwinder process was silent for %.1f s "
-			         "and was killed", silence / 1000);
+			         "and was killed", box_silence_ms(b->timeout_ms) / 1000);
 		else if (e == -EPROTO)
 			snprintf(b->why, sizeof(b->why), "the unwinder process sent what it may not "
 			         "send and was killed");
@@ -648,8 +660,8 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 		return;                        /* nothing to fork for */
 	unsigned left = max;
 	double t0 = mono_ms(), first = 0;
-	int tries;
-	for (tries = 0; tries < BOX_TRIES; tries++) {
+	unsigned tries;
+	for (tries = 0; box_may_fork(tries); tries++) {
 		int p[2];
 		if (pipe2(p, O_CLOEXEC) < 0) {
 			ustack_unanswered(r, "user stack not read: no pipe for the unwinder process");
@@ -693,7 +705,7 @@ void ustack_report(struct cgw_report *r, unsigned max, unsigned timeout_ms)
 			return;
 		}
 		if (b.end.rc != 1) {           /* every task tried */
-			log_debug("user stacks, sandboxed: %d unwinder process%s, the first's first "
+			log_debug("user stacks, sandboxed: %u unwinder process%s, the first's first "
 			          "answer %.2f ms after its fork, %.2f ms in all", tries + 1,
 			          tries ? "es" : "", first ? first - t0 : 0, mono_ms() - t0);
 			return;
