@@ -236,8 +236,9 @@ void catalog_print(const struct cgw_sigset *set, FILE *out)
 		fprintf(out, "-- %s\nSubject: cgwatch incident @CGWATCH_STATE@: %s\n"
 		        "Defined-By: cgwatch\nSupport: man:cgwatch(8)\n\n", sig_message_id(s->id, id),
 		        s->title);
-		fprintf(out, "Signature %s (severity %s). @MESSAGE@\n\n%s\n\n", s->id,
-		        sev_name(s->severity), s->summary);
+		/* the message's severity, not the signature's: an incident escalates past it */
+		fprintf(out, "Signature %s (severity @CGWATCH_SEVERITY@). @MESSAGE@\n\n%s\n\n", s->id,
+		        s->summary);
 		if (s->explanation)
 			fprintf(out, "%s\n\n", s->explanation);
 		if (s->nremedies) {
