@@ -35,21 +35,24 @@ char *incident_message(const struct incident *i, enum inc_state st, char *out, s
 		char cause[CGW_CAUSE_MAX * 4];
 		cescape(i->cause, strlen(i->cause), cause, sizeof(cause));
 		if (st == INC_RESOLVED) {
-			char hm[16];
+			char hm[16], named[sizeof(who) + 64] = "";
 			time_t r = (time_t)i->resolved_at;
 			struct tm tm;
 			localtime_r(&r, &tm);
 			strftime(hm, sizeof(hm), "%H:%M:%S", &tm);
-			snprintf(out, cap, "%s on %s, which named %s and %zu more task%s; resolved at %s "
-			         "(incident %s)", i->sig, cause, who, others > 1 ? others - 1 : 0,
-			         others == 2 ? "" : "s", hm, i->id);
+			if (t && others > 1)      /* a pressure incident may never have named one */
+				snprintf(named, sizeof(named), ", which named %s and %zu more task%s", who,
+				         others - 1, others == 2 ? "" : "s");
+			else if (t)
+				snprintf(named, sizeof(named), ", which named %s", who);
+			snprintf(out, cap, "%s on %s%s; resolved at %s (incident %s)", i->sig, cause, named,
+			         hm, i->id);
 		} else if (!t) {                  /* pressure before any task was named */
 			snprintf(out, cap, "%s on %s: incident %s %s, %s", i->sig, cause, i->id,
 			         inc_state_name(st), sev_name(i->severity));
 		} else {
-			snprintf(out, cap, "%s on %s, naming %s (and %zu more task%s): incident %s %s, %s",
-			         i->sig, cause, who, others > 1 ? others - 1 : 0, others == 2 ? "" : "s",
-			         i->id, inc_state_name(st), sev_name(i->severity));
+			snprintf(out, cap, "%s on %s, naming %s%s: incident %s %s, %s", i->sig, cause, who,
+			         more, i->id, inc_state_name(st), sev_name(i->severity));
 		}
 		return out;
 	}

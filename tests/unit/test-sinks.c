@@ -249,6 +249,38 @@ static void test_message_edges(void **state)
 	assert_string_equal(small, "PID 1 (systemd)");
 }
 
+/* A latency incident (cause "pressure RES" or "cpu N") names its tasks only when it has some:
+ * never "a task and 0 more tasks". */
+static void test_message_latency_tasks(void **state)
+{
+	(void)state;
+	struct incident i;
+	fixed_incident(&i, NULL, 0, "pressure-stall", SEV_WARNING);
+	snprintf(i.cause, sizeof(i.cause), "pressure cpu");
+	i.resolved_at = 1796026447.6;            /* 2026-11-30T08:14:07Z */
+	assert_message(&i, INC_RESOLVED,
+	               "pressure-stall on pressure cpu; resolved at 08:14:07 (incident "
+	               "20261130T071622Z-pressure-stall)");
+	struct inc_task t[3];
+	set_task(&t[0], 1, 1, "systemd", 7, 0.05);
+	set_task(&t[1], 7, 7, "ls", 2, 0.01);
+	set_task(&t[2], 8, 8, "df", 2, 0.01);
+	i.tasks = t;
+	i.ntasks = i.ntasks_total = 1;
+	assert_message(&i, INC_RESOLVED,
+	               "pressure-stall on pressure cpu, which named PID 1 (systemd); resolved at "
+	               "08:14:07 (incident 20261130T071622Z-pressure-stall)");
+	i.ntasks = i.ntasks_total = 3;
+	assert_message(&i, INC_RESOLVED,
+	               "pressure-stall on pressure cpu, which named PID 1 (systemd) and 2 more tasks; "
+	               "resolved at 08:14:07 (incident 20261130T071622Z-pressure-stall)");
+	i.resolved_at = 0;
+	i.ntasks = i.ntasks_total = 1;
+	assert_message(&i, INC_UPDATED,
+	               "pressure-stall on pressure cpu, naming PID 1 (systemd): incident "
+	               "20261130T071622Z-pressure-stall updated, warning");
+}
+
 /* ---- sink_journal without journald ---- */
 
 /* What sink_journal(i, st) prints on stderr (fd 2 into a file meanwhile); its return in *rc. */
@@ -1204,6 +1236,7 @@ int main(void)
 		cmocka_unit_test(test_message_more_tasks_past_cap),
 		cmocka_unit_test(test_message_more_tasks_stuck_only),
 		cmocka_unit_test(test_message_edges),
+		cmocka_unit_test(test_message_latency_tasks),
 		cmocka_unit_test(test_journal_stderr),
 		cmocka_unit_test(test_ustack_top),
 		cmocka_unit_test(test_message_id),
