@@ -2921,7 +2921,7 @@ void metrics_runq(struct strbuf *b, const struct cgw_runq *r);
 /* ---- sink-report.c, sink-journal.c, sink-metrics.c: where incidents go ---- */
 
 /* One line for a person: "PID 1 (systemd) blocked 21.3 s in fuse-wait: incident ... opened,
- * warning", or at the end "... was blocked 183.4 s in fuse-wait; resolved at 08:14:07". */
+ * warning", or at the end "... was blocked at least 183.4 s in fuse-wait; resolved at 08:14:07". */
 char *incident_message(const struct incident *i, enum inc_state st, char *out, size_t cap);
 /* Write the text and JSON reports of one incident change under c->report_dir, atomically,
  * then rotate. The JSON path goes to i->report. Returns 0 or -errno (nothing logged). */

@@ -9,6 +9,16 @@
 
 #include "cgwatch.h"
 
+/* What a message says of t's time: at the end only a lower bound, as the last scan that saw it
+ * blocked measured it and the hang went on for part of an interval more. */
+static struct cgw_dur message_dur(const struct inc_task *t, enum inc_state st)
+{
+	struct cgw_dur d = t ? inc_task_dur(t) : (struct cgw_dur){ 0, BOUND_EXACT };
+	if (t && st == INC_RESOLVED && d.bound == BOUND_EXACT)
+		d.bound = BOUND_LOWER;
+	return d;
+}
+
 char *incident_message(const struct incident *i, enum inc_state st, char *out, size_t cap)
 {
 	const struct inc_task *t = incident_lead(i);
@@ -28,7 +38,7 @@ char *incident_message(const struct incident *i, enum inc_state st, char *out, s
 		snprintf(more, sizeof(more), " (and %zu more task%s)", others - 1,
 		         others == 2 ? "" : "s");
 	char b[48];
-	dur_text(t ? inc_task_dur(t) : (struct cgw_dur){ 0, BOUND_EXACT }, b, sizeof(b));
+	dur_text(message_dur(t, st), b, sizeof(b));
 	/* a latency incident (diagnose-latency.c) is a CPU or a resource, not a blocked task */
 	bool latency = strncmp(i->cause, "cpu ", 4) == 0 || strncmp(i->cause, "pressure ", 9) == 0;
 	if (latency) {
@@ -126,7 +136,7 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	cescape(i->cause, strlen(i->cause), cause, sizeof(cause));
 	cescape(t ? t->ustack_top : "", t ? strlen(t->ustack_top) : 0, ustack, sizeof(ustack));
 	snprintf(blocked, sizeof(blocked), "%.1f", t ? t->blocked_s : 0.0);
-	const char *bound = bound_name(t ? t->bound : BOUND_UNKNOWN);
+	const char *bound = bound_name(t ? message_dur(t, st).bound : BOUND_UNKNOWN);
 	int pid = t ? t->tgid : 0;             /* the process, as "pid" in the JSON report */
 	int r = !journal_present() ? -ENOENT : sd_journal_send("MESSAGE=%s", msg,
 	                        "MESSAGE_ID=%s", msgid,
