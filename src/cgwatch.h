@@ -930,6 +930,8 @@ struct cgw_task {
 	char frozen_cg[256];              /* the cgroup that is frozen (an ancestor's path: the
 	                                   * v2 freezer freezes descendants, said as the task's) */
 	int vfork_child;                  /* tid of the child a vfork parent waits for */
+	int lookup_behind, lookup_behind_tgid;   /* the task whose signature it took: it waits for
+	                                   * a lookup of the same name on its mount (diagnose-classify.c) */
 	const struct cgw_sig *sig;
 	enum cgw_sev severity;
 	bool *marks;                      /* per frame: matched the signature */
