@@ -930,6 +930,8 @@ struct cgw_task {
 	char frozen_cg[256];              /* the cgroup that is frozen (an ancestor's path: the
 	                                   * v2 freezer freezes descendants, said as the task's) */
 	int vfork_child;                  /* tid of the child a vfork parent waits for */
+	int lookup_behind, lookup_behind_tgid;   /* the task whose signature it took: it waits for
+	                                   * a lookup of the same name on its mount (diagnose-classify.c) */
 	const struct cgw_sig *sig;
 	enum cgw_sev severity;
 	bool *marks;                      /* per frame: matched the signature */
@@ -2978,7 +2980,7 @@ void metrics_runq(struct strbuf *b, const struct cgw_runq *r);
 /* ---- sink-report.c, sink-journal.c, sink-metrics.c: where incidents go ---- */
 
 /* One line for a person: "PID 1 (systemd) blocked 21.3 s in fuse-wait: incident ... opened,
- * warning", or at the end "... was blocked 183.4 s in fuse-wait; resolved at 08:14:07". */
+ * warning", or at the end "... was blocked at least 183.4 s in fuse-wait; resolved at 08:14:07". */
 char *incident_message(const struct incident *i, enum inc_state st, char *out, size_t cap);
 /* Write the text and JSON reports of one incident change under c->report_dir, atomically,
  * then rotate. The JSON path goes to i->report. Returns 0 or -errno (nothing logged). */

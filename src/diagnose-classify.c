@@ -22,6 +22,56 @@ static int vfork_child_of(const struct cgw_scan *s, const struct cgw_task *t)
 	return best;
 }
 
+/* Is t waiting for another task's lookup of the same name in the same directory? fs/dcache.c:
+ * d_alloc_parallel finds the name's dentry in lookup and d_wait_lookup sleeps until that lookup
+ * ends; one of them is the innermost wait (a frame deeper than that is another wait). */
+static bool lookup_waiter(const struct cgw_task *t)
+{
+	for (size_t i = 0; i < t->nframes && i < 2; i++)
+		if (strcmp(t->frames[i].name, "d_alloc_parallel") == 0 ||
+		    strcmp(t->frames[i].name, "d_wait_lookup") == 0)
+			return true;
+	return false;
+}
+
+/* A task of no signature that waits for another task's lookup (lookup_waiter) on a mount
+ * waits for what that lookup waits for: it takes the signature of the task blocked longest on
+ * the same mount (the same device, the same mount point) in a signature keyed by mount
+ * (fuse-wait, nfs-wait), which started its wait first. Its frames of the lookup wait are marked. */
+static void lookup_join(struct cgw_scan *s, const struct cgw_sig *unknown)
+{
+	const struct cgw_task *memo_t = NULL, *memo_u = NULL;   /* the last answer, per mount */
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		if (t->sig != unknown || t->state != 'D' || !t->wait_mnt || !lookup_waiter(t))
+			continue;
+		const struct cgw_task *u = NULL;
+		if (memo_t && strcmp(memo_t->wait_dev, t->wait_dev) == 0 &&
+		    strcmp(memo_t->wait_mnt, t->wait_mnt) == 0) {
+			u = memo_u;
+		} else {
+			for (size_t k = 0; k < s->n; k++) {
+				const struct cgw_task *c = &s->t[k];
+				if (k != i && c->sig && c->sig->cause_mount && c->wait_mnt &&
+				    !c->lookup_behind && strcmp(c->wait_dev, t->wait_dev) == 0 &&
+				    strcmp(c->wait_mnt, t->wait_mnt) == 0 &&
+				    (!u || c->blocked_s > u->blocked_s))
+					u = c;
+			}
+			memo_t = t;
+			memo_u = u;
+		}
+		if (!u)
+			continue;
+		t->sig = u->sig;
+		t->lookup_behind = u->tid;
+		t->lookup_behind_tgid = u->tgid;
+		for (size_t k = 0; t->marks && k < t->nframes && k < 2; k++)
+			t->marks[k] = strcmp(t->frames[k].name, "d_alloc_parallel") == 0 ||
+			              strcmp(t->frames[k].name, "d_wait_lookup") == 0;
+	}
+}
+
 /* The signature's severity, raised to warning, and to critical for a task proven blocked
  * blocked_critical or longer (an exact time, or a lower bound: both are proven). */
 static enum cgw_sev task_severity(const struct cgw_task *t, const struct cgw_conf *c)
@@ -114,6 +164,11 @@ static void finding_evidence(struct cgw_finding *f, const struct cgw_task *t)
 		          t->cgroup[0] ? cescape(t->cgroup, strlen(t->cgroup), cg, sizeof(cg)) : "?",
 		          kind, t->tid);
 	}
+	if (t->lookup_behind)
+		sb_printf(&f->evidence, "%s %d waits for another task's lookup of the same name "
+		          "(d_alloc_parallel) on the mount %s, where %s %d waits in %s\n", kind, t->tid,
+		          cesc(t->wait_mnt), t->lookup_behind == t->lookup_behind_tgid ? "PID" : "TID",
+		          t->lookup_behind, t->sig->id);
 	cause_evidence(&f->evidence, t);
 	if (t->vfork_child)
 		sb_printf(&f->evidence, "%s %d waits for its vfork child, PID %d, to exec or exit\n",
@@ -189,8 +244,10 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 		}
 		if (strcmp(sig->id, "vfork-wait") == 0)
 			t->vfork_child = vfork_child_of(s, t);
-		t->severity = task_severity(t, r->conf);
 	}
+	lookup_join(s, unknown);
+	for (size_t i = 0; i < s->n; i++)
+		s->t[i].severity = task_severity(&s->t[i], r->conf);
 
 	/* one finding per signature and cause (diagnose-cause.c): correlators link chains across them */
 	for (size_t i = 0; i < s->n; i++) {

@@ -9,6 +9,16 @@
 
 #include "cgwatch.h"
 
+/* What a message says of t's time: at the end only a lower bound, as the last scan that saw it
+ * blocked measured it and the hang went on for part of an interval more. */
+static struct cgw_dur message_dur(const struct inc_task *t, enum inc_state st)
+{
+	struct cgw_dur d = t ? inc_task_dur(t) : (struct cgw_dur){ 0, BOUND_EXACT };
+	if (t && st == INC_RESOLVED && d.bound == BOUND_EXACT)
+		d.bound = BOUND_LOWER;
+	return d;
+}
+
 char *incident_message(const struct incident *i, enum inc_state st, char *out, size_t cap)
 {
 	const struct inc_task *t = incident_lead(i);
@@ -28,28 +38,31 @@ char *incident_message(const struct incident *i, enum inc_state st, char *out, s
 		snprintf(more, sizeof(more), " (and %zu more task%s)", others - 1,
 		         others == 2 ? "" : "s");
 	char b[48];
-	dur_text(t ? inc_task_dur(t) : (struct cgw_dur){ 0, BOUND_EXACT }, b, sizeof(b));
+	dur_text(message_dur(t, st), b, sizeof(b));
 	/* a latency incident (diagnose-latency.c) is a CPU or a resource, not a blocked task */
 	bool latency = strncmp(i->cause, "cpu ", 4) == 0 || strncmp(i->cause, "pressure ", 9) == 0;
 	if (latency) {
 		char cause[CGW_CAUSE_MAX * 4];
 		cescape(i->cause, strlen(i->cause), cause, sizeof(cause));
 		if (st == INC_RESOLVED) {
-			char hm[16];
+			char hm[16], named[sizeof(who) + 64] = "";
 			time_t r = (time_t)i->resolved_at;
 			struct tm tm;
 			localtime_r(&r, &tm);
 			strftime(hm, sizeof(hm), "%H:%M:%S", &tm);
-			snprintf(out, cap, "%s on %s, which named %s and %zu more task%s; resolved at %s "
-			         "(incident %s)", i->sig, cause, who, others > 1 ? others - 1 : 0,
-			         others == 2 ? "" : "s", hm, i->id);
+			if (t && others > 1)      /* a pressure incident may never have named one */
+				snprintf(named, sizeof(named), ", which named %s and %zu more task%s", who,
+				         others - 1, others == 2 ? "" : "s");
+			else if (t)
+				snprintf(named, sizeof(named), ", which named %s", who);
+			snprintf(out, cap, "%s on %s%s; resolved at %s (incident %s)", i->sig, cause, named,
+			         hm, i->id);
 		} else if (!t) {                  /* pressure before any task was named */
 			snprintf(out, cap, "%s on %s: incident %s %s, %s", i->sig, cause, i->id,
 			         inc_state_name(st), sev_name(i->severity));
 		} else {
-			snprintf(out, cap, "%s on %s, naming %s (and %zu more task%s): incident %s %s, %s",
-			         i->sig, cause, who, others > 1 ? others - 1 : 0, others == 2 ? "" : "s",
-			         i->id, inc_state_name(st), sev_name(i->severity));
+			snprintf(out, cap, "%s on %s, naming %s%s: incident %s %s, %s", i->sig, cause, who,
+			         more, i->id, inc_state_name(st), sev_name(i->severity));
 		}
 		return out;
 	}
@@ -123,7 +136,7 @@ int sink_journal(const struct incident *i, enum inc_state st)
 	cescape(i->cause, strlen(i->cause), cause, sizeof(cause));
 	cescape(t ? t->ustack_top : "", t ? strlen(t->ustack_top) : 0, ustack, sizeof(ustack));
 	snprintf(blocked, sizeof(blocked), "%.1f", t ? t->blocked_s : 0.0);
-	const char *bound = bound_name(t ? t->bound : BOUND_UNKNOWN);
+	const char *bound = bound_name(t ? message_dur(t, st).bound : BOUND_UNKNOWN);
 	int pid = t ? t->tgid : 0;             /* the process, as "pid" in the JSON report */
 	int r = !journal_present() ? -ENOENT : sd_journal_send("MESSAGE=%s", msg,
 	                        "MESSAGE_ID=%s", msgid,
@@ -236,8 +249,9 @@ void catalog_print(const struct cgw_sigset *set, FILE *out)
 		fprintf(out, "-- %s\nSubject: cgwatch incident @CGWATCH_STATE@: %s\n"
 		        "Defined-By: cgwatch\nSupport: man:cgwatch(8)\n\n", sig_message_id(s->id, id),
 		        s->title);
-		fprintf(out, "Signature %s (severity %s). @MESSAGE@\n\n%s\n\n", s->id,
-		        sev_name(s->severity), s->summary);
+		/* the message's severity, not the signature's: an incident escalates past it */
+		fprintf(out, "Signature %s (severity @CGWATCH_SEVERITY@). @MESSAGE@\n\n%s\n\n", s->id,
+		        s->summary);
 		if (s->explanation)
 			fprintf(out, "%s\n\n", s->explanation);
 		if (s->nremedies) {

@@ -10,8 +10,8 @@
  * (source-ustackname.c): libunwind's names are not asked for, and nothing of libunwind-ptrace
  * is used (it would read the files again in the unwind).
  *
- * Known gaps, each said rather than guessed: a leaf with no unwind info (a syscall stub) is
- * stepped over through the return address at sp; a frame whose caller needs a register
+ * Known gaps, each said rather than guessed: a leaf with no unwind info (a syscall stub, or
+ * glibc's clone past its FDE's end) is stepped over through the return address at sp; a frame whose caller needs a register
  * /proc/TID/syscall does not give ends the stack with that said, unless it is rbp in
  * frame-pointer code (at -O0 too) and a scan of the stack finds the one frame record it must
  * hold (fp_recover, below); a frame whose pc is not in an executable mapping, or whose sp does not
@@ -413,6 +413,12 @@ static void job_unwind(struct ujob *j)
 		 * none, said as such */
 		j->reads = 0;
 		bool info = unw_get_proc_info(&c, &pi) == 0 && !j->tab_why[0];
+		/* and for a pc that no FDE of a file with unwind info covers, it makes up a procedure
+		 * one byte long there: glibc's clone and clone3 (posix_spawn's vfork parent) end
+		 * their FDE before the syscall, as the child's frame is another. Such a leaf is one
+		 * with no unwind info. */
+		if (info && leaf && pi.start_ip == j->regs.pc && pi.end_ip == j->regs.pc + 1)
+			info = false;
 		bool sig = info && unw_is_signal_frame(&c) > 0;   /* its caller was interrupted */
 		int r = info ? unw_step(&c) : -UNW_ENOINFO;
 		unw_word_t pc = 0, nsp = 0;

@@ -15,7 +15,8 @@
 #   - "updated" ones only between them, at least update_interval apart;
 #   - after the FUSE helper dies (the child returns ENOTCONN), exactly one
 #     "resolved" (PRIORITY 5) whose MESSAGE says "PID N (comm) was blocked
-#     D s in fuse-wait; resolved at HH:MM:SS", D the real time blocked;
+#     at least D s in fuse-wait; resolved at HH:MM:SS", D the real time blocked
+#     at the last scan that saw it (CGWATCH_BLOCKED_BOUND lower);
 #   - the same MESSAGE_ID on all (and in `cgwatch signatures --catalog` when
 #     that exists), the report files named by CGWATCH_REPORT exist, parse and
 #     agree (dmn_check_reports); SIGTERM then exits 0;
@@ -145,8 +146,8 @@ got=$(jq -r '[.MESSAGE_ID, .PRIORITY, .CGWATCH_SIGNATURE] | map(tostring) | join
 [ "$got" = "$mid 5 fuse-wait" ] || live_fail "\"resolved\": MESSAGE_ID/PRIORITY/SIGNATURE are '$got', want '$mid 5 fuse-wait'"
 msg=$(jq -r .MESSAGE <<<"$m")
 # docs/daemon.md's form; the daemon also appends " (incident ID)", accepted.
-[[ $msg =~ ^PID\ $PID1\ \($COMM\)\ was\ blocked\ ([0-9]+(\.[0-9]+)?)\ s\ in\ fuse-wait\;\ resolved\ at\ ([0-9]{2}:[0-9]{2}:[0-9]{2})(\ \(incident\ $INC\))?$ ]] ||
-	live_fail "\"resolved\" MESSAGE is '$msg', want 'PID $PID1 ($COMM) was blocked D s in fuse-wait; resolved at HH:MM:SS[ (incident $INC)]'"
+[[ $msg =~ ^PID\ $PID1\ \($COMM\)\ was\ blocked\ at\ least\ ([0-9]+(\.[0-9]+)?)\ s\ in\ fuse-wait\;\ resolved\ at\ ([0-9]{2}:[0-9]{2}:[0-9]{2})(\ \(incident\ $INC\))?$ ]] ||
+	live_fail "\"resolved\" MESSAGE is '$msg', want 'PID $PID1 ($COMM) was blocked at least D s in fuse-wait; resolved at HH:MM:SS[ (incident $INC)]'"
 d=${BASH_REMATCH[1]} at=${BASH_REMATCH[3]}
 # The longest time seen blocked: the last scan before the release saw at least
 # (release - start - one interval); no scan can have seen more than the release.

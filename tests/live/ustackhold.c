@@ -24,12 +24,16 @@
  *                                 saved rbp is libc's, which keeps no frame pointer)
  *   ustackhold self SECONDS       the vfork parent, main -> vfork: main stopped itself, called
  *                                 from libc through a pointer
+ *   ustackhold spawn FIFO         the process's only thread calls outer -> middle_spawn ->
+ *                                 posix_spawn of /bin/true whose file action opens FIFO for
+ *                                 reading: glibc's child (CLONE_VFORK) waits in that open
+ *                                 until a writer comes, its parent in D in clone (or clone3)
  *   ustackhold mmaphold SECONDS   the vfork parent as above, and two threads that take the
  *                                 process's mmap lock for writing in turn (mprotect of a
  *                                 4 GiB mapping of small pages each, each call a hold of
  *                                 about 0.1 s; one writer queued while the other holds)
  *
- * Prints "chain RA_OUTER RA_MAIN RA_START\n" first in the vfork, decoy and stat modes: the
+ * Prints "chain RA_OUTER RA_MAIN RA_START\n" first in the vfork, spawn, decoy and stat modes: the
  * return addresses into outer, outer's caller (main, or the thread function) and main's
  * caller, so a test can tell frames of the real call chain from wrong ones; in the direct
  * mode "chain RA_MAIN RA_START 0\n" (into main, and main's caller), in the self mode
@@ -37,6 +41,8 @@
  * (PR_SET_PDEATHSIG); the vfork child too. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <spawn.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -110,6 +116,24 @@ __attribute__((noinline, noclone)) static int middle_decoy(int how)
 	return p < 0;
 }
 
+extern char **environ;
+
+/* middle's place in the spawn mode (middle itself stays as the other modes' tests know it) */
+__attribute__((noinline)) static int middle_spawn(void)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { "true", NULL };
+	pid_t p;
+	say_chain(__builtin_return_address(0));
+	say_tid();
+	if (posix_spawn_file_actions_init(&fa) ||
+	    posix_spawn_file_actions_addopen(&fa, 0, path, O_RDONLY, 0))
+		return 1;
+	int r = posix_spawn(&p, "/bin/true", &fa, NULL, argv, environ);
+	sink += r;
+	return r != 0;
+}
+
 __attribute__((noinline)) static int middle(int how)
 {
 	if (how == 'v' || how == 's' || how == 'r')
@@ -137,7 +161,8 @@ __attribute__((noinline)) static int outer(int how)
 	ra_main = __builtin_return_address(0);
 	if (how == 'd' || how == 'a')
 		note_ra();
-	int r = how == 'd' || how == 'a' ? middle_decoy(how) : middle(how);
+	int r = how == 'd' || how == 'a' ? middle_decoy(how) : how == 'p' ? middle_spawn() :
+	        middle(how);
 	sink += r;                          /* not a tail call */
 	return r + 1;
 }
@@ -222,6 +247,10 @@ int main(int argc, char **argv)
 			usleep(10000);
 		return outer('v') == 1 ? 0 : 1;
 	}
+	if (argc == 3 && !strcmp(argv[1], "spawn")) {
+		path = argv[2];
+		return outer('p') == 1 ? 0 : 1;
+	}
 	if (argc == 4 && !strcmp(argv[1], "statn")) {
 		path = argv[2];
 		int n = atoi(argv[3]);
@@ -245,6 +274,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: ustackhold vfork|decoy|decoya|direct|self SECONDS | stat PATH THREADS | statn PATH THREADS | "
-	        "mmaphold SECONDS\n");
+	        "spawn FIFO | mmaphold SECONDS\n");
 	return 2;
 }
