@@ -2722,6 +2722,8 @@ struct inc_task {
 	double blocked_s;                 /* longest seen blocked or waiting, */
 	enum cgw_bound bound;             /* exactly or at least */
 	double resolved_at;               /* epoch; 0 while still blocked */
+	bool held;                        /* a latency incident's: it held the CPU (LAT_HELD) at
+	                                     its last finding, rather than waited */
 };
 struct inc_event { double time; enum inc_state state; enum cgw_sev severity; size_t ntasks;
                    double blocked_s; };
@@ -2773,7 +2775,8 @@ void incidents_free(struct cgw_incidents *in);
 size_t incident_stuck(const struct incident *i);
 /* The longest time any of its tasks has been stuck, in seconds. */
 double incident_worst(const struct incident *i);
-/* The task of incident i blocked longest (the one a message names). */
+/* The task a message names: of those still stuck (any, once resolved), the one that held the
+ * CPU for a latency incident, else the one blocked longest. */
 const struct inc_task *incident_lead(const struct incident *i);
 /* Is i a latency incident (diagnose-latency.c: cause "cpu N" or "pressure RES")? */
 bool incident_latency(const struct incident *i);
