@@ -355,6 +355,8 @@ struct cgw_conf {
 	double latency_runq_p99_ms;    /* [latency] runq_p99_ms: a CPU's p99 run-queue wait that
 	                                  opens a latency finding, 0 off */
 	double latency_runq_scans;     /* [latency] runq_scans: consecutive scans past it (daemon) */
+	double latency_runq_resolve_scans;  /* [latency] runq_resolve_scans: consecutive full
+	                                  intervals without it before its incident resolves */
 	double latency_runq_min_waits; /* [latency] runq_min_waits: waits a p99 needs to count */
 	int latency_runq;              /* [latency] runq: RUNQ_MODE_AUTO, _SCHEDSTAT or _OFF */
 	int latency_timerlat;          /* [latency] timerlat: TL_MODE_AUTO, _ALWAYS or _NO */
@@ -2545,8 +2547,8 @@ struct cgw_report {
 	const struct cgw_rates *rates_prev; /* the daemon's counts of its last interval without a
 	                                     latency finding (the host before the latency), or
 	                                     NULL: what a latency finding's rates are compared with */
-	struct cgw_latency *latency;      /* the daemon's latency streaks across scans, or NULL:
-	                                     one look decides (diagnose-latency.c) */
+	struct cgw_latency *latency;      /* the daemon's latency state across scans, or NULL: one
+	                                     look decides (diagnose-latency.c) */
 	const char *runq_why;             /* why runq is NULL (not measured), or NULL */
 	const struct cgw_kernel *kfeat;   /* the kernel features this process used, or NULL (a
 	                                     replay: they were another host's) */
@@ -2575,8 +2577,14 @@ int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
                                      1 look in 20 caught one), so the passes are ms apart: at
                                      most 48 ms, only when rstat contention rose */
 #define LAT_MAX_READERS 8         /* rstat readers made tasks of the finding */
-/* The daemon's latency streaks: per CPU, the consecutive scans its p99 passed. */
-struct cgw_latency { unsigned *streak; size_t n; };
+#define LAT_FULL_SHARE 0.9        /* an interval of at least this share of [scan] interval is
+                                     full: one that counts toward resolving (the runq sample
+                                     follows the scan's own work, which varies by ms to a few
+                                     100 ms; a pressure trigger's early scan is shorter) */
+/* The daemon's latency state per CPU: the consecutive scans its p99 passed, whether its finding
+ * is open (made at the last scan), and the consecutive full intervals below since. */
+struct lat_cpu { unsigned streak, below; bool open; };
+struct cgw_latency { struct lat_cpu *cpu; size_t n; };
 void latency_state_free(struct cgw_latency *st);
 /* Does c's p99 wait pass [latency] runq_p99_ms, over at least runq_min_waits waits? */
 bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf);
