@@ -355,6 +355,8 @@ struct cgw_conf {
 	double latency_runq_p99_ms;    /* [latency] runq_p99_ms: a CPU's p99 run-queue wait that
 	                                  opens a latency finding, 0 off */
 	double latency_runq_scans;     /* [latency] runq_scans: consecutive scans past it (daemon) */
+	double latency_runq_resolve_scans;  /* [latency] runq_resolve_scans: consecutive full
+	                                  intervals without it before its incident resolves */
 	double latency_runq_min_waits; /* [latency] runq_min_waits: waits a p99 needs to count */
 	int latency_runq;              /* [latency] runq: RUNQ_MODE_AUTO, _SCHEDSTAT or _OFF */
 	int latency_timerlat;          /* [latency] timerlat: TL_MODE_AUTO, _ALWAYS or _NO */
@@ -2604,8 +2606,8 @@ struct cgw_report {
 	const struct cgw_rates *rates_prev; /* the daemon's counts of its last interval without a
 	                                     latency finding (the host before the latency), or
 	                                     NULL: what a latency finding's rates are compared with */
-	struct cgw_latency *latency;      /* the daemon's latency streaks across scans, or NULL:
-	                                     one look decides (diagnose-latency.c) */
+	struct cgw_latency *latency;      /* the daemon's latency state across scans, or NULL: one
+	                                     look decides (diagnose-latency.c) */
 	const char *runq_why;             /* why runq is NULL (not measured), or NULL */
 	const struct cgw_kernel *kfeat;   /* the kernel features this process used, or NULL (a
 	                                     replay: they were another host's) */
@@ -2634,8 +2636,14 @@ int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
                                      1 look in 20 caught one), so the passes are ms apart: at
                                      most 48 ms, only when rstat contention rose */
 #define LAT_MAX_READERS 8         /* rstat readers made tasks of the finding */
-/* The daemon's latency streaks: per CPU, the consecutive scans its p99 passed. */
-struct cgw_latency { unsigned *streak; size_t n; };
+#define LAT_FULL_SHARE 0.9        /* an interval of at least this share of [scan] interval is
+                                     full: one that counts toward resolving (the runq sample
+                                     follows the scan's own work, which varies by ms to a few
+                                     100 ms; a pressure trigger's early scan is shorter) */
+/* The daemon's latency state per CPU: the consecutive scans its p99 passed, whether its finding
+ * is open (made at the last scan), and the consecutive full intervals below since. */
+struct lat_cpu { unsigned streak, below; bool open; };
+struct cgw_latency { struct lat_cpu *cpu; size_t n; };
 void latency_state_free(struct cgw_latency *st);
 /* Does c's p99 wait pass [latency] runq_p99_ms, over at least runq_min_waits waits? */
 bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf);
@@ -2781,6 +2789,8 @@ struct inc_task {
 	double blocked_s;                 /* longest seen blocked or waiting, */
 	enum cgw_bound bound;             /* exactly or at least */
 	double resolved_at;               /* epoch; 0 while still blocked */
+	bool held;                        /* a latency incident's: it held the CPU (LAT_HELD) at
+	                                     its last finding, rather than waited */
 };
 struct inc_event { double time; enum inc_state state; enum cgw_sev severity; size_t ntasks;
                    double blocked_s; };
@@ -2832,7 +2842,8 @@ void incidents_free(struct cgw_incidents *in);
 size_t incident_stuck(const struct incident *i);
 /* The longest time any of its tasks has been stuck, in seconds. */
 double incident_worst(const struct incident *i);
-/* The task of incident i blocked longest (the one a message names). */
+/* The task a message names: of those still stuck (any, once resolved), the one that held the
+ * CPU for a latency incident, else the one blocked longest. */
 const struct inc_task *incident_lead(const struct incident *i);
 /* Is i a latency incident (diagnose-latency.c: cause "cpu N" or "pressure RES")? */
 bool incident_latency(const struct incident *i);

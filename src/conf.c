@@ -70,6 +70,7 @@ static const struct conf_key conf_keys[] = {
 	ENUM("latency", "timerlat", latency_timerlat, tl_modes),
 	NUM("latency", "runq_p99_ms", latency_runq_p99_ms, 0, 60000),
 	NUM("latency", "runq_scans", latency_runq_scans, 1, 1000),
+	NUM("latency", "runq_resolve_scans", latency_runq_resolve_scans, 1, 1000),
 	NUM("latency", "runq_min_waits", latency_runq_min_waits, 1, 1000000),
 	KEY("pressure", "cpu", CT_PSI, pressure[0]),
 	KEY("pressure", "memory", CT_PSI, pressure[1]),
@@ -216,6 +217,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->recorder_sched_switch = xstrdup("auto");
 	c->latency_runq_p99_ms = 50;
 	c->latency_runq_scans = 2;
+	c->latency_runq_resolve_scans = 3;
 	c->latency_runq_min_waits = 20;
 	/* [pressure]: 2 s windows, which the kernel also takes from a process without
 	 * CAP_SYS_RESOURCE (the unit's); see cgwatch.conf for why these stalls */

@@ -3,7 +3,9 @@
  * resource whose pressure crossed its threshold (r->pressure), is a finding like a group of
  * stuck tasks: signature runq-latency (cause "cpu N") or pressure-stall (cause "pressure
  * RES", or "cgroup PATH" for a findings' cgroup past the threshold on its own), folded into
- * incidents by the same key, and resolved when it falls back below. Its
+ * incidents by the same key, and resolved when it falls back below (a CPU's once it has been
+ * below for [latency] runq_resolve_scans full intervals in a row: the daemon keeps its
+ * finding until then, so that a CPU still held does not resolve and reopen). Its
  * tasks are the ones that waited longest and the one that held the CPU; its evidence says what
  * held the CPU, which cgroup activity rates rose at the same time (against the last interval
  * without a latency finding: the host before the latency began), and the signature family
@@ -19,28 +21,76 @@
 
 void latency_state_free(struct cgw_latency *st)
 {
-	free(st->streak);
-	st->streak = NULL;
+	free(st->cpu);
+	st->cpu = NULL;
 	st->n = 0;
 }
 
-/* The streak of cpu after this scan: one more when it passed, else 0. Without room (or
- * without a state), one look decides: 1 or 0. */
-static unsigned streak_step(struct cgw_latency *st, int cpu, bool passed)
+/* The state of cpu, grown to hold it; NULL without a state or without room. */
+static struct lat_cpu *lat_state(struct cgw_latency *st, int cpu)
 {
 	if (!st || cpu < 0)
-		return passed;
+		return NULL;
 	if ((size_t)cpu >= st->n) {
 		size_t n = (size_t)cpu + 1;
-		unsigned *v = try_reallocarray(st->streak, n, sizeof(*v));
+		struct lat_cpu *v = try_reallocarray(st->cpu, n, sizeof(*v));
 		if (!v)
-			return passed;
+			return NULL;
 		memset(v + st->n, 0, (n - st->n) * sizeof(*v));
-		st->streak = v;
+		st->cpu = v;
 		st->n = n;
 	}
-	st->streak[cpu] = passed ? st->streak[cpu] + 1 : 0;
-	return st->streak[cpu];
+	return &st->cpu[cpu];
+}
+
+/* What this scan makes of a CPU: a finding or not, and where it stands. */
+struct lat_verdict {
+	bool finding, passed;
+	unsigned streak;                  /* scans in a row its p99 passed */
+	unsigned below;                   /* open, not passing: full intervals in a row below */
+	bool short_iv;                    /* this interval is too short to count as below */
+	bool unjudged;                    /* too few waits for a p99, one of them past it */
+};
+
+/* c's verdict for this scan (q's interval), stepping its state in st. A finding opens after
+ * runq_scans passes in a row and stays open until runq_resolve_scans full intervals in a row
+ * were below. Without a state (check) or room for it, one look decides. */
+static struct lat_verdict lat_step(struct cgw_latency *st, const struct cgw_runq_cpu *c,
+                                   const struct cgw_runq *q, const struct cgw_conf *conf)
+{
+	struct lat_verdict v = { .passed = latency_cpu_passes(c, conf) };
+	unsigned need = st && conf->latency_runq_scans > 1 ? (unsigned)conf->latency_runq_scans : 1;
+	struct lat_cpu *s = lat_state(st, c->cpu);
+	if (!s) {
+		v.streak = v.passed;
+		v.finding = v.streak >= need;
+		return v;
+	}
+	if (v.passed) {
+		s->streak++;
+		s->below = 0;
+	} else {
+		s->streak = 0;
+		if (s->open && conf->latency_runq_p99_ms > 0) {
+			v.short_iv = q->interval_s < LAT_FULL_SHARE * conf->scan_interval_s;
+			v.unjudged = (double)c->count < conf->latency_runq_min_waits &&
+			             c->max_ms >= conf->latency_runq_p99_ms;
+			if (!v.short_iv && !v.unjudged)
+				s->below++;
+			if ((double)s->below >= conf->latency_runq_resolve_scans)
+				s->open = false;
+		} else {
+			s->open = false;              /* runq_p99_ms = 0 (a reload): no such finding */
+		}
+		if (!s->open)
+			s->below = 0;
+	}
+	if (s->streak >= need)
+		s->open = true;
+	v.finding = s->open;
+	v.streak = s->streak;
+	v.below = s->below;
+	return v;
 }
 
 bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf)
@@ -399,8 +449,8 @@ static void rstat_readers(struct cgw_report *r, struct cgw_finding *f, int cpu,
 
 /* The finding of one CPU whose p99 passed. -1 out of memory. */
 static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
-                       const struct cgw_sig *sig, const struct cgw_runq_cpu *c, unsigned streak,
-                       const struct lat_reader *rd)
+                       const struct cgw_sig *sig, const struct cgw_runq_cpu *c,
+                       const struct lat_verdict *v, const struct lat_reader *rd)
 {
 	const struct cgw_runq *q = r->runq;
 	char cause[32], nm[CGW_COMM_MAX * 4 + 64];
@@ -414,8 +464,19 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 	          "(%llu waits, from %s); threshold p99 %g ms", c->cpu,
 	          c->isolated ? " (isolated)" : "", c->p50_ms, c->p99_ms, c->max_ms, q->interval_s,
 	          c->count, q->source ? q->source : "?", r->conf->latency_runq_p99_ms);
-	if (streak > 1)
-		sb_printf(ev, ", passed %u scans in a row", streak);
+	if (v->passed && v->streak > 1)
+		sb_printf(ev, ", passed %u scans in a row", v->streak);
+	if (!v->passed) {                 /* held open: how far it is from resolving */
+		double need = r->conf->latency_runq_resolve_scans;
+		sb_printf(ev, "; below it %u full interval%s in a row of the %g that resolve it",
+		          v->below, v->below == 1 ? "" : "s", need);
+		if (v->short_iv)
+			sb_printf(ev, " (this one %.2f s of %g s: too short to count)", q->interval_s,
+			          r->conf->scan_interval_s);
+		else if (v->unjudged)
+			sb_printf(ev, " (this one: %llu waits, too few for a p99, the longest %.2f ms: "
+			          "not counted)", c->count, c->max_ms);
+	}
 	sb_add(ev, "\n", 1);
 	if (c->held.tid > 0) {
 		sb_printf(ev, "held: CPU %d ran %s %s", c->cpu, rq_name(&c->held, nm, sizeof(nm)),
@@ -701,10 +762,8 @@ int latency_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs,
 		return 0;
 	for (size_t k = 0; runq && r->runq && r->conf && k < r->runq->ncpu; k++) {
 		const struct cgw_runq_cpu *c = &r->runq->cpu[k];
-		unsigned streak = streak_step(r->latency, c->cpu, latency_cpu_passes(c, r->conf));
-		unsigned need = r->latency && r->conf->latency_runq_scans > 1 ?
-		                (unsigned)r->conf->latency_runq_scans : 1;
-		if (streak >= need && cpu_finding(r, sigs, runq, c, streak, rd) < 0)
+		struct lat_verdict v = lat_step(r->latency, c, r->runq, r->conf);
+		if (v.finding && cpu_finding(r, sigs, runq, c, &v, rd) < 0)
 			return -ENOMEM;
 	}
 	/* pressure findings are the daemon's (r->latency): `check` reads the averages too, and its

@@ -53,6 +53,8 @@ static json_object *state_incident(const struct incident *i, size_t max_over)
 		json_object_object_add(to, "blocked_s", json_object_new_double(t->blocked_s));
 		json_object_object_add(to, "blocked_bound", json_object_new_string(bound_name(t->bound)));
 		json_object_object_add(to, "resolved_at", json_object_new_double(t->resolved_at));
+		if (t->held)
+			json_object_object_add(to, "held", json_object_new_boolean(true));
 		json_object_array_add(ts, to);
 	}
 	json_object_object_add(o, "tasks", ts);
@@ -314,6 +316,12 @@ static bool load_task(struct inc_task *t, json_object *to, size_t k, struct lerr
 	if (b[0] && strcmp(bound_name(bound_parse(b)), b) != 0)
 		return bad(e, F(".blocked_bound"), "not exact, lower or unknown");
 	t->bound = bound_parse(b);
+	json_object *v;
+	if (json_object_object_get_ex(to, "held", &v)) {   /* absent: false (older state files) */
+		if (!json_object_is_type(v, json_type_boolean))
+			return bad(e, F(".held"), "not true or false");
+		t->held = json_object_get_boolean(v);
+	}
 #undef F
 	return true;
 }

@@ -85,7 +85,10 @@ const struct inc_task *incident_lead(const struct incident *i)
 		/* an open incident is named by a task still stuck */
 		if (i->resolved_at == 0 && t->resolved_at > 0)
 			continue;
-		if (!lead || t->blocked_s > lead->blocked_s)
+		/* a latency incident by the task that held the CPU, before any that waited for it
+		 * (a waiter's wait is often the longer: it is the holder's run and more) */
+		if (!lead || t->held > lead->held ||
+		    (t->held == lead->held && t->blocked_s > lead->blocked_s))
 			lead = t;
 	}
 	return lead ? lead : i->ntasks ? &i->tasks[0] : NULL;
@@ -242,6 +245,7 @@ static void incident_merge(struct incident *i, const struct cgw_report *r,
 		if (it->resolved_at > 0)      /* stuck again after a recovery: a new wait */
 			it->blocked_s = 0;
 		it->resolved_at = 0;
+		it->held = t->suspect == SUSPECT_LATENCY && t->lat_role == LAT_HELD;
 		if (t->blocked_s > it->blocked_s || it->blocked_s == 0) {
 			it->blocked_s = t->blocked_s;
 			it->bound = t->bound;

@@ -32,7 +32,7 @@ struct prev_task { int tid; char comm[16]; struct cgw_schedstat st; bool seen; }
 
 struct cgw_runq_src {
 	struct runqlat *skel;
-	struct bpf_link *link;
+	struct bpf_link *link, *link_new;    /* sched_switch, sched_wakeup_new */
 	int ncpu;                        /* possible CPUs: the per-CPU map's values */
 	struct runqrec *vals, *zero;
 	double last_ms;                  /* CLOCK_MONOTONIC of the last sample */
@@ -110,14 +110,16 @@ static bool runq_bpf_open(struct cgw_runq_src *s)
 		e = errno;
 	else if ((e = runqlat__load(s->skel)) != 0)
 		e = e < 0 ? -e : e;
-	else if (!(s->link = bpf_program__attach(s->skel->progs.cgw_switch)))
+	else if (!(s->link_new = bpf_program__attach(s->skel->progs.cgw_wakeup_new)) ||
+	         !(s->link = bpf_program__attach(s->skel->progs.cgw_switch)))
 		e = errno ? errno : EINVAL;
 	libbpf_set_print(old);
 	if (e) {
 		snprintf(s->why, sizeof(s->why), "the sched_switch program could not be loaded "
 		         "(%s%s%s)", strerror(e), runq_libbpf[0] ? ": " : "", runq_libbpf);
 		bpf_link__destroy(s->link);
-		s->link = NULL;
+		bpf_link__destroy(s->link_new);
+		s->link = s->link_new = NULL;
 		runqlat__destroy(s->skel);
 		s->skel = NULL;
 		return false;
@@ -129,7 +131,8 @@ static bool runq_bpf_open(struct cgw_runq_src *s)
 		snprintf(s->why, sizeof(s->why), "%s", s->ncpu <= 0 || s->ncpu > CGW_MAX_CPUS ?
 		         "the possible CPUs could not be counted" : "out of memory");
 		bpf_link__destroy(s->link);
-		s->link = NULL;
+		bpf_link__destroy(s->link_new);
+		s->link = s->link_new = NULL;
 		runqlat__destroy(s->skel);
 		s->skel = NULL;
 		return false;
@@ -169,6 +172,7 @@ void runq_src_free(struct cgw_runq_src *s)
 		return;
 	timerlat_stop(s->tl, s->tl_timeout_ms);
 	bpf_link__destroy(s->link);
+	bpf_link__destroy(s->link_new);
 	runqlat__destroy(s->skel);
 	free(s->vals);
 	free(s->zero);

@@ -4,10 +4,16 @@
  * every enqueue (a wakeup, a new task, a preempted task left runnable) to when it got the
  * CPU, and sched_info.pcount, the times it got one. When a task leaves the CPU it has
  * arrived once since it last left: the growth of its run_delay since then is that one wait,
- * exactly as the kernel measured it. So one tracepoint does what runqlat's three do
- * (sched_wakeup, sched_wakeup_new, and sched_switch with the prev task's state), and the
+ * exactly as the kernel measured it. So sched_switch does what runqlat's three tracepoints
+ * do (sched_wakeup, sched_wakeup_new, and sched_switch with the prev task's state), and the
  * only per-task state is the two counters at its last switch-out, in task-local storage
  * (no map keyed by pid, no lock on the lookup). The wait is counted on the CPU it ran on.
+ * A task first seen at a switch-out has no counters to compare with: that switch-out only
+ * starts its count. A new task would lose its first wait that way (wake_up_new_task to its
+ * first run: under a fork storm, a third of all waits), so a second program on
+ * sched_wakeup_new gives every task created since the load its counters at creation. The
+ * sched_info wait runs from the enqueue, kept across a wakeup while queued and across a
+ * migration, to the switch-in: a preempted task waits from its preemption.
  *
  * Per CPU (a per-CPU array: no lock, no shared cache line) and per interval: a log2
  * histogram of waits in us, their count, sum and maximum, the 4 longest with the task, and
@@ -45,7 +51,10 @@ struct {
 	__type(value, struct runqrec);
 } stats SEC(".maps");
 
-struct seen { __u64 run_delay, pcount; };   /* a task's counters at its last switch-out */
+struct seen {                          /* a task's counters at its last switch-out */
+	__u64 run_delay, pcount;
+	__u32 known, pad;              /* 1: they are its (else first seen: nothing to compare) */
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -112,9 +121,11 @@ int cgw_switch(__u64 *ctx)
 		return 0;
 	__u64 rd = prev->sched_info.run_delay, pc = prev->sched_info.pcount;
 	__u64 last_rd = st->run_delay, last_pc = st->pcount;
+	__u32 known = st->known;
 	st->run_delay = rd;
 	st->pcount = pc;
-	if (!last_pc || pc != last_pc + 1 || rd < last_rd)
+	st->known = 1;
+	if (!known || pc != last_pc + 1 || rd < last_rd)
 		return 0;                     /* first seen, or switches missed */
 	__u64 d = rd - last_rd;
 	s->count++;
@@ -136,5 +147,21 @@ int cgw_switch(__u64 *ctx)
 		s->waited[i] = s->waited[i - 1];
 	}
 	fill(&s->waited[0], prev, d);
+	return 0;
+}
+
+/* A new task, queued for its first run: its counters as they start (zero), so that its first
+ * switch-out counts that first wait. */
+SEC("tp_btf/sched_wakeup_new")
+int cgw_wakeup_new(__u64 *ctx)
+{
+	/* sched_wakeup_new(struct task_struct *p) */
+	struct task_struct *p = (struct task_struct *)ctx[0];
+	struct seen *st = bpf_task_storage_get(&seen, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st)
+		return 0;
+	st->run_delay = p->sched_info.run_delay;
+	st->pcount = p->sched_info.pcount;
+	st->known = 1;
 	return 0;
 }

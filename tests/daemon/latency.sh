@@ -17,7 +17,8 @@
 #     points to `starved` (RT starvation) with starved's remedies, its evidence holds
 #     "held: CPU 1 ran PID SPIN (runqspin) SCHED_FIFO/50", its page's run-queue table CPU 1's
 #     row (marked as the cause) held by the spinner, its tasks hold the spinner
-#     (SCHED_FIFO), the journal message names the CPU, the metrics file counts it open
+#     (SCHED_FIFO), the journal message names the CPU and the spinner first (the holder, not a
+#     waiter), the metrics file counts it open
 #     (cgwatch_incidents_open), STATUS= counts it apart ("0 open incidents; 1 latency
 #     incident") and the state file keeps it;
 #   - the spinner killed, the incident resolves within 12 s; SIGTERM: exit 0 (with the ASan
@@ -129,8 +130,8 @@ if [ "$DMN_JOURNALD" = 1 ]; then
 else
 	msg=$(grep 'runq-latency on cpu 1' "${DMN_ERRS[-1]}")
 fi
-grep -qE 'runq-latency on cpu 1, naming PID [0-9]+ \(.*: incident [^ ]+ opened, warning' <<<"$msg" ||
-	live_fail "the alert does not read 'runq-latency on cpu 1, naming PID ...': $(head -c 300 <<<"$msg")"
+grep -qE "runq-latency on cpu 1, naming PID $SPIN \(runqspin\).*: incident [^ ]+ opened, warning" <<<"$msg" ||
+	live_fail "the alert does not name the holder first ('runq-latency on cpu 1, naming PID $SPIN (runqspin) ...'): $(head -c 300 <<<"$msg")"
 
 # ---- the spinner gone: resolved
 live_hard_kill "$SPIN"

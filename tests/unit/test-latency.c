@@ -275,6 +275,7 @@ static void test_quiet(void **state)
 static void test_streak(void **state)
 {
 	(void)state;
+	conf.latency_runq_resolve_scans = 1;      /* the first full interval below resolves */
 	struct cgw_latency st = { 0 };
 	double p99[] = { 62, 62, 62, 10, 62, 62 };
 	size_t want[] = { 0, 1, 1, 0, 0, 1 };
@@ -291,7 +292,80 @@ static void test_streak(void **state)
 		us_free(&u);
 	}
 	latency_state_free(&st);
+	conf.latency_runq_resolve_scans = 3;
 }
+
+/* Hysteresis: once open (runq_scans 2), CPU 1's finding stays until its p99 has been below the
+ * threshold runq_resolve_scans (3) full intervals in a row, so its incident resolves then and
+ * not while the CPU is still held. A full interval is at least 90 % of [scan] interval (5 s):
+ * a scan sooner (a pressure trigger's) does not count as below, nor does an interval with too
+ * few waits to judge a p99 whose longest wait still passed the threshold (a hog that lets a
+ * fair task run 50 ms a second makes few waits, each long). */
+struct lat_step { double p99_ms, interval_s; unsigned long long count; double max_ms; };
+#define P  { 62, 5, 300, 80 }                 /* passes */
+#define B  { 10, 5, 300, 30 }                 /* below, a full interval */
+#define S  { 10, 4.49, 300, 30 }              /* below, just short of full (4.5 s) */
+#define F  { 10, 4.5, 300, 30 }               /* below, just full */
+#define W  { 10, 5, 12, 950 }                 /* too few waits, one past the threshold */
+#define Q  { 10, 5, 12, 4 }                   /* too few waits, all short: below */
+static void test_resolve(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		struct lat_step step[8]; size_t n;
+		const char *want;                 /* per step: 1 CPU 1's finding, 0 none */
+	} cases[] = {
+		{ "below 2 (one short of 3): still open", { P, P, B, B }, 4, "0111" },
+		{ "below 3: resolved", { P, P, B, B, B }, 5, "01110" },
+		{ "below 4: stays resolved", { P, P, B, B, B, B }, 6, "011100" },
+		{ "a short interval is not counted", { P, P, B, S, B, B }, 6, "011110" },
+		{ "an interval of 90 %: counted", { P, P, B, F, B }, 5, "01110" },
+		{ "a pass starts the count again", { P, P, B, B, P, B, B, B }, 8, "01111110" },
+		{ "too few waits, one past it: not below", { P, P, B, W, B, B }, 6, "011110" },
+		{ "too few waits, all short: below", { P, P, B, Q, B }, 5, "01110" },
+		{ "never open: nothing to hold", { B, W, B }, 3, "000" },
+		{ "resolved: runq_scans again to reopen", { P, P, B, B, B, P, P }, 7, "0111001" },
+	};
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		struct cgw_latency st = { 0 };
+		for (size_t k = 0; k < cases[c].n; k++) {
+			const struct lat_step *x = &cases[c].step[k];
+			struct unit_scan u;
+			runq_spinner(x->p99_ms, x->count);
+			cpus[1].max_ms = x->max_ms;
+			runq.interval_s = x->interval_s;
+			us_latency(&u);
+			u.rep.latency = &st;
+			assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+			const struct cgw_finding *f = finding(&u.rep, "runq-latency", "cpu 1");
+			bool want = cases[c].want[k] == '1';
+			if ((f != NULL) != want)
+				fail_msg("%s: step %zu: %s, want %s", cases[c].name, k,
+				         f ? "a finding" : "none", want ? "one" : "none");
+			/* held open: it says so, and how far it is */
+			if (c == 3 && k == 3)
+				assert_true(has_line(f, "; below it 1 full interval in a row of the 3 that "
+				                        "resolve it (this one 4.49 s of 5 s: too short to "
+				                        "count)\n"));
+			if (c == 0 && k == 3)
+				assert_true(has_line(f, "; below it 2 full intervals in a row of the 3 that "
+				                        "resolve it\n"));
+			if (c == 6 && k == 3)
+				assert_true(has_line(f, "; below it 1 full interval in a row of the 3 that "
+				                        "resolve it (this one: 12 waits, too few for a p99, "
+				                        "the longest 950.00 ms: not counted)\n"));
+			us_free(&u);
+		}
+		latency_state_free(&st);
+	}
+}
+#undef P
+#undef B
+#undef S
+#undef F
+#undef W
+#undef Q
 
 static struct cgw_rates rates_with(double rstat, double cpuhp, double forks)
 {
@@ -557,15 +631,17 @@ static void test_downstream(void **state)
 	assert_string_equal(in.v[0].cause, "cpu 1");
 	const struct inc_task *lead = incident_lead(&in.v[0]);
 	assert_non_null(lead);
-	assert_int_equal(lead->tid, 4243);        /* the longest time: the wait, 49.2 ms */
+	/* the holder first, though its 49.1 ms without a switch is less than the sleeper's
+	 * 49.2 ms wait: the task to act on is the one that held the CPU */
+	assert_int_equal(lead->tid, 4242);
 	assert_true(incident_latency(&in.v[0]));
 	char tt[96];
 	assert_string_equal(inc_task_time(&in.v[0], lead, tt, sizeof(tt)),
-	                    "holds or waits for the CPU 49.2 ms");
+	                    "holds or waits for the CPU 49.1 ms");
 	char msg[1024];
 	incident_message(&in.v[0], INC_OPENED, msg, sizeof(msg));
 	print_message("%s\n", msg);
-	assert_non_null(strstr(msg, "runq-latency on cpu 1, naming PID 4243 (sleeper) (and 2 more "
+	assert_non_null(strstr(msg, "runq-latency on cpu 1, naming PID 4242 (spinner) (and 2 more "
 	                            "tasks): incident "));
 	size_t len;
 	char *txt = incidents_serialize(&in, "boot", &len, NULL);
@@ -575,6 +651,11 @@ static void test_downstream(void **state)
 	assert_int_equal(incidents_parse(&back, txt, len, "state", "boot", &dropped, stderr), 0);
 	assert_int_equal(back.n, 1);
 	assert_string_equal(back.v[0].cause, "cpu 1");
+	assert_int_equal(incident_lead(&back.v[0])->tid, 4242);   /* a restart keeps the holder */
+	char bm[1024];
+	incident_message(&back.v[0], INC_RESOLVED, bm, sizeof(bm));
+	assert_non_null(strstr(bm, "runq-latency on cpu 1, which named PID 4242 (spinner) and 2 "
+	                           "more tasks; resolved at "));
 	free(txt);
 	incidents_free(&back);
 
@@ -603,7 +684,8 @@ static void test_downstream(void **state)
 	free(buf);
 	us_free(&u);
 
-	/* the next scan: CPU 1 quiet again */
+	/* CPU 1 quiet again: the incident resolves at the third full interval below (with no
+	 * latency state, as here, at the first) */
 	runq_spinner(3, 300);
 	us_latency(&u);
 	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
@@ -620,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_finding),
 		cmocka_unit_test(test_quiet),
 		cmocka_unit_test(test_streak),
+		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_family),
 		cmocka_unit_test(test_rstat_readers),
 		cmocka_unit_test(test_pressure),
