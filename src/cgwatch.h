@@ -361,6 +361,8 @@ struct cgw_conf {
 	int latency_runq;              /* [latency] runq: RUNQ_MODE_AUTO, _SCHEDSTAT or _OFF */
 	int latency_timerlat;          /* [latency] timerlat: TL_MODE_AUTO, _ALWAYS or _NO */
 	struct cgw_psi_trigger pressure[3];  /* [pressure] cpu, memory, io (enum cgw_psi_res) */
+	double pressure_page_after_s;     /* [pressure] page_after: how long a crossing that points
+	                                     to no known mechanism lasts before it pages */
 };
 /* Fill c with built-in defaults. */
 void conf_defaults(struct cgw_conf *c);
@@ -1869,6 +1871,9 @@ void psi_src_free(struct cgw_psi_src *s);
 /* One pread of each system file into p->sys (recorded when a capture records), why one was
  * not read or parsed into p->error. Returns the number read. */
 int psi_read_sys(struct cgw_psi_src *src, struct cgw_pressure *p);
+/* The stall total (microseconds) of /proc/pressure/RES's some line, or its full line, read
+ * now from src's open file: 0, or -errno (-ENODATA: no such line). */
+int psi_read_total(struct cgw_psi_src *src, int res, bool full, unsigned long long *total_us);
 /* Register t as the kernel's trigger on /proc/pressure/RES: the fd (O_RDWR, O_NONBLOCK) to poll
  * for POLLPRI, or -errno with why in out (cap bytes). */
 int psi_trigger_open(int res, const struct cgw_psi_trigger *t, char *why, size_t cap);
@@ -2505,6 +2510,13 @@ struct cgw_pressure {
 	/* added by the PSI source (source-psi.c, diagnose-psi.c) */
 	struct cgw_psi_trigger trig[PSI_NRES];  /* the thresholds decided against ([pressure]) */
 	bool fired[PSI_NRES];             /* the kernel's trigger fired since the last scan */
+	/* the daemon's: the growth of the stall total over the trigger's window, the largest it
+	 * measured since the last scan (at the trigger's events and at this scan), which decides
+	 * instead of fired and avg10 when measured */
+	bool measured[PSI_NRES];
+	unsigned long long growth_us[PSI_NRES];
+	double crossed_s[PSI_NRES];       /* how long it has been crossed, scan after scan, before
+	                                     this one (0: it crossed first now) */
 	bool triggers;                    /* the kernel's triggers are registered (the daemon) */
 	char error[PSI_NRES][256];        /* why a system file was not read, "" when it was */
 };
@@ -2679,10 +2691,27 @@ int latency_diagnose(struct cgw_report *r, const struct cgw_sigset *sigs,
                      const struct lat_reader *rd);
 /* ---- diagnose-psi.c: pressure against its thresholds, and as evidence (pure) ---- */
 
-/* p->crossed and p->why of each resource from p->sys, p->trig and p->fired: crossed when its
+/* p->crossed and p->why of each resource from p->sys, p->trig, p->fired and p->growth_us:
+ * measured (the daemon), crossed when the growth is at or past the stall; else when its
  * trigger fired since the last scan, or its avg10 is at or above stall/window; off ("no")
  * resources never cross. */
 void pressure_decide(struct cgw_pressure *p);
+/* A pressure file's stall total (some or full, microseconds) read at a time (CLOCK_MONOTONIC
+ * us): the daemon's samples of a resource, oldest first, at most PSI_HIST_MAX (the oldest
+ * go first). */
+struct psi_sample { uint64_t t_us; unsigned long long total_us; };
+#define PSI_HIST_MAX 64
+struct psi_hist { struct psi_sample s[PSI_HIST_MAX]; size_t n; };
+/* Append a sample (one no newer than the newest replaces nothing: it is dropped); samples
+ * no later sample needs to reach back a window of 10 s go first. */
+void psi_hist_add(struct psi_hist *h, uint64_t t_us, unsigned long long total_us);
+/* Does the stall total of h grow by t's stall or more over t's window ending at its newest
+ * sample (the kernel's own test, growth >= threshold)? The total at the window's start is
+ * interpolated between the samples either side of it (rounded so that the growth rounds
+ * down); with less than a window of samples, the growth over what h holds. *growth_us: the
+ * growth (0 with fewer than two samples, or a total that went back). */
+bool psi_hist_crosses(const struct psi_hist *h, const struct cgw_psi_trigger *t,
+                      unsigned long long *growth_us);
 /* The pressure of cgroup c at or above PSI_FLOOR_PCT as one line ("/system.slice/db.service:
  * cpu some avg10 42 %, io some avg10 12 % (full 8 %)") into buf; "" when none. Returns buf. */
 const char *pressure_cgroup_line(const struct cgw_psi_cgroup *c, char *buf, size_t cap);

@@ -75,6 +75,7 @@ static const struct conf_key conf_keys[] = {
 	KEY("pressure", "cpu", CT_PSI, pressure[0]),
 	KEY("pressure", "memory", CT_PSI, pressure[1]),
 	KEY("pressure", "io", CT_PSI, pressure[2]),
+	SEC("pressure", "page_after", pressure_page_after_s, 0, 86400),
 };
 
 /* One duration of a trigger: a decimal number and its unit (us, ms, s), whole microseconds. */
@@ -224,6 +225,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->pressure[0] = (struct cgw_psi_trigger){ true, false, 1500000, 2000000 };
 	c->pressure[1] = (struct cgw_psi_trigger){ true, false, 200000, 2000000 };
 	c->pressure[2] = (struct cgw_psi_trigger){ true, true, 500000, 2000000 };
+	c->pressure_page_after_s = 60;
 }
 
 char *conf_dump(const struct cgw_conf *c, size_t *len)

@@ -97,6 +97,12 @@ struct cgw_daemon {
 		uint64_t moved_us;            /* when it last moved a scan (CLOCK_MONOTONIC us) */
 		uint64_t said_us;             /* when that was last logged */
 		unsigned unsaid;              /* moves since, not logged */
+		struct psi_hist hist;         /* its stall total, read at registration, at each
+		                                 event and at each scan */
+		unsigned long long growth_us; /* the largest growth over the window an event since
+		                                 the last scan measured */
+		double crossed_since;         /* when the scans began to find it crossed (monotonic
+		                                 s); 0: not crossed at the last scan */
 	} psiw[PSI_NRES];
 	bool psi_fired[PSI_NRES];         /* since the last scan */
 };
@@ -779,9 +785,21 @@ static bool runq_tick(struct cgw_daemon *d, const struct cgw_scan *scan, struct 
 	return d->runq && runq_sample(d->runq, scan, out) == 0;
 }
 
-/* A PSI trigger fired: the kernel saw the stall it was given within its window. The next scan
- * runs now, or one window after the last scan this trigger moved (at most one a window);
- * said at most once a minute per resource, with the count of those not said. */
+/* The stall total of w's resource (its trigger's kind) now, into its history. */
+static bool psi_sample(struct cgw_daemon *d, struct psi_watch *w)
+{
+	unsigned long long total;
+	if (!d->psi || psi_read_total(d->psi, w->res, w->t.full, &total) < 0)
+		return false;
+	psi_hist_add(&w->hist, now_usec(), total);
+	return true;
+}
+
+/* A PSI trigger fired: the kernel says it saw the stall it was given within its window. It
+ * counts when the stall total, read now, proves it (grew by the stall over the window: a new
+ * trigger fires once or twice with next to none); then the next scan runs now, or one window
+ * after the last scan this trigger moved (at most one a window); said at most once a minute
+ * per resource, with the count of those not said. */
 static int on_pressure(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	(void)fd;
@@ -794,6 +812,15 @@ static int on_pressure(sd_event_source *s, int fd, uint32_t revents, void *userd
 		return 0;
 	}
 	d->psi_fired[w->res] = true;
+	unsigned long long grew = 0;
+	if (!psi_sample(d, w) || !psi_hist_crosses(&w->hist, &w->t, &grew)) {
+		log_debug("%s: %s trigger fired, but its stall total grew %llu us of the %u us in "
+		          "%u us it needs: ignored", __func__, psi_res_name(w->res), grew,
+		          w->t.stall_us, w->t.window_us);
+		return 0;
+	}
+	if (grew > w->growth_us)
+		w->growth_us = grew;
 	uint64_t now = 0, next = 0, at;
 	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
 	at = w->moved_us && w->moved_us + w->t.window_us > now ? w->moved_us + w->t.window_us : now;
@@ -833,9 +860,13 @@ static void psi_triggers(struct cgw_daemon *d, bool reload)
 		w->t = d->conf.pressure[r];
 		w->moved_us = w->said_us = 0;
 		w->unsaid = 0;
+		w->hist.n = 0;                /* a new threshold: its growth measured from now */
+		w->growth_us = 0;
+		w->crossed_since = 0;
 		if (!w->t.on)
 			continue;
 		int fd = psi_trigger_open(r, &w->t, why, sizeof(why));
+		psi_sample(d, w);             /* the total its first events are measured against */
 		if (fd >= 0 && sd_event_add_io(d->event, &w->src, fd, EPOLLPRI, on_pressure, w) < 0) {
 			close(fd);
 			snprintf(why, sizeof(why), "cannot watch /proc/pressure/%s in the event loop",
@@ -863,19 +894,41 @@ static void psi_triggers(struct cgw_daemon *d, bool reload)
 }
 
 /* This scan's pressure: the system files, the thresholds, the triggers fired since the last
- * scan (then cleared). NULL when no file could be read. */
+ * scan (then cleared), the growth of each stall total over its window (the largest an event
+ * since the last scan measured, or this scan's), how long each has been crossed. NULL when no
+ * file could be read. */
 static struct cgw_pressure *pressure_scan(struct cgw_daemon *d, struct cgw_pressure *p)
 {
 	memset(p, 0, sizeof(*p));
 	if (!d->psi || psi_read_sys(d->psi, p) == 0)
 		return NULL;
+	uint64_t now = now_usec();
 	for (int r = 0; r < PSI_NRES; r++) {
+		struct psi_watch *w = &d->psiw[r];
+		const struct cgw_psi_avg *a = w->t.full ? &p->sys[r].full : &p->sys[r].some;
 		p->trig[r] = d->conf.pressure[r];
 		p->fired[r] = d->psi_fired[r];
 		d->psi_fired[r] = false;
-		p->triggers |= d->psiw[r].src != NULL;
+		p->triggers |= w->src != NULL;
+		if (w->t.on && a->have) {
+			unsigned long long g;
+			psi_hist_add(&w->hist, now, a->total_us);
+			psi_hist_crosses(&w->hist, &w->t, &g);
+			p->measured[r] = true;
+			p->growth_us[r] = g > w->growth_us ? g : w->growth_us;
+		}
+		w->growth_us = 0;
 	}
 	pressure_decide(p);
+	for (int r = 0; r < PSI_NRES; r++) {
+		struct psi_watch *w = &d->psiw[r];
+		if (!p->crossed[r])
+			w->crossed_since = 0;
+		else if (w->crossed_since == 0)
+			w->crossed_since = (double)now / 1e6;
+		else
+			p->crossed_s[r] = (double)now / 1e6 - w->crossed_since;
+	}
 	return p;
 }
 

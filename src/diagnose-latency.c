@@ -281,9 +281,10 @@ static ssize_t lat_task(struct cgw_report *r, const struct cgw_runq_task *q, int
 	return i;
 }
 
-/* A new finding of sig and cause, placed before the first less severe one. NULL: no memory. */
-static struct cgw_finding *finding_new(struct cgw_report *r, const struct cgw_sig *sig,
-                                       const char *cause)
+/* A new finding of sig and cause, its severity sig's but at least warning, at most cap;
+ * placed before the first less severe one. NULL: no memory. */
+static struct cgw_finding *finding_new_cap(struct cgw_report *r, const struct cgw_sig *sig,
+                                           const char *cause, enum cgw_sev cap)
 {
 	struct cgw_finding *v = try_reallocarray(r->f, r->nf + 1, sizeof(*r->f));
 	if (!v)
@@ -291,6 +292,8 @@ static struct cgw_finding *finding_new(struct cgw_report *r, const struct cgw_si
 	r->f = v;
 	enum cgw_sev sev = sig->severity == SEV_INFO ? SEV_INFO :
 	                   sig->severity > SEV_WARNING ? sig->severity : SEV_WARNING;
+	if (sev > cap)
+		sev = cap;
 	size_t at = 0;
 	while (at < r->nf && r->f[at].severity >= sev)
 		at++;
@@ -302,6 +305,12 @@ static struct cgw_finding *finding_new(struct cgw_report *r, const struct cgw_si
 	f->severity = sev;
 	snprintf(f->cause, sizeof(f->cause), "%s", cause);
 	return f;
+}
+
+static struct cgw_finding *finding_new(struct cgw_report *r, const struct cgw_sig *sig,
+                                       const char *cause)
+{
+	return finding_new_cap(r, sig, cause, SEV_CRITICAL);
 }
 
 static int finding_add_task(struct cgw_finding *f, ssize_t idx)
@@ -580,7 +589,16 @@ static int pressure_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 	const struct cgw_pressure *p = r->pressure;
 	char cause[32];
 	snprintf(cause, sizeof(cause), "pressure %s", res_names[res]);
-	struct cgw_finding *f = finding_new(r, sig, cause);
+	const struct cgw_runq_cpu *w = worst_cpu(r->runq);
+	/* cpu pressure points where its worst CPU does; memory's and io's are their own */
+	const char *fam = res == PSI_MEMORY ? "reclaim" : res == PSI_IO ? "io-wait" :
+	                  latency_family(w, r->rates, r->rates_prev,
+	                                 r->conf ? r->conf->latency_runq_p99_ms : 0);
+	/* no known mechanism (a busy host's queue): a report line and a metric, not a page,
+	 * until it lasts */
+	double page_after = r->conf ? r->conf->pressure_page_after_s : 0;
+	bool quiet = strcmp(fam, "runq-latency") == 0 && p->crossed_s[res] < page_after;
+	struct cgw_finding *f = finding_new_cap(r, sig, cause, quiet ? SEV_INFO : SEV_CRITICAL);
 	if (!f)
 		return -1;
 	struct strbuf *ev = &f->evidence;
@@ -602,8 +620,6 @@ static int pressure_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 		sb_printf(ev, "%s: %s some avg10 %.2f %%\n", cesc(cg[k]->path), res_names[res],
 		          cg[k]->res[res].some.avg10);
 	free(cg);
-	const char *fam = res == PSI_MEMORY ? "reclaim" : res == PSI_IO ? "io-wait" : NULL;
-	const struct cgw_runq_cpu *w = worst_cpu(r->runq);
 	if (res == PSI_CPU) {
 		if (w && w->held.tid > 0) {
 			char nm[CGW_COMM_MAX * 4 + 64];
@@ -641,8 +657,6 @@ static int pressure_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 			cpus_set(&f->cpus, (unsigned)c->cpu);
 		}
 		rates_evidence(ev, r->rates, r->rates_prev);
-		fam = latency_family(w, r->rates, r->rates_prev,
-		                     r->conf ? r->conf->latency_runq_p99_ms : 0);
 		if (!r->runq)
 			sb_printf(ev, "run-queue latency: not measured at this scan\n");
 	} else {
@@ -667,6 +681,9 @@ static int pressure_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 	else
 		sb_printf(ev, "points to %s: %s pressure is time lost to %s\n", fam, res_names[res],
 		          res == PSI_MEMORY ? "reclaim and refaults" : "waiting on I/O");
+	if (quiet)
+		sb_printf(ev, "not paged: it points to no known mechanism; it pages once crossed %g s "
+		          "in a row ([pressure] page_after)\n", page_after);
 	f->family = fs && fs != sig ? fs : NULL;
 	return 0;
 }

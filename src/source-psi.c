@@ -86,6 +86,25 @@ int psi_read_sys(struct cgw_psi_src *src, struct cgw_pressure *p)
 	return n;
 }
 
+int psi_read_total(struct cgw_psi_src *src, int res, bool full, unsigned long long *total_us)
+{
+	char buf[512], why[160];
+	struct cgw_psi x;
+	if (res < 0 || res >= PSI_NRES || src->fd[res] < 0)
+		return res < 0 || res >= PSI_NRES ? -EINVAL : src->fd[res];
+	ssize_t got = pread(src->fd[res], buf, sizeof(buf) - 1, 0);
+	if (got < 0)
+		return -errno;
+	buf[got] = '\0';
+	if (psi_parse(buf, &x, why, sizeof(why)) < 0)
+		return -EINVAL;
+	const struct cgw_psi_avg *a = full ? &x.full : &x.some;
+	if (!a->have)
+		return -ENODATA;
+	*total_us = a->total_us;
+	return 0;
+}
+
 int psi_trigger_open(int res, const struct cgw_psi_trigger *t, char *why, size_t cap)
 {
 	char path[64], cmd[64];

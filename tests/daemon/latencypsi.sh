@@ -2,7 +2,8 @@
 # live-daemon-latencypsi: a pressure crossing opens a latency incident. In the initial PID
 # namespace (DMN_PIDNS=0: the run-queue tasks it names are the host's), scans every 1 s,
 # [pressure] cpu = some 500ms 2s (a task waiting for a CPU 25 % of 2 s), memory and io off,
-# runq-latency off (runq_p99_ms = 0: this test is about pressure). Three CPU hogs per CPU
+# runq-latency off (runq_p99_ms = 0: this test is about pressure), page_after = 0 (fair hogs
+# point to no known mechanism, which would otherwise page after 60 s). Three CPU hogs per CPU
 # (tests/live/hog, bounded, killed on exit), started once the daemon has scanned, moved into
 # a cgroup v2 of the test's own (removed at the end):
 #   - a pressure-stall incident with cause "pressure cpu" opens within 15 s; its reports'
@@ -42,7 +43,7 @@ cg_cleanup() {
 live_on_exit cg_cleanup
 mkdir "$CG" || live_fail "setup: mkdir $CG"
 dmn_conf scan.interval=1 pressure.cpu="some 500ms 2s" pressure.memory=no pressure.io=no \
-	latency.runq_p99_ms=0 audit.interval=0
+	pressure.page_after=0 latency.runq_p99_ms=0 audit.interval=0
 dmn_start psi
 ERR=${DMN_ERRS[-1]}
 reports() { ls "$DMN_REPORTS"/*-pressure-stall*-"$1".json 2>/dev/null; }

@@ -263,7 +263,7 @@ dmn_conf() {
 		for s in scan thresholds signatures hazards audit incidents reports run bundle recorder latency pressure; do
 			echo "[$s]"
 			for k in $(printf '%s\n' "${!v[@]}" | grep "^$s\." | sort); do
-				[ -n "${v[$k]}" ] && echo "${k#*.} = ${v[$k]}"
+				[ -z "${v[$k]}" ] || echo "${k#*.} = ${v[$k]}"   # empty: the built-in value
 			done
 		done
 	} >"$DMN_CONF" || live_fail "setup: cannot write $DMN_CONF"

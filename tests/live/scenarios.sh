@@ -21,13 +21,14 @@ run_scenarios() {
 	shift 3
 	# SCENARIO_LANES=N (tests/daemon/run.sh: 2): up to N scenarios at once, each in a PID and
 	# mount namespace of its own, so that no daemon sees another's tasks; a script that loads
-	# the CPUs on purpose (dmn_hogs) or leaves the PID namespace (DMN_PIDNS=) runs alone, and
+	# the CPUs on purpose (dmn_hogs, or DMN_ALONE= for a load of its own) or leaves the PID
+	# namespace (DMN_PIDNS=) runs alone, and
 	# once the process SCENARIO_ALONE_AFTER (the suite's container test, run beside them) is
 	# gone. Their lines come in the order named.
 	local lanes=${SCENARIO_LANES:-1} next=0
 	tmp=$(mktemp -d) || return 1
 	for s in "$@"; do
-		if [ "$lanes" -le 1 ] || grep -qE '^[^#]*(dmn_hogs |DMN_PIDNS=)' "$dir/$s.sh" 2>/dev/null; then
+		if [ "$lanes" -le 1 ] || grep -qE '^[^#]*(dmn_hogs |DMN_PIDNS=|DMN_ALONE=)' "$dir/$s.sh" 2>/dev/null; then
 			wait
 			while [ -n "${SCENARIO_ALONE_AFTER:-}" ] && kill -0 "$SCENARIO_ALONE_AFTER" 2>/dev/null; do
 				sleep 0.5

@@ -612,6 +612,80 @@ static void test_pressure(void **state)
 	us_free(&u);
 }
 
+/* A pressure crossing that points to no known mechanism (cpu, no real-time holder, no rate
+ * risen: a busy healthy host) is an info finding, which opens no incident, until it has lasted
+ * [pressure] page_after; one that points somewhere (an RT holder, memory's reclaim) pages at
+ * once. */
+static void test_pressure_page_after(void **state)
+{
+	(void)state;
+	assert_true(conf.pressure_page_after_s == 60);      /* the default */
+	static const struct {
+		const char *name;
+		bool rt;                      /* the holder is SCHED_FIFO */
+		int res;
+		double crossed_s;             /* crossed in a row before this scan */
+		enum cgw_sev want;
+	} cases[] = {
+		{ "fair, just crossed", false, PSI_CPU, 0, SEV_INFO },
+		{ "fair, 59.9 s", false, PSI_CPU, 59.9, SEV_INFO },
+		{ "fair, page_after", false, PSI_CPU, 60, SEV_WARNING },
+		{ "fair, longer", false, PSI_CPU, 300, SEV_WARNING },
+		{ "rt holder", true, PSI_CPU, 0, SEV_WARNING },
+		{ "memory: reclaim", false, PSI_MEMORY, 0, SEV_WARNING },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct unit_scan u;
+		runq_spinner(10, 300);
+		if (!cases[i].rt)
+			cpus[1].held = rqt(600, "stress", 0, 0, 2500);
+		us_latency(&u);
+		struct cgw_pressure p;
+		memset(&p, 0, sizeof(p));
+		int r = cases[i].res;
+		p.sys[r].have = p.sys[r].some.have = true;
+		p.sys[r].some.avg10 = 80;
+		p.trig[r] = (struct cgw_psi_trigger){ true, false, 1500000, 2000000 };
+		p.crossed[r] = true;
+		p.crossed_s[r] = cases[i].crossed_s;
+		snprintf(p.why[r], sizeof(p.why[0]), "test");
+		u.rep.pressure = &p;
+		struct cgw_latency st = { 0 };
+		u.rep.latency = &st;
+		assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+		latency_state_free(&st);
+		char cause[32];
+		snprintf(cause, sizeof(cause), "pressure %s", psi_res_name(r));
+		const struct cgw_finding *f = finding(&u.rep, "pressure-stall", cause);
+		assert_non_null(f);
+		if (f->severity != cases[i].want) {
+			print_error("%s: severity %s, want %s\n%s", cases[i].name, sev_name(f->severity),
+			            sev_name(cases[i].want), f->evidence.s);
+			fail();
+		}
+		if (cases[i].want == SEV_INFO)
+			assert_true(has_line(f, "not paged: it points to no known mechanism; it pages once "
+			                        "crossed 60 s in a row ([pressure] page_after)\n"));
+		else
+			assert_null(strstr(f->evidence.s, "not paged"));
+		/* most severe first, as finding_new keeps them */
+		for (size_t k = 1; k < u.rep.nf; k++)
+			assert_true(u.rep.f[k - 1].severity >= u.rep.f[k].severity);
+		/* info opens no incident; warning does */
+		struct cgw_incidents in = { 0 };
+		struct inc_change *ch = NULL;
+		ssize_t n = incidents_update(&in, &u.rep, 1.7e9, 300, &ch);
+		size_t opened = 0;
+		for (size_t k = 0; k < in.n; k++)
+			opened += !strcmp(in.v[k].sig, "pressure-stall");
+		assert_true(n >= 0);
+		assert_int_equal(opened, cases[i].want == SEV_INFO ? 0 : 1);
+		free(ch);
+		incidents_free(&in);
+		us_free(&u);
+	}
+}
+
 /* Downstream: the finding opens an incident keyed runq-latency + "cpu 1", that state file
  * round-trips, the JSON names the family with its remedies, the text the holder's line; the
  * incident resolves at the first scan without the finding. */
@@ -706,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_family),
 		cmocka_unit_test(test_rstat_readers),
 		cmocka_unit_test(test_pressure),
+		cmocka_unit_test(test_pressure_page_after),
 		cmocka_unit_test(test_downstream),
 		cmocka_unit_test(test_timerlat),
 	};

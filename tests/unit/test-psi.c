@@ -224,6 +224,106 @@ static void test_pressure_decide(void **state)
 	assert_false(p->crossed[PSI_CPU]);
 }
 
+/* The growth of the stall total over the trigger's window, from the samples the daemon reads
+ * at registration, at each event and at each scan (psi_hist_crosses): the kernel's own test,
+ * growth >= threshold, at the threshold and one microsecond either side; a trigger's events
+ * just after registration with no such growth (this host: a new "some 1500000 2000000" fired
+ * at 0.8 s and 2.8 s while the total grew 3.5 ms) do not cross. */
+static void test_psi_growth(void **state)
+{
+	(void)state;
+	const unsigned long long T = 14436187768ull;   /* a total as this host has it */
+	static const struct {
+		const char *name;
+		unsigned n;
+		struct psi_sample s[5];       /* oldest first; the last is now */
+		unsigned long long growth;    /* want */
+		bool crosses;
+	} cases[] = {
+		/* a sample exactly one window back: the growth since it */
+		{ "at the threshold", 2, { { 0, T }, { 2000000, T + 1500000 } }, 1500000, true },
+		{ "one us under", 2, { { 0, T }, { 2000000, T + 1499999 } }, 1499999, false },
+		{ "one us over", 2, { { 0, T }, { 2000000, T + 1500001 } }, 1500001, true },
+		/* the window's start between two samples: interpolated, rounded down */
+		{ "interpolated, at", 2, { { 0, 0 }, { 4000000, 3000000 } }, 1500000, true },
+		{ "interpolated, under", 2, { { 0, 0 }, { 4000000, 2999999 } }, 1499999, false },
+		{ "interpolated, over", 2, { { 0, 0 }, { 4000000, 3000002 } }, 1500001, true },
+		/* the samples that straddle the window's start are used, not the oldest */
+		{ "straddle", 5, { { 0, T }, { 1000000, T + 900000 }, { 2500000, T + 1000000 },
+		                   { 3500000, T + 1200000 }, { 5000000, T + 2600000 } }, 1500000, true },
+		/* registration, then the kernel's first events: the total barely grew */
+		{ "registration +0.8 s", 2, { { 0, T }, { 800000, T + 1200 } }, 1200, false },
+		{ "registration +2.8 s", 3, { { 0, T }, { 800000, T + 1200 }, { 2800000, T + 3500 } },
+		  2300, false },
+		{ "io, no growth", 2, { { 0, T }, { 800000, T } }, 0, false },
+		/* less than a window of history: the growth over what it holds, which the window
+		 * holds too */
+		{ "short history, past", 2, { { 0, T }, { 1600000, T + 1500000 } }, 1500000, true },
+		{ "short history, under", 2, { { 0, T }, { 1600000, T + 1499999 } }, 1499999, false },
+		/* one sample: nothing to compare */
+		{ "one sample", 1, { { 0, T } }, 0, false },
+		/* a total that went back (it never does): no growth */
+		{ "backwards", 2, { { 0, T }, { 2000000, T - 5 } }, 0, false },
+	};
+	const struct cgw_psi_trigger t = { true, false, 1500000, 2000000 };
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct psi_hist h = { 0 };
+		for (unsigned k = 0; k < cases[i].n; k++)
+			psi_hist_add(&h, cases[i].s[k].t_us, cases[i].s[k].total_us);
+		unsigned long long g = 99;
+		bool x = psi_hist_crosses(&h, &t, &g);
+		if (x != cases[i].crosses || g != cases[i].growth) {
+			print_error("%s: crosses %d growth %llu, want %d %llu\n", cases[i].name, x, g,
+			            cases[i].crosses, cases[i].growth);
+			fail();
+		}
+	}
+	/* a long history keeps its newest samples (and one at or before the window) */
+	struct psi_hist h = { 0 };
+	for (unsigned k = 0; k <= 10 * PSI_HIST_MAX; k++)
+		psi_hist_add(&h, 100000ull * k, T + 80000ull * k);    /* 80 % stalled throughout */
+	unsigned long long g;
+	assert_true(psi_hist_crosses(&h, &t, &g));
+	assert_int_equal(g, 1600000);
+	assert_true(h.n <= PSI_HIST_MAX);
+}
+
+/* The daemon's decision (p->measured): the growth crosses, not the trigger's event alone */
+static void test_pressure_decide_growth(void **state)
+{
+	(void)state;
+	struct cgw_pressure *p = pressure_of(proc_cpu, proc_io);
+	p->trig[PSI_CPU] = (struct cgw_psi_trigger){ true, false, 1500000, 2000000 };
+	static const struct { unsigned long long growth; bool fired, crossed; } cases[] = {
+		{ 1500000, true, true }, { 1499999, true, false }, { 1500001, true, true },
+		{ 3500, true, false },        /* the event after registration: ignored */
+		{ 1600000, false, true },     /* measured at the scan */
+		{ 0, false, false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		p->measured[PSI_CPU] = true;
+		p->growth_us[PSI_CPU] = cases[i].growth;
+		p->fired[PSI_CPU] = cases[i].fired;
+		pressure_decide(p);
+		if (p->crossed[PSI_CPU] != cases[i].crossed) {
+			print_error("growth %llu fired %d: crossed %d\n", cases[i].growth,
+			            cases[i].fired, p->crossed[PSI_CPU]);
+			fail();
+		}
+	}
+	/* avg10 52 % is past 50 % of the old threshold, but the daemon measured: not crossed by it */
+	p = pressure_of(proc_cpu, proc_io);
+	p->measured[PSI_CPU] = true;
+	p->growth_us[PSI_CPU] = 499999;
+	pressure_decide(p);
+	assert_false(p->crossed[PSI_CPU]);
+	p->growth_us[PSI_CPU] = 500000;
+	pressure_decide(p);
+	assert_true(p->crossed[PSI_CPU]);
+	assert_string_equal(p->why[PSI_CPU], "cpu some stalled 500 ms of the last 1 s (the stall "
+	                    "total's growth; threshold 500 ms); avg10 52 %");
+}
+
 static void test_pressure_cgroup_evidence(void **state)
 {
 	(void)state;
@@ -376,6 +476,8 @@ int main(void)
 		cmocka_unit_test(test_psi_trigger_parse),
 		cmocka_unit_test(test_psi_conf),
 		cmocka_unit_test(test_pressure_decide),
+		cmocka_unit_test(test_psi_growth),
+		cmocka_unit_test(test_pressure_decide_growth),
 		cmocka_unit_test(test_pressure_cgroup_evidence),
 		cmocka_unit_test(test_pressure_metrics_text),
 		cmocka_unit_test(test_pressure_json),
