@@ -81,11 +81,14 @@ json_object *jseconds(double s)
 
 int json_write(json_object *o, FILE *out)
 {
-	const char *txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-	                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t len;
+	const char *txt = json_object_to_json_string_length(o, JSON_C_TO_STRING_PRETTY |
+	                                                       JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 	if (!txt)
 		return -ENOMEM;
-	fprintf(out, "%s\n", txt);
+	/* in one write, not through the stream's buffer: a report of 2,000 threads is 7 MB */
+	fwrite(txt, 1, len, out);
+	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <linux/types.h>
 #include <stdarg.h>
@@ -507,9 +508,45 @@ static void full_comm(int tgid, struct cgw_stat *st)
 	}
 }
 
+/* The last affinity formatted: the threads of a process mostly share theirs. */
+struct affinity_memo { bool have; cpu_set_t set; char list[256]; };
+
+/* The CPUs tid may run on, in kernel list syntax, into out: sched_getaffinity (its mask as
+ * the kernel keeps it, less CPUs not active: none it could wait for), a system call where
+ * task/TID/status is 2 to 3 reads and a page of text the kernel formats; that file where the
+ * call fails (more CPUs than a cpu_set_t holds). */
+static void allowed_cpus(struct affinity_memo *m, struct cgw_scan *s, int tgid, int tid,
+                         char *out, size_t cap)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(tid, sizeof(set), &set) == 0) {
+		if (!m->have || !CPU_EQUAL(&set, &m->set)) {
+			struct cgw_cpus c = { { 0 } };
+			for (unsigned i = 0; i < CPU_SETSIZE && i < CGW_MAX_CPUS; i++)
+				if (CPU_ISSET(i, &set))
+					cpus_set(&c, i);
+			cpulist_format(&c, m->list, sizeof(m->list));
+			m->set = set;
+			m->have = true;
+		}
+		snprintf(out, cap, "%s", m->list);
+		return;
+	}
+	char path[64], fbuf[8192];
+	struct cgw_status stt;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", tgid, tid);
+	if (read_small_file(path, fbuf, sizeof(fbuf)) >= 0) {
+		if (parse_status_buf(fbuf, &stt) == 0)
+			snprintf(out, cap, "%s", stt.cpus_allowed);
+		else
+			scan_unreadable(s, path, "cannot parse; its allowed CPUs are unknown");
+	}
+}
+
 int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_scan_opts *o,
                  cgw_judge_fn judge)
 {
+	struct affinity_memo aff = { .have = false };
 	if (b->skel)
 		b->skel->bss->emit_all = 0;
 	bool iter_now = b->walk && b->use_iter;
@@ -581,15 +618,7 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
 			t->owner_tgid = r.owner_tgid;
 			memcpy(t->owner_comm, r.owner_comm, sizeof(t->owner_comm));
 		}
-		char path[64], fbuf[8192];
-		struct cgw_status stt;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", r.tgid, st.tid);
-		if (read_small_file(path, fbuf, sizeof(fbuf)) >= 0) {
-			if (parse_status_buf(fbuf, &stt) == 0)
-				memcpy(t->cpus_allowed, stt.cpus_allowed, sizeof(t->cpus_allowed));
-			else
-				scan_unreadable(s, path, "cannot parse; its allowed CPUs are unknown");
-		}
+		allowed_cpus(&aff, s, r.tgid, st.tid, t->cpus_allowed, sizeof(t->cpus_allowed));
 		if (grow((void **)&b->kept, &b->kept_cap, b->nkept, 16, sizeof(*b->kept)) < 0) {
 			s->nomem = true;
 			continue;

@@ -171,13 +171,24 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 
 #define SUSPECT_GROUP 16               /* suspects whose reads are made in one batch */
 
+/* A blocked task's wchan is its kernel stack's first frame, the BPF program's read this scan:
+ * the kernel finds both alike, the first return address outside the scheduler and locking
+ * functions (__get_wchan; stack_trace_save_tsk skips those for a task not current). The file
+ * is read where the stack is not the program's (a replay's wchan stands as it was written),
+ * and for a runnable task (its wchan is 0). */
+static bool wchan_from_stack(const struct cgw_scan *s, const struct cgw_task *t)
+{
+	return s->live && t->state == 'D' && t->stack_given && t->nframes > 0 && t->frames[0].name &&
+	       strcmp(t->frames[0].name, "?") != 0;
+}
+
 /* What suspect_read reads of a task, planned ahead for a batch (dl_read_batch): the same
  * files in the same order, each decided as suspect_read, cgroup_frozen and waitfile_read
  * decide it from what the ones before said. A read they make that was not planned is made
  * on its own; one planned that they do not make costs its read only. */
 struct suspect_plan {
 	int tgid, tid;
-	bool stack, waitfile;
+	bool stack, wchan, waitfile;
 	bool v1_read;                     /* freezer.state was planned: the read before events */
 	unsigned stage;
 	char v2[256];                     /* the v2 cgroup its cgroup line names */
@@ -212,6 +223,8 @@ static bool plan_one(struct group_plan *g, struct suspect_plan *p, const struct 
 			*bufcap = STACK_BUF;
 			return true;
 		case 1:
+			if (!p->wchan)
+				continue;
 			snprintf(path, cap, "/proc/%d/task/%d/wchan", p->tgid, p->tid);
 			*bufcap = 128;
 			return true;
@@ -299,6 +312,7 @@ static void scan_group(struct cgw_scan *s, size_t first, size_t n, unsigned time
 		const struct cgw_task *t = &s->t[first + i];
 		g->one[i] = (struct suspect_plan){ .tgid = t->tgid, .tid = t->tid,
 		                                   .stack = !t->stack_given,
+		                                   .wchan = !wchan_from_stack(s, t),
 		                                   .waitfile = waitfile_wanted(t) };
 	}
 	g->n = n;
@@ -358,8 +372,10 @@ static void suspect_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 	}
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", t->tgid, t->tid);
-	r = scan_read(s, path, buf, 128, timeout_ms);
-	if (r > 0) {
+	r = wchan_from_stack(s, t) ? 0 : scan_read(s, path, buf, 128, timeout_ms);
+	if (wchan_from_stack(s, t))
+		snprintf(t->wchan, sizeof(t->wchan), "%s", t->frames[0].name);
+	else if (r > 0) {
 		char clean[64];
 		snprintf(t->wchan, sizeof(t->wchan), "%s", frame_name(buf, clean, sizeof(clean)));
 		if (strcmp(t->wchan, "0") == 0)
