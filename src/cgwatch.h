@@ -1734,6 +1734,14 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
  * none, and /proc/kallsyms without addresses names none: for those /proc/TID/stack is read
  * as before. */
 void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s, unsigned timeout_ms);
+/* Walk again, for the last look at many suspects at once (one read of the program's records
+ * in place of two files a suspect): 0, or -errno (nothing to look up then). The records of the
+ * walk before are gone: call after bpfscan_stacks. */
+int bpfscan_relook(struct cgw_bpfscan *b);
+/* The last look's record of tid as its stat and sched (bpfrec_stat) and when it was read:
+ * false when it has none (gone, or neither D nor R: out of its state). */
+bool bpfscan_relooked(const struct cgw_bpfscan *b, int tid, struct cgw_stat *st,
+                      struct cgw_sched *sc, double *mono);
 
 /* ---- source-runq.c: run-queue latency over the interval between two samples ---- */
 
@@ -2344,9 +2352,10 @@ ssize_t scan_pread(struct cgw_scan *s, const char *path, off_t off, char *buf, s
 struct cgw_now scan_cpu_now(const struct cgw_scan *s, int cpu, double at_mono_ms);
 /* Time every suspect on its own CPU's clock; drop those not past their threshold. */
 void detect_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o);
-/* The second look: read the suspects of kind which (SUSPECT_NONE: all) again; drop those
- * gone, reused, out of their state or that ran since; move the others' times on. */
-void detect_recheck(struct cgw_scan *s, enum cgw_suspect which);
+/* The second look: read the suspects of kind which (SUSPECT_NONE: all) again (their records
+ * in relook, bpfscan_relook, when not NULL; else their stat and sched); drop those gone,
+ * reused, out of their state or that ran since; move the others' times on. */
+void detect_recheck(struct cgw_scan *s, enum cgw_suspect which, const struct cgw_bpfscan *relook);
 /* Keep a starved suspect only if it still has not run a moment later, and measure the share
  * of its CPU every runner there took (live only). */
 void detect_confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o);

@@ -72,6 +72,8 @@ struct cgw_bpfscan {
 	struct kept *kept; size_t nkept, kept_cap;
 	struct cgw_ksyms *ksyms;             /* the stacks' addresses named (source-ksyms.c) */
 	size_t kept_at;                      /* where the last look for a kept task ended */
+	struct relook { int tid; size_t off; } *rl;   /* the last look's records, by tid */
+	size_t nrl, rl_cap;
 };
 
 static char last_libbpf[256];
@@ -377,6 +379,7 @@ void bpfscan_free(struct cgw_bpfscan *b)
 	walk_close(b);
 	iter_close(b);
 	ksyms_free(b->ksyms);
+	free(b->rl);
 	free(b->buf);
 	free(b->chunks);
 	free(b->kept);
@@ -568,10 +571,10 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
 	size_t off = 0, at;
 	struct cgw_bpfrec r;
 	bool ended = false, saw_init = false;
-	size_t procs = 0;
+	size_t procs = 0, nrec = 0;
 	int rc;
 	while (at = off, (rc = bpfrec_next(b->buf, b->len, &off, &r)) == 1) {
-		if (cgw_stop_pending())
+		if ((++nrec & 255) == 0 && cgw_stop_pending())
 			return -ECANCELED;
 		if (r.kind == TASKREC_END) {
 			s->threads = r.threads;
@@ -750,4 +753,49 @@ void bpfscan_stacks(struct cgw_bpfscan *b, struct cgw_scan *s, unsigned timeout_
 	if (sf1 > sf0 || ks1 > ks0)
 		log_debug("kernel stacks: %zu addresses named from their tasks' stack files (%zu "
 		          "read), %zu from /proc/kallsyms", sf1 - sf0, tries, ks1 - ks0);
+}
+
+static int relook_cmp(const void *a, const void *b)
+{
+	int x = ((const struct relook *)a)->tid, y = ((const struct relook *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+int bpfscan_relook(struct cgw_bpfscan *b)
+{
+	b->nrl = 0;
+	int e = bpfscan_read(b);
+	if (e < 0)
+		return e == -ESTALE ? -EIO : e;
+	size_t off = 0, at;
+	struct cgw_bpfrec r;
+	int rc;
+	while (at = off, (rc = bpfrec_next(b->buf, b->len, &off, &r)) == 1 && r.kind != TASKREC_END) {
+		if (grow((void **)&b->rl, &b->rl_cap, b->nrl, 256, sizeof(*b->rl)) < 0)
+			return -ENOMEM;
+		b->rl[b->nrl++] = (struct relook){ r.tid, at };
+	}
+	if (rc != 1) {                    /* torn, or no end record */
+		b->nrl = 0;
+		return -EIO;
+	}
+	qsort(b->rl, b->nrl, sizeof(*b->rl), relook_cmp);
+	return 0;
+}
+
+bool bpfscan_relooked(const struct cgw_bpfscan *b, int tid, struct cgw_stat *st,
+                      struct cgw_sched *sc, double *mono)
+{
+	struct relook key = { tid, 0 };
+	const struct relook *k = b->nrl ? bsearch(&key, b->rl, b->nrl, sizeof(*b->rl), relook_cmp)
+	                                : NULL;
+	if (!k)
+		return false;
+	size_t off = k->off;
+	struct cgw_bpfrec r;
+	if (bpfrec_next(b->buf, b->len, &off, &r) != 1)
+		return false;
+	bpfrec_stat(&r, sysconf(_SC_CLK_TCK), st, sc);
+	*mono = chunk_mono(b, k->off);
+	return true;
 }

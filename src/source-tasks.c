@@ -6,8 +6,9 @@
  * detect-duration.c) and task/TID/status (allowed CPUs). Only suspects (D past the threshold, R not
  * run for longer than the starvation threshold) get the reads that can block on the hang
  * itself (stack, wchan, cgroup, freezer state), each with a deadline. Those take time, and
- * tasks move on meanwhile: at the end every suspect's stat and sched are read again, and one
- * that is gone, reused, out of its state or that ran since is dropped (its wait is over). */
+ * tasks move on meanwhile: at the end every suspect's stat and sched are read again (or, for
+ * many, the BPF program's records: detect.c), and one that is gone, reused, out of its state or
+ * that ran since is dropped (its wait is over). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
