@@ -541,6 +541,10 @@ int json_write(struct json_object *o, FILE *out);
 struct json_object *jseconds(double s);
 /* A number printed with `decimals` digits (0.1 s is what a person reads). */
 struct json_object *jround(double v, int decimals);
+/* arr, printed as json-c prints it but formatted once for each level and flags it is printed
+ * at: an array shared by many parents (2,000 threads' user stack) is not formatted again under
+ * each. arr must not change after it is printed. Returns arr. */
+struct json_object *jshared(struct json_object *arr);
 /* A string from a task or the host as a JSON string: the real string (utf8_escape), with no
  * raw control character (DEL and C1 included) in the printed JSON. */
 struct json_object *jstr_untrusted(const char *s, size_t n);

@@ -4,6 +4,7 @@
 #include <json-c/json.h>
 #include <json-c/printbuf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgwatch.h"
@@ -57,6 +58,68 @@ static int jstr_serialize(json_object *o, struct printbuf *pb, int level, int fl
 	}
 	printbuf_strappend(pb, "\"");
 	return 0;
+}
+
+/* The text of a shared array, kept for the level and flags it was made for. */
+struct jshared { int level, flags; char *text; size_t len; };
+
+static void jshared_free(json_object *o, void *ud)
+{
+	struct jshared *c = ud;
+	(void)o;
+	if (c)
+		free(c->text);
+	free(c);
+}
+
+/* json-c's own text of o at level 0 (a twin array of the same elements, which keep their own
+ * writers), indented for level: in json-c's pretty text every newline is followed by the
+ * indentation of the level it leads to, so one more unit per level after each is the text at
+ * that level. */
+static int jshared_serialize(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	struct jshared *c = json_object_get_userdata(o);
+	if (!c->text || c->level != level || c->flags != flags) {
+		size_t n = json_object_array_length(o), len0, nl = 0;
+		json_object *twin = json_object_new_array_ext((int)n);
+		if (!twin)
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(twin, json_object_get(json_object_array_get_idx(o, i)));
+		const char *t0 = json_object_to_json_string_length(twin, flags, &len0);
+		size_t unit = !(flags & JSON_C_TO_STRING_PRETTY) ? 0 :
+		              (flags & JSON_C_TO_STRING_PRETTY_TAB) ? (size_t)level : 2 * (size_t)level;
+		char fill = flags & JSON_C_TO_STRING_PRETTY_TAB ? '\t' : ' ';
+		for (size_t i = 0; t0 && i < len0; i++)
+			nl += t0[i] == '\n';
+		char *text = t0 ? malloc(len0 + nl * unit + 1) : NULL;
+		if (!text) {
+			json_object_put(twin);
+			return -1;
+		}
+		size_t k = 0;
+		for (size_t i = 0; i < len0; i++) {
+			text[k++] = t0[i];
+			if (t0[i] == '\n') {
+				memset(text + k, fill, unit);
+				k += unit;
+			}
+		}
+		json_object_put(twin);
+		free(c->text);
+		*c = (struct jshared){ level, flags, text, k };
+	}
+	return printbuf_memappend(pb, c->text, (int)c->len) < 0 ? -1 : 0;
+}
+
+json_object *jshared(json_object *arr)
+{
+	struct jshared *c = calloc(1, sizeof(*c));
+	if (c && json_object_is_type(arr, json_type_array))
+		json_object_set_serializer(arr, jshared_serialize, c, jshared_free);
+	else
+		free(c);
+	return arr;
 }
 
 json_object *jstr_untrusted(const char *s, size_t n)

@@ -124,6 +124,8 @@ static json_object *task_json(const struct cgw_task *t, struct ustack_memo *memo
 		json_object *us;
 		if (memo && memo->us && t->nuframes && memo->n == t->nuframes &&
 		    memcmp(memo->f, t->uframes, t->nuframes * sizeof(*t->uframes)) == 0) {
+			if (json_object_get_userdata(memo->us) == NULL)
+				jshared(memo->us);   /* printed under each: formatted once */
 			us = json_object_get(memo->us);   /* the frames of an unwind it shares */
 		} else {
 			us = ustack_json(t);
