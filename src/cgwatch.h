@@ -2543,6 +2543,7 @@ struct cgw_runq_task {                    /* a task, its policy, and a time in t
 	int tid, tgid;
 	char comm[CGW_COMM_MAX];
 	unsigned policy, rt_priority;
+	int nice;                         /* its nice (the sched_switch program; 0 unknown) */
 	double ms;
 };
 #define TL_STACK_MAX 400                  /* a saved kernel stack, "a <- b <- c", bytes */
@@ -2566,6 +2567,13 @@ struct cgw_runq_cpu {
 	unsigned long long count;         /* waits measured over the interval */
 	unsigned long long buckets[RUNQ_BUCKETS];
 	double sum_ms, p50_ms, p99_ms, max_ms;
+	unsigned long long low_count;     /* of count: the waits of tasks that asked for less CPU
+	                                     (SCHED_OTHER at nice > 0, SCHED_BATCH, SCHED_IDLE;
+	                                     the sched_switch program only) */
+	unsigned long long low_buckets[RUNQ_BUCKETS];
+	double full_p99_ms, full_max_ms;  /* the p99 and longest of the other waits (count -
+	                                     low_count): what pages. With low_count 0, p99_ms and
+	                                     max_ms are theirs */
 	struct cgw_runq_task waited[4];   /* the longest waits, longest first (schedstat: the
 	                                     highest mean waits per slice) */
 	size_t nwaited;
@@ -2607,7 +2615,8 @@ unsigned runq_bucket(uint64_t us);
  * the resolution of log2 buckets), at most max_ms when max_ms > 0; 0 for an empty one. */
 double runq_quantile(const unsigned long long *buckets, double q, double max_ms);
 /* c's count, sum_ms, p50_ms and p99_ms from its buckets (max_ms kept: the quantiles are
- * capped by it when it is known). */
+ * capped by it when it is known); low_count from low_buckets, and full_p99_ms from the other
+ * waits (capped by full_max_ms; with no low waits, p99_ms and max_ms). */
 void runq_summarize(struct cgw_runq_cpu *c);
 /* Keep t among c's longest waits (c->waited, longest first, at most 4). */
 void runq_waited_add(struct cgw_runq_cpu *c, const struct cgw_runq_task *t);
@@ -2661,6 +2670,8 @@ int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
                                      1 look in 20 caught one), so the passes are ms apart: at
                                      most 48 ms, only when rstat contention rose */
 #define LAT_MAX_READERS 8         /* rstat readers made tasks of the finding */
+#define LAT_LONE_FACTOR 4.0       /* one wait this many times runq_p99_ms behind an RT task
+                                     that ran half as long passes below runq_min_waits */
 #define LAT_FULL_SHARE 0.9        /* an interval of at least this share of [scan] interval is
                                      full: one that counts toward resolving (the runq sample
                                      follows the scan's own work, which varies by ms to a few
@@ -2670,7 +2681,9 @@ int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
 struct lat_cpu { unsigned streak, below; bool open; };
 struct cgw_latency { struct lat_cpu *cpu; size_t n; };
 void latency_state_free(struct cgw_latency *st);
-/* Does c's p99 wait pass [latency] runq_p99_ms, over at least runq_min_waits waits? */
+/* Does c pass [latency] runq_p99_ms: the p99 of its waits, over at least runq_min_waits of
+ * them, those of tasks that asked for less CPU (low_count) left out unless an RT task held the
+ * CPU; or one wait LAT_LONE_FACTOR times the threshold behind an RT task that ran half as long? */
 bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf);
 /* The signature family a latency points to: "starved" (c held by a SCHED_FIFO/RR task, without
  * a switch, for at least half its p99 wait, the histogram's resolution, or half threshold_ms), "rstat-flush" (rstat lock contention rose against prev), then

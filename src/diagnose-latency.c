@@ -93,16 +93,44 @@ static struct lat_verdict lat_step(struct cgw_latency *st, const struct cgw_runq
 	return v;
 }
 
-bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf)
-{
-	return conf->latency_runq_p99_ms > 0 && c->count > 0 &&
-	       (double)c->count >= conf->latency_runq_min_waits &&
-	       c->p99_ms >= conf->latency_runq_p99_ms;
-}
-
 static bool is_rt(unsigned policy)
 {
 	return policy == 1 || policy == 2;   /* SCHED_FIFO, SCHED_RR */
+}
+
+/* Did an RT task, which no fair task preempts, hold c for half its p99 wait (the histogram's
+ * buckets are powers of two) or half threshold_ms: a wait behind it alone is that long, and a
+ * fair task that waits behind it twice, longer. */
+static bool rt_held(const struct cgw_runq_cpu *c, double threshold_ms)
+{
+	return c && c->held.tid > 0 && is_rt(c->held.policy) &&
+	       (2 * c->held.ms >= c->p99_ms || (threshold_ms > 0 && 2 * c->held.ms >= threshold_ms));
+}
+
+/* One wait LAT_LONE_FACTOR times threshold_ms or more, behind an RT task that ran half as
+ * long without a switch: the CPU held, measured, whatever the number of waits. */
+static bool rt_lone_wait(const struct cgw_runq_cpu *c, double threshold_ms)
+{
+	return threshold_ms > 0 && c->max_ms >= LAT_LONE_FACTOR * threshold_ms &&
+	       c->held.tid > 0 && is_rt(c->held.policy) && 2 * c->held.ms >= c->max_ms;
+}
+
+/* Does c's p99 pass, over runq_min_waits waits or more: the waits of tasks that asked for less
+ * CPU left out (what they asked for, among fair tasks), unless an RT task held the CPU (it
+ * holds them off as it does the others: then every wait counts). */
+static bool p99_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf)
+{
+	double thr = conf->latency_runq_p99_ms;
+	bool all = c->low_count == 0 || rt_held(c, thr);
+	unsigned long long n = all ? c->count : c->count - c->low_count;
+	double p99 = all ? c->p99_ms : c->full_p99_ms;
+	return thr > 0 && n > 0 && (double)n >= conf->latency_runq_min_waits && p99 >= thr;
+}
+
+bool latency_cpu_passes(const struct cgw_runq_cpu *c, const struct cgw_conf *conf)
+{
+	return conf->latency_runq_p99_ms > 0 && c->count > 0 &&
+	       (p99_passes(c, conf) || rt_lone_wait(c, conf->latency_runq_p99_ms));
 }
 
 /* A rate now against the same count before the latency: per second when both windows allow
@@ -138,11 +166,7 @@ static bool forks_rose(const struct cgw_rates *rt, const struct cgw_rates *prev)
 const char *latency_family(const struct cgw_runq_cpu *c, const struct cgw_rates *rt,
                            const struct cgw_rates *prev, double threshold_ms)
 {
-	/* an RT task, which no fair task preempts, that held the CPU for half the p99 wait (the
-	 * histogram's buckets are powers of two) or half the threshold: a wait behind it alone
-	 * is that long, and a fair task that waits behind it twice, longer */
-	if (c && c->held.tid > 0 && is_rt(c->held.policy) &&
-	    (2 * c->held.ms >= c->p99_ms || (threshold_ms > 0 && 2 * c->held.ms >= threshold_ms)))
+	if (rt_held(c, threshold_ms) || (c && rt_lone_wait(c, threshold_ms)))
 		return "starved";
 	if (rose(rt, prev, RATE_RSTAT_CONTENDED, LAT_RSTAT_FLOOR))
 		return "rstat-flush";
@@ -473,6 +497,14 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 	          "(%llu waits, from %s); threshold p99 %g ms", c->cpu,
 	          c->isolated ? " (isolated)" : "", c->p50_ms, c->p99_ms, c->max_ms, q->interval_s,
 	          c->count, q->source ? q->source : "?", r->conf->latency_runq_p99_ms);
+	if (c->low_count)
+		sb_printf(ev, "; %llu of them by tasks that asked for less CPU (nice > 0, SCHED_BATCH, "
+		          "SCHED_IDLE), %s: the others' p99 %.2f ms, max %.2f ms", c->low_count,
+		          rt_held(c, r->conf->latency_runq_p99_ms) ? "counted (a real-time task held "
+		          "the CPU)" : "not counted", c->full_p99_ms, c->full_max_ms);
+	if (v->passed && !p99_passes(c, r->conf))
+		sb_printf(ev, "; too few waits for a p99, but the longest %.2f ms, %g times the "
+		          "threshold or more, behind a real-time task", c->max_ms, LAT_LONE_FACTOR);
 	if (v->passed && v->streak > 1)
 		sb_printf(ev, ", passed %u scans in a row", v->streak);
 	if (!v->passed) {                 /* held open: how far it is from resolving */
@@ -519,6 +551,8 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 		sb_printf(ev, "waited: %s %s", rq_name(w, nm, sizeof(nm)), policy_name(w->policy));
 		if (w->rt_priority)
 			sb_printf(ev, "/%u", w->rt_priority);
+		if (w->nice)
+			sb_printf(ev, " nice %d", w->nice);
 		if (q->exact)
 			sb_printf(ev, " waited %.2f ms for CPU %d\n", w->ms, c->cpu);
 		else                              /* schedstat: a mean over its slices */

@@ -72,6 +72,20 @@ void runq_summarize(struct cgw_runq_cpu *c)
 		c->count += c->buckets[k];
 	c->p50_ms = runq_quantile(c->buckets, 0.50, c->max_ms);
 	c->p99_ms = runq_quantile(c->buckets, 0.99, c->max_ms);
+	unsigned long long full[RUNQ_BUCKETS];
+	c->low_count = 0;
+	for (unsigned k = 0; k < RUNQ_BUCKETS; k++) {
+		unsigned long long low = c->low_buckets[k] < c->buckets[k] ? c->low_buckets[k] :
+		                         c->buckets[k];
+		c->low_count += low;
+		full[k] = c->buckets[k] - low;
+	}
+	if (c->low_count == 0) {
+		c->full_p99_ms = c->p99_ms;
+		c->full_max_ms = c->max_ms;
+	} else {
+		c->full_p99_ms = runq_quantile(full, 0.99, c->full_max_ms);
+	}
 }
 
 void runq_waited_add(struct cgw_runq_cpu *c, const struct cgw_runq_task *t)

@@ -21,6 +21,7 @@ static json_object *task_json(const struct cgw_runq_task *t)
 	json_object_object_add(o, "comm", jstr(t->comm));
 	json_object_object_add(o, "policy", json_object_new_string(policy_name(t->policy)));
 	json_object_object_add(o, "rt_priority", json_object_new_int((int)t->rt_priority));
+	json_object_object_add(o, "nice", json_object_new_int(t->nice));
 	json_object_object_add(o, "ms", jround(t->ms, 3));
 	return o;
 }
@@ -78,6 +79,11 @@ json_object *runq_json(const struct cgw_runq *r, const char *why)
 		json_object_object_add(j, "p50_ms", jround(c->p50_ms, 3));
 		json_object_object_add(j, "p99_ms", jround(c->p99_ms, 3));
 		json_object_object_add(j, "max_ms", jround(c->max_ms, 3));
+		json_object_object_add(j, "low_count", json_object_new_int64((int64_t)c->low_count));
+		json_object_object_add(j, "full_p99_ms", jround(c->low_count ? c->full_p99_ms :
+		                                                c->p99_ms, 3));
+		json_object_object_add(j, "full_max_ms", jround(c->low_count ? c->full_max_ms :
+		                                                c->max_ms, 3));
 		json_object *w = json_object_new_array();
 		for (size_t k = 0; k < c->nwaited; k++)
 			json_object_array_add(w, task_json(&c->waited[k]));

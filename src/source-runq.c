@@ -193,6 +193,7 @@ static void task_of(struct cgw_runq_task *d, const struct runqrec_task *t)
 	d->tgid = t->tgid;
 	d->policy = t->policy;
 	d->rt_priority = t->rt_priority;
+	d->nice = t->nice;
 	d->ms = (double)t->ns / 1e6;
 	size_t l = strnlen(t->comm, sizeof(t->comm));
 	memcpy(d->comm, t->comm, l);
@@ -212,8 +213,12 @@ static int runq_bpf_sample(struct cgw_runq_src *s, struct cgw_runq *out)
 	for (int c = 0; c < s->ncpu && (size_t)c < out->ncpu; c++) {
 		const struct runqrec *v = &s->vals[c];
 		struct cgw_runq_cpu *d = &out->cpu[c];
-		for (unsigned k = 0; k < RUNQ_BUCKETS && k < RUNQREC_BUCKETS; k++)
+		for (unsigned k = 0; k < RUNQ_BUCKETS && k < RUNQREC_BUCKETS; k++) {
 			d->buckets[k] = v->buckets[k];
+			d->low_buckets[k] = v->low_buckets[k] < v->buckets[k] ? v->low_buckets[k] :
+			                    v->buckets[k];
+		}
+		d->full_max_ms = (double)v->full_max_ns / 1e6;
 		d->sum_ms = (double)v->sum_ns / 1e6;
 		d->max_ms = (double)v->max_ns / 1e6;
 		for (unsigned i = 0; i < RUNQREC_WAITED; i++)

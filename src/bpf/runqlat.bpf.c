@@ -16,7 +16,9 @@
  * migration, to the switch-in: a preempted task waits from its preemption.
  *
  * Per CPU (a per-CPU array: no lock, no shared cache line) and per interval: a log2
- * histogram of waits in us, their count, sum and maximum, the 4 longest with the task, and
+ * histogram of waits in us, their count, sum and maximum, the same histogram of the waits of
+ * tasks that asked for less CPU (nice > 0, SCHED_BATCH, SCHED_IDLE) and the longest of the
+ * others, the 4 longest with the task, and
  * the task that ran longest without a switch (prev's time since it was switched in). Two
  * slots, chosen by epoch: the reader flips epoch, then reads and zeroes the other slot.
  *
@@ -37,6 +39,7 @@ struct sched_info {
 } __attribute__((preserve_access_index));
 struct task_struct {
 	int pid, tgid;
+	int static_prio;
 	unsigned int rt_priority, policy;
 	struct sched_info sched_info;
 	char comm[16];
@@ -76,8 +79,17 @@ static __always_inline void fill(struct runqrec_task *r, struct task_struct *t, 
 	r->tgid = t->tgid;
 	r->policy = t->policy;
 	r->rt_priority = t->rt_priority;
+	r->nice = t->static_prio - 120;   /* MAX_RT_PRIO + NICE_WIDTH / 2 */
 	r->ns = ns;
 	__builtin_memcpy(r->comm, t->comm, sizeof(r->comm));
+}
+
+/* Did t ask for less CPU than a fair task at nice 0: SCHED_OTHER at nice > 0, SCHED_BATCH,
+ * SCHED_IDLE. */
+static __always_inline int low_share(struct task_struct *t)
+{
+	__u32 p = t->policy;
+	return p == 3 || p == 5 || (p == 0 && t->static_prio > 120);
 }
 
 static __always_inline __u32 log2_u64(__u64 v)
@@ -136,6 +148,12 @@ int cgw_switch(__u64 *ctx)
 	if (b > RUNQREC_BUCKETS - 1)
 		b = RUNQREC_BUCKETS - 1;
 	s->buckets[b & (RUNQREC_BUCKETS - 1)]++;
+	if (low_share(prev)) {
+		s->low_count++;
+		s->low_buckets[b & (RUNQREC_BUCKETS - 1)]++;
+	} else if (d > s->full_max_ns) {
+		s->full_max_ns = d;
+	}
 	if (d <= s->waited[RUNQREC_WAITED - 1].ns)
 		return 0;
 #pragma unroll

@@ -12,5 +12,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 SCENARIO_LANES=${SCENARIO_LANES:-2}
 [ "${DMN_PIDNS:-1}" != 0 ] || SCENARIO_LANES=1
 # hazard (27 s) starts beside bundle (43 s): the two long ones overlap
-SCENARIOS_ALL=(harness journal notify restart fulldisk stuckdisk storm durations phantom memlock bundle hazard bundleopen crash ustackstuck recorder recowner scansource exactdur leaks runqmetrics psistart pressure latency latencyrstat latencypsi soak)
+SCENARIOS_ALL=(harness journal notify restart fulldisk stuckdisk storm durations phantom memlock bundle hazard bundleopen crash ustackstuck recorder recowner scansource exactdur leaks runqmetrics psistart pressure latency latencyrstat latencypsi latencyhog soak)
 scenarios_main live-daemon "$here" 90 "$@"

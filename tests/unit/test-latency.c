@@ -271,6 +271,104 @@ static void test_quiet(void **state)
 	us_free(&u);
 }
 
+/* What pages (latency_cpu_passes, runq_p99_ms 50, runq_min_waits 20), at its boundaries:
+ *  - the waits of tasks that asked for less CPU (nice > 0, SCHED_BATCH, SCHED_IDLE: low_count
+ *    of them) are not counted: the others' p99 (full_p99_ms) and count decide; but where a
+ *    real-time task held the CPU for half the p99 (or of the threshold) every wait counts:
+ *    nice orders fair tasks among themselves, an RT task holds them all off alike;
+ *  - one wait 4 times the threshold (200 ms) or more, behind a SCHED_FIFO/RR task that ran
+ *    half that long without a switch, passes with fewer waits than runq_min_waits: a fair task
+ *    beside a FIFO hog gets the fair server's 50 ms a second and waits ~950 ms, once. */
+static void test_passes(void **state)
+{
+	(void)state;
+	enum { O = 0, F = 1, R = 2, B = 3 };      /* SCHED_OTHER, _FIFO, _RR, _BATCH */
+	static const struct {
+		const char *name;
+		unsigned long long count, low;
+		double p99, full_p99, max, full_max;
+		unsigned holder; double held_ms;
+		bool want;
+	} cases[] = {
+		{ "FIFO hog, one fair wait of 950 ms", 1, 0, 950, 0, 950, 0, F, 950, true },
+		{ "FIFO hog, 3 waits, the longest 200 ms, held 100 ms", 3, 0, 200, 0, 200, 0, F, 100, true },
+		{ "FIFO hog, the longest 199.9 ms", 3, 0, 199.9, 0, 199.9, 0, F, 199.9, false },
+		{ "the longest 200 ms, held 99.9 ms: the hog does not explain it", 3, 0, 200, 0, 200, 0, F, 99.9, false },
+		{ "SCHED_RR holder, 950 ms", 2, 0, 950, 0, 950, 0, R, 950, true },
+		{ "a fair holder, one wait of 950 ms: too few waits", 1, 0, 950, 0, 950, 0, O, 950, false },
+		{ "19 waits, p99 62 behind FIFO: too few, not long", 19, 0, 62, 0, 62, 0, F, 49, false },
+		{ "the longest 950 ms of a niced task behind a FIFO hog", 1, 1, 950, 0, 950, 0, F, 950, true },
+		{ "no niced waits: p99 50", 300, 0, 50, 0, 50, 0, O, 30, true },
+		{ "no niced waits: p99 49.9", 300, 0, 49.9, 0, 55, 0, O, 30, false },
+		{ "niced waits past it, the others' p99 8 ms", 2000, 300, 55, 8, 56, 12, O, 33, false },
+		{ "niced waits past it, the others' p99 50 ms", 2000, 300, 55, 50, 56, 52, O, 33, true },
+		{ "every wait niced", 2000, 2000, 55, 0, 56, 0, O, 33, false },
+		{ "the others 19 waits, p99 60: too few", 30, 11, 60, 60, 60, 60, O, 30, false },
+		{ "the others 20 waits, p99 60", 30, 10, 60, 60, 60, 60, O, 30, true },
+		{ "niced waits past it behind FIFO/50 held 49 ms: every wait counts", 300, 280, 55, 2, 56, 3, F, 49, true },
+		{ "SCHED_BATCH holder is fair: niced waits do not count", 300, 280, 55, 2, 56, 3, B, 49, false },
+	};
+	size_t bad = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct cgw_runq_cpu c = { .cpu = 1, .count = cases[k].count, .low_count = cases[k].low,
+		                          .p99_ms = cases[k].p99, .max_ms = cases[k].max,
+		                          .full_p99_ms = cases[k].full_p99,
+		                          .full_max_ms = cases[k].full_max };
+		c.held = rqt(4242, "hog", cases[k].holder, cases[k].holder == F ||
+		             cases[k].holder == R ? 99 : 0, cases[k].held_ms);
+		if (latency_cpu_passes(&c, &conf) != cases[k].want) {
+			print_message("%s: %s\n", cases[k].name, cases[k].want ? "not passed, want passed" :
+			              "passed, want not");
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* The evidence says why a CPU passed: one long wait behind the RT holder with too few waits
+ * for a p99; the niced waits, counted or not, and the others' p99; a waiter's nice. */
+static void test_passes_evidence(void **state)
+{
+	(void)state;
+	struct unit_scan u;
+	runq_spinner(950, 1);
+	cpus[1].max_ms = 950;
+	cpus[1].held.ms = 950;
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	const struct cgw_finding *f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_true(has_line(f, "(1 waits, from sched_switch); threshold p99 50 ms; too few waits "
+	                        "for a p99, but the longest 950.00 ms, 4 times the threshold or "
+	                        "more, behind a real-time task\n"));
+	assert_true(has_line(f, "points to RT starvation (signature starved)"));
+	us_free(&u);
+
+	runq_spinner(55, 2000);                   /* niced waits past it, an RT holder */
+	cpus[1].low_count = 300;
+	cpus[1].full_p99_ms = 8;
+	cpus[1].full_max_ms = 12;
+	cpus[1].waited[0].nice = 10;
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_true(has_line(f, "; 300 of them by tasks that asked for less CPU (nice > 0, "
+	                        "SCHED_BATCH, SCHED_IDLE), counted (a real-time task held the CPU): "
+	                        "the others' p99 8.00 ms, max 12.00 ms\n"));
+	assert_true(has_line(f, "waited: PID 4243 (sleeper) SCHED_OTHER nice 10 waited 49.20 ms"));
+	us_free(&u);
+
+	runq_spinner(55, 2000);                   /* the same behind a fair holder: none */
+	cpus[1].low_count = 300;
+	cpus[1].full_p99_ms = 8;
+	cpus[1].held = rqt(4244, "hdd", 0, 0, 33);
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	assert_null(finding(&u.rep, "runq-latency", "cpu 1"));
+	us_free(&u);
+}
+
 /* The daemon's streak: runq_scans (2) scans in a row open it; one scan below resets it. */
 static void test_streak(void **state)
 {
@@ -775,6 +873,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_finding),
 		cmocka_unit_test(test_quiet),
+		cmocka_unit_test(test_passes),
+		cmocka_unit_test(test_passes_evidence),
 		cmocka_unit_test(test_streak),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_family),

@@ -72,6 +72,33 @@ static void test_summarize(void **state)
 	assert_float_equal(t.sum_ms, 10.04, 1e-9);
 }
 
+/* The waits of tasks that asked for less CPU (low_buckets) apart: low_count counts them, and
+ * full_p99_ms is the others' p99, capped by their longest; without any, the p99 itself. */
+static void test_summarize_low(void **state)
+{
+	(void)state;
+	struct cgw_runq_cpu c = { 0 };
+	c.buckets[3] = 990;                       /* 8-16 us */
+	c.buckets[15] = 20;                       /* 32-65 ms: a niced task's waits */
+	c.low_buckets[15] = 20;
+	c.low_buckets[3] = 5;
+	c.max_ms = 55;
+	c.full_max_ms = 0.015;
+	runq_summarize(&c);
+	assert_int_equal(c.count, 1010);
+	assert_int_equal(c.low_count, 25);
+	assert_true(c.p99_ms >= 32.768 && c.p99_ms <= 55);
+	assert_true(c.full_p99_ms >= 0.008 && c.full_p99_ms <= 0.015);
+	c.low_buckets[15] = 30;                   /* more than the bucket: capped by it */
+	runq_summarize(&c);
+	assert_int_equal(c.low_count, 25);
+	memset(c.low_buckets, 0, sizeof(c.low_buckets));
+	runq_summarize(&c);
+	assert_int_equal(c.low_count, 0);
+	assert_float_equal(c.full_p99_ms, c.p99_ms, 1e-12);
+	assert_float_equal(c.full_max_ms, 55, 1e-12);
+}
+
 static void test_waited(void **state)
 {
 	(void)state;
@@ -158,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_quantile_one_bucket),
 		cmocka_unit_test(test_quantile_tail),
 		cmocka_unit_test(test_summarize),
+		cmocka_unit_test(test_summarize_low),
 		cmocka_unit_test(test_waited),
 		cmocka_unit_test(test_schedstat),
 		cmocka_unit_test(test_metrics),
