@@ -57,9 +57,23 @@ static json_object *ustack_json(const struct cgw_task *t)
 }
 
 /* The last ustack array built and the frames it was built from: threads that share an
- * unwind (2,000 of one process blocked alike) share one array, built once, printed under
- * each. */
-struct ustack_memo { const struct cgw_uframe *f; size_t n; json_object *us; };
+ * unwind (2,000 of one process blocked alike) share one array, built once, formatted once,
+ * printed under each; their kernel stacks alike. */
+struct ustack_memo {
+	const struct cgw_uframe *f; size_t n; json_object *us;
+	const struct cgw_task *kt; json_object *ks;   /* and the last kernel stack, alike */
+};
+
+/* Has b the same kernel stack as a (every frame's text)? */
+static bool same_kstack(const struct cgw_task *a, const struct cgw_task *b)
+{
+	if (a->nframes != b->nframes)
+		return false;
+	for (size_t i = 0; i < a->nframes; i++)
+		if (strcmp(a->frames[i].text, b->frames[i].text) != 0)
+			return false;
+	return true;
+}
 
 static json_object *task_json(const struct cgw_task *t, struct ustack_memo *memo)
 {
@@ -107,9 +121,20 @@ static json_object *task_json(const struct cgw_task *t, struct ustack_memo *memo
 		jadd(o, "started", json_object_new_string(iso_time(t->started_at, ts, sizeof(ts))));
 	}
 	jadd(o, "wchan", jstr(t->wchan));
-	json_object *stack = json_object_new_array();
-	for (size_t i = 0; i < t->nframes; i++)
-		json_object_array_add(stack, jstr(t->frames[i].text));
+	json_object *stack;
+	if (memo && memo->ks && t->nframes && same_kstack(memo->kt, t)) {
+		if (json_object_get_userdata(memo->ks) == NULL)
+			jshared(memo->ks);        /* printed under each: formatted once */
+		stack = json_object_get(memo->ks);
+	} else {
+		stack = json_object_new_array();
+		for (size_t i = 0; i < t->nframes; i++)
+			json_object_array_add(stack, jstr(t->frames[i].text));
+		if (memo) {
+			memo->kt = t;
+			memo->ks = stack;
+		}
+	}
 	jadd(o, "stack", stack);
 	if (t->marks) {                   /* the frames its signature matched, innermost first */
 		json_object *m = json_object_new_array();
@@ -129,8 +154,11 @@ static json_object *task_json(const struct cgw_task *t, struct ustack_memo *memo
 			us = json_object_get(memo->us);   /* the frames of an unwind it shares */
 		} else {
 			us = ustack_json(t);
-			if (memo)
-				*memo = (struct ustack_memo){ t->uframes, t->nuframes, us };
+			if (memo) {
+				memo->f = t->uframes;
+				memo->n = t->nuframes;
+				memo->us = us;
+			}
 		}
 		jadd(o, "ustack", us);
 		if (t->ustack_error[0])

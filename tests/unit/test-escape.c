@@ -475,7 +475,8 @@ static void test_jstr_untrusted(void **state)
 }
 
 /* Threads that share an unwind (the same frames) share one ustack array in the document,
- * built once and printed under each; a thread with other frames has its own. */
+ * built once and printed under each; a thread with other frames has its own. Kernel stacks
+ * alike. */
 static void test_report_json_shared_ustack(void **state)
 {
 	(void)state;
@@ -496,6 +497,13 @@ static void test_report_json_shared_ustack(void **state)
 		}
 		if (i == 1)
 			t->ustack_same_as = 500;
+		/* kernel stacks: the first two alike, the third's second frame another */
+		t->frames = xcalloc(2, sizeof(*t->frames));
+		t->nframes = 2;
+		t->frames[0].text = xstrdup("fuse_get_req+0x1fb/0x2e0");
+		t->frames[0].name = xstrdup("fuse_get_req");
+		t->frames[1].text = xstrdup(i == 2 ? "fuse_lookup+0x1/0x2" : "fuse_lookup+0xb2/0x1e0");
+		t->frames[1].name = xstrdup("fuse_lookup");
 	}
 	struct cgw_sig sig = unit_sig("unknown", "Blocked", "s", SEV_WARNING);
 	us_finding(&u, &sig, SEV_WARNING, 3, idx);
@@ -512,7 +520,16 @@ static void test_report_json_shared_ustack(void **state)
 	snprintf(b, sizeof(b), "%s", json_object_to_json_string_ext(us[2], JSON_C_TO_STRING_PLAIN));
 	assert_non_null(strstr(a, "\"pc\":\"0x401010\""));
 	assert_non_null(strstr(b, "\"pc\":\"0x401014\""));
-	json_object_put(o);                   /* the shared array freed once, with its last holder */
+	json_object *ks[3];
+	for (int i = 0; i < 3; i++)
+		ks[i] = json_object_object_get(json_object_array_get_idx(tasks, (size_t)i), "stack");
+	assert_ptr_equal(ks[0], ks[1]);
+	assert_ptr_not_equal(ks[1], ks[2]);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(ks[1], 1)),
+	                    "fuse_lookup+0xb2/0x1e0");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(ks[2], 1)),
+	                    "fuse_lookup+0x1/0x2");
+	json_object_put(o);                   /* the shared arrays freed once, with their last holder */
 	us_free(&u);
 }
 
