@@ -55,6 +55,7 @@
 enum { MSG_BEGIN = 1, MSG_DONE, MSG_RECORD, MSG_END };
 
 struct msg_head { uint32_t type, len; };
+#define OUT_BUF 65536                     /* the child's messages gathered for one write */
 struct msg_done {
 	uint32_t task, how, nframes, timeouts;
 	/* the frames are those of task frames_of - 1, sent before (none follow: an unwind
@@ -88,17 +89,43 @@ static void send_all(const void *buf, size_t n)
 	}
 }
 
+/* Messages gathered for one write: 2,000 threads that share one unwind were 8,000 writes,
+ * and as many reads by the parent. Written out before each unwind begins (the parent knows
+ * which task it is, should the child then go silent), at the end, or when full. */
+static char out_buf[OUT_BUF];
+static size_t out_len;
+
+static void out_flush(void)
+{
+	send_all(out_buf, out_len);
+	out_len = 0;
+}
+
+static void out_add(const void *p, size_t n)
+{
+	if (out_len + n > sizeof(out_buf))
+		out_flush();
+	if (n > sizeof(out_buf)) {
+		send_all(p, n);
+		return;
+	}
+	memcpy(out_buf + out_len, p, n);
+	out_len += n;
+}
+
 static void send_msg(uint32_t type, const void *a, size_t alen, const void *b, size_t blen,
                      const void *c, size_t clen)
 {
 	struct msg_head h = { type, (uint32_t)(alen + blen + clen) };
-	send_all(&h, sizeof(h));
+	out_add(&h, sizeof(h));
 	if (alen)
-		send_all(a, alen);
+		out_add(a, alen);
 	if (blen)
-		send_all(b, blen);
+		out_add(b, blen);
 	if (clen)
-		send_all(c, clen);
+		out_add(c, clen);
+	if (type == MSG_BEGIN || type == MSG_END)
+		out_flush();
 }
 
 static void child_record(const char *path, enum rec_kind kind, const char *data, ssize_t r,
@@ -402,6 +429,8 @@ struct box {
 	int waiting[4];                    /* processes with an unwind left waiting */
 	char why[200];                     /* what went wrong, for the tasks left */
 	double first_ms;                   /* when its first message came (mono_ms) */
+	char in[OUT_BUF];                  /* read from the pipe, not taken yet: in_off..in_len */
+	size_t in_off, in_len;
 };
 
 bool box_may_fork(unsigned forked)
@@ -419,31 +448,40 @@ bool box_silence_expired(double now_ms, double since_ms, unsigned timeout_ms)
 	return now_ms - since_ms >= box_silence_ms(timeout_ms);
 }
 
-/* n bytes from the child, unless it is silent past box_silence_ms from now: 0, or -ETIMEDOUT,
- * -EPIPE (it closed: exited or died), -ECANCELED (we are stopping). */
-static int read_full(int fd, void *buf, size_t n, unsigned timeout_ms)
+/* n bytes from the child (read ahead into b->in, as much as the pipe holds), unless it is
+ * silent past box_silence_ms from now: 0, or -ETIMEDOUT, -EPIPE (it closed: exited or died),
+ * -ECANCELED (we are stopping). */
+static int read_full(struct box *b, void *buf, size_t n, unsigned timeout_ms)
 {
 	char *p = buf;
 	double since = mono_ms();
 	while (n) {
+		if (b->in_off < b->in_len) {       /* what a read took ahead */
+			size_t k = b->in_len - b->in_off < n ? b->in_len - b->in_off : n;
+			memcpy(p, b->in + b->in_off, k);
+			b->in_off += k;
+			p += k;
+			n -= k;
+			continue;
+		}
 		double now = mono_ms(), left = since + box_silence_ms(timeout_ms) - now;
 		if (cgw_stop_pending())
 			return -ECANCELED;
 		if (box_silence_expired(now, since, timeout_ms))
 			return -ETIMEDOUT;
-		struct pollfd pf = { fd, POLLIN, 0 };
+		struct pollfd pf = { b->fd, POLLIN, 0 };
 		int r = poll(&pf, 1, left > 100 ? 100 : (int)left + 1);
 		if (r < 0 && errno != EINTR)
 			return -errno;
 		if (r <= 0)
 			continue;
-		ssize_t got = read(fd, p, n);
+		ssize_t got = read(b->fd, b->in, sizeof(b->in));
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			return -EPIPE;
-		p += got;
-		n -= (size_t)got;
+		b->in_off = 0;
+		b->in_len = (size_t)got;
 	}
 	return 0;
 }
@@ -561,14 +599,14 @@ static void box_listen(struct box *b)
 	char *buf = NULL;
 	for (;;) {
 		struct msg_head h;
-		int e = read_full(b->fd, &h, sizeof(h), b->timeout_ms);
+		int e = read_full(b, &h, sizeof(h), b->timeout_ms);
 		if (e == 0 && (h.len > MSG_MAX || h.type < MSG_BEGIN || h.type > MSG_END))
 			e = -EPROTO;
 		if (e == 0) {
 			char *nb = realloc(buf, h.len + 1);
 			if (nb)
 				buf = nb;
-			e = nb ? read_full(b->fd, buf, h.len, b->timeout_ms) : -ENOMEM;
+			e = nb ? read_full(b, buf, h.len, b->timeout_ms) : -ENOMEM;
 		}
 		if (e == 0 && !b->first_ms)
 			b->first_ms = mono_ms();
