@@ -671,6 +671,7 @@ struct cgw_bpfrec {
 	uint64_t last_arrival, last_queued;   /* _END: last_arrival is "now" on the rq clock
 	                                         of its cpu, at the end of the walk */
 	uint64_t run_delay, pcount;       /* sched_info: ns waited runnable, times it got a CPU */
+	uint64_t cgroups;                 /* its css_set, an identity: same cgroups (0 unknown) */
 	unsigned long long nvcsw, nivcsw;
 	char comm[17]; size_t comm_len;
 	const unsigned char *frames; size_t nframes;   /* into the buffer: bpfrec_frame() */
@@ -932,6 +933,10 @@ struct cgw_task {
 	                                     read (source-bpf.c): /proc/TID/stack is not read */
 	char wchan[64];
 	char cgroup[256], unit[128], user[64];
+	uint64_t cgroups;                 /* its css_set as the BPF scan read it, an identity (0:
+	                                     unknown): the same as another thread's, the same
+	                                     cgroups and freezer state */
+	bool cgroup_ok;                   /* cgroup, unit and the freezer state were read */
 	double started_at;                /* seconds since the epoch, from libproc2 */
 	bool frozen;
 	bool frozen_v1;                   /* by the v1 freezer: frozen_cg is its path there */

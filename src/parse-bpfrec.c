@@ -83,6 +83,7 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
 	out->last_queued = r.last_queued;
 	out->run_delay = r.run_delay;
 	out->pcount = r.pcount;
+	out->cgroups = r.cgroups;
 	out->nvcsw = r.nvcsw;
 	out->nivcsw = r.nivcsw;
 	out->comm_len = strnlen(r.comm, sizeof(r.comm));

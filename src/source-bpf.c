@@ -621,6 +621,7 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
 			t->owner_tgid = r.owner_tgid;
 			memcpy(t->owner_comm, r.owner_comm, sizeof(t->owner_comm));
 		}
+		t->cgroups = r.cgroups;
 		allowed_cpus(&aff, s, r.tgid, st.tid, t->cpus_allowed, sizeof(t->cpus_allowed));
 		if (grow((void **)&b->kept, &b->kept_cap, b->nkept, 16, sizeof(*b->kept)) < 0) {
 			s->nomem = true;

@@ -172,6 +172,17 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 
 #define SUSPECT_GROUP 16               /* suspects whose reads are made in one batch */
 
+/* The suspect before t in the scan is a thread of the same process with the same css_set
+ * (the BPF scan's identity of a set of cgroups: see struct taskrec): t's cgroup file would
+ * say what that one's said. done: and that one's was read (its answer is t's). */
+static bool cgroup_as_before(const struct cgw_scan *s, const struct cgw_task *t, bool done)
+{
+	if (!s->live || !t->cgroups || t == s->t)
+		return false;
+	const struct cgw_task *p = t - 1;
+	return p->cgroups == t->cgroups && p->tgid == t->tgid && (!done || p->cgroup_ok);
+}
+
 /* A blocked task's wchan is its kernel stack's first frame, the BPF program's read this scan:
  * the kernel finds both alike, the first return address outside the scheduler and locking
  * functions (__get_wchan; stack_trace_save_tsk skips those for a task not current). The file
@@ -189,7 +200,7 @@ static bool wchan_from_stack(const struct cgw_scan *s, const struct cgw_task *t)
  * on its own; one planned that they do not make costs its read only. */
 struct suspect_plan {
 	int tgid, tid;
-	bool stack, wchan, waitfile;
+	bool stack, wchan, cgroup, waitfile;
 	bool v1_read;                     /* freezer.state was planned: the read before events */
 	unsigned stage;
 	char v2[256];                     /* the v2 cgroup its cgroup line names */
@@ -230,6 +241,10 @@ static bool plan_one(struct group_plan *g, struct suspect_plan *p, const struct 
 			*bufcap = 128;
 			return true;
 		case 2:
+			if (!p->cgroup) {
+				p->stage = 5;         /* nor its freezer files */
+				continue;
+			}
 			snprintf(path, cap, "/proc/%d/task/%d/cgroup", p->tgid, p->tid);
 			*bufcap = STACK_BUF;
 			return true;
@@ -314,6 +329,7 @@ static void scan_group(struct cgw_scan *s, size_t first, size_t n, unsigned time
 		g->one[i] = (struct suspect_plan){ .tgid = t->tgid, .tid = t->tid,
 		                                   .stack = !t->stack_given,
 		                                   .wchan = !wchan_from_stack(s, t),
+		                                   .cgroup = !cgroup_as_before(s, t, false),
 		                                   .waitfile = waitfile_wanted(t) };
 	}
 	g->n = n;
@@ -383,6 +399,18 @@ static void suspect_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 			t->wchan[0] = '\0';
 	}
 
+	if (cgroup_as_before(s, t, true)) {     /* the thread before's answer */
+		const struct cgw_task *p = t - 1;
+		memcpy(t->cgroup, p->cgroup, sizeof(t->cgroup));
+		memcpy(t->unit, p->unit, sizeof(t->unit));
+		memcpy(t->frozen_cg, p->frozen_cg, sizeof(t->frozen_cg));
+		t->frozen = p->frozen;
+		t->frozen_v1 = p->frozen_v1;
+		t->cgroup_ok = true;
+		free(buf);
+		waitfile_read(s, t, timeout_ms);
+		return;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", t->tgid, t->tid);
 	r = scan_read(s, path, buf, STACK_BUF, timeout_ms);
 	if (r >= 0) {
@@ -401,6 +429,7 @@ static void suspect_read(struct cgw_scan *s, struct cgw_task *t, unsigned timeou
 			t->frozen = fz != NULL;
 			t->frozen_v1 = fz == v1;
 			snprintf(t->frozen_cg, sizeof(t->frozen_cg), "%s", fz ? fz : "");
+			t->cgroup_ok = true;
 		}
 	}
 	free(buf);

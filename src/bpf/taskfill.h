@@ -55,6 +55,7 @@ struct task_struct {
 	char comm[16];
 	unsigned long blocker;
 	struct signal_struct *signal;
+	struct css_set *cgroups;
 } __attribute__((preserve_access_index));
 
 struct scratch {
@@ -196,6 +197,8 @@ static __always_inline int task_fill(struct task_struct *t, struct scratch *s, b
 	}
 	r->nvcsw = t->nvcsw;
 	r->nivcsw = t->nivcsw;
+	/* the pointer's value read as a number, never followed: an identity */
+	bpf_core_read(&r->cgroups, sizeof(r->cgroups), &t->cgroups);
 	__builtin_memcpy(r->comm, t->comm, sizeof(r->comm));
 	if (on_cpu)
 		r->rflags |= TASKREC_ON_CPU;

@@ -5,7 +5,7 @@
 #define CGW_TASKREC_H
 
 #define TASKREC_MAGIC 0x6377u          /* "cw" */
-#define TASKREC_VERSION 1
+#define TASKREC_VERSION 2
 #define TASKREC_MAX_FRAMES 64          /* as /proc/TID/stack (MAX_STACK_TRACE_DEPTH) */
 
 enum taskrec_kind {
@@ -51,8 +51,11 @@ struct taskrec {
 	char owner_comm[16];
 	__u64 run_delay, pcount;           /* sched_info (TASKREC_HAVE_SCHED_INFO): ns waited on a
 	                                      run queue, times it got a CPU (/proc/TID/schedstat) */
+	__u64 cgroups;                     /* task->cgroups, its css_set, as an identity only:
+	                                      threads with the same one are in the same cgroup
+	                                      of every hierarchy (0: not read) */
 };
-#define TASKREC_SIZE 192
+#define TASKREC_SIZE 200
 
 enum taskrec_lock {
 	TASKREC_LOCK_NONE = 0,

@@ -254,14 +254,14 @@ def unwind_seeds():
                                   len(stack), 1) + stack + elf
 
 
-TASKREC_SIZE = 192                                    # src/bpf/taskrec.h
+TASKREC_SIZE = 200                                    # src/bpf/taskrec.h
 
 
 def bpfrecs():
     """fuzz-bpfrec inputs: records as src/bpf/taskrec.h lays them out (first byte even), and
     /proc/kallsyms lines (first byte odd)"""
     def rec(kind, state, tid, frames=(), rflags=0):
-        head = struct.pack("<HHBcHIiiiiIIIiiII", 0x6377, 1, kind, state, len(frames),
+        head = struct.pack("<HHBcHIiiiiIIIiiII", 0x6377, 2, kind, state, len(frames),
                            rflags | (1 if frames else 0), tid, tid, 1, 1, 0x20, 0, 0, 120,
                            0, 0, 0)
         head += struct.pack("<QQQQQQQ", 4489812345678, 99786458684, 12345678, 99786000000,
@@ -269,7 +269,7 @@ def bpfrecs():
             struct.pack("<Q", 12000000)
         head += bytes(TASKREC_SIZE - len(head))      # no lock; run_delay, pcount 0
         return head + b"".join(struct.pack("<Q", f) for f in frames)
-    end = struct.pack("<HHBcHIiiiiIIIiiII", 0x6377, 1, 3, b"\0", 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    end = struct.pack("<HHBcHIiiiiIIIiiII", 0x6377, 2, 3, b"\0", 0, 0, 0, 0, 0, 0, 0, 0, 0,
                       0, 0, 7, 0)
     end += bytes(TASKREC_SIZE - len(end))
     yield b"\0" + rec(1, b"D", 5501, (0xffffffff81380e3d, 0xffffffffc0a01234)) + \

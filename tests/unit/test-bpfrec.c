@@ -35,6 +35,7 @@ static void test_sequence(void **state)
 	struct taskrec d = rec('D', 5501), l = rec('S', 5500), e;
 	d.rflags = TASKREC_HAVE_STACK;
 	d.nframes = 2;
+	d.cgroups = 0xffff888012345600ull;     /* its css_set: an identity, handed on as is */
 	l.kind = TASKREC_LEADER;
 	memset(&e, 0, sizeof(e));
 	e.magic = TASKREC_MAGIC;
@@ -58,6 +59,7 @@ static void test_sequence(void **state)
 	assert_string_equal(r.comm, "cgw_vf");
 	assert_int_equal(r.nframes, 2);
 	assert_true(bpfrec_frame(&r, 0) == fr[0]);
+	assert_true(r.cgroups == 0xffff888012345600ull);
 	assert_true(bpfrec_frame(&r, 1) == fr[1]);
 	assert_true(bpfrec_frame(&r, 2) == 0);
 	assert_int_equal(bpfrec_next(buf, n, &off, &r), 1);
@@ -96,7 +98,7 @@ static void test_refused(void **state)
 	struct { const char *what; struct taskrec r; int want; } c[13];
 	size_t k = 0;
 	c[k].what = "magic"; c[k].r = rec('D', 1); c[k].r.magic = 0; c[k++].want = -EINVAL;
-	c[k].what = "version"; c[k].r = rec('D', 1); c[k].r.version = 2; c[k++].want = -EINVAL;
+	c[k].what = "version"; c[k].r = rec('D', 1); c[k].r.version = TASKREC_VERSION + 1; c[k++].want = -EINVAL;
 	c[k].what = "kind"; c[k].r = rec('D', 1); c[k].r.kind = 9; c[k++].want = -EINVAL;
 	c[k].what = "state"; c[k].r = rec('Q', 1); c[k++].want = -EINVAL;
 	c[k].what = "tid 0"; c[k].r = rec('D', 0); c[k++].want = -ERANGE;
