@@ -27,13 +27,7 @@ CG=$SD/cgwatch-live-$$
 mkdir "$CG" || live_fail "setup: mkdir $CG"
 live_on_exit "for t in \$(cat $CG/tasks 2>/dev/null); do echo \$t >$SD/tasks; done; rmdir $CG"
 
-"$LIVE_BIN/ustackhold-O2" statn "$MNT/y" 6 >"$LIVE_TMP/sn.out" 2>"$LIVE_TMP/sn.err" 3>&- </dev/null &
-SN=$!
-_sn_all() { [ "$(grep -c '^blocked ' "$LIVE_TMP/sn.out")" = 6 ]; }
-live_wait_for 5 _sn_all || live_fail "setup: ustackhold statn: $(head -c 300 "$LIVE_TMP/sn.err")"
-mapfile -t SNT < <(awk '/^blocked /{print $2}' "$LIVE_TMP/sn.out")
-live_wait_for 5 eval 'live_count_state D "${SNT[@]}"; [ "$LIVE_COUNT" = 6 ]' ||
-	live_fail "setup: $LIVE_COUNT of the 6 statn threads in D (first not: $LIVE_NOT)"
+live_statn "$MNT/y" 6
 # the fourth in the walk's order (by TID, as the kernel lists a process's threads)
 mapfile -t SORTED < <(printf '%s\n' "${SNT[@]}" | sort -n)
 MOVED=${SORTED[3]}

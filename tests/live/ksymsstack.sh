@@ -17,13 +17,7 @@ live_require_helpers ustackhold-O2
 SN=
 live_on_exit '[ -z "$SN" ] || live_kill_wait "$SN"'
 live_fuse_child
-"$LIVE_BIN/ustackhold-O2" statn "$MNT/y" 6 >"$LIVE_TMP/sn.out" 2>"$LIVE_TMP/sn.err" 3>&- </dev/null &
-SN=$!
-_sn_all() { [ "$(grep -c '^blocked ' "$LIVE_TMP/sn.out")" = 6 ]; }
-live_wait_for 5 _sn_all || live_fail "setup: ustackhold statn: $(cat "$LIVE_TMP/sn.out" "$LIVE_TMP/sn.err" | head -c 300)"
-mapfile -t SNT < <(awk '/^blocked /{print $2}' "$LIVE_TMP/sn.out")
-live_wait_for 5 eval 'live_count_state D "${SNT[@]}"; [ "$LIVE_COUNT" = 6 ]' ||
-	live_fail "setup: $LIVE_COUNT of the 6 statn threads in D (first not: $LIVE_NOT)"
+live_statn "$MNT/y" 6
 sleep 1.2
 OURS=("$CHILD" "${SNT[@]}")
 IDS=$(printf '%s\n' "${OURS[@]}" | jq -sc .)

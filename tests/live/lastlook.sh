@@ -37,13 +37,7 @@ CHILD=$(awk '/^blocked /{print $2}' "$LIVE_TMP/c.out")
 live_wait_for 5 eval '[ "$(live_task_state "$CHILD")" = D ]' || live_fail "setup: control thread $CHILD not in D"
 # start N threads blocked under the mount; their tids in SNT
 start_threads() {
-	"$LIVE_BIN/ustackhold-O2" statn "$MNT/y$1" $N >"$LIVE_TMP/sn.out" 2>"$LIVE_TMP/sn.err" 3>&- </dev/null &
-	SN=$!
-	_sn_all() { [ "$(grep -c '^blocked ' "$LIVE_TMP/sn.out")" = $N ]; }
-	live_wait_for 10 _sn_all || live_fail "setup: ustackhold statn: $(head -c 300 "$LIVE_TMP/sn.err")"
-	mapfile -t SNT < <(awk '/^blocked /{print $2}' "$LIVE_TMP/sn.out")
-	live_wait_for 10 eval 'live_count_state D "${SNT[@]}"; [ "$LIVE_COUNT" = $N ]' ||
-		live_fail "setup: $LIVE_COUNT of the $N statn threads in D (first not: $LIVE_NOT)"
+	live_statn "$MNT/y$1" $N
 	sleep 1.2
 }
 printf '[scan]\nustack_max = 0\n' >"$LIVE_TMP/bpf.conf"

@@ -447,6 +447,22 @@ live_fuse_child() {
 		live_fail "setup: child $CHILD not in D with fuse_get_req: state=$(live_task_state "$CHILD") stack=$(tr '\n' ' ' <"/proc/$CHILD/stack")"
 }
 
+# live_statn PATH N: N threads of one process (tests/live/ustackhold-O2 statn) each stat
+# PATH, under a FUSE mount that never answers; returns once all N are in D. Sets SN (the
+# process) and SNT (the threads' TIDs). The caller kills SN: after the mount's server when
+# the threads wait behind one lookup (uninterruptibly).
+live_statn() {
+	local out=$LIVE_TMP/statn.$RANDOM n=$2     # n: seen by the tests below (dynamic scope)
+	"$LIVE_BIN/ustackhold-O2" statn "$1" "$n" >"$out" 2>"$out.err" 3>&- </dev/null &
+	SN=$!
+	_live_statn_all() { [ "$(grep -c '^blocked ' "$out")" = "$n" ]; }
+	live_wait_for 10 _live_statn_all ||
+		live_fail "setup: ustackhold statn: $(cat "$out" "$out.err" | head -c 300)"
+	mapfile -t SNT < <(awk '/^blocked /{print $2}' "$out")
+	live_wait_for 10 eval 'live_count_state D "${SNT[@]}"; [ "$LIVE_COUNT" = "$n" ]' ||
+		live_fail "setup: $LIVE_COUNT of the $n statn threads in D (first not: $LIVE_NOT)"
+}
+
 # ---- running cgwatch -------------------------------------------------------
 
 # live_cgwatch_leftover: every task (tid(comm,state,wchan)) still running the
