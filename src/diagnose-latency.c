@@ -45,6 +45,12 @@ static struct lat_cpu *lat_state(struct cgw_latency *st, int cpu)
 	return &st->cpu[cpu];
 }
 
+/* Why a CPU's open finding pages (a warning): */
+enum { LAT_QUIET = 0,                 /* it does not: info, a report line */
+       LAT_PAGED_MECH,                /* it points to a mechanism, or did since it opened */
+       LAT_PAGED_LONG,                /* its p99 passed [latency] page_after in a row */
+       LAT_PAGED_LOOK };              /* one look (check, no state): a person asked */
+
 /* What this scan makes of a CPU: a finding or not, and where it stands. */
 struct lat_verdict {
 	bool finding, passed;
@@ -88,8 +94,10 @@ static struct lat_verdict lat_step(struct cgw_latency *st, const struct cgw_runq
 		} else {
 			s->open = false;              /* runq_p99_ms = 0 (a reload): no such finding */
 		}
-		if (!s->open)
-			s->below = 0, s->paged = 0;
+		if (!s->open) {
+			s->below = 0;
+			s->paged = LAT_QUIET;     /* resolved: the next one pages anew */
+		}
 	}
 	if (s->streak >= need)
 		s->open = true;
@@ -99,12 +107,6 @@ static struct lat_verdict lat_step(struct cgw_latency *st, const struct cgw_runq
 	v.below = s->below;
 	return v;
 }
-
-/* Why a CPU's open finding pages (a warning): */
-enum { LAT_QUIET = 0,                 /* it does not: info, a report line */
-       LAT_PAGED_MECH,                /* it points to a mechanism, or did since it opened */
-       LAT_PAGED_LONG,                /* its p99 passed [latency] page_after in a row */
-       LAT_PAGED_LOOK };              /* one look (check, no state): a person asked */
 
 /* Does c's open finding page, and why (LAT_*)? It pages when it points to a mechanism (fam
  * not runq-latency) or its p99 has passed page_after seconds of intervals in a row, and from
