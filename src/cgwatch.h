@@ -358,6 +358,8 @@ struct cgw_conf {
 	double latency_runq_resolve_scans;  /* [latency] runq_resolve_scans: consecutive full
 	                                  intervals without it before its incident resolves */
 	double latency_runq_min_waits; /* [latency] runq_min_waits: waits a p99 needs to count */
+	double latency_page_after_s;   /* [latency] page_after: how long a CPU's p99 that points to
+	                                  no known mechanism passes before it pages */
 	int latency_runq;              /* [latency] runq: RUNQ_MODE_AUTO, _SCHEDSTAT or _OFF */
 	int latency_timerlat;          /* [latency] timerlat: TL_MODE_AUTO, _ALWAYS or _NO */
 	struct cgw_psi_trigger pressure[3];  /* [pressure] cpu, memory, io (enum cgw_psi_res) */
@@ -2683,7 +2685,10 @@ int check_classify(struct cgw_report *r, const struct cgw_sigset *sigs);
                                      100 ms; a pressure trigger's early scan is shorter) */
 /* The daemon's latency state per CPU: the consecutive scans its p99 passed, whether its finding
  * is open (made at the last scan), and the consecutive full intervals below since. */
-struct lat_cpu { unsigned streak, below; bool open; };
+/* A CPU's latency across scans: the passes in a row and the seconds of their intervals, the
+ * full intervals below since, whether its finding is open and why it has paged (a warning)
+ * since it opened: LAT_PAGED_*, 0 not (diagnose-latency.c). */
+struct lat_cpu { unsigned streak, below; double passed_s; bool open; int paged; };
 struct cgw_latency { struct lat_cpu *cpu; size_t n; };
 void latency_state_free(struct cgw_latency *st);
 /* Does c pass [latency] runq_p99_ms: the p99 of its waits, over at least runq_min_waits of

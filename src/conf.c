@@ -72,6 +72,7 @@ static const struct conf_key conf_keys[] = {
 	NUM("latency", "runq_scans", latency_runq_scans, 1, 1000),
 	NUM("latency", "runq_resolve_scans", latency_runq_resolve_scans, 1, 1000),
 	NUM("latency", "runq_min_waits", latency_runq_min_waits, 1, 1000000),
+	SEC("latency", "page_after", latency_page_after_s, 0, 86400),
 	KEY("pressure", "cpu", CT_PSI, pressure[0]),
 	KEY("pressure", "memory", CT_PSI, pressure[1]),
 	KEY("pressure", "io", CT_PSI, pressure[2]),
@@ -220,6 +221,7 @@ void conf_defaults(struct cgw_conf *c)
 	c->latency_runq_scans = 2;
 	c->latency_runq_resolve_scans = 3;
 	c->latency_runq_min_waits = 20;
+	c->latency_page_after_s = 60;
 	/* [pressure]: 2 s windows, which the kernel also takes from a process without
 	 * CAP_SYS_RESOURCE (the unit's); see cgwatch.conf for why these stalls */
 	c->pressure[0] = (struct cgw_psi_trigger){ true, false, 1500000, 2000000 };

@@ -5,7 +5,9 @@
  * RES", or "cgroup PATH" for a findings' cgroup past the threshold on its own), folded into
  * incidents by the same key, and resolved when it falls back below (a CPU's once it has been
  * below for [latency] runq_resolve_scans full intervals in a row: the daemon keeps its
- * finding until then, so that a CPU still held does not resolve and reopen). Its
+ * finding until then, so that a CPU still held does not resolve and reopen). A CPU's finding
+ * that points to no known mechanism is info (no incident) until its p99 has passed for
+ * [latency] page_after; once it pages it stays a warning until it resolves. Its
  * tasks are the ones that waited longest and the one that held the CPU; its evidence says what
  * held the CPU, which cgroup activity rates rose at the same time (against the last interval
  * without a latency finding: the host before the latency began), and the signature family
@@ -43,10 +45,17 @@ static struct lat_cpu *lat_state(struct cgw_latency *st, int cpu)
 	return &st->cpu[cpu];
 }
 
+/* Why a CPU's open finding pages (a warning): */
+enum { LAT_QUIET = 0,                 /* it does not: info, a report line */
+       LAT_PAGED_MECH,                /* it points to a mechanism, or did since it opened */
+       LAT_PAGED_LONG,                /* its p99 passed [latency] page_after in a row */
+       LAT_PAGED_LOOK };              /* one look (check, no state): a person asked */
+
 /* What this scan makes of a CPU: a finding or not, and where it stands. */
 struct lat_verdict {
 	bool finding, passed;
 	unsigned streak;                  /* scans in a row its p99 passed */
+	double passed_s;                  /* the seconds of their intervals */
 	unsigned below;                   /* open, not passing: full intervals in a row below */
 	bool short_iv;                    /* this interval is too short to count as below */
 	bool unjudged;                    /* too few waits for a p99, one of them past it */
@@ -63,14 +72,17 @@ static struct lat_verdict lat_step(struct cgw_latency *st, const struct cgw_runq
 	struct lat_cpu *s = lat_state(st, c->cpu);
 	if (!s) {
 		v.streak = v.passed;
+		v.passed_s = v.passed ? q->interval_s : 0;
 		v.finding = v.streak >= need;
 		return v;
 	}
 	if (v.passed) {
 		s->streak++;
+		s->passed_s += q->interval_s;
 		s->below = 0;
 	} else {
 		s->streak = 0;
+		s->passed_s = 0;
 		if (s->open && conf->latency_runq_p99_ms > 0) {
 			v.short_iv = q->interval_s < LAT_FULL_SHARE * conf->scan_interval_s;
 			v.unjudged = (double)c->count < conf->latency_runq_min_waits &&
@@ -82,15 +94,34 @@ static struct lat_verdict lat_step(struct cgw_latency *st, const struct cgw_runq
 		} else {
 			s->open = false;              /* runq_p99_ms = 0 (a reload): no such finding */
 		}
-		if (!s->open)
+		if (!s->open) {
 			s->below = 0;
+			s->paged = LAT_QUIET;     /* resolved: the next one pages anew */
+		}
 	}
 	if (s->streak >= need)
 		s->open = true;
 	v.finding = s->open;
 	v.streak = s->streak;
+	v.passed_s = s->passed_s;
 	v.below = s->below;
 	return v;
+}
+
+/* Does c's open finding page, and why (LAT_*)? It pages when it points to a mechanism (fam
+ * not runq-latency) or its p99 has passed page_after seconds of intervals in a row, and from
+ * then on until it resolves (kept in st). */
+static int lat_pages(struct cgw_latency *st, const struct cgw_runq_cpu *c, const char *fam,
+                     const struct lat_verdict *v, const struct cgw_conf *conf)
+{
+	struct lat_cpu *s = lat_state(st, c->cpu);
+	if (!s)
+		return LAT_PAGED_LOOK;
+	if (!s->paged && strcmp(fam, "runq-latency") != 0)
+		s->paged = LAT_PAGED_MECH;
+	else if (!s->paged && v->passed_s >= conf->latency_page_after_s)
+		s->paged = LAT_PAGED_LONG;
+	return s->paged;
 }
 
 static bool is_rt(unsigned policy)
@@ -257,9 +288,10 @@ static ssize_t task_index(const struct cgw_scan *s, int tid)
 }
 
 /* The index of a runq task in the scan: the scan's own entry when it has one (a runnable task
- * it read), else a new entry read through rd. Its part: role on cpu for ms. -1 out of memory. */
+ * it read), else a new entry read through rd. Its part: role on cpu for ms in finding f (its
+ * signature and severity, unless another finding has it). -1 out of memory. */
 static ssize_t lat_task(struct cgw_report *r, const struct cgw_runq_task *q, int role, int cpu,
-                        const struct cgw_sig *sig, const struct lat_reader *rd)
+                        const struct cgw_finding *f, const struct lat_reader *rd)
 {
 	struct cgw_scan *s = r->scan;
 	ssize_t i = task_index(s, q->tid);
@@ -292,8 +324,8 @@ static ssize_t lat_task(struct cgw_report *r, const struct cgw_runq_task *q, int
 	}
 	if (t->suspect == SUSPECT_NONE) {      /* not a finding's of its own: this one's */
 		t->suspect = SUSPECT_LATENCY;
-		t->sig = sig;
-		t->severity = sig->severity > SEV_WARNING ? sig->severity : SEV_WARNING;
+		t->sig = f->sig;
+		t->severity = f->severity;
 		t->blocked_s = q->ms / 1000;
 		t->bound = BOUND_EXACT;
 	}
@@ -488,7 +520,9 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 	const struct cgw_runq *q = r->runq;
 	char cause[32], nm[CGW_COMM_MAX * 4 + 64];
 	snprintf(cause, sizeof(cause), "cpu %d", c->cpu);
-	struct cgw_finding *f = finding_new(r, sig, cause);
+	const char *fam = latency_family(c, r->rates, r->rates_prev, r->conf->latency_runq_p99_ms);
+	int pages = lat_pages(r->latency, c, fam, v, r->conf);
+	struct cgw_finding *f = finding_new_cap(r, sig, cause, pages ? SEV_CRITICAL : SEV_INFO);
 	if (!f)
 		return -1;
 	cpus_set(&f->cpus, (unsigned)c->cpu);
@@ -536,7 +570,7 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 		else
 			sb_printf(ev, " for %.1f ms", c->held.ms);
 		sb_add(ev, "\n", 1);
-		if (finding_add_task(f, lat_task(r, &c->held, LAT_HELD, c->cpu, sig, rd)) < 0)
+		if (finding_add_task(f, lat_task(r, &c->held, LAT_HELD, c->cpu, f, rd)) < 0)
 			return -1;
 	} else {
 		sb_printf(ev, "held: the task that held CPU %d is not known\n", c->cpu);
@@ -557,14 +591,25 @@ static int cpu_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 			sb_printf(ev, " waited %.2f ms for CPU %d\n", w->ms, c->cpu);
 		else                              /* schedstat: a mean over its slices */
 			sb_printf(ev, " waited %.2f ms a slice, on average, for CPU %d\n", w->ms, c->cpu);
-		if (finding_add_task(f, lat_task(r, w, LAT_WAITED, c->cpu, sig, rd)) < 0)
+		if (finding_add_task(f, lat_task(r, w, LAT_WAITED, c->cpu, f, rd)) < 0)
 			return -1;
 	}
 	timerlat_evidence(ev, q, c);
 	rates_evidence(ev, r->rates, r->rates_prev);
-	const char *fam = latency_family(c, r->rates, r->rates_prev, r->conf->latency_runq_p99_ms);
 	const struct cgw_sig *fs = sig_find(sigs, fam);
 	family_evidence(ev, fam, c, fs);
+	double page_after = r->conf->latency_page_after_s;
+	if (!pages)
+		sb_printf(ev, "not paged: it points to no known mechanism; it pages once its p99 has "
+		          "passed %g s of intervals in a row ([latency] page_after): %.1f s so far\n",
+		          page_after, v->passed_s);
+	else if (pages == LAT_PAGED_LONG && page_after > 0)
+		sb_printf(ev, "paged: it points to no known mechanism, but its p99 passed %g s of "
+		          "intervals in a row ([latency] page_after); it stays paged until it "
+		          "resolves\n", page_after);
+	else if (pages == LAT_PAGED_MECH && strcmp(fam, "runq-latency") == 0)
+		sb_printf(ev, "paged: it pointed to a mechanism when it paged; it stays paged until "
+		          "it resolves\n");
 	f->family = fs && fs != sig ? fs : NULL;
 	if (strcmp(fam, "rstat-flush") == 0)
 		rstat_readers(r, f, c->cpu, rd);
@@ -682,10 +727,10 @@ static int pressure_finding(struct cgw_report *r, const struct cgw_sigset *sigs,
 		for (size_t k = 0; k < np; k++) {
 			const struct cgw_runq_cpu *c = picked[k];
 			if (c->held.tid > 0 && finding_add_task(f, lat_task(r, &c->held, LAT_HELD, c->cpu,
-			                                                    sig, rd)) < 0)
+			                                                    f, rd)) < 0)
 				return -1;
 			if (c->nwaited && c->waited[0].tid > 0 &&
-			    finding_add_task(f, lat_task(r, &c->waited[0], LAT_WAITED, c->cpu, sig,
+			    finding_add_task(f, lat_task(r, &c->waited[0], LAT_WAITED, c->cpu, f,
 			                                 rd)) < 0)
 				return -1;
 			cpus_set(&f->cpus, (unsigned)c->cpu);

@@ -13,6 +13,23 @@ static bool same_series(const struct incident *a, const struct incident *b)
 	       strcmp(a->sig, b->sig) == 0;
 }
 
+/* Each CPU's runq-latency finding at this scan: 1 when it has one (info, a report line, while
+ * it points to no known mechanism for less than [latency] page_after; else an incident's). */
+static void metrics_runq_crossed(struct strbuf *b, const struct cgw_report *r)
+{
+	sb_printf(b, "# HELP cgwatch_runq_latency_crossed The CPU's run-queue p99 passed [latency] "
+	          "runq_p99_ms (its finding open, paged or not) at the last scan (1) or not (0).\n"
+	          "# TYPE cgwatch_runq_latency_crossed gauge\n");
+	for (size_t i = 0; i < r->runq->ncpu; i++) {
+		char cause[32];
+		bool on = false;
+		snprintf(cause, sizeof(cause), "cpu %d", r->runq->cpu[i].cpu);
+		for (size_t k = 0; k < r->nf && !on; k++)
+			on = !strcmp(r->f[k].sig->id, "runq-latency") && !strcmp(r->f[k].cause, cause);
+		sb_printf(b, "cgwatch_runq_latency_crossed{cpu=\"%d\"} %d\n", r->runq->cpu[i].cpu, on);
+	}
+}
+
 char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, uint64_t scans,
                    size_t *len)
 {
@@ -61,8 +78,10 @@ char *metrics_text(const struct cgw_report *r, const struct cgw_incidents *in, u
 	sb_printf(&b, "# HELP cgwatch_scans_total Scans since the daemon started.\n"
 	          "# TYPE cgwatch_scans_total counter\ncgwatch_scans_total %llu\n",
 	          (unsigned long long)scans);
-	if (r->runq)
+	if (r->runq) {
 		metrics_runq(&b, r->runq);
+		metrics_runq_crossed(&b, r);
+	}
 	if (r->pressure)
 		metrics_pressure(&b, r->pressure);
 	*len = b.len;

@@ -6,8 +6,9 @@
 #   - four SCHED_OTHER tasks on CPU 1 that sleep 1 ms in a loop, and two SCHED_OTHER busy
 #     loops pinned there (tests/live/hog), under a daemon whose threshold is low
 #     (runq_p99_ms = 1 on one scan: the loops keep CPU 1's p99 near 2 ms): a runq-latency
-#     incident on cpu 1 opens within 8 s, and, held by fair tasks, it does not point to RT
-#     starvation. (This phase was the four sleepers alone for 8 s at the spinner's
+#     incident on cpu 1 opens within 8 s ([latency] page_after = 0: it points to no known
+#     mechanism, which would be info for 60 s), and, held by fair tasks, it does not point to
+#     RT starvation. (This phase was the four sleepers alone for 8 s at the spinner's
 #     threshold, 30 ms on 2 scans: the host's load seldom opened an incident there, so it
 #     seldom checked anything. Now it checks every run, and ends at the first incident,
 #     2 to 3 s.)
@@ -41,12 +42,12 @@ taskset -pc 0 $$ >/dev/null || live_fail "setup: cannot pin the test to CPU 0"
 
 live_on_exit 'live_hard_kill "$SPIN"'
 
-conf() {   # conf NAME [P99_MS SCANS]: a config of its own reports, state and metrics
+conf() {   # conf NAME [P99_MS SCANS PAGE_AFTER]: a config of its own reports, state and metrics
 	DMN_CONF=$LIVE_TMP/$1.conf
 	dmn_conf scan.interval=1 reports.dir="$LIVE_TMP/$1-reports" run.state_dir="$LIVE_TMP/$1-state" \
 		run.metrics_file="$LIVE_TMP/$1.prom" \
 		run.pin_housekeeping=no latency.runq_p99_ms="${2:-30}" latency.runq_scans="${3:-2}" \
-		pressure.cpu=no pressure.memory=no pressure.io=no
+		latency.page_after="${4:-}" pressure.cpu=no pressure.memory=no pressure.io=no
 }
 # reports STATE: the JSON reports of runq-latency incidents in that state
 reports() { ls "$DMN_REPORTS"/*-runq-latency*-"$1".json 2>/dev/null; }
@@ -62,7 +63,7 @@ FAIRHOG=$!
 live_on_exit 'live_kill_wait "$FAIRHOG"; for p in "${FAIRHOGS[@]}"; do live_kill_task "$p" 5; done'
 live_wait_for 5 grep -q '^hogs ' "$LIVE_TMP/fairhog.out" || live_fail "setup: hog: $(cat "$LIVE_TMP/fairhog.out")"
 read -r -a FAIRHOGS < <(sed -n 's/^hogs //p' "$LIVE_TMP/fairhog.out")
-conf quiet 1 1
+conf quiet 1 1 0   # page_after 0: fair loops point to no known mechanism, info for 60 s
 dmn_start quiet
 live_wait_for 5 measured || live_fail "the daemon did not say how it measures run-queue latency: $(dmn_ctx)"
 grep -q 'run-queue latency: .*sched_switch' "${DMN_ERRS[-1]}" ||

@@ -10,10 +10,15 @@
 #   - the PASS line says what the load did: the scans whose metrics had a resource crossed
 #     (a cpu crossing that points to no known mechanism is an info finding, a report line
 #     and cgwatch_pressure_crossed 1, not an incident, for [pressure] page_after: 60 s, more
-#     than this run), and the largest cpu some and io full avg10 seen.
+#     than this run), those with a CPU's run-queue p99 past runq_p99_ms (likewise info for
+#     [latency] page_after, cgwatch_runq_latency_crossed 1), and the largest cpu some and
+#     io full avg10 seen.
 # It loads both CPUs and reads the host's pressure, which any neighbour adds to: it runs alone
-# (DMN_ALONE), like the scenarios with hogs. Other sessions on this host still add load: a
-# FAIL names each incident and its evidence, and the host's pressure then.
+# (DMN_ALONE), like the scenarios with hogs. Other sessions on this host still add load (a
+# real-time spinner of another test holds a CPU as no healthy load does): a FAIL names each
+# incident, its evidence and tasks, the host's pressure and each CPU's holder then, and where
+# the run's reports, the daemon's log and metrics and 2 s of run queues are kept
+# (/tmp/cgwatch-soak-fail-*).
 DMN_ALONE=1
 LIVE_BUDGET=${LIVE_BUDGET:-85}
 . "$(dirname "$0")/lib.sh"
@@ -47,7 +52,7 @@ live_wait_for 10 first || live_fail "no metrics file after 10 s: $(dmn_ctx)"
 # one look a second at the metrics: per resource the scans that had it crossed, the largest
 # avg10s and run-queue p99 seen
 declare -A crossed=([cpu]=0 [memory]=0 [io]=0)
-max_cpu=0 max_io=0 last_scan=
+max_cpu=0 max_io=0 last_scan= lat_crossed=0
 look() {
 	local s r v
 	s=$(scans)
@@ -56,6 +61,7 @@ look() {
 	for r in cpu memory io; do
 		grep -q "^cgwatch_pressure_crossed{resource=\"$r\"} 1$" "$PROM" && crossed[$r]=$((crossed[$r] + 1))
 	done
+	grep -q '^cgwatch_runq_latency_crossed{cpu="[0-9]*"} 1$' "$PROM" && lat_crossed=$((lat_crossed + 1))
 	v=$(sed -n 's/^cgwatch_pressure_avg10_ratio{resource="cpu",kind="some"} //p' "$PROM")
 	dmn_fcmp "${v:-0}" '>' "$max_cpu" && max_cpu=$v
 	v=$(sed -n 's/^cgwatch_pressure_avg10_ratio{resource="io",kind="full"} //p' "$PROM")
@@ -71,14 +77,35 @@ watch_for() {
 	done
 }
 opened() { ls "$DMN_REPORTS" 2>/dev/null | grep -E -- '-opened\.json$'; }
-verdict() {      # PHASE: fail naming every incident opened so far
-	local o f why=
+# keep: the run's reports, the daemon's log and metrics, and 2 s of the host's run queues
+# (cgwatch runq: every CPU's holder and longest waiters, host-wide, which a ps in this PID
+# namespace is not), copied where they outlive the test (they are small); prints the directory
+keep() {
+	local d
+	d=$(mktemp -d /tmp/cgwatch-soak-fail-XXXXXX) || return 1
+	cp -r "$DMN_REPORTS" "$d/" 2>/dev/null
+	cp "$ERR" "$d/daemon.err" 2>/dev/null
+	cp "$PROM" "$d/cgwatch.prom" 2>/dev/null
+	timeout -k 1 6 "$CGWATCH" runq --interval 2 >"$d/runq.json" 2>"$d/runq.err" 3>&-
+	echo "$d"
+}
+# the lines of a finding's evidence a failure is read by
+EVIDENCE='crossed its threshold|^CPU [0-9]+: run-queue|^held: |^waited: |^points to|paged|rose|forks'
+verdict() {      # PHASE: fail naming every incident opened so far, each with its tasks
+	local o f why= kept held
 	o=$(opened)
 	[ -z "$o" ] && ! grep -q 'opened, ' "$ERR" && return 0
 	for f in $o; do
-		why+="$f: $(jq -r '[.findings[] | .id + " on " + .cause + " (" + .severity + "): " + ([(.evidence // [])[] | select(test("crossed its threshold|^CPU [0-9]+: run-queue|^held: |^points to|rose|forks"))] | join("; "))] | join(" / ")' "$DMN_REPORTS/$f" | head -c 900) | "
+		why+="$f: $(jq -r --arg ev "$EVIDENCE" '. as $r | [.findings[] | .id + " on " + .cause +
+			" (" + .severity + "): " + ([(.evidence // [])[] | select(test($ev))] | join("; ")) +
+			"; tasks: " + ([(.tasks // [])[] as $t | ($r.tasks // [])[] | select(.tid == $t) |
+			"\(.tid) \(.comm) \(.policy)/\(.rt_priority) cpu \(.cpu)"] |
+			join(", "))] | join(" / ")' "$DMN_REPORTS/$f" | head -c 2500) | "
 	done
-	live_fail "incident(s) opened $1: ${why:-$(grep -m3 'opened, ' "$ERR" | tr '\n' '|')} host: cpu $(head -1 /proc/pressure/cpu), io $(tail -1 /proc/pressure/io)"
+	kept=$(keep) || kept="(not kept: mktemp failed)"
+	# who holds each CPU now, host-wide: another test's real-time spinner shows here
+	held=$(jq -r '[.cpus[] | "cpu \(.cpu) \(.held.comm // "?") \(.held.policy // "")/\(.held.rt_priority // 0) \(.held.ms // 0) ms"] | join(", ")' "$kept/runq.json" 2>/dev/null)
+	live_fail "incident(s) opened $1: ${why:-$(grep -m3 'opened, ' "$ERR" | tr '\n' '|')} host: cpu $(head -1 /proc/pressure/cpu), io $(tail -1 /proc/pressure/io); holders now (2 s, host-wide): ${held:-not measured}; reports, daemon log, metrics and run queues kept in $kept"
 }
 watch_for 10
 verdict "with the host as it was, 10 s after the start"
@@ -104,4 +131,4 @@ kill -0 "$CPU_LOAD" 2>/dev/null || wait "$CPU_LOAD" ||
 stop_load
 verdict "under the busy healthy load (55 s)"
 dmn_stop
-live_pass "no incident in 10 s as the host was and 55 s of stress-ng --cpu 2 --cpu-load 90 (nice 10) and --hdd 1; scans with pressure crossed: cpu ${crossed[cpu]}, memory ${crossed[memory]}, io ${crossed[io]} of $(scans); largest cpu some avg10 $max_cpu, io full avg10 $max_io"
+live_pass "no incident in 10 s as the host was and 55 s of stress-ng --cpu 2 --cpu-load 90 (nice 10) and --hdd 1; scans with pressure crossed: cpu ${crossed[cpu]}, memory ${crossed[memory]}, io ${crossed[io]}, with a CPU's run-queue p99 crossed (info) $lat_crossed, of $(scans); largest cpu some avg10 $max_cpu, io full avg10 $max_io"

@@ -784,6 +784,104 @@ static void test_pressure_page_after(void **state)
 	}
 }
 
+/* A CPU whose p99 passes and points to no known mechanism (a fair holder, no rate risen: a
+ * busy host's queue) is an info finding, which opens no incident, until its p99 has passed
+ * [latency] page_after (60 s) of intervals in a row; one that points to a mechanism (an RT
+ * holder) pages at once; once paged it stays a warning, its incident open, until it resolves
+ * by runq_resolve_scans (3), whatever it points to meanwhile. runq_scans 2. Steps:
+ * P a fair holder, p99 past the threshold, over 5 s; Q the same over 4.9 s, S 5.1 s, T 1 s (a
+ * scan a pressure trigger moved); R an RT holder over 5 s; B below over 5 s. Want per step:
+ * - no finding, i info, w warning (and its incident open). */
+static void test_page_after(void **state)
+{
+	(void)state;
+	assert_true(conf.latency_page_after_s == 60);      /* the default */
+	static const struct {
+		const char *name, *steps, *want;
+		double page_after;
+	} cases[] = {
+		{ "fair, 59.9 s in a row: info", "PPPPPPPPPPPQ", "-iiiiiiiiiii", 60 },
+		{ "fair, 60 s: pages", "PPPPPPPPPPPP", "-iiiiiiiiiiw", 60 },
+		{ "fair, 60.1 s: pages", "PPPPPPPPPPPS", "-iiiiiiiiiiw", 60 },
+		{ "the intervals count, not the scans", "PPPPPPPPPPPTT", "-iiiiiiiiiiiw", 56.9 },
+		{ "an RT holder pages at once", "RR", "-w", 60 },
+		{ "paged, it stays a warning until it resolves", "PPPPPPPPPPPPPBBBPP",
+		  "-iiiiiiiiiiwwww--i", 60 },
+		{ "an RT holder, then none: stays a warning", "PRPBBB", "-wwww-", 60 },
+		{ "a scan below starts the count again", "PPPPPPPBPPPPPPPPPPPP",
+		  "-iiiiiiiiiiiiiiiiiiw", 60 },
+		{ "page_after 0: at once", "PP", "-w", 0 },
+	};
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		struct cgw_latency st = { 0 };
+		struct cgw_incidents in = { 0 };
+		double now = 1.7e9;
+		conf.latency_page_after_s = cases[c].page_after;
+		for (size_t k = 0; cases[c].steps[k]; k++) {
+			char x = cases[c].steps[k], want = cases[c].want[k];
+			struct unit_scan u;
+			runq_spinner(x == 'B' ? 10 : 62, 300);
+			if (x != 'R')
+				cpus[1].held = rqt(600, "stress", 0, 0, 2500);
+			runq.interval_s = x == 'Q' ? 4.9 : x == 'S' ? 5.1 : x == 'T' ? 1 : 5;
+			now += runq.interval_s;
+			us_latency(&u);
+			u.rep.latency = &st;
+			assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+			const struct cgw_finding *f = finding(&u.rep, "runq-latency", "cpu 1");
+			char got = !f ? '-' : f->severity == SEV_INFO ? 'i' :
+			           f->severity == SEV_WARNING ? 'w' : '?';
+			struct inc_change *ch = NULL;
+			assert_true(incidents_update(&in, &u.rep, now, 300, &ch) >= 0);
+			free(ch);
+			size_t open = 0;
+			for (size_t j = 0; j < in.n; j++)
+				open += in.v[j].resolved_at == 0;
+			if (got != want || open != (want == 'w'))
+				fail_msg("%s: step %zu (%c): %c with %zu incidents open, want %c\n%s",
+				         cases[c].name, k, x, got, open, want, f ? f->evidence.s : "");
+			if (want == 'i')
+				assert_true(has_line(f, "not paged: it points to no known mechanism; it pages "
+				                        "once its p99 has passed"));
+			else if (want == 'w')
+				assert_null(strstr(f->evidence.s, "not paged"));
+			if (c == 0 && k == 11) {      /* the metrics say it crossed, for CPU 1 alone */
+				size_t len;
+				char *m = metrics_text(&u.rep, &in, 12, &len);
+				assert_non_null(m);
+				assert_non_null(strstr(m, "cgwatch_runq_latency_crossed{cpu=\"0\"} 0\n"
+				                          "cgwatch_runq_latency_crossed{cpu=\"1\"} 1\n"));
+				free(m);
+			}
+			if (c == 0 && k == 11)        /* how long so far, of how long */
+				assert_true(has_line(f, "not paged: it points to no known mechanism; it pages "
+				                        "once its p99 has passed 60 s of intervals in a row "
+				                        "([latency] page_after): 59.9 s so far\n"));
+			if (c == 1 && k == 11)        /* why one that points nowhere pages */
+				assert_true(has_line(f, "paged: it points to no known mechanism, but its p99 "
+				                        "passed 60 s of intervals in a row ([latency] "
+				                        "page_after); it stays paged until it resolves\n"));
+			if (c == 6 && k == 2)         /* paged by the RT holder, fair now */
+				assert_true(has_line(f, "paged: it pointed to a mechanism when it paged; it "
+				                        "stays paged until it resolves\n"));
+			us_free(&u);
+		}
+		incidents_free(&in);
+		latency_state_free(&st);
+	}
+	conf.latency_page_after_s = 60;
+	/* one look (check: no state) is a person asking: it is a warning at once */
+	struct unit_scan u;
+	runq_spinner(62, 300);
+	cpus[1].held = rqt(600, "stress", 0, 0, 2500);
+	us_latency(&u);
+	assert_int_equal(latency_diagnose(&u.rep, &sigs, &fake), 0);
+	const struct cgw_finding *f = finding(&u.rep, "runq-latency", "cpu 1");
+	assert_non_null(f);
+	assert_int_equal(f->severity, SEV_WARNING);
+	us_free(&u);
+}
+
 /* Downstream: the finding opens an incident keyed runq-latency + "cpu 1", that state file
  * round-trips, the JSON names the family with its remedies, the text the holder's line; the
  * incident resolves at the first scan without the finding. */
@@ -881,6 +979,7 @@ int main(void)
 		cmocka_unit_test(test_rstat_readers),
 		cmocka_unit_test(test_pressure),
 		cmocka_unit_test(test_pressure_page_after),
+		cmocka_unit_test(test_page_after),
 		cmocka_unit_test(test_downstream),
 		cmocka_unit_test(test_timerlat),
 	};
