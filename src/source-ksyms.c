@@ -206,7 +206,8 @@ bool ksyms_resolve(struct cgw_ksyms *b, const uint64_t *want, size_t n)
 			break;
 		b->from_kallsyms++;
 	}
-	qsort(b->syms, b->nsyms, sizeof(*b->syms), sym_cmp);
+	if (b->nsyms)
+		qsort(b->syms, b->nsyms, sizeof(*b->syms), sym_cmp);
 	free(u);
 	return true;
 }
@@ -325,6 +326,7 @@ bool ksyms_from_stackfile(struct cgw_ksyms *b, const uint64_t *addrs, size_t n,
 	}
 	frames_free(f, nf);
 	b->from_stackfile += added;
-	qsort(b->syms, b->nsyms, sizeof(*b->syms), sym_cmp);
+	if (added)
+		qsort(b->syms, b->nsyms, sizeof(*b->syms), sym_cmp);
 	return same;
 }
