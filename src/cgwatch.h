@@ -1271,7 +1271,8 @@ enum haz_fact {
 	HF_SOFT_WATCHDOG, HF_WQ_WATCHDOG, HF_RT_RUNTIME, HF_RT_SPINNERS, HF_RT_SPINNERS_ISOLATED,
 	HF_SELF_HOUSEKEEPING, HF_SELF_STACKS, HF_SELF_KMSG, HF_SELF_PERF, HF_V1_HIERARCHIES,
 	HF_CGROUP_CHURN, HF_V1_PROCS_OPEN, HF_CPU_GROUPS, HF_POSSIBLE_CPUS, HF_GROUPS_X_CPUS,
-	HF_CPUS_OFFLINE, HF_PARTITIONS, HF_RSTAT_READERS, HF_RSTAT_CONTENDED, HF_SELF_UNSPUN, HF_NFACT
+	HF_CPUS_OFFLINE, HF_PARTITIONS, HF_RSTAT_READERS, HF_RSTAT_CONTENDED, HF_SELF_UNSPUN,
+	HF_FAIR_SERVER, HF_NFACT
 };
 enum haz_op { HOP_EQ, HOP_NE, HOP_LE, HOP_GE, HOP_LT, HOP_GT };
 #define HAZ_MAX_WHEN 16
@@ -1319,6 +1320,14 @@ struct unit_cpus {
  * assignments merge, an empty one resets. Returns the number of values it could not use
  * ("numa", a bad list: systemd ignores those lines too). */
 int parse_unit_cpus(const char *text, size_t len, struct unit_cpus *u);
+
+/* ---- parse-release.c: a kernel release string (uname -r) into its version (pure) ---- */
+
+/* The major and minor numbers of release s ("6.12.118+deb12-amd64": 6 and 12). 0, or -EINVAL
+ * when s does not start "N.N" followed by '.', '-', '+' or its end. */
+int parse_kernel_release(const char *s, int *major, int *minor);
+/* Is release s major.minor or later? 1 or 0, or -EINVAL when it does not parse. */
+int kernel_release_at_least(const char *s, int major, int minor);
 
 /* ---- parse-psi.c: pressure files, /proc/pressure/FILE and a cgroup v2 directory's RES.pressure (pure) ---- */
 

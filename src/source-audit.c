@@ -288,25 +288,6 @@ static const char *cpu_kind(const struct cgw_topology *t, int cpu, char *out, si
 	return out;
 }
 
-/* The fair server of cpu (debugfs sched/fair_server/cpuN): one evidence line. */
-static void fair_server_line(struct cgw_facts *f, int cpu)
-{
-	char p1[96], p2[96];
-	long rt = 0, per = 0;
-	snprintf(p1, sizeof(p1), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpu);
-	snprintf(p2, sizeof(p2), "/sys/kernel/debug/sched/fair_server/cpu%d/period", cpu);
-	int r = read_long(p1, &rt);
-	if (r == 0)
-		r = read_long(p2, &per);
-	if (r == 0 && per > 0)
-		EV(f, HF_RT_SPINNERS, "CPU %d: fair server %ld ns every %ld ns (%.0f %% for "
-		   "SCHED_OTHER threads, %s)\n", cpu, rt, per, 100.0 * (double)rt / (double)per, p1);
-	else
-		EV(f, HF_RT_SPINNERS, "CPU %d: the fair server's settings are not readable here "
-		   "(%s: %s)\n", cpu, p1, r == -ENOENT ? "no such file: debugfs not mounted, or a "
-		   "kernel without it" : r < 0 ? strerror(-r) : "period 0");
-}
-
 /* By CPU, the highest priority first: the evidence reads CPU by CPU. */
 static int rt_cmp(const void *a, const void *b)
 {
@@ -365,7 +346,6 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 	if (w->nrt > 1)
 		qsort(w->rt, w->nrt, sizeof(*w->rt), rt_cmp);
 	size_t spinners = 0, isolated = 0;
-	struct cgw_cpus *seen = try_calloc(1, sizeof(*seen));
 	for (size_t i = 0; i < w->nrt; i++) {
 		struct rt_thread *r = &w->rt[i];
 		/* in one snapshot a spinner is running there (R) and has used its CPU since it
@@ -405,13 +385,7 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 				   "neither RT throttling nor the fair server gives it CPU time\n", l->cpu,
 				   l->tid, l->comm, rt_policy_name(l->policy), l->prio);
 		}
-		if (seen && r->cpu >= 0 && !cpus_test(seen, (unsigned)r->cpu)) {
-			cpus_set(seen, (unsigned)r->cpu);
-			if (spinners == 1)    /* the first spinner's CPU: the default is the same */
-				fair_server_line(f, r->cpu);
-		}
 	}
-	free(seen);
 	if (w->nomem) {
 		fact_unknown(f, HF_RT_SPINNERS, "no memory for the real-time threads");
 		fact_unknown(f, HF_RT_SPINNERS_ISOLATED, "no memory for the real-time threads");
@@ -422,6 +396,115 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 	if (!f->live && w->nrt && !spinners)
 		EV(f, HF_RT_SPINNERS, "one snapshot: %zu real-time threads, none running with most "
 		   "of a CPU since it started\n", w->nrt);
+}
+
+/* ---- the fair server: what runs SCHED_OTHER threads beside a spinner with throttling off ---- */
+
+#define FAIR_SERVER_LISTED 8          /* CPUs the evidence names one by one */
+#define FAIR_SERVER_SINCE 6, 12       /* the kernel release that brought it */
+#define FAIR_SERVER_DEFAULT_RUNTIME_NS 50000000L
+#define FAIR_SERVER_DEFAULT_PERIOD_NS 1000000000L
+
+/* cpu's fair server, debugfs sched/fair_server/cpuN/{runtime,period} (ns), the runtime file's
+ * path in path: 0, or -errno (-EINVAL: not a number, or a period of 0). */
+static int fair_server_read(int cpu, long *runtime_ns, long *period_ns, char *path, size_t cap)
+{
+	char per[96];
+	snprintf(path, cap, "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpu);
+	snprintf(per, sizeof(per), "/sys/kernel/debug/sched/fair_server/cpu%d/period", cpu);
+	int r = read_long(path, runtime_ns);
+	if (r == 0)
+		r = read_long(per, period_ns);
+	return r == 0 && *period_ns <= 0 ? -EINVAL : r;
+}
+
+/* How long a SCHED_OTHER thread woken beside a spinner waits for the fair server, in s: while
+ * a real-time thread runs, the server (deferred) gives its runtime at the end of each period,
+ * so the thread waits period - runtime, then runs. */
+static double fair_server_wait_s(long runtime_ns, long period_ns)
+{
+	return (double)(period_ns - runtime_ns) / 1e9;
+}
+
+/* kernel.fair_server: 1 when every spinner's CPU (none spinning: the first online CPU) has a
+ * fair server with a runtime, 0 when one has none. The settings come from debugfs; where no
+ * CPU's are readable (debugfs not mounted, not root, or a kernel without it), the kernel
+ * release says whether the kernel has the server (since 6.12; taken at its default then).
+ * The evidence says which, and how long a drain that needs those CPUs waits. */
+static void fair_server_fact(struct cgw_facts *f)
+{
+	size_t ncpu = 0, nread = 0, off = 0, listed = 0;
+	double wait_s = 0;
+	int err = 0, unread_cpu = -1, first_online = 0;
+	char path[96], unread_path[96] = "";
+	while (first_online < CGW_MAX_CPUS - 1 && !cpus_test(&f->online, (unsigned)first_online))
+		first_online++;
+	for (size_t i = 0; i < f->nspin || (i == 0 && f->nspin == 0); i++) {
+		int cpu = f->nspin ? f->spin[i].cpu : first_online;   /* spin is by CPU */
+		if (cpu < 0 || (i > 0 && f->spin[i - 1].cpu == cpu))
+			continue;
+		ncpu++;
+		long rt = 0, per = 0;
+		int r = fair_server_read(cpu, &rt, &per, path, sizeof(path));
+		if (r < 0) {
+			if (!err) {
+				err = r;
+				unread_cpu = cpu;
+				snprintf(unread_path, sizeof(unread_path), "%s", path);
+			}
+			continue;
+		}
+		nread++;
+		if (rt <= 0) {
+			off++;
+			EV(f, HF_FAIR_SERVER, "CPU %d: fair server runtime 0 (%s): off, so nothing runs "
+			   "SCHED_OTHER threads there while a real-time thread spins\n", cpu, path);
+			continue;
+		}
+		if (fair_server_wait_s(rt, per) > wait_s)
+			wait_s = fair_server_wait_s(rt, per);
+		if (listed++ < FAIR_SERVER_LISTED)
+			EV(f, HF_FAIR_SERVER, "CPU %d: fair server %ld ns every %ld ns (%.0f %% for "
+			   "SCHED_OTHER threads, %s)\n", cpu, rt, per, 100.0 * (double)rt / (double)per,
+			   path);
+	}
+	if (listed > FAIR_SERVER_LISTED)
+		EV(f, HF_FAIR_SERVER, "... and %zu more CPUs with a fair server\n",
+		   listed - FAIR_SERVER_LISTED);
+	if (err)
+		EV(f, HF_FAIR_SERVER, "CPU %d%s: the fair server's settings are not readable here "
+		   "(%s: %s)\n", unread_cpu, ncpu - nread > 1 ? " (and the others)" : "", unread_path,
+		   err == -ENOENT ? "no such file: debugfs not mounted, or a kernel without the "
+		   "fair server" : err == -EINVAL ? "not a number, or period 0" : strerror(-err));
+	bool has;
+	if (nread) {
+		has = off == 0;
+	} else {
+		int at = kernel_release_at_least(f->kernel, FAIR_SERVER_SINCE);
+		if (at < 0) {
+			fact_unknown(f, HF_FAIR_SERVER, "debugfs sched/fair_server unreadable, and the "
+			             "kernel release \"%.40s\" not understood", f->kernel);
+			return;
+		}
+		has = at == 1;
+		if (has) {
+			wait_s = fair_server_wait_s(FAIR_SERVER_DEFAULT_RUNTIME_NS,
+			                            FAIR_SERVER_DEFAULT_PERIOD_NS);
+			EV(f, HF_FAIR_SERVER, "kernel %s has the fair server (since 6.12): taken at its "
+			   "default, 50 ms every 1 s\n", f->kernel);
+		} else {
+			EV(f, HF_FAIR_SERVER, "kernel %s has no fair server (it came in 6.12): only RT "
+			   "throttling runs SCHED_OTHER threads beside a spinner\n", f->kernel);
+		}
+	}
+	fact_set(f, HF_FAIR_SERVER, has ? 1 : 0);
+	if (has && f->nspin)
+		EV(f, HF_FAIR_SERVER, "a SCHED_OTHER thread woken on %s (the per-CPU kworker of a "
+		   "drain or flush) waits about %.2f s (period - runtime: beside a running real-time "
+		   "thread the server gives its runtime at each period's end), then runs: a drain or "
+		   "flush that needs %s stalls about that long, not until the spinner stops\n",
+		   ncpu > 1 ? "a spinner's CPU" : "the spinner's CPU", wait_s,
+		   ncpu > 1 ? "those CPUs" : "that CPU");
 }
 
 /* ---- cgwatch itself: the daemon's process when one runs, else its unit, else this one ---- */
@@ -1051,6 +1134,7 @@ int audit_gather(struct cgw_facts *f, const struct audit_opts *o)
 	f->isolated = s->topo.isolated;
 	f->nohz_full = s->topo.nohz_full;
 	rt_facts(f, &w, procfd, &s->topo, o);
+	fair_server_fact(f);
 	self_facts(f, procfd, w.daemon_pid, &s->topo, o);
 	char why[200] = "not counted: no process holds a cgroup v1 pid list or a memory.stat open "
 	                "(counting costs ~0.5 s)";
