@@ -114,6 +114,9 @@ struct rt_thread {
 	double read_ms;                   /* CLOCK_MONOTONIC of that read */
 	double share;                     /* of its CPU: over the window, or since it started */
 	bool measured;
+	struct share_read a, b;           /* live: its sched file at both ends of the window */
+	bool have_a, have_b;
+	enum share_how how;               /* how share was measured (have_a and have_b) */
 };
 
 
@@ -139,6 +142,24 @@ static double thread_runtime(int procfd, int tgid, int tid)
 	if (read_once_at(procfd, path, -1, buf, sizeof(buf)) > 0 && parse_sched_buf(buf, &sc) == 0)
 		return sc.sum_exec_ms;
 	return -1;
+}
+
+/* One read of a thread's sched file into out, with the stat st read just before it: 0, or
+ * -1 when it does not read or parse (no CONFIG_SCHED_DEBUG, or gone). */
+static int share_sample(int procfd, int tgid, int tid, const struct cgw_stat *st,
+                        struct share_read *out)
+{
+	char path[96], buf[4096];
+	struct cgw_sched sc;
+	snprintf(path, sizeof(path), "%d/task/%d/sched", tgid, tid);
+	if (read_once_at(procfd, path, -1, buf, sizeof(buf)) <= 0 || parse_sched_buf(buf, &sc) < 0)
+		return -1;
+	*out = (struct share_read){ .mono_ms = mono_ms(), .sum_exec_ms = sc.sum_exec_ms,
+	                            .exec_start_ms = sc.exec_start_ms, .nr_switches = sc.nr_switches,
+	                            .have_switches = sc.have_switches, .state = st->state,
+	                            .cpu = st->cpu, .policy = st->policy,
+	                            .rt_priority = st->rt_priority };
+	return 0;
 }
 
 /* What the walk keeps. */
@@ -262,6 +283,8 @@ static void walk_threads(int tfd, const char *name, void *arg)
 		snprintf(r->comm, sizeof(r->comm), "%.*s", (int)st.comm_len, st.comm);
 		r->run_ms = thread_runtime(p->procfd, (int)pid, (int)tid);
 		r->read_ms = mono_ms();
+		if (p->live && st.state == 'R')
+			r->have_a = share_sample(p->procfd, (int)pid, (int)tid, &st, &r->a) == 0;
 		if (!p->live && r->run_ms >= 0 && w->uptime_s > 0) {
 			/* one snapshot: the share since the thread started */
 			double age = w->uptime_s - (double)st.start_ticks / 100.0;
@@ -322,26 +345,44 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 			}
 			f->window_s = o->window_ms / 1000.0;
 		}
+		/* the second read: stat, then sched (nohz_full-proof, cpushare.c) where it reads,
+		 * else the CPU time alone */
 		char path[96], buf[1024];
+		struct share_read *bs = try_calloc(w->nrt ? w->nrt : 1, sizeof(*bs));
+		size_t nb = 0;
 		for (size_t i = 0; i < w->nrt && last >= 0; i++) {
 			struct rt_thread *r = &w->rt[i];
 			if (r->state != 'R' || r->run_ms < 0)
 				continue;
-			double now = thread_runtime(procfd, r->tgid, r->tid);
-			double dt = mono_ms() - r->read_ms;
-			if (now < 0 || dt <= 0) {
-				r->measured = false;
-				continue;
-			}
-			r->share = (now - r->run_ms) / dt;
 			snprintf(path, sizeof(path), "%d/task/%d/stat", r->tgid, r->tid);
 			struct cgw_stat st;
 			ssize_t n = read_once_at(procfd, path, -1, buf, sizeof(buf));
-			if (n > 0 && parse_stat_buf(buf, (size_t)n, &st) == 0) {
+			bool have_st = n > 0 && parse_stat_buf(buf, (size_t)n, &st) == 0;
+			if (have_st && r->have_a && bs)
+				r->have_b = share_sample(procfd, r->tgid, r->tid, &st, &r->b) == 0;
+			if (r->have_b)
+				bs[nb++] = r->b;
+			double now = r->have_b ? -1 : thread_runtime(procfd, r->tgid, r->tid);
+			double dt = mono_ms() - r->read_ms;
+			if (!r->have_b && (now < 0 || dt <= 0))
+				r->measured = false;
+			else if (!r->have_b)
+				r->share = (now - r->run_ms) / dt;
+			if (have_st) {
 				r->cpu = st.cpu;
 				r->state = st.state;
 			}
 		}
+		/* who each CPU runs is judged on the second reads of them all */
+		for (size_t i = 0, k = 0; i < w->nrt && last >= 0; i++) {
+			struct rt_thread *r = &w->rt[i];
+			if (!r->have_b)
+				continue;
+			r->share = cpu_share(&r->a, &r->b, share_on_cpu(bs, nb, k++), &r->how);
+			if (r->share < 0)
+				r->measured = false;
+		}
+		free(bs);
 	}
 	if (w->nrt > 1)
 		qsort(w->rt, w->nrt, sizeof(*w->rt), rt_cmp);
@@ -368,10 +409,19 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 		cpu_kind(t, r->cpu, kind, sizeof(kind));
 		if (strcmp(kind, "housekeeping"))
 			isolated++;
-		if (f->live)
+		double acc_ms = r->b.sum_exec_ms - r->a.sum_exec_ms;
+		if (f->live && r->have_b && r->how == SHARE_RAN_THROUGHOUT)
 			EV(f, HF_RT_SPINNERS, "CPU %d (%s): %d (%s) %s/%u used %.0f %% of the CPU over "
-			   "%.2f s\n", r->cpu, kind, r->tid, r->comm, rt_policy_name(r->policy), r->prio,
-			   100.0 * (r->share > 1 ? 1 : r->share), f->window_s);
+			   "%.2f s (its CPU ran it throughout, with no context switch; %.0f ms of it "
+			   "accounted%s)\n", r->cpu, kind, r->tid, r->comm, rt_policy_name(r->policy),
+			   r->prio, 100.0 * (r->share > 1 ? 1 : r->share), f->window_s, acc_ms,
+			   acc_ms < f->window_s * 500 ? ": the tick that accounts it is stopped, as "
+			   "nohz_full does for a lone thread" : "");
+		else if (f->live)
+			EV(f, HF_RT_SPINNERS, "CPU %d (%s): %d (%s) %s/%u used %.0f %% of the CPU over "
+			   "%.2f s (its accounted CPU time)\n", r->cpu, kind, r->tid, r->comm,
+			   rt_policy_name(r->policy), r->prio, 100.0 * (r->share > 1 ? 1 : r->share),
+			   f->window_s);
 		else
 			EV(f, HF_RT_SPINNERS, "CPU %d (%s): %d (%s) %s/%u is running there and used "
 			   "%.0f %% of a CPU since it started (one snapshot: no window)\n", r->cpu, kind,
