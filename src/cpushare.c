@@ -17,7 +17,10 @@
  * Which thread the CPU runs: of the runnable threads read there, the one of the highest
  * class (deadline, then real-time by priority, then the rest), and of those the one given
  * the CPU last (the latest exec_start: only the running thread's moves). Otherwise the share
- * is the accounted time over the window, as before. Pure. */
+ * is the accounted time over the window, as before. Reading /proc/TID/stat of a thread running
+ * on a nohz_full CPU accounts it on some kernels (Debian's 6.1 in the VM: task_cputime_adjusted
+ * calls task_sched_runtime), so callers read stat before sched; schedstat alone stays stale.
+ * Pure. */
 #include <math.h>
 #include <stddef.h>
 
