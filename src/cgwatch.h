@@ -443,6 +443,35 @@ struct json_object;
  * "why"}]}: check's scan.kernel, a bundle manifest's kernel_features. */
 struct json_object *kf_json(const struct cgw_kernel *k, const char *release);
 
+/* ---- cpushare.c: a thread's share of its CPU between two reads, nohz_full or not (pure) ---- */
+
+/* One read of a thread's scheduler times (/proc/TID/sched with its stat, or the BPF walker's
+ * record of it). */
+struct share_read {
+	double mono_ms;                   /* CLOCK_MONOTONIC of the read */
+	double sum_exec_ms, exec_start_ms;    /* se.sum_exec_runtime, se.exec_start */
+	unsigned long long nr_switches;
+	bool have_switches;
+	char state;                       /* stat's letter */
+	int cpu;                          /* the CPU it last ran on */
+	unsigned policy, rt_priority;
+};
+enum share_how {
+	SHARE_ACCOUNTED,                  /* its accounted CPU time over the window */
+	SHARE_RAN_THROUGHOUT,             /* its CPU ran it the whole window, accounted or not */
+};
+/* Is v[i] the thread its CPU runs, of the n reads v (any CPUs)? It is runnable, and no other
+ * runnable thread read on that CPU is of a higher class (deadline, real-time by priority,
+ * the rest) or of the same and was given the CPU later (a later se.exec_start). */
+bool share_on_cpu(const struct share_read *v, size_t n, size_t i);
+/* The share of its CPU, 0.., the thread of reads a then b used in between: 1 when its CPU ran
+ * it throughout (on_cpu_at_b: share_on_cpu at b; runnable on the same CPU at both, no switch,
+ * sum_exec_runtime grown as exec_start), whatever the kernel accounted (nohz_full stops the
+ * tick that would); else its accounted time over the window. *how says which; -1 when b is
+ * not after a. */
+double cpu_share(const struct share_read *a, const struct share_read *b, bool on_cpu_at_b,
+                 enum share_how *how);
+
 /* ---- warnonce.c: a repeated warning said once, counted, said again when it changes ---- */
 
 struct warn_once { char last[1536]; uint64_t hash; unsigned long repeats; bool active; };
@@ -1273,7 +1302,8 @@ enum haz_fact {
 	HF_SOFT_WATCHDOG, HF_WQ_WATCHDOG, HF_RT_RUNTIME, HF_RT_SPINNERS, HF_RT_SPINNERS_ISOLATED,
 	HF_SELF_HOUSEKEEPING, HF_SELF_STACKS, HF_SELF_KMSG, HF_SELF_PERF, HF_V1_HIERARCHIES,
 	HF_CGROUP_CHURN, HF_V1_PROCS_OPEN, HF_CPU_GROUPS, HF_POSSIBLE_CPUS, HF_GROUPS_X_CPUS,
-	HF_CPUS_OFFLINE, HF_PARTITIONS, HF_RSTAT_READERS, HF_RSTAT_CONTENDED, HF_SELF_UNSPUN, HF_NFACT
+	HF_CPUS_OFFLINE, HF_PARTITIONS, HF_RSTAT_READERS, HF_RSTAT_CONTENDED, HF_SELF_UNSPUN,
+	HF_FAIR_SERVER, HF_NFACT
 };
 enum haz_op { HOP_EQ, HOP_NE, HOP_LE, HOP_GE, HOP_LT, HOP_GT };
 #define HAZ_MAX_WHEN 16
@@ -1321,6 +1351,14 @@ struct unit_cpus {
  * assignments merge, an empty one resets. Returns the number of values it could not use
  * ("numa", a bad list: systemd ignores those lines too). */
 int parse_unit_cpus(const char *text, size_t len, struct unit_cpus *u);
+
+/* ---- parse-release.c: a kernel release string (uname -r) into its version (pure) ---- */
+
+/* The major and minor numbers of release s ("6.12.118+deb12-amd64": 6 and 12). 0, or -EINVAL
+ * when s does not start "N.N" followed by '.', '-', '+' or its end. */
+int parse_kernel_release(const char *s, int *major, int *minor);
+/* Is release s major.minor or later? 1 or 0, or -EINVAL when it does not parse. */
+int kernel_release_at_least(const char *s, int major, int minor);
 
 /* ---- parse-psi.c: pressure files, /proc/pressure/FILE and a cgroup v2 directory's RES.pressure (pure) ---- */
 
@@ -1561,10 +1599,14 @@ struct cgw_runner {
 	unsigned policy, rt_priority;
 	char comm[CGW_COMM_MAX]; size_t comm_len;
 	double exec_start_ms, sum_exec_ms, read_mono_ms;
+	unsigned long long nr_switches;
+	bool have_switches;
 	bool have_delay;                  /* run_delay and pcount read with it (the iterator) */
 	uint64_t run_delay_ns, pcount;
 	double share;                     /* of its CPU over share_window_s, 0..1; <0 unknown */
 	double share_window_s;            /* since the previous scan (daemon), or the second look */
+	bool share_throughout;            /* its CPU ran it the whole window (cpushare.c), whatever
+	                                     the kernel had accounted (nohz_full) */
 };
 
 #define SCAN_MAX_NAMED 64             /* files a report names as unreadable; more are counted */

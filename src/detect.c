@@ -198,13 +198,32 @@ void detect_recheck(struct cgw_scan *s, enum cgw_suspect which, const struct cgw
 	drop_gone(s);
 }
 
+/* A runner's first read, as cpushare.c takes it. */
+static struct share_read runner_read(const struct cgw_runner *r)
+{
+	return (struct share_read){ .mono_ms = r->read_mono_ms, .sum_exec_ms = r->sum_exec_ms,
+	                            .exec_start_ms = r->exec_start_ms, .nr_switches = r->nr_switches,
+	                            .have_switches = r->have_switches, .state = 'R', .cpu = r->cpu,
+	                            .policy = r->policy, .rt_priority = r->rt_priority };
+}
+
 /* At the second look, how much of its CPU each runnable task on a starved task's CPU took:
- * the spinner is the one near 100 %. The daemon measures over the whole interval since its
+ * the spinner is the one near 100 %. A task its CPU ran throughout the window is 100 %
+ * whatever the kernel accounted (a lone SCHED_FIFO task on a nohz_full CPU is accounted
+ * about once a second: cpushare.c). The daemon measures over the whole interval since its
  * previous scan when that scan saw the same thread. Only live: a replay's files stand still. */
 static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
 {
-	if (!s->live)
+	if (!s->live || s->nrunners == 0)
 		return;
+	struct share_read *bs = try_calloc(s->nrunners, sizeof(*bs));
+	size_t *at = try_calloc(s->nrunners, sizeof(*at));   /* runner i's read: bs[at[i] - 1] */
+	if (!bs || !at) {
+		free(bs);
+		free(at);
+		return;
+	}
+	size_t nb = 0;
 	for (size_t i = 0; i < s->nrunners; i++) {
 		struct cgw_runner *r = &s->runners[i];
 		bool wanted = false;
@@ -215,8 +234,13 @@ static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
 			continue;
 		char path[96], buf[FILE_BUF];
 		struct cgw_sched sc;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", r->tgid, r->tid);
+		struct cgw_stat st;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", r->tgid, r->tid);
 		ssize_t n = read_small_file(path, buf, sizeof(buf));
+		if (n < 0 || parse_stat_buf(buf, (size_t)n, &st) < 0 || st.tid != r->tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", r->tgid, r->tid);
+		n = read_small_file(path, buf, sizeof(buf));
 		if (n < 0)
 			continue;
 		if (parse_sched_buf(buf, &sc) < 0) {
@@ -225,23 +249,47 @@ static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
 			                sched_why(buf, n, &sc, why, sizeof(why)));
 			continue;
 		}
-		double now = mono_ms(), dt = now - r->read_mono_ms;
-		if (dt > 0) {
-			r->share = (sc.sum_exec_ms - r->sum_exec_ms) / dt;
-			r->share_window_s = dt / 1000.0;
+		bs[nb] = (struct share_read){ .mono_ms = mono_ms(), .sum_exec_ms = sc.sum_exec_ms,
+		                              .exec_start_ms = sc.exec_start_ms,
+		                              .nr_switches = sc.nr_switches,
+		                              .have_switches = sc.have_switches, .state = st.state,
+		                              .cpu = st.cpu, .policy = st.policy,
+		                              .rt_priority = st.rt_priority };
+		at[i] = ++nb;
+	}
+	for (size_t i = 0; i < s->nrunners; i++) {
+		struct cgw_runner *r = &s->runners[i];
+		if (!at[i])
+			continue;
+		const struct share_read *b = &bs[at[i] - 1];
+		bool on = share_on_cpu(bs, nb, at[i] - 1);
+		struct share_read a = runner_read(r);
+		enum share_how how;
+		double share = cpu_share(&a, b, on, &how);
+		if (share >= 0) {
+			r->share = share;
+			r->share_window_s = (b->mono_ms - a.mono_ms) / 1000.0;
+			r->share_throughout = how == SHARE_RAN_THROUGHOUT;
 		}
 		for (size_t p = 0; p < o->nprev_runners; p++) {
 			const struct cgw_runner *q = &o->prev_runners[p];
-			if (q->tid != r->tid || q->cpu != r->cpu || sc.sum_exec_ms < q->sum_exec_ms)
+			if (q->tid != r->tid || q->cpu != r->cpu || b->sum_exec_ms < q->sum_exec_ms)
 				continue;
-			double w = now - q->read_mono_ms;
-			if (w > dt) {
-				r->share = (sc.sum_exec_ms - q->sum_exec_ms) / w;
+			struct share_read qa = runner_read(q);
+			enum share_how qhow;
+			double w = b->mono_ms - qa.mono_ms, qs = cpu_share(&qa, b, on, &qhow);
+			/* the longer window, but not an accounted share over a ran-throughout one */
+			if (w / 1000.0 > r->share_window_s && qs >= 0 &&
+			    (qhow == SHARE_RAN_THROUGHOUT || !r->share_throughout)) {
+				r->share = qs;
 				r->share_window_s = w / 1000.0;
+				r->share_throughout = qhow == SHARE_RAN_THROUGHOUT;
 			}
 			break;
 		}
 	}
+	free(bs);
+	free(at);
 }
 
 /* se.exec_start is when a task last ran. A task woken a moment ago from a long sleep is R

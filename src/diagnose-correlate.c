@@ -70,10 +70,11 @@ static int runners_on(struct cgw_report *r, struct strbuf *ev, int cpu, int exce
 			if (u->cpu != cpu || u->tid == except_tid || rt != (pass == 0) ||
 			    is_starved(s, u->tid))
 				continue;
-			char comm[CGW_COMM_MAX * 4], share[64] = "";
+			char comm[CGW_COMM_MAX * 4], share[96] = "";
 			if (u->share >= 0)
-				snprintf(share, sizeof(share), ", %.0f %% of the CPU over the last %.1f s",
-				         u->share > 1 ? 100.0 : u->share * 100, u->share_window_s);
+				snprintf(share, sizeof(share), ", %.0f %% of the CPU over the last %.1f s%s",
+				         u->share > 1 ? 100.0 : u->share * 100, u->share_window_s,
+				         u->share_throughout ? ", running throughout" : "");
 			char last[48] = "last ran: not known";   /* exec_start 0: moved since */
 			struct cgw_now now = scan_cpu_now(s, cpu, u->read_mono_ms);
 			if (u->exec_start_ms > 0 && now.bound != BOUND_UNKNOWN) {

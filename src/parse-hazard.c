@@ -49,6 +49,10 @@ static const struct { const char *name, *meaning; } facts[HF_NFACT] = {
 	                       "processes holding a memory.stat open (periodic readers)" },
 	[HF_SELF_UNSPUN] = { "self.cpus_without_spinner",
 	                     "CPUs cgwatch may run on where no real-time spinner runs" },
+	[HF_FAIR_SERVER] = { "kernel.fair_server",
+	                     "1: a fair server (runtime > 0) on every spinner's CPU, from debugfs, "
+	                     "else the kernel release (6.12 or later); 0: none (an older kernel, "
+	                     "or runtime 0)" },
 	[HF_RSTAT_CONTENDED] = { "cgroup.rstat_contended_per_s",
 	                         "rstat lock contentions per second over the window (flushes "
 	                         "meeting flushes)" },

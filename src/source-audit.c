@@ -114,6 +114,9 @@ struct rt_thread {
 	double read_ms;                   /* CLOCK_MONOTONIC of that read */
 	double share;                     /* of its CPU: over the window, or since it started */
 	bool measured;
+	struct share_read a, b;           /* live: its sched file at both ends of the window */
+	bool have_a, have_b;
+	enum share_how how;               /* how share was measured (have_a and have_b) */
 };
 
 
@@ -139,6 +142,24 @@ static double thread_runtime(int procfd, int tgid, int tid)
 	if (read_once_at(procfd, path, -1, buf, sizeof(buf)) > 0 && parse_sched_buf(buf, &sc) == 0)
 		return sc.sum_exec_ms;
 	return -1;
+}
+
+/* One read of a thread's sched file into out, with the stat st read just before it: 0, or
+ * -1 when it does not read or parse (no CONFIG_SCHED_DEBUG, or gone). */
+static int share_sample(int procfd, int tgid, int tid, const struct cgw_stat *st,
+                        struct share_read *out)
+{
+	char path[96], buf[4096];
+	struct cgw_sched sc;
+	snprintf(path, sizeof(path), "%d/task/%d/sched", tgid, tid);
+	if (read_once_at(procfd, path, -1, buf, sizeof(buf)) <= 0 || parse_sched_buf(buf, &sc) < 0)
+		return -1;
+	*out = (struct share_read){ .mono_ms = mono_ms(), .sum_exec_ms = sc.sum_exec_ms,
+	                            .exec_start_ms = sc.exec_start_ms, .nr_switches = sc.nr_switches,
+	                            .have_switches = sc.have_switches, .state = st->state,
+	                            .cpu = st->cpu, .policy = st->policy,
+	                            .rt_priority = st->rt_priority };
+	return 0;
 }
 
 /* What the walk keeps. */
@@ -262,6 +283,8 @@ static void walk_threads(int tfd, const char *name, void *arg)
 		snprintf(r->comm, sizeof(r->comm), "%.*s", (int)st.comm_len, st.comm);
 		r->run_ms = thread_runtime(p->procfd, (int)pid, (int)tid);
 		r->read_ms = mono_ms();
+		if (p->live && st.state == 'R')
+			r->have_a = share_sample(p->procfd, (int)pid, (int)tid, &st, &r->a) == 0;
 		if (!p->live && r->run_ms >= 0 && w->uptime_s > 0) {
 			/* one snapshot: the share since the thread started */
 			double age = w->uptime_s - (double)st.start_ticks / 100.0;
@@ -286,25 +309,6 @@ static const char *cpu_kind(const struct cgw_topology *t, int cpu, char *out, si
 	snprintf(out, cap, "%s", iso && nz ? "isolated, nohz_full" : iso ? "isolated" :
 	                         nz ? "nohz_full" : "housekeeping");
 	return out;
-}
-
-/* The fair server of cpu (debugfs sched/fair_server/cpuN): one evidence line. */
-static void fair_server_line(struct cgw_facts *f, int cpu)
-{
-	char p1[96], p2[96];
-	long rt = 0, per = 0;
-	snprintf(p1, sizeof(p1), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpu);
-	snprintf(p2, sizeof(p2), "/sys/kernel/debug/sched/fair_server/cpu%d/period", cpu);
-	int r = read_long(p1, &rt);
-	if (r == 0)
-		r = read_long(p2, &per);
-	if (r == 0 && per > 0)
-		EV(f, HF_RT_SPINNERS, "CPU %d: fair server %ld ns every %ld ns (%.0f %% for "
-		   "SCHED_OTHER threads, %s)\n", cpu, rt, per, 100.0 * (double)rt / (double)per, p1);
-	else
-		EV(f, HF_RT_SPINNERS, "CPU %d: the fair server's settings are not readable here "
-		   "(%s: %s)\n", cpu, p1, r == -ENOENT ? "no such file: debugfs not mounted, or a "
-		   "kernel without it" : r < 0 ? strerror(-r) : "period 0");
 }
 
 /* By CPU, the highest priority first: the evidence reads CPU by CPU. */
@@ -341,31 +345,48 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 			}
 			f->window_s = o->window_ms / 1000.0;
 		}
+		/* the second read: stat, then sched (nohz_full-proof, cpushare.c) where it reads,
+		 * else the CPU time alone */
 		char path[96], buf[1024];
+		struct share_read *bs = try_calloc(w->nrt ? w->nrt : 1, sizeof(*bs));
+		size_t nb = 0;
 		for (size_t i = 0; i < w->nrt && last >= 0; i++) {
 			struct rt_thread *r = &w->rt[i];
 			if (r->state != 'R' || r->run_ms < 0)
 				continue;
-			double now = thread_runtime(procfd, r->tgid, r->tid);
-			double dt = mono_ms() - r->read_ms;
-			if (now < 0 || dt <= 0) {
-				r->measured = false;
-				continue;
-			}
-			r->share = (now - r->run_ms) / dt;
 			snprintf(path, sizeof(path), "%d/task/%d/stat", r->tgid, r->tid);
 			struct cgw_stat st;
 			ssize_t n = read_once_at(procfd, path, -1, buf, sizeof(buf));
-			if (n > 0 && parse_stat_buf(buf, (size_t)n, &st) == 0) {
+			bool have_st = n > 0 && parse_stat_buf(buf, (size_t)n, &st) == 0;
+			if (have_st && r->have_a && bs)
+				r->have_b = share_sample(procfd, r->tgid, r->tid, &st, &r->b) == 0;
+			if (r->have_b)
+				bs[nb++] = r->b;
+			double now = r->have_b ? -1 : thread_runtime(procfd, r->tgid, r->tid);
+			double dt = mono_ms() - r->read_ms;
+			if (!r->have_b && (now < 0 || dt <= 0))
+				r->measured = false;
+			else if (!r->have_b)
+				r->share = (now - r->run_ms) / dt;
+			if (have_st) {
 				r->cpu = st.cpu;
 				r->state = st.state;
 			}
 		}
+		/* who each CPU runs is judged on the second reads of them all */
+		for (size_t i = 0, k = 0; i < w->nrt && last >= 0; i++) {
+			struct rt_thread *r = &w->rt[i];
+			if (!r->have_b)
+				continue;
+			r->share = cpu_share(&r->a, &r->b, share_on_cpu(bs, nb, k++), &r->how);
+			if (r->share < 0)
+				r->measured = false;
+		}
+		free(bs);
 	}
 	if (w->nrt > 1)
 		qsort(w->rt, w->nrt, sizeof(*w->rt), rt_cmp);
 	size_t spinners = 0, isolated = 0;
-	struct cgw_cpus *seen = try_calloc(1, sizeof(*seen));
 	for (size_t i = 0; i < w->nrt; i++) {
 		struct rt_thread *r = &w->rt[i];
 		/* in one snapshot a spinner is running there (R) and has used its CPU since it
@@ -388,10 +409,19 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 		cpu_kind(t, r->cpu, kind, sizeof(kind));
 		if (strcmp(kind, "housekeeping"))
 			isolated++;
-		if (f->live)
+		double acc_ms = r->b.sum_exec_ms - r->a.sum_exec_ms;
+		if (f->live && r->have_b && r->how == SHARE_RAN_THROUGHOUT)
 			EV(f, HF_RT_SPINNERS, "CPU %d (%s): %d (%s) %s/%u used %.0f %% of the CPU over "
-			   "%.2f s\n", r->cpu, kind, r->tid, r->comm, rt_policy_name(r->policy), r->prio,
-			   100.0 * (r->share > 1 ? 1 : r->share), f->window_s);
+			   "%.2f s (its CPU ran it throughout, with no context switch; %.0f ms of it "
+			   "accounted%s)\n", r->cpu, kind, r->tid, r->comm, rt_policy_name(r->policy),
+			   r->prio, 100.0 * (r->share > 1 ? 1 : r->share), f->window_s, acc_ms,
+			   acc_ms < f->window_s * 500 ? ": the tick that accounts it is stopped, as "
+			   "nohz_full does for a lone thread" : "");
+		else if (f->live)
+			EV(f, HF_RT_SPINNERS, "CPU %d (%s): %d (%s) %s/%u used %.0f %% of the CPU over "
+			   "%.2f s (its accounted CPU time)\n", r->cpu, kind, r->tid, r->comm,
+			   rt_policy_name(r->policy), r->prio, 100.0 * (r->share > 1 ? 1 : r->share),
+			   f->window_s);
 		else
 			EV(f, HF_RT_SPINNERS, "CPU %d (%s): %d (%s) %s/%u is running there and used "
 			   "%.0f %% of a CPU since it started (one snapshot: no window)\n", r->cpu, kind,
@@ -405,13 +435,7 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 				   "neither RT throttling nor the fair server gives it CPU time\n", l->cpu,
 				   l->tid, l->comm, rt_policy_name(l->policy), l->prio);
 		}
-		if (seen && r->cpu >= 0 && !cpus_test(seen, (unsigned)r->cpu)) {
-			cpus_set(seen, (unsigned)r->cpu);
-			if (spinners == 1)    /* the first spinner's CPU: the default is the same */
-				fair_server_line(f, r->cpu);
-		}
 	}
-	free(seen);
 	if (w->nomem) {
 		fact_unknown(f, HF_RT_SPINNERS, "no memory for the real-time threads");
 		fact_unknown(f, HF_RT_SPINNERS_ISOLATED, "no memory for the real-time threads");
@@ -422,6 +446,115 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 	if (!f->live && w->nrt && !spinners)
 		EV(f, HF_RT_SPINNERS, "one snapshot: %zu real-time threads, none running with most "
 		   "of a CPU since it started\n", w->nrt);
+}
+
+/* ---- the fair server: what runs SCHED_OTHER threads beside a spinner with throttling off ---- */
+
+#define FAIR_SERVER_LISTED 8          /* CPUs the evidence names one by one */
+#define FAIR_SERVER_SINCE 6, 12       /* the kernel release that brought it */
+#define FAIR_SERVER_DEFAULT_RUNTIME_NS 50000000L
+#define FAIR_SERVER_DEFAULT_PERIOD_NS 1000000000L
+
+/* cpu's fair server, debugfs sched/fair_server/cpuN/{runtime,period} (ns), the runtime file's
+ * path in path: 0, or -errno (-EINVAL: not a number, or a period of 0). */
+static int fair_server_read(int cpu, long *runtime_ns, long *period_ns, char *path, size_t cap)
+{
+	char per[96];
+	snprintf(path, cap, "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpu);
+	snprintf(per, sizeof(per), "/sys/kernel/debug/sched/fair_server/cpu%d/period", cpu);
+	int r = read_long(path, runtime_ns);
+	if (r == 0)
+		r = read_long(per, period_ns);
+	return r == 0 && *period_ns <= 0 ? -EINVAL : r;
+}
+
+/* How long a SCHED_OTHER thread woken beside a spinner waits for the fair server, in s: while
+ * a real-time thread runs, the server (deferred) gives its runtime at the end of each period,
+ * so the thread waits period - runtime, then runs. */
+static double fair_server_wait_s(long runtime_ns, long period_ns)
+{
+	return (double)(period_ns - runtime_ns) / 1e9;
+}
+
+/* kernel.fair_server: 1 when every spinner's CPU (none spinning: the first online CPU) has a
+ * fair server with a runtime, 0 when one has none. The settings come from debugfs; where no
+ * CPU's are readable (debugfs not mounted, not root, or a kernel without it), the kernel
+ * release says whether the kernel has the server (since 6.12; taken at its default then).
+ * The evidence says which, and how long a drain that needs those CPUs waits. */
+static void fair_server_fact(struct cgw_facts *f)
+{
+	size_t ncpu = 0, nread = 0, off = 0, listed = 0;
+	double wait_s = 0;
+	int err = 0, unread_cpu = -1, first_online = 0;
+	char path[96], unread_path[96] = "";
+	while (first_online < CGW_MAX_CPUS - 1 && !cpus_test(&f->online, (unsigned)first_online))
+		first_online++;
+	for (size_t i = 0; i < f->nspin || (i == 0 && f->nspin == 0); i++) {
+		int cpu = f->nspin ? f->spin[i].cpu : first_online;   /* spin is by CPU */
+		if (cpu < 0 || (i > 0 && f->spin[i - 1].cpu == cpu))
+			continue;
+		ncpu++;
+		long rt = 0, per = 0;
+		int r = fair_server_read(cpu, &rt, &per, path, sizeof(path));
+		if (r < 0) {
+			if (!err) {
+				err = r;
+				unread_cpu = cpu;
+				snprintf(unread_path, sizeof(unread_path), "%s", path);
+			}
+			continue;
+		}
+		nread++;
+		if (rt <= 0) {
+			off++;
+			EV(f, HF_FAIR_SERVER, "CPU %d: fair server runtime 0 (%s): off, so nothing runs "
+			   "SCHED_OTHER threads there while a real-time thread spins\n", cpu, path);
+			continue;
+		}
+		if (fair_server_wait_s(rt, per) > wait_s)
+			wait_s = fair_server_wait_s(rt, per);
+		if (listed++ < FAIR_SERVER_LISTED)
+			EV(f, HF_FAIR_SERVER, "CPU %d: fair server %ld ns every %ld ns (%.0f %% for "
+			   "SCHED_OTHER threads, %s)\n", cpu, rt, per, 100.0 * (double)rt / (double)per,
+			   path);
+	}
+	if (listed > FAIR_SERVER_LISTED)
+		EV(f, HF_FAIR_SERVER, "... and %zu more CPUs with a fair server\n",
+		   listed - FAIR_SERVER_LISTED);
+	if (err)
+		EV(f, HF_FAIR_SERVER, "CPU %d%s: the fair server's settings are not readable here "
+		   "(%s: %s)\n", unread_cpu, ncpu - nread > 1 ? " (and the others)" : "", unread_path,
+		   err == -ENOENT ? "no such file: debugfs not mounted, or a kernel without the "
+		   "fair server" : err == -EINVAL ? "not a number, or period 0" : strerror(-err));
+	bool has;
+	if (nread) {
+		has = off == 0;
+	} else {
+		int at = kernel_release_at_least(f->kernel, FAIR_SERVER_SINCE);
+		if (at < 0) {
+			fact_unknown(f, HF_FAIR_SERVER, "debugfs sched/fair_server unreadable, and the "
+			             "kernel release \"%.40s\" not understood", f->kernel);
+			return;
+		}
+		has = at == 1;
+		if (has) {
+			wait_s = fair_server_wait_s(FAIR_SERVER_DEFAULT_RUNTIME_NS,
+			                            FAIR_SERVER_DEFAULT_PERIOD_NS);
+			EV(f, HF_FAIR_SERVER, "kernel %s has the fair server (since 6.12): taken at its "
+			   "default, 50 ms every 1 s\n", f->kernel);
+		} else {
+			EV(f, HF_FAIR_SERVER, "kernel %s has no fair server (it came in 6.12): only RT "
+			   "throttling runs SCHED_OTHER threads beside a spinner\n", f->kernel);
+		}
+	}
+	fact_set(f, HF_FAIR_SERVER, has ? 1 : 0);
+	if (has && f->nspin)
+		EV(f, HF_FAIR_SERVER, "a SCHED_OTHER thread woken on %s (the per-CPU kworker of a "
+		   "drain or flush) waits about %.2f s (period - runtime: beside a running real-time "
+		   "thread the server gives its runtime at each period's end), then runs: a drain or "
+		   "flush that needs %s stalls about that long, not until the spinner stops\n",
+		   ncpu > 1 ? "a spinner's CPU" : "the spinner's CPU", wait_s,
+		   ncpu > 1 ? "those CPUs" : "that CPU");
 }
 
 /* ---- cgwatch itself: the daemon's process when one runs, else its unit, else this one ---- */
@@ -1051,6 +1184,7 @@ int audit_gather(struct cgw_facts *f, const struct audit_opts *o)
 	f->isolated = s->topo.isolated;
 	f->nohz_full = s->topo.nohz_full;
 	rt_facts(f, &w, procfd, &s->topo, o);
+	fair_server_fact(f);
 	self_facts(f, procfd, w.daemon_pid, &s->topo, o);
 	char why[200] = "not counted: no process holds a cgroup v1 pid list or a memory.stat open "
 	                "(counting costs ~0.5 s)";

@@ -71,6 +71,8 @@ void scan_runner_push(struct cgw_scan *s, const struct cgw_stat *st, const struc
 	r->comm_len = st->comm_len;
 	r->exec_start_ms = sc->exec_start_ms;
 	r->sum_exec_ms = sc->sum_exec_ms;
+	r->nr_switches = sc->nr_switches;
+	r->have_switches = sc->have_switches;
 	r->have_delay = sc->have_delay;
 	r->run_delay_ns = sc->run_delay_ns;
 	r->pcount = sc->pcount;

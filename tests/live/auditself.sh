@@ -30,7 +30,7 @@ for id in $ids; do
 	lockup-detector-off) [ "$(k soft_watchdog)" = 0 ] ;;
 	lockup-detector-off-all) [ "$(k watchdog)" = 0 ] ;;
 	workqueue-watchdog-off) [ "$(cat /sys/module/workqueue/parameters/watchdog_thresh)" = 0 ] ;;
-	rt-spinner-unthrottled) [ "$(k sched_rt_runtime_us)" = -1 ] && ps -eLo cls= | grep -qE 'FF|RR' ;;
+	rt-spinner-unthrottled | rt-spinner-fair-server) [ "$(k sched_rt_runtime_us)" = -1 ] && ps -eLo cls= | grep -qE 'FF|RR' ;;
 	rt-spinner | cgwatch-spun) ps -eLo cls= | grep -qE 'FF|RR' ;;
 	cgwatch-no-perf) [ "$(k perf_event_paranoid)" -gt -1 ] && ! cap 21 && ! cap 38 ;;
 	cgwatch-no-stacks) ! cap 21 ;;

@@ -2,9 +2,11 @@
 # live-auditspin: `cgwatch audit` and real-time spinners. A SCHED_FIFO/50 spinner (spin) pinned
 # to CPU 1:
 #  1. with RT throttling off (kernel.sched_rt_runtime_us = -1, set for this test and restored
-#     on every exit): rt-spinner-unthrottled (critical), its evidence naming the spinner on
-#     CPU 1 with at least half of the CPU over the window (the fair server takes up to 50 ms
-#     a second when other threads want CPU 1), exit 1;
+#     on every exit): on a kernel with the fair server (debugfs sched/fair_server, else 6.12
+#     or later) rt-spinner-fair-server (warning), its evidence saying how long a drain
+#     waits; without one rt-spinner-unthrottled (critical); either one's evidence naming the
+#     spinner on CPU 1 with at least half of the CPU over the window (the fair server takes
+#     up to 50 ms a second when other threads want CPU 1), exit 1;
 #  2. with throttling on (950000) and a lower-priority SCHED_FIFO/10 spinner on CPU 1 too:
 #     rt-spinner (warning) instead, saying the fair server covers SCHED_OTHER threads only and
 #     naming the SCHED_FIFO/10 one as runnable below it with nothing to run it;
@@ -28,6 +30,20 @@ live_on_exit 'live_kill_wait "$HIGH"'
 live_on_exit 'live_kill_wait "$LOW"'
 
 hazards() { jq -r '[.hazards[].id] | join(",")' "$1"; }
+# what runs a kworker beside a spinner with throttling off: the fair server, when CPU 1 has
+# one with a runtime (debugfs; where unreadable, the kernel has it from 6.12)
+FS=/sys/kernel/debug/sched/fair_server/cpu1/runtime
+if [ -r "$FS" ]; then
+	[ "$(cat "$FS")" -gt 0 ] && FAIR=1 || FAIR=0
+else
+	rel=$(uname -r) maj=${rel%%.*} min=${rel#*.} min=${min%%[!0-9]*}
+	(( maj > 6 || (maj == 6 && min >= 12) )) && FAIR=1 || FAIR=0
+fi
+if [ $FAIR = 1 ]; then
+	WANT=rt-spinner-fair-server NOT=rt-spinner-unthrottled
+else
+	WANT=rt-spinner-unthrottled NOT=rt-spinner-fair-server
+fi
 
 # 1. throttling off
 echo -1 > "$RT" || live_fail "setup: cannot write -1 to $RT"
@@ -38,9 +54,13 @@ echo "$OLD_RT" > "$RT"            # at once: the spinner keeps CPU 1 only as lon
 live_kill_wait "$HIGH"
 jq -e '.schema == "cgwatch.audit/1"' "$OUT" >/dev/null || live_fail "throttling off: not a cgwatch.audit/1 document (rc $CG_RC): $(head -c 300 "$OUT")"
 [ "$CG_RC" = 1 ] || live_fail "throttling off: exit $CG_RC, want 1 ($(hazards "$OUT"))"
-ev=$(jq -r '.hazards[] | select(.id == "rt-spinner-unthrottled") | .evidence[]' "$OUT")
-[ -n "$ev" ] || live_fail "throttling off: no rt-spinner-unthrottled; hazards: $(hazards "$OUT"); rt.spinners: $(jq -c '.facts["rt.spinners"]' "$OUT")"
-grep -qE "^CPU 1 \([a-z_, ]+\): $HIGH \(spin\) SCHED_FIFO/50 used ([5-9][0-9]|100) % of the CPU over 0\.[0-9]+ s$" <<<"$ev" ||
+ev=$(jq -r --arg id "$WANT" '.hazards[] | select(.id == $id) | .evidence[]' "$OUT")
+[ -n "$ev" ] || live_fail "throttling off: no $WANT (fair server: $FAIR); hazards: $(hazards "$OUT"); rt.spinners: $(jq -c '.facts["rt.spinners"]' "$OUT"); kernel.fair_server: $(jq -c '.facts["kernel.fair_server"]' "$OUT")"
+jq -e --arg id "$NOT" '[.hazards[].id] | index($id) | not' "$OUT" >/dev/null ||
+	live_fail "throttling off: $NOT named too (fair server: $FAIR): $(hazards "$OUT")"
+[ $FAIR = 0 ] || grep -qE "waits about 0\.[0-9]+ s .*stalls about that long, not until the spinner stops$" <<<"$ev" ||
+	live_fail "throttling off: no stall computed from the fair server: $(head -c 600 <<<"$ev")"
+grep -qE "^CPU 1 \([a-z_, ]+\): $HIGH \(spin\) SCHED_FIFO/50 used ([5-9][0-9]|100) % of the CPU over 0\.[0-9]+ s \((its CPU ran it throughout, with no context switch; [0-9]+ ms of it accounted|its accounted CPU time)" <<<"$ev" ||
 	live_fail "throttling off: the evidence does not name spinner $HIGH on CPU 1: $(head -c 400 <<<"$ev")"
 grep -q '^kernel.sched_rt_runtime_us = -1 ' <<<"$ev" || live_fail "throttling off: no sysctl line: $ev"
 jq -e '[.hazards[].id] | index("rt-spinner") | not' "$OUT" >/dev/null ||

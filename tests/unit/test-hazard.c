@@ -138,6 +138,7 @@ static void test_builtin(void **state)
 	assert_non_null(hazard_find(&set, "hung-task-warnings-used-up"));
 	assert_non_null(hazard_find(&set, "rt-spinner-unthrottled"));
 	assert_non_null(hazard_find(&set, "rt-spinner"));
+	assert_non_null(hazard_find(&set, "rt-spinner-fair-server"));
 	hazset_free(&set);
 	free(errs);
 }
@@ -231,6 +232,37 @@ static void test_load_dir(void **state)
 	rmdir(dir);
 }
 
+/* kernel.fair_server falls back on the release where debugfs is unreadable: 6.12 brought it. */
+static void test_kernel_release(void **state)
+{
+	(void)state;
+	static const struct { const char *rel; int at612; int major, minor; } cases[] = {
+		{ "6.12.118+deb12-amd64", 1, 6, 12 },   /* Debian 12 backports */
+		{ "6.12.118+deb12-rt-amd64", 1, 6, 12 },
+		{ "6.1.0-28-amd64", 0, 6, 1 },          /* Debian 12 */
+		{ "6.11", 0, 6, 11 },
+		{ "7.0.0-1004-aws", 1, 7, 0 },          /* seed 004's host */
+		{ "5.15.0-91-generic", 0, 5, 15 },
+		{ "6.18.44", 1, 6, 18 },
+		{ "", -EINVAL, 0, 0 }, { "linux", -EINVAL, 0, 0 }, { "6", -EINVAL, 0, 0 },
+		{ "6.", -EINVAL, 0, 0 }, { "6.x", -EINVAL, 0, 0 }, { "6.12abc", -EINVAL, 0, 0 },
+		{ "-6.12", -EINVAL, 0, 0 }, { "99999999999999999999.1", -EINVAL, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ma = -1, mi = -1;
+		int r = parse_kernel_release(cases[i].rel, &ma, &mi);
+		assert_int_equal(kernel_release_at_least(cases[i].rel, 6, 12), cases[i].at612);
+		if (cases[i].at612 < 0) {
+			assert_int_equal(r, -EINVAL);
+			continue;
+		}
+		assert_int_equal(r, 0);
+		assert_int_equal(ma, cases[i].major);
+		assert_int_equal(mi, cases[i].minor);
+	}
+	assert_int_equal(parse_kernel_release(NULL, &(int){ 0 }, &(int){ 0 }), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_builtin),
 		cmocka_unit_test(test_eval),
 		cmocka_unit_test(test_load_dir),
+		cmocka_unit_test(test_kernel_release),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
