@@ -925,6 +925,8 @@ struct cgw_task {
 	uint64_t run_delay_ns, pcount;
 	char cpus_allowed[256];
 	enum cgw_suspect suspect;
+	bool drain_only;                  /* a per-CPU kworker under the starved threshold, kept
+	                                     only for an LRU drain that waits for it (detect.c) */
 	/* read only for suspects */
 	struct cgw_frame *frames; size_t nframes;
 	char stack_error[128];            /* why the stack is missing, "" when read */
@@ -2363,6 +2365,9 @@ void detect_recheck(struct cgw_scan *s, enum cgw_suspect which, const struct cgw
 /* Keep a starved suspect only if it still has not run a moment later, and measure the share
  * of its CPU every runner there took (live only). */
 void detect_confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o);
+/* Drop the per-CPU kworkers kept under the starved threshold (drain_only) unless an LRU
+ * drain in D has waited no longer than they have: not run since it queued its work. */
+void detect_drain_kworkers(struct cgw_scan *s);
 /* A replay of a capture: drop the suspects the live run's second look did not keep (its
  * clocks file lists them); nothing without such a list. */
 void detect_replay_verdict(struct cgw_scan *s);
