@@ -113,6 +113,17 @@ static void push(size_t **v, size_t *n, size_t x)
 	(*v)[(*n)++] = x;
 }
 
+/* A task queued on the drain's mutex: __lru_add_drain_all (or its inlined callers) is its
+ * first frame, for /proc/TID/stack hides mutex_lock; no flush_work below it. */
+static bool on_drain_mutex(const struct cgw_task *t)
+{
+	if (t->nframes == 0)
+		return false;
+	const char *f0 = t->frames[0].name;
+	return !strcmp(f0, "__lru_add_drain_all") || !strcmp(f0, "lru_add_drain_all") ||
+	       !strcmp(f0, "lru_cache_disable");
+}
+
 static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 {
 	struct cgw_scan *s = r->scan;
@@ -123,16 +134,24 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 	struct strbuf ev = { 0 };
 	char a[CGW_COMM_MAX * 4 + 32], list[4096], d[48];
 
-	/* the chain: migration waiters, longest first, then the drain's workers */
+	/* the chain: migration waiters, longest first, then the drain's workers; tasks queued on
+	 * the drain's mutex wait for the same drain but are no link of the chain (when a
+	 * worker flushes it) */
 	free(lru->chain);
 	lru->chain = NULL;
 	lru->nchain = 0;
-	size_t nwait = 0;
+	size_t nwait = 0, nflush = 0;
 	if (mig)
 		for (size_t j = 0; j < mig->ntasks; j++, nwait++)
 			push(&lru->chain, &lru->nchain, mig->tasks[j]);
 	for (size_t j = 0; j < lru->ntasks; j++)
-		push(&lru->chain, &lru->nchain, lru->tasks[j]);
+		nflush += !on_drain_mutex(&s->t[lru->tasks[j]]);
+	for (size_t j = 0; j < lru->ntasks; j++)
+		if (!nflush || !on_drain_mutex(&s->t[lru->tasks[j]]))
+			push(&lru->chain, &lru->nchain, lru->tasks[j]);
+	for (size_t j = 0; nflush && j < lru->ntasks; j++)
+		if (on_drain_mutex(&s->t[lru->tasks[j]]))
+			push(&lru->chain, &lru->nchain, lru->tasks[j]);   /* not a link: cut below */
 	if (push_lost)
 		return;
 
@@ -145,12 +164,22 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 		          task_name(t, a, sizeof(a)), dur_text(task_dur(t), d, sizeof(d)), where);
 	}
 	for (size_t j = 0; j < lru->ntasks; j++) {
-		const struct cgw_task *t = &s->t[lru->tasks[j]];
-		sb_printf(&ev, "%s has waited %s in __lru_add_drain_all for per-CPU drain work%s\n",
-		          task_name(t, a, sizeof(a)), dur_text(task_dur(t), d, sizeof(d)),
-		          task_has_frame(t, "cpuset_migrate_mm_workfn") ? ", migrating a cpuset's memory "
-		          "(cpuset_migrate_mm_workfn)" : "");
+		const struct cgw_task *t = &s->t[lru->chain[nwait + j]];
+		if (on_drain_mutex(t))
+			sb_printf(&ev, "%s has waited %s for the LRU drain's mutex (%s): it waits "
+			          "for the drain %s\n", task_name(t, a, sizeof(a)),
+			          dur_text(task_dur(t), d, sizeof(d)), t->frames[0].text,
+			          nflush ? "above to finish, then drains again" : "of another task");
+		else
+			sb_printf(&ev, "%s has waited %s in __lru_add_drain_all for per-CPU drain "
+			          "work%s\n", task_name(t, a, sizeof(a)),
+			          dur_text(task_dur(t), d, sizeof(d)),
+			          task_has_frame(t, "cpuset_migrate_mm_workfn") ? ", migrating a "
+			          "cpuset's memory (cpuset_migrate_mm_workfn)" : "");
 	}
+	size_t nmutex = nflush ? lru->ntasks - nflush : 0;
+	lru->nchain -= nmutex;                 /* the mutex's waiters: tasks, not links */
+	size_t nchain_tasks = lru->nchain + nmutex;
 
 	/* the cause: per-CPU kworkers that cannot run, and what runs on their CPUs */
 	struct cgw_cpus starved_cpus;
@@ -198,9 +227,9 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 	/* the finding's tasks: the chain (waiters, then the drain's workers), then the starved
 	 * kworkers; the waiters leave their own finding */
 	size_t *tasks = NULL, ntasks = 0;
-	for (size_t j = 0; j < lru->nchain; j++)
+	for (size_t j = 0; j < nchain_tasks; j++)
 		push(&tasks, &ntasks, lru->chain[j]);
-	for (size_t j = lru->nchain - nwait; j < lru->ntasks; j++)
+	for (size_t j = nchain_tasks - nwait; j < lru->ntasks; j++)
 		push(&tasks, &ntasks, lru->tasks[j]);
 	if (push_lost) {
 		free(tasks);
