@@ -158,6 +158,8 @@ static void recheck_times(struct cgw_task *t, double mono)
 		t->blocked_s += dt / 1000.0;
 	if (t->age_s >= 0)
 		t->age_s += dt / 1000.0;
+	if (t->queued_s >= 0)
+		t->queued_s += dt / 1000.0;
 	t->now.ms += dt;
 	t->read_mono_ms = mono;
 }
@@ -379,6 +381,7 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
 	t->bound = d.bound;
 	t->suspect = sus;
 	t->drain_only = drain_only;
+	t->queued_s = st->state == 'R' && g->have_queued ? g->queued_s : -1;
 	snprintf(t->sched_error, sizeof(t->sched_error), "%s", why);
 	snprintf(t->duration_from, sizeof(t->duration_from), "%s",
 	         from_alt ? "sched_info.last_arrival" :

@@ -177,6 +177,15 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 			          task_has_frame(t, "cpuset_migrate_mm_workfn") ? ", migrating a "
 			          "cpuset's memory (cpuset_migrate_mm_workfn)" : "");
 	}
+	/* when the drain was queued: its flushers blocked right after queueing it */
+	struct cgw_dur drain = { 0, BOUND_UNKNOWN };
+	for (size_t j = 0; j < lru->ntasks; j++) {
+		const struct cgw_task *t = &s->t[lru->tasks[j]];
+		struct cgw_dur x = task_dur(t);
+		if (!on_drain_mutex(t) && x.bound != BOUND_UNKNOWN &&
+		    (drain.bound == BOUND_UNKNOWN || x.s < drain.s))
+			drain = x;
+	}
 	size_t nmutex = nflush ? lru->ntasks - nflush : 0;
 	lru->nchain -= nmutex;                 /* the mutex's waiters: tasks, not links */
 	size_t nchain_tasks = lru->nchain + nmutex;
@@ -195,9 +204,27 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 		}
 		cpus_set(&starved_cpus, (unsigned)cpu);
 		push(&lru->tasks, &lru->ntasks, idx);
-		sb_printf(&ev, "%s, bound to CPU %d, is runnable but has not run for %s: the "
-		          "drain work queued there cannot run\n", task_name(t, a, sizeof(a)), cpu,
-		          dur_text(task_dur(t), d, sizeof(d)));
+		/* the time since it last ran overstates its wait when it last ran before it was
+		 * woken: the kernel's last_queued where the scan had it, else the drain's time */
+		char q[48];
+		struct cgw_dur kw = task_dur(t);
+		if (t->queued_s >= 0)
+			sb_printf(&ev, "%s, bound to CPU %d, has been runnable for %s without running "
+			          "(sched_info.last_queued; it last ran %s ago): the drain work queued "
+			          "there cannot run\n", task_name(t, a, sizeof(a)), cpu,
+			          dur_text((struct cgw_dur){ t->queued_s, BOUND_EXACT }, q, sizeof(q)),
+			          dur_text(kw, d, sizeof(d)));
+		else if (drain.bound != BOUND_UNKNOWN && kw.bound != BOUND_UNKNOWN &&
+		         kw.s > drain.s + 1.0)
+			sb_printf(&ev, "%s, bound to CPU %d, is runnable and has not run since the "
+			          "drain was queued %s ago (it last ran %s ago: it has waited to run at "
+			          "most that long): the drain work queued there cannot run\n",
+			          task_name(t, a, sizeof(a)), cpu, dur_text(drain, q, sizeof(q)),
+			          dur_text(kw, d, sizeof(d)));
+		else
+			sb_printf(&ev, "%s, bound to CPU %d, is runnable but has not run for %s: the "
+			          "drain work queued there cannot run\n", task_name(t, a, sizeof(a)),
+			          cpu, dur_text(kw, d, sizeof(d)));
 		remove_task(sta, idx);
 		nkw++;
 	}
