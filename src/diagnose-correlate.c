@@ -34,6 +34,15 @@ static struct cgw_finding *finding_corr(struct cgw_report *r, const char *name)
 	return NULL;
 }
 
+/* The first finding of the signature id. */
+static struct cgw_finding *finding_id(struct cgw_report *r, const char *id)
+{
+	for (size_t k = 0; k < r->nf; k++)
+		if (strcmp(r->f[k].sig->id, id) == 0)
+			return &r->f[k];
+	return NULL;
+}
+
 /* The first finding whose signature names workqueue wq (the tasks that flush it). */
 static struct cgw_finding *finding_wq(struct cgw_report *r, const char *wq)
 {
@@ -227,6 +236,36 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 			          cpu, dur_text(kw, d, sizeof(d)));
 		remove_task(sta, idx);
 		nkw++;
+	}
+	/* the same spinners' other victims: tasks starved on those CPUs too (ktimers/N, rcuc/N
+	 * on PREEMPT_RT), and kernel threads made for them and never started (their creator is
+	 * the starved kworker of a pool making a new worker); in the finding, not the chain */
+	for (size_t i = 0; nkw && sta && i < sta->ntasks;) {
+		size_t idx = sta->tasks[i];
+		const struct cgw_task *t = &s->t[idx];
+		if (t->cpu < 0 || !cpus_test(&starved_cpus, (unsigned)t->cpu)) {
+			i++;
+			continue;
+		}
+		push(&lru->tasks, &lru->ntasks, idx);
+		sb_printf(&ev, "%s %s/%u is starved on CPU %d too: runnable, not run for %s, behind "
+		          "the same tasks\n", task_name(t, a, sizeof(a)), policy_name(t->policy),
+		          t->rt_priority, t->cpu, dur_text(task_dur(t), d, sizeof(d)));
+		remove_task(sta, idx);
+	}
+	struct cgw_finding *kt = finding_id(r, "kthread-unstarted");
+	for (size_t i = 0; nkw && kt && i < kt->ntasks; i++) {
+		const struct cgw_task *t = &s->t[kt->tasks[i]];
+		push(&lru->tasks, &lru->ntasks, kt->tasks[i]);
+		sb_printf(&ev, "%s is a kernel thread created and not started for %s (in kthread(), "
+		          "not named yet): its creator, most likely a kworker of CPU%s %s making a new "
+		          "worker for its pool, has not run since\n", task_name(t, a, sizeof(a)),
+		          dur_text(task_dur(t), d, sizeof(d)), nkw > 1 ? "s" : "",
+		          cpulist_format(&starved_cpus, list, sizeof(list)));
+	}
+	if (nkw && kt) {
+		sb_add(&ev, kt->evidence.s ? kt->evidence.s : "", kt->evidence.len);
+		kt->ntasks = 0;
 	}
 	int spinners = 0;
 	for (unsigned c = 0; c < CGW_MAX_CPUS; c++)
