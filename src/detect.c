@@ -141,8 +141,10 @@ void detect_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
 			t->blocked_s = d.s;
 			t->bound = d.bound;
 		}
-		if (detect_suspect(t->state, task_dur(t), o) == SUSPECT_NONE &&
-		    !(t->drain_only && drain_candidate(t->state, task_dur(t), t->comm, t->comm_len, o))) {
+		if (detect_suspect(t->state, task_dur(t), o) != SUSPECT_NONE)
+			t->drain_only = false;    /* past the starved threshold on its own clock */
+		else if (!(t->drain_only &&
+		           drain_candidate(t->state, task_dur(t), t->comm, t->comm_len, o))) {
 			detect_count_untimed(s, t->state, task_dur(t), t->age_s, o);
 			t->gone = true;
 		}
