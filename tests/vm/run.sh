@@ -2,10 +2,11 @@
 # Run the VM scenarios (root, qemu; see lib.sh): each tests/vm/NAME.sh boots a Debian kernel
 # in a VM and runs NAME.guest.sh there: timerlat, Debian's PREEMPT_RT 6.1 with the latency
 # tracers (and the kernel matrix's checks for it), kernels, the generic 6.1 and the 6.12
+# (one line per kernel), seed004, seed 004 reproduced live on the generic and PREEMPT_RT 6.1
 # (one line per kernel). Extra arguments select scenarios by name.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../live/scenarios.sh"
-SCENARIOS_ALL=(timerlat kernels)
-# the backstop: kernels.sh's two boots, each its VM_TIMEOUT (300 s), the initramfs and the
-# first run's download (180 s)
+SCENARIOS_ALL=(timerlat kernels seed004)
+# the backstop of each script: kernels.sh's two boots, each its VM_TIMEOUT (300 s), the
+# initramfs and the first run's download (180 s)
 scenarios_main vm "$here" 1100 "$@"
