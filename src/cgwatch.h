@@ -1567,12 +1567,6 @@ struct cgw_runner {
 	uint64_t run_delay_ns, pcount;
 	double share;                     /* of its CPU over share_window_s, 0..1; <0 unknown */
 	double share_window_s;            /* since the previous scan (daemon), or the second look */
-	unsigned long long nr_switches;   /* times it left a CPU, when have_switches */
-	bool have_switches;
-	bool ran_through;                 /* never switched out over the window, and nothing of
-	                                     its priority or above runnable there: it ran all along
-	                                     (a nohz_full CPU, whose CPU time the tick no longer
-	                                     moves; detect.c) */
 };
 
 #define SCAN_MAX_NAMED 64             /* files a report names as unreadable; more are counted */

@@ -223,22 +223,6 @@ void detect_recheck(struct cgw_scan *s, enum cgw_suspect which, const struct cgw
 	drop_gone(s);
 }
 
-/* A real-time runner on a nohz_full CPU with no other runnable task there of its priority or
- * above: when it is never switched out, it runs (not waits) all along. */
-static bool rt_on_top(const struct cgw_scan *s, const struct cgw_runner *r)
-{
-	if ((r->policy != 1 && r->policy != 2) || r->cpu < 0 ||
-	    !cpus_test(&s->topo.nohz_full, (unsigned)r->cpu))
-		return false;
-	for (size_t i = 0; i < s->nrunners; i++) {
-		const struct cgw_runner *o = &s->runners[i];
-		if (o != r && o->cpu == r->cpu && (o->policy == 1 || o->policy == 2) &&
-		    o->rt_priority >= r->rt_priority)
-			return false;
-	}
-	return true;
-}
-
 /* At the second look, how much of its CPU each runnable task on a starved task's CPU took:
  * the spinner is the one near 100 %. The daemon measures over the whole interval since its
  * previous scan when that scan saw the same thread. Only live: a replay's files stand still. */
@@ -270,8 +254,6 @@ static void runner_shares(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		if (dt > 0) {
 			r->share = (sc.sum_exec_ms - r->sum_exec_ms) / dt;
 			r->share_window_s = dt / 1000.0;
-			r->ran_through = r->have_switches && sc.have_switches &&
-			                 sc.nr_switches == r->nr_switches && rt_on_top(s, r);
 		}
 		for (size_t p = 0; p < o->nprev_runners; p++) {
 			const struct cgw_runner *q = &o->prev_runners[p];

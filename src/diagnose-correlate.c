@@ -80,10 +80,7 @@ static int runners_on(struct cgw_report *r, struct strbuf *ev, int cpu, int exce
 			    is_starved(s, u->tid))
 				continue;
 			char comm[CGW_COMM_MAX * 4], share[64] = "";
-			if (u->ran_through && u->share < 0.5)   /* nohz_full: the tick stood still */
-				snprintf(share, sizeof(share), ", ran throughout the last %.1f s: never "
-				         "switched out", u->share_window_s);
-			else if (u->share >= 0)
+			if (u->share >= 0)
 				snprintf(share, sizeof(share), ", %.0f %% of the CPU over the last %.1f s",
 				         u->share > 1 ? 100.0 : u->share * 100, u->share_window_s);
 			char last[48] = "last ran: not known";   /* exec_start 0: moved since */

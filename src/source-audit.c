@@ -114,9 +114,6 @@ struct rt_thread {
 	double read_ms;                   /* CLOCK_MONOTONIC of that read */
 	double share;                     /* of its CPU: over the window, or since it started */
 	bool measured;
-	unsigned long long switches;      /* times it got a CPU (schedstat) or left one (sched) */
-	bool have_switches;
-	bool ran_through;                 /* live: runnable at both reads, never switched between */
 };
 
 
@@ -127,35 +124,20 @@ static const char *rt_policy_name(unsigned p)
 
 /* CPU time of a thread, ms: /proc/TGID/task/TID/schedstat's first field (ns), else
  * se.sum_exec_runtime of its sched file. -1 when neither reads. */
-/* A thread's CPU time in ms (-1 unknown) and, in *switches, a count that moves whenever it
- * gets or leaves a CPU (schedstat's third field, or sched's nr_switches); *have false when
- * neither was read. */
-static double thread_runtime(int procfd, int tgid, int tid, unsigned long long *switches,
-                             bool *have)
+static double thread_runtime(int procfd, int tgid, int tid)
 {
 	char path[96], buf[4096];
-	*have = false;
 	snprintf(path, sizeof(path), "%d/task/%d/schedstat", tgid, tid);
 	if (read_once_at(procfd, path, -1, buf, sizeof(buf)) > 0) {
-		char *end, *e2, *e3;
+		char *end;
 		unsigned long long ns = strtoull(buf, &end, 10);
-		if (end != buf && (*end == ' ' || *end == '\n')) {
-			strtoull(end, &e2, 10);
-			unsigned long long pc = strtoull(e2, &e3, 10);
-			if (e2 != end && e3 != e2 && (*e3 == '\n' || *e3 == '\0')) {
-				*switches = pc;
-				*have = true;
-			}
+		if (end != buf && (*end == ' ' || *end == '\n'))
 			return (double)ns / 1e6;
-		}
 	}
 	snprintf(path, sizeof(path), "%d/task/%d/sched", tgid, tid);
 	struct cgw_sched sc;
-	if (read_once_at(procfd, path, -1, buf, sizeof(buf)) > 0 && parse_sched_buf(buf, &sc) == 0) {
-		*switches = sc.nr_switches;
-		*have = sc.have_switches;
+	if (read_once_at(procfd, path, -1, buf, sizeof(buf)) > 0 && parse_sched_buf(buf, &sc) == 0)
 		return sc.sum_exec_ms;
-	}
 	return -1;
 }
 
@@ -278,8 +260,7 @@ static void walk_threads(int tfd, const char *name, void *arg)
 		r->prio = st.rt_priority;
 		r->state = st.state;
 		snprintf(r->comm, sizeof(r->comm), "%.*s", (int)st.comm_len, st.comm);
-		r->run_ms = thread_runtime(p->procfd, (int)pid, (int)tid, &r->switches,
-		                           &r->have_switches);
+		r->run_ms = thread_runtime(p->procfd, (int)pid, (int)tid);
 		r->read_ms = mono_ms();
 		if (!p->live && r->run_ms >= 0 && w->uptime_s > 0) {
 			/* one snapshot: the share since the thread started */
@@ -337,22 +318,6 @@ static int rt_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* With one real-time task alone on a nohz_full CPU the tick stops, and its CPU time moves
- * only at the residual 1 Hz tick: a window shorter than a second can read 0 % for a 100 %
- * spinner. Yet a task runnable at both reads that was never switched out between them, with
- * no other real-time task runnable there at its priority or above, ran all along. */
-static bool ran_throughout(const struct walk *w, const struct cgw_topology *t, size_t i)
-{
-	const struct rt_thread *r = &w->rt[i];
-	if (!r->ran_through || r->cpu < 0 || !cpus_test(&t->nohz_full, (unsigned)r->cpu))
-		return false;
-	for (size_t j = 0; j < w->nrt; j++)
-		if (j != i && w->rt[j].cpu == r->cpu && w->rt[j].state == 'R' &&
-		    w->rt[j].prio >= r->prio)
-			return false;
-	return true;
-}
-
 static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const struct cgw_topology *t,
                      const struct audit_opts *o)
 {
@@ -381,9 +346,7 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 			struct rt_thread *r = &w->rt[i];
 			if (r->state != 'R' || r->run_ms < 0)
 				continue;
-			unsigned long long sw;
-			bool have_sw;
-			double now = thread_runtime(procfd, r->tgid, r->tid, &sw, &have_sw);
+			double now = thread_runtime(procfd, r->tgid, r->tid);
 			double dt = mono_ms() - r->read_ms;
 			if (now < 0 || dt <= 0) {
 				r->measured = false;
@@ -394,8 +357,6 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 			struct cgw_stat st;
 			ssize_t n = read_once_at(procfd, path, -1, buf, sizeof(buf));
 			if (n > 0 && parse_stat_buf(buf, (size_t)n, &st) == 0) {
-				r->ran_through = st.state == 'R' && st.cpu == r->cpu && have_sw &&
-				                 r->have_switches && sw == r->switches;
 				r->cpu = st.cpu;
 				r->state = st.state;
 			}
@@ -409,11 +370,8 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 		struct rt_thread *r = &w->rt[i];
 		/* in one snapshot a spinner is running there (R) and has used its CPU since it
 		 * started; live, it used the window */
-		bool through = f->live && r->measured && r->share < SPIN_SHARE_WINDOW &&
-		               ran_throughout(w, t, i);
-		if (!through && (!r->measured ||
-		                 r->share < (f->live ? SPIN_SHARE_WINDOW : SPIN_SHARE_LIFE) ||
-		                 (!f->live && r->state != 'R')))
+		if (!r->measured || r->share < (f->live ? SPIN_SHARE_WINDOW : SPIN_SHARE_LIFE) ||
+		    (!f->live && r->state != 'R'))
 			continue;
 		spinners++;
 		struct audit_spinner *sp = realloc(f->spin, (f->nspin + 1) * sizeof(*sp));
@@ -430,14 +388,7 @@ static void rt_facts(struct cgw_facts *f, struct walk *w, int procfd, const stru
 		cpu_kind(t, r->cpu, kind, sizeof(kind));
 		if (strcmp(kind, "housekeeping"))
 			isolated++;
-		if (through)
-			EV(f, HF_RT_SPINNERS, "CPU %d (%s): %d (%s) %s/%u ran throughout the %.2f s "
-			   "window: runnable at both reads and not switched out once, the highest "
-			   "real-time priority runnable there (its CPU time read %.0f %%: on a nohz_full "
-			   "CPU it moves only at the residual 1 Hz tick)\n", r->cpu, kind, r->tid,
-			   r->comm, rt_policy_name(r->policy), r->prio, f->window_s,
-			   100.0 * (r->share < 0 ? 0 : r->share));
-		else if (f->live)
+		if (f->live)
 			EV(f, HF_RT_SPINNERS, "CPU %d (%s): %d (%s) %s/%u used %.0f %% of the CPU over "
 			   "%.2f s\n", r->cpu, kind, r->tid, r->comm, rt_policy_name(r->policy), r->prio,
 			   100.0 * (r->share > 1 ? 1 : r->share), f->window_s);

@@ -74,8 +74,6 @@ void scan_runner_push(struct cgw_scan *s, const struct cgw_stat *st, const struc
 	r->have_delay = sc->have_delay;
 	r->run_delay_ns = sc->run_delay_ns;
 	r->pcount = sc->pcount;
-	r->nr_switches = sc->nr_switches;
-	r->have_switches = sc->have_switches;
 	r->read_mono_ms = mono_ms();
 	r->share = -1;
 }
