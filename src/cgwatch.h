@@ -723,6 +723,11 @@ int bpfrec_next(const void *buf, size_t len, size_t *off, struct cgw_bpfrec *out
  * against end's "now" on that clock (one clock across CPUs where sched_clock is stable). -1
  * when r has no such times (no CONFIG_SCHED_INFO, never ran, runnable). */
 double bpfrec_off_cpu_s(const struct cgw_bpfrec *r, const struct cgw_bpfrec *end);
+/* How long the runnable task of r has waited on a run queue at the end of the walk, in
+ * seconds: since sched_info.last_queued (stamped when it was queued or preempted, cleared
+ * when it is picked), against end's "now" on the rq clock. -1 when r is not waiting so (not
+ * R, on a CPU, no CONFIG_SCHED_INFO). */
+double bpfrec_queued_s(const struct cgw_bpfrec *r, const struct cgw_bpfrec *end);
 /* The i-th kernel address of r's stack (0 past the end). */
 uint64_t bpfrec_frame(const struct cgw_bpfrec *r, size_t i);
 /* r as /proc/TID/stat and /proc/TID/sched would have shown it (start time in clk_tck ticks,
@@ -957,6 +962,10 @@ struct cgw_task {
 	uint64_t run_delay_ns, pcount;
 	char cpus_allowed[256];
 	enum cgw_suspect suspect;
+	double queued_s;                  /* R: waiting on a run queue since, seconds (the scan's
+	                                     iterator: sched_info.last_queued); -1 unknown */
+	bool drain_only;                  /* a per-CPU kworker under the starved threshold, kept
+	                                     only for an LRU drain that waits for it (detect.c) */
 	/* read only for suspects */
 	struct cgw_frame *frames; size_t nframes;
 	char stack_error[128];            /* why the stack is missing, "" when read */
@@ -1696,6 +1705,8 @@ struct cgw_sighting {
 	bool have_alt;                    /* off the CPU alt_s seconds at mono_ms by the rq clock */
 	double alt_s;                     /* (source-bpf.c: sched_info.last_arrival), which moving
 	                                     a queued task does not reset as it does se.exec_start */
+	bool have_queued;                 /* runnable, waiting queued_s seconds at mono_ms */
+	double queued_s;                  /* (source-bpf.c: sched_info.last_queued) */
 };
 /* Decide about a sighting: the task kept (pushed with scan_push), or NULL. */
 typedef struct cgw_task *(*cgw_judge_fn)(struct cgw_scan *s, const struct cgw_scan_opts *o,
@@ -2412,6 +2423,9 @@ void detect_recheck(struct cgw_scan *s, enum cgw_suspect which, const struct cgw
 /* Keep a starved suspect only if it still has not run a moment later, and measure the share
  * of its CPU every runner there took (live only). */
 void detect_confirm_starved(struct cgw_scan *s, const struct cgw_scan_opts *o);
+/* Drop the per-CPU kworkers kept under the starved threshold (drain_only) unless an LRU
+ * drain in D has waited no longer than they have: not run since it queued its work. */
+void detect_drain_kworkers(struct cgw_scan *s);
 /* A replay of a capture: drop the suspects the live run's second look did not keep (its
  * clocks file lists them); nothing without such a list. */
 void detect_replay_verdict(struct cgw_scan *s);

@@ -40,6 +40,26 @@ enum cgw_suspect detect_suspect(char state, struct cgw_dur d, const struct cgw_s
 	return SUSPECT_NONE;
 }
 
+/* A per-CPU kworker (kworker/N:M) runs the work queued on its CPU, which an LRU drain waits
+ * for on every CPU: where the blocked threshold is the lower one (--threshold), a kworker
+ * runnable past it is kept for now (drain_only), and detect_drain_kworkers keeps it only if
+ * a drain in D has waited no longer than it has. The starved threshold for the others. */
+static double starved_min_s(const char *comm, size_t len, const struct cgw_scan_opts *o)
+{
+	struct cgw_kworker k;
+	if (o->blocked_s < o->starved_s && parse_kworker(comm, len, &k) == 0 && k.cpu >= 0)
+		return o->blocked_s;
+	return o->starved_s;
+}
+
+/* An R task under the starved threshold that starved_min_s keeps for now. */
+static bool drain_candidate(char state, struct cgw_dur d, const char *comm, size_t len,
+                            const struct cgw_scan_opts *o)
+{
+	return state == 'R' && d.bound != BOUND_UNKNOWN && d.s < o->starved_s &&
+	       d.s >= starved_min_s(comm, len, o);
+}
+
 /* A D task left out because nothing shows how long it has been blocked, though it is old
  * enough to be past the threshold: counted, so that the report can say so. */
 void detect_count_untimed(struct cgw_scan *s, char state, struct cgw_dur d, double age,
@@ -121,7 +141,10 @@ void detect_clocks(struct cgw_scan *s, const struct cgw_scan_opts *o)
 			t->blocked_s = d.s;
 			t->bound = d.bound;
 		}
-		if (detect_suspect(t->state, task_dur(t), o) == SUSPECT_NONE) {
+		if (detect_suspect(t->state, task_dur(t), o) != SUSPECT_NONE)
+			t->drain_only = false;    /* past the starved threshold on its own clock */
+		else if (!(t->drain_only &&
+		           drain_candidate(t->state, task_dur(t), t->comm, t->comm_len, o))) {
 			detect_count_untimed(s, t->state, task_dur(t), t->age_s, o);
 			t->gone = true;
 		}
@@ -137,6 +160,8 @@ static void recheck_times(struct cgw_task *t, double mono)
 		t->blocked_s += dt / 1000.0;
 	if (t->age_s >= 0)
 		t->age_s += dt / 1000.0;
+	if (t->queued_s >= 0)
+		t->queued_s += dt / 1000.0;
 	t->now.ms += dt;
 	t->read_mono_ms = mono;
 }
@@ -356,6 +381,10 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
 		from_alt = true;
 	}
 	enum cgw_suspect sus = detect_suspect(st->state, d, o);
+	bool drain_only = sus == SUSPECT_NONE && !bad &&
+	                  drain_candidate(st->state, d, st->comm, st->comm_len, o);
+	if (drain_only)
+		sus = SUSPECT_STARVED;
 	/* a D task whose CPU's clock was not read (a hop that did not get onto that CPU within
 	 * the deadline: a CPU saturated, or not in cgwatch's cpuset) and that no runnable task
 	 * there gave a floor for yet, the walk not having reached one: kept, for detect_clocks
@@ -401,6 +430,8 @@ struct cgw_task *detect_thread(struct cgw_scan *s, const struct cgw_scan_opts *o
 	t->blocked_s = d.s;
 	t->bound = d.bound;
 	t->suspect = sus;
+	t->drain_only = drain_only;
+	t->queued_s = st->state == 'R' && g->have_queued ? g->queued_s : -1;
 	snprintf(t->sched_error, sizeof(t->sched_error), "%s", why);
 	snprintf(t->duration_from, sizeof(t->duration_from), "%s",
 	         from_alt ? "sched_info.last_arrival" :
@@ -421,7 +452,8 @@ static void relook_runners(struct cgw_scan *s, const struct cgw_scan_opts *o)
 	for (size_t i = 0; i < n; i++) {
 		const struct cgw_runner *r = &s->runners[i];
 		if (r->cpu < 0 || r->cpu >= CGW_MAX_CPUS || r->exec_start_ms <= 0 ||
-		    s->rq_latest[r->cpu].exec_start_ms - r->exec_start_ms < o->starved_s * 1000)
+		    s->rq_latest[r->cpu].exec_start_ms - r->exec_start_ms <
+		    starved_min_s(r->comm, r->comm_len, o) * 1000)
 			continue;
 		bool listed = false;
 		for (size_t k = 0; k < s->n && !listed; k++)
@@ -430,6 +462,34 @@ static void relook_runners(struct cgw_scan *s, const struct cgw_scan_opts *o)
 			continue;
 		scan_thread_again(s, o, r->tgid, r->tid, detect_thread);
 	}
+}
+
+/* Is t a task in D that waits for an LRU drain's per-CPU work (flush_work in the drain)? */
+static bool drains(const struct cgw_task *t)
+{
+	return t->state == 'D' && t->bound != BOUND_UNKNOWN &&
+	       (task_has_frame(t, "__lru_add_drain_all") || task_has_frame(t, "lru_add_drain_all") ||
+	        task_has_frame(t, "lru_cache_disable")) &&
+	       (task_has_frame(t, "__flush_work") || task_has_frame(t, "flush_work"));
+}
+
+/* The drain queued its work on every CPU a moment before it blocked, so a kworker that has
+ * not run since has waited at least as long as the drain has; DRAIN_SLACK_S allows for a
+ * nohz_full CPU's clock, read only as a floor from its last tick (about a second behind). */
+#define DRAIN_SLACK_S 1.0
+
+void detect_drain_kworkers(struct cgw_scan *s)
+{
+	double drain = -1;                   /* the shortest wait of a drain in D */
+	for (size_t i = 0; i < s->n; i++)
+		if (drains(&s->t[i]) && (drain < 0 || s->t[i].blocked_s < drain))
+			drain = s->t[i].blocked_s;
+	for (size_t i = 0; i < s->n; i++) {
+		struct cgw_task *t = &s->t[i];
+		if (t->drain_only && (drain < 0 || t->blocked_s + DRAIN_SLACK_S < drain))
+			t->gone = true;
+	}
+	drop_gone(s);
 }
 
 void detect_replay_verdict(struct cgw_scan *s)
@@ -483,6 +543,7 @@ int scan_run(struct cgw_scan *s, const struct cgw_scan_opts *o)
 		bpfscan_stacks(o->bpf, s, o->read_timeout_ms);
 	if ((r = scan_suspects(s, o)) < 0)
 		return r;
+	detect_drain_kworkers(s);
 	/* many suspects: one more walk of the program, in place of two files each */
 	const struct cgw_bpfscan *relook = NULL;
 	const char *pause = getenv("CGWATCH_TEST_LASTLOOK_PAUSE");   /* tests/live/lastlook.sh */

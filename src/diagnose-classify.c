@@ -210,12 +210,22 @@ static bool stacks_alike(const struct cgw_task *a, const struct cgw_task *b)
 	return true;
 }
 
+/* A kernel thread created and not started: in D in kthread() itself, with the name it
+ * inherited from kthreadd (its creator names it once it has run again). */
+static bool kthread_unstarted(const struct cgw_task *t)
+{
+	return t->state == 'D' && t->tid != 2 && t->nframes > 0 &&
+	       strcmp(t->frames[0].name, "kthread") == 0 &&
+	       t->comm_len == 8 && memcmp(t->comm, "kthreadd", 8) == 0;
+}
+
 int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 {
 	struct cgw_scan *s = r->scan;
 	const struct cgw_sig *frozen = sig_find(sigs, "frozen");
 	const struct cgw_sig *unknown = sig_find(sigs, "unknown");
 	const struct cgw_sig *starved = sig_find(sigs, "starved");
+	const struct cgw_sig *unstarted = sig_find(sigs, "kthread-unstarted");
 
 	/* the last task matched against the library: one with the same stack in the same state
 	 * matches the same (2,000 threads of one process blocked alike: once, not 2,000 times) */
@@ -233,7 +243,8 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 			                             sig_best(sigs, t->state, t->frames, t->nframes);
 			prev = t;
 			prev_best = best;
-			sig = best ? best : t->suspect == SUSPECT_STARVED ? starved : unknown;
+			sig = best ? best : t->suspect == SUSPECT_STARVED ? starved :
+			      unstarted && kthread_unstarted(t) ? unstarted : unknown;
 		}
 		t->sig = sig;
 		if (t->nframes && (t->marks = calloc(t->nframes, sizeof(bool)))) {
@@ -241,6 +252,8 @@ int classify(struct cgw_report *r, const struct cgw_sigset *sigs)
 				memcpy(t->marks, like->marks, t->nframes * sizeof(bool));
 			else
 				sig_match(sig, t->frames, t->nframes, t->marks);   /* else: no ">>" marks */
+			if (sig == unstarted)
+				t->marks[0] = true;             /* kthread, what the code matched */
 		}
 		if (strcmp(sig->id, "vfork-wait") == 0)
 			t->vfork_child = vfork_child_of(s, t);

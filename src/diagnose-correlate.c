@@ -34,6 +34,15 @@ static struct cgw_finding *finding_corr(struct cgw_report *r, const char *name)
 	return NULL;
 }
 
+/* The first finding of the signature id. */
+static struct cgw_finding *finding_id(struct cgw_report *r, const char *id)
+{
+	for (size_t k = 0; k < r->nf; k++)
+		if (strcmp(r->f[k].sig->id, id) == 0)
+			return &r->f[k];
+	return NULL;
+}
+
 /* The first finding whose signature names workqueue wq (the tasks that flush it). */
 static struct cgw_finding *finding_wq(struct cgw_report *r, const char *wq)
 {
@@ -114,6 +123,17 @@ static void push(size_t **v, size_t *n, size_t x)
 	(*v)[(*n)++] = x;
 }
 
+/* A task queued on the drain's mutex: __lru_add_drain_all (or its inlined callers) is its
+ * first frame, for /proc/TID/stack hides mutex_lock; no flush_work below it. */
+static bool on_drain_mutex(const struct cgw_task *t)
+{
+	if (t->nframes == 0)
+		return false;
+	const char *f0 = t->frames[0].name;
+	return !strcmp(f0, "__lru_add_drain_all") || !strcmp(f0, "lru_add_drain_all") ||
+	       !strcmp(f0, "lru_cache_disable");
+}
+
 static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 {
 	struct cgw_scan *s = r->scan;
@@ -124,16 +144,24 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 	struct strbuf ev = { 0 };
 	char a[CGW_COMM_MAX * 4 + 32], list[4096], d[48];
 
-	/* the chain: migration waiters, longest first, then the drain's workers */
+	/* the chain: migration waiters, longest first, then the drain's workers; tasks queued on
+	 * the drain's mutex wait for the same drain but are no link of the chain (when a
+	 * worker flushes it) */
 	free(lru->chain);
 	lru->chain = NULL;
 	lru->nchain = 0;
-	size_t nwait = 0;
+	size_t nwait = 0, nflush = 0;
 	if (mig)
 		for (size_t j = 0; j < mig->ntasks; j++, nwait++)
 			push(&lru->chain, &lru->nchain, mig->tasks[j]);
 	for (size_t j = 0; j < lru->ntasks; j++)
-		push(&lru->chain, &lru->nchain, lru->tasks[j]);
+		nflush += !on_drain_mutex(&s->t[lru->tasks[j]]);
+	for (size_t j = 0; j < lru->ntasks; j++)
+		if (!nflush || !on_drain_mutex(&s->t[lru->tasks[j]]))
+			push(&lru->chain, &lru->nchain, lru->tasks[j]);
+	for (size_t j = 0; nflush && j < lru->ntasks; j++)
+		if (on_drain_mutex(&s->t[lru->tasks[j]]))
+			push(&lru->chain, &lru->nchain, lru->tasks[j]);   /* not a link: cut below */
 	if (push_lost)
 		return;
 
@@ -146,12 +174,31 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 		          task_name(t, a, sizeof(a)), dur_text(task_dur(t), d, sizeof(d)), where);
 	}
 	for (size_t j = 0; j < lru->ntasks; j++) {
-		const struct cgw_task *t = &s->t[lru->tasks[j]];
-		sb_printf(&ev, "%s has waited %s in __lru_add_drain_all for per-CPU drain work%s\n",
-		          task_name(t, a, sizeof(a)), dur_text(task_dur(t), d, sizeof(d)),
-		          task_has_frame(t, "cpuset_migrate_mm_workfn") ? ", migrating a cpuset's memory "
-		          "(cpuset_migrate_mm_workfn)" : "");
+		const struct cgw_task *t = &s->t[lru->chain[nwait + j]];
+		if (on_drain_mutex(t))
+			sb_printf(&ev, "%s has waited %s for the LRU drain's mutex (%s): it waits "
+			          "for the drain %s\n", task_name(t, a, sizeof(a)),
+			          dur_text(task_dur(t), d, sizeof(d)), t->frames[0].text,
+			          nflush ? "above to finish, then drains again" : "of another task");
+		else
+			sb_printf(&ev, "%s has waited %s in __lru_add_drain_all for per-CPU drain "
+			          "work%s\n", task_name(t, a, sizeof(a)),
+			          dur_text(task_dur(t), d, sizeof(d)),
+			          task_has_frame(t, "cpuset_migrate_mm_workfn") ? ", migrating a "
+			          "cpuset's memory (cpuset_migrate_mm_workfn)" : "");
 	}
+	/* when the drain was queued: its flushers blocked right after queueing it */
+	struct cgw_dur drain = { 0, BOUND_UNKNOWN };
+	for (size_t j = 0; j < lru->ntasks; j++) {
+		const struct cgw_task *t = &s->t[lru->tasks[j]];
+		struct cgw_dur x = task_dur(t);
+		if (!on_drain_mutex(t) && x.bound != BOUND_UNKNOWN &&
+		    (drain.bound == BOUND_UNKNOWN || x.s < drain.s))
+			drain = x;
+	}
+	size_t nmutex = nflush ? lru->ntasks - nflush : 0;
+	lru->nchain -= nmutex;                 /* the mutex's waiters: tasks, not links */
+	size_t nchain_tasks = lru->nchain + nmutex;
 
 	/* the cause: per-CPU kworkers that cannot run, and what runs on their CPUs */
 	struct cgw_cpus starved_cpus;
@@ -167,11 +214,59 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 		}
 		cpus_set(&starved_cpus, (unsigned)cpu);
 		push(&lru->tasks, &lru->ntasks, idx);
-		sb_printf(&ev, "%s, bound to CPU %d, is runnable but has not run for %s: the "
-		          "drain work queued there cannot run\n", task_name(t, a, sizeof(a)), cpu,
-		          dur_text(task_dur(t), d, sizeof(d)));
+		/* the time since it last ran overstates its wait when it last ran before it was
+		 * woken: the kernel's last_queued where the scan had it, else the drain's time */
+		char q[48];
+		struct cgw_dur kw = task_dur(t);
+		if (t->queued_s >= 0)
+			sb_printf(&ev, "%s, bound to CPU %d, has been runnable for %s without running "
+			          "(sched_info.last_queued; it last ran %s ago): the drain work queued "
+			          "there cannot run\n", task_name(t, a, sizeof(a)), cpu,
+			          dur_text((struct cgw_dur){ t->queued_s, BOUND_EXACT }, q, sizeof(q)),
+			          dur_text(kw, d, sizeof(d)));
+		else if (drain.bound != BOUND_UNKNOWN && kw.bound != BOUND_UNKNOWN &&
+		         kw.s > drain.s + 1.0)
+			sb_printf(&ev, "%s, bound to CPU %d, is runnable and has not run since the "
+			          "drain was queued %s ago (it last ran %s ago: it has waited to run at "
+			          "most that long): the drain work queued there cannot run\n",
+			          task_name(t, a, sizeof(a)), cpu, dur_text(drain, q, sizeof(q)),
+			          dur_text(kw, d, sizeof(d)));
+		else
+			sb_printf(&ev, "%s, bound to CPU %d, is runnable but has not run for %s: the "
+			          "drain work queued there cannot run\n", task_name(t, a, sizeof(a)),
+			          cpu, dur_text(kw, d, sizeof(d)));
 		remove_task(sta, idx);
 		nkw++;
+	}
+	/* the same spinners' other victims: tasks starved on those CPUs too (ktimers/N, rcuc/N
+	 * on PREEMPT_RT), and kernel threads made for them and never started (their creator is
+	 * the starved kworker of a pool making a new worker); in the finding, not the chain */
+	for (size_t i = 0; nkw && sta && i < sta->ntasks;) {
+		size_t idx = sta->tasks[i];
+		const struct cgw_task *t = &s->t[idx];
+		if (t->cpu < 0 || !cpus_test(&starved_cpus, (unsigned)t->cpu)) {
+			i++;
+			continue;
+		}
+		push(&lru->tasks, &lru->ntasks, idx);
+		sb_printf(&ev, "%s %s/%u is starved on CPU %d too: runnable, not run for %s, behind "
+		          "the same tasks\n", task_name(t, a, sizeof(a)), policy_name(t->policy),
+		          t->rt_priority, t->cpu, dur_text(task_dur(t), d, sizeof(d)));
+		remove_task(sta, idx);
+	}
+	struct cgw_finding *kt = finding_id(r, "kthread-unstarted");
+	for (size_t i = 0; nkw && kt && i < kt->ntasks; i++) {
+		const struct cgw_task *t = &s->t[kt->tasks[i]];
+		push(&lru->tasks, &lru->ntasks, kt->tasks[i]);
+		sb_printf(&ev, "%s is a kernel thread created and not started for %s (in kthread(), "
+		          "not named yet): its creator, most likely a kworker of CPU%s %s making a new "
+		          "worker for its pool, has not run since\n", task_name(t, a, sizeof(a)),
+		          dur_text(task_dur(t), d, sizeof(d)), nkw > 1 ? "s" : "",
+		          cpulist_format(&starved_cpus, list, sizeof(list)));
+	}
+	if (nkw && kt) {
+		sb_add(&ev, kt->evidence.s ? kt->evidence.s : "", kt->evidence.len);
+		kt->ntasks = 0;
 	}
 	int spinners = 0;
 	for (unsigned c = 0; c < CGW_MAX_CPUS; c++)
@@ -199,9 +294,9 @@ static void correlate_lru_drain(struct cgw_report *r, struct cgw_finding *lru)
 	/* the finding's tasks: the chain (waiters, then the drain's workers), then the starved
 	 * kworkers; the waiters leave their own finding */
 	size_t *tasks = NULL, ntasks = 0;
-	for (size_t j = 0; j < lru->nchain; j++)
+	for (size_t j = 0; j < nchain_tasks; j++)
 		push(&tasks, &ntasks, lru->chain[j]);
-	for (size_t j = lru->nchain - nwait; j < lru->ntasks; j++)
+	for (size_t j = nchain_tasks - nwait; j < lru->ntasks; j++)
 		push(&tasks, &ntasks, lru->tasks[j]);
 	if (push_lost) {
 		free(tasks);

@@ -16,7 +16,7 @@ static const char *const correlators[] = {
 };
 /* ids the code assigns without a stack match; they may have no [match] section */
 static const char *const builtin_ids[] = { "frozen", "unknown", "starved", "runq-latency",
-                                           "pressure-stall", NULL };
+                                           "pressure-stall", "kthread-unstarted", NULL };
 
 static bool in_list(const char *const *l, const char *s)
 {

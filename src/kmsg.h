@@ -176,6 +176,8 @@ struct kmsg_wq_stuck { struct kmsg_poolinfo info; unsigned stuck_s; uint64_t seq
 struct kmsg_wq_dump {
 	uint64_t seq; double ts_s;        /* first line of the dump */
 	struct kmsg_wq_stuck *stuck; size_t nstuck;   /* "BUG: workqueue lockup" lines */
+	unsigned lockups;                 /* those lines, kept or not: 0 for a dump printed on
+	                                     request (sysrq-t, sysrq-w), which is no lockup */
 	struct kmsg_pwq *pwq; size_t npwq;            /* busy pwqs, with their workqueue */
 	struct kmsg_pool *pools; size_t npools;       /* pools with hung= */
 };

@@ -122,6 +122,15 @@ double bpfrec_off_cpu_s(const struct cgw_bpfrec *r, const struct cgw_bpfrec *end
 	return end->last_arrival > left ? (double)(end->last_arrival - left) / 1e9 : 0;
 }
 
+double bpfrec_queued_s(const struct cgw_bpfrec *r, const struct cgw_bpfrec *end)
+{
+	if (!(r->rflags & TASKREC_HAVE_SCHED_INFO) || r->state != 'R' || r->last_queued == 0 ||
+	    end->last_arrival == 0)
+		return -1;
+	return end->last_arrival > r->last_queued ?
+	       (double)(end->last_arrival - r->last_queued) / 1e9 : 0;
+}
+
 void bpfrec_stat(const struct cgw_bpfrec *r, long clk_tck, struct cgw_stat *st,
                  struct cgw_sched *sc)
 {

@@ -306,6 +306,7 @@ static bool continue_wq(struct cgw_kmsg *k, const struct kmsg_record *r)
 			s->ts_s = (double)r->ts_usec / 1e6;
 			copy_text(s->text, sizeof(s->text), m, r->msg_len);
 		}
+		d->lockups++;
 		k->wq_lockups_total++;
 		return true;
 	}

@@ -68,7 +68,8 @@ static struct json_object *hung_json(const struct kmsg_hung *h)
 
 static struct json_object *wq_json(const struct kmsg_wq_dump *d)
 {
-	struct json_object *o = event_head("workqueue-lockup", d->seq, d->ts_s);
+	struct json_object *o = event_head(d->lockups ? "workqueue-lockup" : "workqueue-dump",
+	                                   d->seq, d->ts_s);
 	struct json_object *st = json_object_new_array(), *busy = json_object_new_array(),
 	                   *pools = json_object_new_array();
 	for (size_t i = 0; i < d->nstuck; i++) {

@@ -601,12 +601,18 @@ int bpfscan_walk(struct cgw_bpfscan *b, struct cgw_scan *s, const struct cgw_sca
 				s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
 			scan_runner_push(s, &st, &sc, r.tgid);
 		}
-		struct cgw_sighting g = { &st, &sc, r.tgid, mono, "", false, 0 };
+		struct cgw_sighting g = { &st, &sc, r.tgid, mono, "", false, 0, false, 0 };
 		double away = have_end && r.exec_start == 0 ? bpfrec_off_cpu_s(&r, &end) : -1;
 		if (away >= 0) {          /* as of the end record: moved back to this record's read */
 			away -= (end_mono - mono) / 1000.0;
 			g.have_alt = true;
 			g.alt_s = away > 0 ? away : 0;
+		}
+		double queued = have_end ? bpfrec_queued_s(&r, &end) : -1;
+		if (queued >= 0) {        /* the same, for the time it has waited to run */
+			queued -= (end_mono - mono) / 1000.0;
+			g.have_queued = true;
+			g.queued_s = queued > 0 ? queued : 0;
 		}
 		struct cgw_task *t = judge(s, o, &g);
 		if (!t)

@@ -148,7 +148,7 @@ static void scan_thread(struct cgw_scan *s, const struct cgw_scan_opts *o, int t
 			s->rq_latest[st.cpu] = (struct cgw_rq_floor){ sc.exec_start_ms, mono };
 		scan_runner_push(s, &st, &sc, tgid);
 	}
-	struct cgw_sighting g = { &st, &sc, tgid, mono, why, false, 0 };
+	struct cgw_sighting g = { &st, &sc, tgid, mono, why, false, 0, false, 0 };
 	struct cgw_task *t = judge(s, o, &g);
 	if (!t) {
 		if (st.state == 'D' && st.tid != tgid) {    /* R ones stay: runners */

@@ -210,12 +210,13 @@ valgrind_replay_one() {
 		fi
 		root=$gen/$name
 	fi
-	local cmd=check
+	local cmd=check xargs_
 	grep -qx 'mode audit' "$dir/expect" && cmd=audit
+	read -r -a xargs_ <<<"$(sed -n 's/^args //p' "$dir/expect" | head -n1)"   # as run.sh does
 	for fmt in json text; do
 		out=$(timeout 120 valgrind -q --error-exitcode=99 --leak-check=full \
 			--errors-for-leak-kinds=definite --suppressions=tests/valgrind.supp \
-			"$CGW" "$cmd" --root "$root" --format $fmt \
+			"$CGW" "$cmd" "${xargs_[@]}" --root "$root" --format $fmt \
 			2>&1 >/dev/null)
 		rc=$?
 		[ $rc = 99 ] || [ $rc -gt 3 ] && break

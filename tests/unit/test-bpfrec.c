@@ -201,6 +201,38 @@ static void test_off_cpu(void **state)
 	assert_true(bpfrec_off_cpu_s(&x, &end) < 0);
 }
 
+/* runnable since: sched_info.last_queued (set when it was queued, cleared when it is picked)
+ * against the end record's now; nothing for a task not runnable, running (0) or without
+ * sched_info */
+static void test_queued(void **state)
+{
+	(void)state;
+	struct cgw_bpfrec r, end;
+	memset(&r, 0, sizeof(r));
+	memset(&end, 0, sizeof(end));
+	r.state = 'R';
+	r.rflags = TASKREC_HAVE_SCHED_INFO;
+	r.last_arrival = 90000000000ull;            /* last ran at 90 s */
+	r.last_queued = 99000000000ull;             /* queued at 99 s */
+	end.last_arrival = 107600000000ull;         /* now 107.6 s */
+	assert_near(bpfrec_queued_s(&r, &end), 8.6, 1e-9);
+	end.last_arrival = 98000000000ull;          /* before it was queued: 0, not negative */
+	assert_near(bpfrec_queued_s(&r, &end), 0, 1e-9);
+	end.last_arrival = 107600000000ull;
+	struct cgw_bpfrec x = r;
+	x.state = 'D';
+	assert_true(bpfrec_queued_s(&x, &end) < 0);
+	x = r;
+	x.last_queued = 0;                          /* on a CPU: not waiting */
+	assert_true(bpfrec_queued_s(&x, &end) < 0);
+	x = r;
+	x.rflags = 0;
+	assert_true(bpfrec_queued_s(&x, &end) < 0);
+	struct cgw_bpfrec e = end;
+	e.last_arrival = 0;
+	assert_true(bpfrec_queued_s(&r, &e) < 0);
+}
+
 static void test_kallsyms(void **state)
 {
 	(void)state;
@@ -232,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_as_proc),
 		cmocka_unit_test(test_off_cpu),
+		cmocka_unit_test(test_queued),
 		cmocka_unit_test(test_kallsyms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -962,6 +962,37 @@ static void test_wq_dump_assembly(void **state)
 	sb_free(&c.sb);
 }
 
+/* A dump of busy workqueues printed on request (sysrq-t or sysrq-w on 6.1: show_all_workqueues,
+ * no "BUG: workqueue lockup" line before it), as the seed 004 VM showed: kept as a dump, not
+ * a lockup, in the counts and in the JSON event's kind. */
+static void test_wq_dump_on_request(void **state)
+{
+	(void)state;
+	static const char *const dump[] = {
+		"Showing busy workqueues and worker pools:",
+		"workqueue mm_percpu_wq: flags=0x8",
+		"  pwq 6: cpus=1 node=0 flags=0x0 nice=0 active=2/256 refcnt=4",
+		"    pending: lru_add_drain_per_cpu BAR(57), vmstat_update",
+	};
+	struct cap c;
+	cap_init(&c, 500, 95000000ULL);
+	cap_lines(&c, 6, dump, ARRAY_SIZE(dump));
+	struct cgw_kmsg k;
+	feed_new(&k, &c);
+	assert_int_equal(k.nwq, 1);
+	assert_int_equal(k.wq_lockups_total, 0);
+	assert_int_equal(k.wq[0].npwq, 1);
+	struct json_object *o = kmsg_json(&k);
+	assert_int_equal(json_object_get_int(json_object_object_get(o, "workqueue_lockups")), 0);
+	struct json_object *ev = json_object_object_get(o, "events");
+	assert_int_equal(json_object_array_length(ev), 1);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		json_object_array_get_idx(ev, 0), "kind")), "workqueue-dump");
+	json_object_put(o);
+	kmsg_free(&k);
+	sb_free(&c.sb);
+}
+
 static void test_soft_lockup_assembly(void **state)
 {
 	(void)state;
@@ -1714,6 +1745,7 @@ int main(void)
 		cmocka_unit_test(test_user_facility_ignored),
 		cmocka_unit_test(test_blocker_assembly),
 		cmocka_unit_test(test_wq_dump_assembly),
+		cmocka_unit_test(test_wq_dump_on_request),
 		cmocka_unit_test(test_soft_lockup_assembly),
 		cmocka_unit_test(test_rcu_assembly),
 		cmocka_unit_test(test_suppression),
