@@ -170,6 +170,13 @@ golden() {
 	rm -f "$conf"
 }
 
+# The VM scenarios (tests/vm: Debian kernels under KVM or qemu's TCG: the latency tracers, the
+# kernel matrix, seed 004 live) run from here to their section below, beside the unit tests,
+# the fixture replays and the bundles, which have no timing assertions; never beside the live
+# tests.
+VM_OUT=$(mktemp)
+CGWATCH=$CGW tests/vm/run.sh >"$VM_OUT" 2>&1 &
+vm_pid=$!
 section "unit tests (cmocka, valgrind)"
 tally < <(unit)
 section "unit tests (AddressSanitizer and UBSan)"
@@ -244,12 +251,6 @@ valgrind_replays() {
 	done | parallel_ordered valgrind_replay_one
 }
 
-# The VM scenarios (tests/vm: a Debian kernel with the latency tracers, under KVM or qemu's
-# TCG) run from here to their section below, beside the fixture replays and the bundles,
-# which have no timing assertions; never beside the live tests.
-VM_OUT=$(mktemp)
-CGWATCH=$CGW tests/vm/run.sh >"$VM_OUT" 2>&1 &
-vm_pid=$!
 section "fixture replays (AddressSanitizer build), and under valgrind"
 if [ -x "$ASAN" ]; then
 	# one fixture per run of tests/fixtures/run.sh, as many at once as there are CPUs
@@ -269,7 +270,7 @@ tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=
 section "redacted bundles: no host, user or home path left; the same findings from the archive"
 tally < <(CGWATCH=$ASAN CGWATCH_PLAIN=$CGW ASAN_OPTIONS=detect_leaks=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 tests/redact.sh)
-section "a Debian kernel with the latency tracers in a VM (the time past the sections it ran beside)"
+section "Debian kernels in a VM: the latency tracers, the kernel matrix, seed 004 (the time past the sections it ran beside)"
 wait $vm_pid
 tally <"$VM_OUT"
 section "fuzzing: every parser's libFuzzer harness for a few seconds (ASan, UBSan; the time past the sections they ran beside)"
