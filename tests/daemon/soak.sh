@@ -2,7 +2,7 @@
 # live-daemon-soak: the daemon with the shipped configuration (cgwatch.conf as installed:
 # every key at its built-in value, but for where it writes: reports, state, bundles, the
 # metrics file, and a flight recorder instance of its own) pages no one on a busy healthy
-# host. Started on this host as it is, 10 s; then 55 s of a busy healthy load:
+# host. Started on this host as it is, 10 s; then 45 s of a busy healthy load:
 # `nice -n 10 stress-ng --cpu 2 --cpu-load 90` (both CPUs near 90 %, at nice 10) and
 # `stress-ng --hdd 1 --hdd-bytes 64M` (writes and reads in the test's directory), each
 # bounded by --timeout and killed by PID at exit:
@@ -120,15 +120,15 @@ stop_load() {      # stress-ng ends its workers on SIGTERM; SIGKILL if it does n
 	CPU_LOAD= HDD_LOAD=
 }
 live_on_exit stop_load
-nice -n 10 stress-ng --cpu 2 --cpu-load 90 --timeout 55s --quiet </dev/null >"$LIVE_TMP/cpu.out" 2>&1 3>&- &
+nice -n 10 stress-ng --cpu 2 --cpu-load 90 --timeout 45s --quiet </dev/null >"$LIVE_TMP/cpu.out" 2>&1 3>&- &
 CPU_LOAD=$!
-stress-ng --hdd 1 --hdd-bytes 64M --temp-path "$LIVE_TMP/load" --timeout 55s --quiet \
+stress-ng --hdd 1 --hdd-bytes 64M --temp-path "$LIVE_TMP/load" --timeout 45s --quiet \
 	</dev/null >"$LIVE_TMP/hdd.out" 2>&1 3>&- &
 HDD_LOAD=$!
-watch_for 55
+watch_for 45
 kill -0 "$CPU_LOAD" 2>/dev/null || wait "$CPU_LOAD" ||
 	live_fail "setup: stress-ng --cpu ended early: $(head -c 300 "$LIVE_TMP/cpu.out")"
 stop_load
-verdict "under the busy healthy load (55 s)"
+verdict "under the busy healthy load (45 s)"
 dmn_stop
-live_pass "no incident in 10 s as the host was and 55 s of stress-ng --cpu 2 --cpu-load 90 (nice 10) and --hdd 1; scans with pressure crossed: cpu ${crossed[cpu]}, memory ${crossed[memory]}, io ${crossed[io]}, with a CPU's run-queue p99 crossed (info) $lat_crossed, of $(scans); largest cpu some avg10 $max_cpu, io full avg10 $max_io"
+live_pass "no incident in 10 s as the host was and 45 s of stress-ng --cpu 2 --cpu-load 90 (nice 10) and --hdd 1; scans with pressure crossed: cpu ${crossed[cpu]}, memory ${crossed[memory]}, io ${crossed[io]}, with a CPU's run-queue p99 crossed (info) $lat_crossed, of $(scans); largest cpu some avg10 $max_cpu, io full avg10 $max_io"

@@ -12,7 +12,8 @@
 # Passes when CPU 1's counts agree within 5 % + 20 waits (a wait that straddles an edge is
 # counted at its switch-in by the peer, at its switch-out by cgwatch), the p99s within 15 %
 # (cgwatch's is interpolated in log2 buckets; the peer's waits are put in the same buckets),
-# and the longest waits within 10 % + 0.5 ms. The PASS line also gives what Debian's
+# and the longest waits within 10 % + 0.5 ms (or cgwatch's is the peer's second longest: one
+# wait at an edge). The PASS line also gives what Debian's
 # runqlat.bt would have said (prev_state == TASK_RUNNING only, every wakeup restarting the
 # wait): preempted tasks' waits missed, or shortened to the last wakeup while queued.
 # SKIPs without bpftrace, BPF (the runq program refused) or a second CPU.
@@ -126,7 +127,11 @@ awk -v a="$cn" -v b="$pn" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.0
 	live_fail "the counts differ by more than 5 % + 20: $said"
 awk -v a="$c99" -v b="$p99" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.15 * b) }' ||
 	live_fail "the p99s differ by more than 15 %: $said"
-awk -v a="$cmax" -v b="$pmax" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.1 * b + 0.5) }' ||
-	live_fail "the longest waits differ by more than 10 % + 0.5 ms: $said"
+# the longest waits: within 10 % + 0.5 ms, or cgwatch's is the peer's second longest (one wait
+# that straddles an edge of the window, in the peer's count and not in cgwatch's, as above)
+p2=$(awk '/^w /{print $2}' "$LIVE_TMP/peer.out" | sort -n | tail -2 | head -1)
+awk -v a="$cmax" -v b="$pmax" -v s="${p2:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; e = a - s / 1000
+	if (e < 0) e = -e; exit !(d <= 0.1 * b + 0.5 || (a < b && e <= 0.1 * a + 0.5)) }' ||
+	live_fail "the longest waits differ by more than 10 % + 0.5 ms (the peer's second longest $(awk -v s="${p2:-0}" 'BEGIN { printf "%.3f", s / 1000 }') ms): $said"
 live_proof runq-program
 live_pass "$said"
